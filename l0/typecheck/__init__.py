@@ -1,0 +1,1 @@
+"""l0/typecheck"""
