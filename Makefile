@@ -1,0 +1,26 @@
+# Quick start:  make example   (runs examples/blackscholes.l0 through l0-run)
+#               make test      (all tests: unit, program corpus, lit)
+# Both create the virtual environment .venv on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: example test lit bench clean
+
+$(BIN)/l0-run: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e ".[test]"
+	touch $@
+
+example: $(BIN)/l0-run
+	$(BIN)/l0-run examples/blackscholes.l0 < examples/blackscholes.in
+
+test: $(BIN)/l0-run
+	$(BIN)/pytest -n 2
+
+lit: $(BIN)/l0-run
+	$(BIN)/lit -sv test/lit
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,38 @@
+"""The front end as one call: L0 source text to type-checked AST, or to soac IR.
+
+parse (`l0.syntax.parser`) -> type check (`l0.typecheck`) -> internalise
+(`l0.internalise`). Every user error surfaces as an `L0Error`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+
+    from l0.syntax.ast import Program
+
+
+def load_program(text: str, filename: str, *, inhibit_uniqueness: bool = False) -> Program:
+    """Parse and type check `text`; the returned AST carries the checker's annotations."""
+    from l0.syntax.parser import parse_program
+    from l0.typecheck import check_program
+
+    prog = parse_program(text, filename)
+    check_program(prog, inhibit_uniqueness=inhibit_uniqueness)
+    return prog
+
+
+def to_module(prog: Program) -> ModuleOp:
+    """Internalise a type-checked program into a verified soac-level module."""
+    from l0.internalise import internalise
+
+    module = internalise(prog)
+    module.verify()
+    return module
+
+
+def l0_to_module(text: str, filename: str) -> ModuleOp:
+    """Parse, type check and internalise `text` into a verified soac-level module."""
+    return to_module(load_program(text, filename))
