@@ -1,0 +1,26 @@
+"""Values of `main`: reading its arguments and printing its result (L0-REFERENCE 6.2, 6.3).
+
+* `read_values(text, types, source)` reads one value per flattened parameter type of
+  `main` from a whitespace-separated stream (`reader.py`, fast path in `fast_reader.py`);
+* `format_result(t, values)` prints `main`'s flattened result exactly as the 2014
+  `l0c -i` did, and `format_value(t, v)` one flattened value, for `trace` (`printer.py`);
+* `write_values(types, values)` writes values in the input syntax (tests, tools);
+* `CHECKED` is the value of type `cert`; the representation of values is in `model.py`.
+"""
+
+from __future__ import annotations
+
+from l0.values.model import CHECKED, Checked, Value
+from l0.values.printer import format_real, format_result, format_value, write_values
+from l0.values.reader import read_values
+
+__all__ = [
+    "CHECKED",
+    "Checked",
+    "Value",
+    "format_real",
+    "format_result",
+    "format_value",
+    "read_values",
+    "write_values",
+]
