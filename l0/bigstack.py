@@ -33,6 +33,8 @@ def call_with_big_stack(work: Callable[[], R]) -> R:
         except BaseException as err:  # re-raised in the calling thread
             error.append(err)
 
+    if sys.getrecursionlimit() < RECURSION_LIMIT:
+        sys.setrecursionlimit(RECURSION_LIMIT)  # before the thread starts: it reads the limit
     with _lock:  # threading.stack_size is process-global
         old_stack = threading.stack_size()
         threading.stack_size(STACK_BYTES)
@@ -41,8 +43,6 @@ def call_with_big_stack(work: Callable[[], R]) -> R:
             worker.start()
         finally:
             threading.stack_size(old_stack)
-    if sys.getrecursionlimit() < RECURSION_LIMIT:
-        sys.setrecursionlimit(RECURSION_LIMIT)
     worker.join()
     if error:
         raise error[0]

@@ -1,7 +1,8 @@
 """The program corpus (`test/programs/`) in the l0c test protocol, run in-process.
 
 `X.l0` + `X.in` + `X.out`: `main` on the input prints the expected output (whitespace ignored).
-`X.l0` + `X.in` + `X.err`: running fails with an error whose message contains the `.err` text.
+`X.l0` + `X.in` + `X.err`: running fails; `.err` is `LINE:COL: error: PHRASE`, the error's
+location and a phrase its message contains.
 `X.l0` + `X.in`: the program compiles.
 `X.l0` alone: compilation fails; a first line `// error: KIND` names the expected error kind.
 """
@@ -49,4 +50,7 @@ def test_program(path: Path) -> None:
     elif err.exists():
         with pytest.raises(L0Error) as info:
             prog.run_main(inp.read_text(encoding="utf-8"))
-        assert err.read_text(encoding="utf-8").strip() in info.value.render()
+        # `.err` is `LINE:COL: error: PHRASE`: the location must match, the phrase occur.
+        where, _, phrase = err.read_text(encoding="utf-8").strip().partition("error:")
+        rendered = info.value.render()
+        assert f":{where.strip()} error:" in rendered and phrase.strip() in rendered, rendered
