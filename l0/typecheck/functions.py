@@ -1,0 +1,69 @@
+"""Function definitions and whole programs (L0-REFERENCE 3, 4.3, 4.5 rule 5, 6.1).
+
+`check_program` builds the function table (builtins first: a user function named
+like a builtin is a duplicate definition), checks every function, and requires a
+`main` (the 2014 test protocol ran every program through a pass that needs one).
+
+A function body is checked with the parameters bound (no self alias, env Note
+[Self alias]); when their scope ends their occurrences are validated. Then the
+result: first the aliasing of unique result components (4.5 rule 5), then the
+subtype check against the declared return type, in the original's order.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from l0.diagnostics import Loc
+from l0.syntax import ast as A
+from l0.typecheck import errors
+from l0.typecheck.bindings import tail_of
+from l0.typecheck.builtins import BUILTIN_NAMES, builtin_sigs
+from l0.typecheck.calls import check_body, check_return_alias
+from l0.typecheck.checker import Checker
+from l0.typecheck.env import FunSig
+from l0.types import subtype
+
+# Nested expressions recurse (let chains do not, see checker.py); deep nesting of
+# other forms needs a deep Python stack, which the drivers provide with a big thread stack.
+_RECURSION_LIMIT = 100_000
+
+
+def check_program(prog: A.Program, *, inhibit_uniqueness: bool = False) -> None:
+    """Type-check `prog` and annotate it in place; raise `L0Error` on the first error.
+
+    `inhibit_uniqueness` (`--inhibit-uniqueness-checking`) skips only the occurrence
+    validation (4.5): sources must still be unique, consumed variables stay consumed,
+    and return-aliasing, curried consumption and subtyping are still checked."""
+    if sys.getrecursionlimit() < _RECURSION_LIMIT:
+        sys.setrecursionlimit(_RECURSION_LIMIT)
+    funs = builtin_sigs()
+    for fd in prog.fundefs:
+        if fd.name in BUILTIN_NAMES:
+            raise errors.dup_definition(fd.loc, fd.name, None)
+        prev = funs.get(fd.name)
+        if prev is not None:
+            raise errors.dup_definition(fd.loc, fd.name, prev.loc)
+        funs[fd.name] = FunSig(
+            fd.name, [p.type for p in fd.params], [p.name for p in fd.params], fd.ret, fd.loc
+        )
+    ck = Checker(funs, check_occurrences=not inhibit_uniqueness)
+    for fd in prog.fundefs:
+        check_fundef(ck, fd)
+    if "main" not in funs:
+        raise errors.missing_main(Loc(prog.file, 1, 1))
+
+
+def check_fundef(ck: Checker, fd: A.FunDef) -> None:
+    fname = f"function '{fd.name}'"
+    body, nonunique, _ = check_body(ck, fname, fd.params, fd.body, barrier=False)
+    tail = tail_of(fd.body)
+    check_return_alias(
+        fd.ret,
+        body.als,
+        lambda k: f"non-unique parameter '{nonunique[k]}'" if k in nonunique else None,
+        fname,
+        tail.loc,
+    )
+    if not subtype(body.type, fd.ret):
+        raise errors.return_type_error(tail.loc, fname, fd.ret, body.type)
