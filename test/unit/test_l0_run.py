@@ -1,0 +1,87 @@
+"""`l0-run` as a user sees it: output, exit statuses, timing files, and a light start-up."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def l0_run(args: list[str], stdin: str = "", tmp: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", "from l0.cli.run import main; main()", *args],
+        input=stdin, capture_output=True, text=True, timeout=120, cwd=tmp or ROOT,
+    )
+
+
+@pytest.fixture
+def prog(tmp_path: Path):
+    def write(text: str) -> str:
+        path = tmp_path / "p.l0"
+        path.write_text(text)
+        return str(path)
+
+    return write
+
+
+def test_runs_example() -> None:
+    r = l0_run(["examples/blackscholes.l0"], (ROOT / "examples/blackscholes.in").read_text())
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("[1.471058, ")
+
+
+def test_compile_error_is_located(prog) -> None:
+    path = prog("fun int main(int x) =\n  x + True")
+    r = l0_run([path], "1")
+    assert r.returncode == 2
+    assert r.stderr.startswith(f"{path}:2:")
+    assert "Traceback" not in r.stderr
+
+
+def test_runtime_error_is_located(prog) -> None:
+    path = prog("fun int main([int] a) =\n  a[3]")
+    r = l0_run([path], "[1, 2]")
+    assert r.returncode == 2
+    assert r.stderr.startswith(f"{path}:2:3: error: index 3 out of bounds")
+
+
+def test_bad_input_value(prog) -> None:
+    r = l0_run([prog("fun int main([int] a) = a[0]")], "[1, 2.5]")
+    assert r.returncode == 2
+    assert r.stderr.startswith("<stdin>:1:")
+
+
+def test_missing_file() -> None:
+    r = l0_run(["/nonexistent/x.l0"])
+    assert r.returncode == 2
+    assert "error: cannot read program" in r.stderr
+
+
+def test_timing_file(prog, tmp_path: Path) -> None:
+    times = tmp_path / "times.txt"
+    r = l0_run(["-r", "3", "-t", str(times), prog("fun int main(int n) = reduce(op +, 0, iota(n))")], "10")
+    assert r.returncode == 0 and r.stdout.strip() == "45"
+    lines = times.read_text().split()
+    assert len(lines) == 3 and all(x.isdigit() for x in lines)
+
+
+def test_repeated_runs_see_fresh_unique_arguments(prog) -> None:
+    # main updates its unique argument in place; each of the 3 runs must start from the input.
+    path = prog("fun *[int] main(*[int] a) = let a[0] = a[0] + 1 in a")
+    r = l0_run(["-r", "3", path], "[1, 2]")
+    assert r.stdout.strip() == "[2, 2]"
+
+
+def test_startup_imports_no_code_generator(prog) -> None:
+    path = prog("fun int main() = 1")
+    code = (
+        "import sys\nfrom l0.cli.run import main\n"
+        f"try:\n    main([{path!r}])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('numba', 'llvmlite') if m in sys.modules))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.stdout.split() == ["1", "[]"]
