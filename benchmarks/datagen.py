@@ -1,0 +1,230 @@
+"""Deterministic benchmark inputs, written once for each of the three implementations.
+
+For a benchmark and a size, `ensure(name, n)` generates the arguments of `main` with a
+fixed seed and caches them under `benchmarks/data/` (git-ignored) in three forms:
+
+* `NAME-nN-vV.in`: L0 value syntax, one value per parameter of `main`, read by `l0-run`
+  from stdin (L0-REFERENCE 6.2);
+* `NAME-nN-vV.bin`: the same arrays in the binary layout that `c/bench.h` reads: per array
+  an int64 rank, int64 dimensions, then the elements (int64, float64, or one byte per bool);
+* `NAME-nN-vV.npz`: the same arrays for the NumPy versions.
+
+The real-world benchmarks read finpar's datasets (`finpar_files`): their `input.data` is
+fed to `l0-run` as it is (the L0 value reader reads that format), and its values, read by
+the L0 value reader with the types of the program's `main`, are cached in the other two
+forms. `finpar_reference` reads a dataset's expected result, `output.data`. The datasets
+are looked for in `$L0_FINPAR_DIR`, by default `../shared/finpar` beside the repository.
+
+The text and binary forms hold exactly the same numbers: reals are multiples of 1/100
+(or 1/1000), written with Python's shortest round-trip `repr`, so `l0-run` parses the very
+doubles the C version reads. The generators are those of the thesis's artificial
+benchmarks (Part IV, P0-P2); `V` is bumped whenever a generator changes, which makes old
+cache files unused rather than wrong.
+
+    python -m benchmarks.datagen blackscholes 1000      # prints the paths, generating if needed
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+DATA_VERSION = 1
+SEED = 20140601
+
+Arrays = list[np.ndarray]
+
+
+@dataclass(frozen=True)
+class DataFiles:
+    """The cached forms of one input."""
+
+    text: Path  # L0 value syntax, for l0-run
+    binary: Path  # for the C versions
+    npz: Path  # for the NumPy versions
+
+    def load(self) -> Arrays:
+        """The arrays, in the order of `main`'s parameters."""
+        with np.load(self.npz) as z:
+            return [z[f"a{i}"] for i in range(len(z.files))]
+
+
+# --------------------------------------------------------------------------- generators
+
+
+def gen_blackscholes(n: int, rng: np.random.Generator) -> Arrays:
+    """P0: n options: call or put, spot price, strike price, years to expiry."""
+    calls = rng.random(n) < 0.5
+    prices = rng.integers(500, 15_000, n) / 100.0  # 5.00 .. 149.99
+    strikes = rng.integers(500, 15_000, n) / 100.0
+    years = rng.integers(50, 5_000, n) / 1000.0  # 0.050 .. 4.999
+    return [calls, prices, strikes, years]
+
+
+def gen_matmul(n: int, rng: np.random.Generator) -> Arrays:
+    """P1: two n x n int matrices. |entries| <= 100, so no sum of n <= 10^5 products overflows."""
+    return [rng.integers(-100, 101, (n, n), dtype=np.int64) for _ in range(2)]
+
+
+def gen_shortest_paths(n: int, rng: np.random.Generator) -> Arrays:
+    """P2: an n x n matrix of edge lengths in 1..599 with a zero diagonal.
+
+    The program's reduction starts from 1200, its stand-in for infinity, so every sum
+    of two lengths must stay below it."""
+    d = rng.integers(1, 600, (n, n), dtype=np.int64)
+    np.fill_diagonal(d, 0)
+    return [d]
+
+
+def gen_locvolcalib(n: int, rng: np.random.Generator) -> Arrays:
+    """R1 on a small grid of our own: n strikes, a 12 x 10 grid, 8 time steps, and finpar's
+    model parameters (its datasets are used for the other sizes)."""
+    del rng  # nothing random: the grid and the model parameters are the input
+    ints = [np.asarray(v, dtype=np.int64) for v in (n, 12, 10, 8)]
+    reals = [np.asarray(v, dtype=np.float64) for v in (0.03, 5.0, 0.2, 0.6, 0.5)]
+    return ints + reals
+
+
+GENERATORS: dict[str, Callable[[int, np.random.Generator], Arrays]] = {
+    "blackscholes": gen_blackscholes,
+    "matmul": gen_matmul,
+    "shortest_paths": gen_shortest_paths,
+    "locvolcalib": gen_locvolcalib,
+}
+
+
+# --------------------------------------------------------------------------- writers
+
+
+def l0_text(a: np.ndarray) -> str:
+    """A value in L0 value syntax (`[1, 2]`, `[1.5, 2.0]`, `[True, False]`, `3`, `0.5`)."""
+    if a.ndim == 0:
+        return l0_text(a.reshape(1))[1:-1]
+    if a.ndim > 1:
+        return "[" + ",\n".join(l0_text(row) for row in a) + "]"
+    if a.dtype == np.bool_:
+        return "[" + ", ".join(np.where(a, "True", "False").tolist()) + "]"
+    if a.dtype == np.float64:
+        # repr is the shortest string that reads back as the same double; L0 needs a point.
+        return "[" + ", ".join(map(repr, a.tolist())) + "]"
+    return "[" + ", ".join(map(str, a.tolist())) + "]"
+
+
+def write_binary(f: BinaryIO, a: np.ndarray) -> None:
+    """One array in the layout of `c/bench.h`: rank, dims, elements (native little-endian)."""
+    np.array([a.ndim, *a.shape], dtype=np.int64).tofile(f)
+    np.ascontiguousarray(a.astype(np.uint8) if a.dtype == np.bool_ else a).tofile(f)
+
+
+def read_binary(path: Path) -> np.ndarray:
+    """The array written by a C version (`write_array` in `c/bench.h`): int64 or float64,
+    told apart by the file's extension `.i64` / `.f64`."""
+    raw = path.read_bytes()
+    rank = int(np.frombuffer(raw, np.int64, 1)[0])
+    shape = tuple(int(x) for x in np.frombuffer(raw, np.int64, rank, 8))
+    dtype = np.float64 if path.suffix == ".f64" else np.int64
+    return np.frombuffer(raw, dtype, offset=8 * (1 + rank)).reshape(shape)
+
+
+def files_for(name: str, n: int) -> DataFiles:
+    stem = DATA_DIR / f"{name}-n{n}-v{DATA_VERSION}"
+    return DataFiles(stem.with_suffix(".in"), stem.with_suffix(".bin"), stem.with_suffix(".npz"))
+
+
+def ensure(name: str, n: int) -> DataFiles:
+    """Generate (unless cached) the input of benchmark `name` at size `n`."""
+    files = files_for(name, n)
+    if files.text.exists() and files.binary.exists() and files.npz.exists():
+        return files
+    if name not in GENERATORS:
+        raise KeyError(f"no data generator for benchmark {name!r}")
+    arrays = GENERATORS[name](n, np.random.default_rng([SEED, n]))
+    _write_cached(files, arrays, text=True)
+    return files
+
+
+def _write_cached(files: DataFiles, arrays: Arrays, *, text: bool) -> None:
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    targets = [files.text, files.binary, files.npz] if text else [files.binary, files.npz]
+    # Written under temporary names and renamed last, so an interrupted run leaves no half
+    # file; the process id keeps two runners that generate the same input at once apart.
+    tmp = {p: p.with_name(f"{p.name}.{os.getpid()}.tmp") for p in targets}
+    if text:
+        with open(tmp[files.text], "w", encoding="ascii") as f:
+            for a in arrays:
+                f.write(l0_text(a) + "\n")
+    with open(tmp[files.binary], "wb") as f:
+        for a in arrays:
+            write_binary(f, a)
+    with open(tmp[files.npz], "wb") as f:
+        np.savez(f, **{f"a{i}": a for i, a in enumerate(arrays)})
+    for final, t in tmp.items():
+        t.replace(final)
+
+
+# --------------------------------------------------------------------------- finpar datasets
+
+
+def finpar_dir() -> Path:
+    """Where finpar's datasets are: `$L0_FINPAR_DIR`, else `../shared/finpar` beside the repo."""
+    env = os.environ.get("L0_FINPAR_DIR")
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "finpar"
+
+
+def finpar_files(name: str, dataset: Path, program: Path) -> DataFiles:
+    """The input of benchmark `name` from a finpar dataset folder (`.../LocVolCalib/Small`).
+
+    The L0 program's `main` says how to read `input.data`; its values are cached as `.bin`
+    and `.npz` (scalars as rank-0 arrays)."""
+    source = dataset / "input.data"
+    stem = DATA_DIR / f"{name}-{dataset.parent.name}-{dataset.name}-v{DATA_VERSION}"
+    files = DataFiles(source, stem.with_suffix(".bin"), stem.with_suffix(".npz"))
+    if files.binary.exists() and files.npz.exists():
+        return files
+    arrays = [np.asarray(v) for v in read_main_arguments(program, source)]
+    _write_cached(files, arrays, text=False)
+    return files
+
+
+def read_main_arguments(program: Path, data: Path) -> list[object]:
+    """The arguments of `program`'s `main` read from `data` by the L0 value reader."""
+    from l0.bigstack import call_with_big_stack
+    from l0.frontend import load_program
+    from l0.types import flatten
+    from l0.values import read_values
+
+    def read() -> list[object]:
+        prog = load_program(program.read_text(encoding="utf-8"), str(program))
+        entry = next(f for f in prog.fundefs if f.name == "main")
+        types = [c for p in entry.params for c in flatten(p.type)]
+        return list(read_values(data.read_text(encoding="utf-8"), types, str(data)))
+
+    return call_with_big_stack(read)
+
+
+def finpar_reference(dataset: Path) -> np.ndarray:
+    """The numbers of a dataset's `output.data`, flattened (`//` comments dropped)."""
+    lines = (dataset / "output.data").read_text(encoding="utf-8").splitlines()
+    text = " ".join(line.split("//", 1)[0] for line in lines)
+    tokens = text.replace("[", " ").replace("]", " ").replace(",", " ").split()
+    return np.array([float(t) for t in tokens])
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2 or args[0] not in GENERATORS or not args[1].isdigit():
+        print(f"usage: python -m benchmarks.datagen {{{'|'.join(GENERATORS)}}} N", file=sys.stderr)
+        sys.exit(2)
+    files = ensure(args[0], int(args[1]))
+    print(files.text, files.binary, files.npz, sep="\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,156 @@
+"""The artificial benchmarks of the thesis (Part IV, P0-P2) in idiomatic NumPy.
+
+Each function takes the arguments of the L0 program's `main` as numpy arrays and returns
+its result. They are written the way a NumPy programmer would write them, whole-array
+operations with no Python loop over elements, not as transliterations of the L0 code:
+
+* `blackscholes`: element-wise ufuncs and `np.where` for the two branches; the formulas and
+  the order of their operations are the L0 program's, so results agree to the last bits.
+* `matmul`: `x @ y`. For int64 NumPy does not call BLAS (BLAS has no integer product) but
+  its own generic matmul loop; it is still the one obvious way to write this in NumPy.
+* `shortest_paths`: one vectorised step per intermediate node k: an n x n broadcast sum
+  and `np.minimum` into the result. The one-liner `(D[:, :, None] + D[None]).min(axis=1)`
+  would build an n^3 temporary (8 GB at n = 1000), which no one would do; the loop over k
+  is the standard NumPy formulation of a min-plus product.
+
+* `locvolcalib` (finpar's LocVolCalib, the thesis's R1): whole-array stencils for the
+  explicit steps, and the tridiagonal solves of the implicit steps batched over all strikes
+  and grid rows at once, with a Python loop only along each system (NumPy has no batched
+  tridiagonal solver). The strikes share one grid, so they are solved together.
+
+All are single-threaded, like the C versions and the compiled L0 programs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+# The constants of cnd's polynomial (horner in the L0 program).
+_C1, _C2, _C3, _C4, _C5 = 0.31938153, -0.356563782, 1.781477937, -1.821255978, 1.330274429
+_RSQRT2PI = 0.39894228040143267793994605993438
+INFINITY = 1200  # P2's stand-in for an absent path: the neutral element of its reduction
+
+
+def _cnd(d: np.ndarray) -> np.ndarray:
+    """The cumulative normal distribution, approximated as in the L0 program."""
+    k = 1.0 / (1.0 + 0.2316419 * np.abs(d))
+    p = k * (_C1 + k * (_C2 + k * (_C3 + k * (_C4 + k * _C5))))
+    c = _RSQRT2PI * np.exp(-0.5 * d * d) * p
+    return np.where(0.0 < d, 1.0 - c, c)
+
+
+def blackscholes(
+    calls: np.ndarray, prices: np.ndarray, strikes: np.ndarray, years: np.ndarray
+) -> np.ndarray:
+    """P0: the price of each call (True) or put option."""
+    r, v = 0.08, 0.30
+    v_sqrt_t = v * np.sqrt(years)
+    d1 = (np.log(prices / strikes) + (r + 0.5 * v * v) * years) / v_sqrt_t
+    d2 = d1 - v_sqrt_t
+    cnd_d1, cnd_d2 = _cnd(d1), _cnd(d2)
+    x_exp_rt = strikes * np.exp(-r * years)
+    return np.where(
+        calls,
+        prices * cnd_d1 - x_exp_rt * cnd_d2,
+        x_exp_rt * (1.0 - cnd_d2) - prices * (1.0 - cnd_d1),
+    )
+
+
+def matmul(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """P1: the matrix product of two int matrices."""
+    return x @ y
+
+
+def shortest_paths(d: np.ndarray) -> np.ndarray:
+    """P2: min(D[i][j], INFINITY, min over k of D[i][k] + D[k][j]) for every i, j."""
+    out = np.minimum(d, INFINITY)
+    for k in range(d.shape[0]):
+        np.minimum(out, d[:, k, None] + d[None, k, :], out=out)
+    return out
+
+
+def _tridag(a: np.ndarray, b: np.ndarray, c: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """Solve tridiagonal systems along axis 0 of r; a, b, c (sub-, main, super-diagonal)
+    broadcast against r."""
+    n = r.shape[0]
+    u = np.empty(r.shape)
+    uu = np.empty(np.broadcast_shapes(b.shape, r.shape))
+    u[0], uu[0] = r[0], b[0]
+    for i in range(1, n):
+        beta = a[i] / uu[i - 1]
+        uu[i] = b[i] - beta * c[i - 1]
+        u[i] = r[i] - beta * u[i - 1]
+    u[n - 1] = u[n - 1] / uu[n - 1]
+    for i in range(n - 2, -1, -1):
+        u[i] = (u[i] - c[i] * u[i + 1]) / uu[i]
+    return u
+
+
+def _init_operator(x: np.ndarray) -> np.ndarray:
+    """The second-derivative stencil at each point of x: [n][3], zero at the boundaries."""
+    d = np.zeros((x.size, 3))
+    dxl, dxu = x[1:-1] - x[:-2], x[2:] - x[1:-1]
+    d[1:-1, 0] = 2.0 / dxl / (dxl + dxu)
+    d[1:-1, 1] = -2.0 * (1.0 / dxl + 1.0 / dxu) / (dxl + dxu)
+    d[1:-1, 2] = 2.0 / dxu / (dxl + dxu)
+    return d
+
+
+def _shifted(w: np.ndarray, res: np.ndarray, axis: int, step: int) -> np.ndarray:
+    """w times res's neighbour `step` (-1 or 1) along `axis` (of res), 0 past the boundary."""
+    out = np.zeros(np.broadcast_shapes(w.shape, res.shape))
+    inner = [slice(None)] * res.ndim
+    here, there = list(inner), list(inner)
+    here[axis] = slice(1, None) if step < 0 else slice(None, -1)
+    there[axis] = slice(None, -1) if step < 0 else slice(1, None)
+    out[tuple(here)] = (np.broadcast_to(w, out.shape)[tuple(here)]) * res[tuple(there)]
+    return out
+
+
+def locvolcalib(
+    outer: np.ndarray, num_x: np.ndarray, num_y: np.ndarray, num_t: np.ndarray,
+    s0: np.ndarray, t: np.ndarray, alpha: np.ndarray, nu: np.ndarray, beta: np.ndarray,
+) -> np.ndarray:  # fmt: skip
+    """R1: the calibrated price for the strikes 0.000, 0.001, ..., all solved at once."""
+    n_out, nx, ny, nt = int(outer), int(num_x), int(num_y), int(num_t)
+    s0_, t_, alpha_, nu_, beta_ = float(s0), float(t), float(alpha), float(nu), float(beta)
+    timeline = t_ * np.arange(nt) / (nt - 1)
+    dx = 20.0 * alpha_ * s0_ * np.sqrt(t_) / nx
+    x_index = int(s0_ / dx) % nx
+    x = np.arange(nx) * dx - x_index * dx + s0_
+    dy = 10.0 * nu_ * np.sqrt(t_) / ny
+    y_index = ny // 2
+    y = np.arange(ny) * dy - y_index * dy + np.log(alpha_)
+    dxx, dyy = _init_operator(x), _init_operator(y)
+    strikes = 0.001 * np.arange(n_out)
+    # res[s, i, j]: strike s, point (x[i], y[j])
+    res = np.repeat(np.maximum(x[None, :] - strikes[:, None], 0.0)[:, :, None], ny, axis=2)
+    var_y = nu_ * nu_
+    cy = 0.5 * var_y * dyy  # explicit y weights, [ny][3]
+    ay, by_, cy_ = (-0.5 * (0.5 * var_y * dyy[:, k]) for k in range(3))
+    for g in range(nt - 2, -1, -1):
+        tnow = timeline[g]
+        var_x = np.exp(2.0 * (beta_ * np.log(x)[:, None] + y[None, :] - 0.5 * nu_ * nu_ * tnow))
+        dt_inv = 1.0 / (timeline[g + 1] - timeline[g])
+        v = _shifted(cy[:, 0], res, 2, -1) + cy[:, 1] * res + _shifted(cy[:, 2], res, 2, 1)
+        cx = [0.5 * (0.5 * var_x * dxx[:, None, k]) for k in range(3)]  # [nx][ny] each
+        u = (dt_inv * res + _shifted(cx[0], res, 1, -1) + cx[1] * res
+             + _shifted(cx[2], res, 1, 1) + v)  # fmt: skip
+        ax, bx, cxx = (-0.5 * (0.5 * var_x * dxx[:, None, k]) for k in range(3))
+        bx = dt_inv + bx
+        row = (slice(None), None, slice(None))  # [nx][ny] against u moved to [nx][strike][ny]
+        u = np.moveaxis(_tridag(ax[row], bx[row], cxx[row], np.moveaxis(u, 1, 0)), 0, 1)
+        rhs = np.moveaxis(dt_inv * u - 0.5 * v, 2, 0)
+        col = (slice(None), None, None)
+        res = np.moveaxis(_tridag(ay[col], (dt_inv + by_)[col], cy_[col], rhs), 0, 2)
+    return res[:, x_index, y_index]
+
+
+VERSIONS: dict[str, Callable[..., np.ndarray]] = {
+    "blackscholes": blackscholes,
+    "matmul": matmul,
+    "shortest_paths": shortest_paths,
+    "locvolcalib": locvolcalib,
+}

@@ -1,0 +1,467 @@
+"""The benchmark runner: l0 against hand-written C and idiomatic NumPy, ratios from one run.
+
+    python -m benchmarks.run [--size tiny|small|full] [--runs N] [--backend cpu|interp]
+                             [--set NAME=SIZE] [--json FILE] [NAMES...]
+
+For each benchmark (default: every one in `BENCHMARKS` whose L0 program exists) it gets the
+input (`datagen.py`: generated and cached under `benchmarks/data/`, or a finpar dataset),
+builds the C version with `gcc -O3 -march=native`, then runs one after the other:
+
+* C: `c/NAME.c`, which times its own computation (`clock_gettime`) N times;
+* NumPy: `numpy_versions.NAME`, timed here N times with `time.perf_counter`;
+* l0: `l0-run --backend=B -r N -t FILE programs/NAME.l0 < input`, whose timing file holds
+  the time of each run of `main` (compilation and value I/O excluded);
+* the compile time: `l0.compile(path, backend=B)` in a fresh Python process (front end,
+  optimisation and code generation, and the imports they trigger).
+
+It checks that the three results agree (ints exactly; reals to the 6 decimals l0 prints),
+and with a finpar dataset that they match its `output.data` to finpar's tolerance, then
+prints a table of median wall-clock times, the ratios l0/C and l0/NumPy, and the compile
+time. Exit status: 0 when every version ran and all agreed, 1 otherwise. The performance
+targets of the issue "Compiled CPU back end" are reported, never enforced: these are
+benchmarks, not timed tests.
+
+The programs are the thesis's artificial benchmarks P0-P2 (its Part IV) and the real-world
+R1 (finpar's LocVolCalib); R0 and R2 (OptionPricing, InterestCalib) have their datasets
+wired here but no L0 program yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+if __package__ in (None, ""):  # run as `python benchmarks/run.py`: make the package importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks import datagen  # noqa: E402
+from benchmarks.numpy_versions import VERSIONS  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+BIN_DIR = datagen.DATA_DIR / "bin"
+CFLAGS = ["-O3", "-march=native"]
+SIZES = ("tiny", "small", "full")
+
+# l0 prints reals with 6 decimals: more than half a unit in the last place means disagreement.
+PRINT_ATOL = 1e-6
+# C and NumPy compute in doubles with the same operations; their exp/log may differ by ulps.
+DOUBLE_RTOL = DOUBLE_ATOL = 1e-9
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One benchmark: its L0 program, C version, NumPy version and inputs."""
+
+    name: str
+    what: str  # what a numeric size counts
+    # For each of SIZES: n for a generated input, or the name of a finpar dataset folder.
+    sizes: dict[str, int | str]
+    real_result: bool  # the result is [real] (else an int array)
+    c_target: float | None = None  # the issue's bound on l0/C at full size
+    numpy_target: float | None = None  # ... and on l0/NumPy
+    finpar: str | None = None  # the finpar benchmark whose datasets the sizes name
+    finpar_atol: float = 0.0  # finpar's validation tolerance for its output.data
+
+    @property
+    def program(self) -> Path:
+        return HERE / "programs" / f"{self.name}.l0"
+
+    @property
+    def c_source(self) -> Path:
+        return HERE / "c" / f"{self.name}.c"
+
+
+# Full sizes: the issue's 10^7 options and 1000 x 1000 matrices. P2 at n = 500: its
+# replicate(N, transpose(D)), the rows replicated by replin and their sum abr are three
+# n^3 arrays if nothing fuses them, 3 x 1 GB at n = 500 (fits in ~4 GB) but 3 x 8 GB at
+# n = 1000; `--set shortest_paths=1000` runs the bigger size where fusion makes it fit.
+# LocVolCalib: finpar's Tiny-R1 (the thesis's own size) and Small datasets; its tiny size
+# is a generated grid small enough for the interpreter.
+BENCHMARKS: dict[str, Benchmark] = {
+    b.name: b
+    for b in (
+        Benchmark("blackscholes", "options", {"tiny": 1000, "small": 100_000, "full": 10_000_000},
+                  real_result=True, c_target=1.25, numpy_target=0.5),
+        Benchmark("matmul", "n x n matrices", {"tiny": 12, "small": 100, "full": 1000},
+                  real_result=False, c_target=1.5, numpy_target=0.5),
+        Benchmark("shortest_paths", "nodes", {"tiny": 12, "small": 100, "full": 500},
+                  real_result=False, c_target=1.5, numpy_target=0.5),
+        Benchmark("locvolcalib", "strikes", {"tiny": 4, "small": "Tiny-R1", "full": "Small"},
+                  real_result=True, finpar="LocVolCalib", finpar_atol=1e-5),
+        Benchmark("optionpricing", "", {"tiny": "Small", "small": "Small", "full": "Medium"},
+                  real_result=True, finpar="OptionPricing", finpar_atol=5e-4),
+        Benchmark("interestcalib", "", {"tiny": "Small", "small": "Small", "full": "Medium"},
+                  real_result=True, finpar="InterestCalib", finpar_atol=0.7),
+    )
+}  # fmt: skip
+
+
+@dataclass
+class Result:
+    """What one benchmark measured: median times in seconds, None where a version failed."""
+
+    name: str
+    size: str
+    runs: int
+    c: float | None = None
+    numpy: float | None = None
+    l0: float | None = None
+    compile: float | None = None
+    agree: bool = False
+    problems: list[str] = field(default_factory=list)
+
+    def ratio(self, other: float | None) -> float | None:
+        return None if self.l0 is None or not other else self.l0 / other
+
+
+class Skipped(Exception):
+    """A benchmark that cannot run here (its dataset is missing)."""
+
+
+# --------------------------------------------------------------------------- the inputs
+
+
+def input_for(bench: Benchmark, size: int | str) -> tuple[datagen.DataFiles, np.ndarray | None]:
+    """The input files of `bench` at `size`, and the expected result where finpar has one."""
+    if isinstance(size, int):
+        return datagen.ensure(bench.name, size), None
+    assert bench.finpar is not None, f"{bench.name} has no datasets"
+    dataset = datagen.finpar_dir() / bench.finpar / size
+    if not (dataset / "input.data").exists():
+        raise Skipped(f"finpar dataset {dataset} not found (set L0_FINPAR_DIR)")
+    files = datagen.finpar_files(bench.name, dataset, bench.program)
+    return files, datagen.finpar_reference(dataset)
+
+
+# --------------------------------------------------------------------------- the three versions
+
+
+def build_c(bench: Benchmark) -> Path:
+    """Compile the C version unless its binary is newer than its sources."""
+    exe = BIN_DIR / bench.name
+    sources = [bench.c_source, HERE / "c" / "bench.h"]
+    if exe.exists() and all(exe.stat().st_mtime > s.stat().st_mtime for s in sources):
+        return exe
+    BIN_DIR.mkdir(parents=True, exist_ok=True)
+    tmp = exe.with_name(f"{exe.name}.{os.getpid()}.tmp")  # never run a half-written binary
+    cmd = ["gcc", *CFLAGS, "-o", str(tmp), str(bench.c_source), "-lm"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"gcc failed on {bench.c_source.name}:\n{proc.stderr}")
+    tmp.replace(exe)
+    return exe
+
+
+def run_c(
+    bench: Benchmark, files: datagen.DataFiles, runs: int, timeout: float
+) -> tuple[float, np.ndarray]:
+    exe = build_c(bench)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / ("result.f64" if bench.real_result else "result.i64")
+        cmd = [str(exe), str(files.binary), str(out), str(runs)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        if proc.returncode != 0:
+            raise RuntimeError(f"the C version failed: {proc.stderr.strip()}")
+        times = [float(t) * 1e-6 for t in proc.stdout.split()]
+        return statistics.median(times), datagen.read_binary(out).copy()
+
+
+def run_numpy(bench: Benchmark, files: datagen.DataFiles, runs: int) -> tuple[float, np.ndarray]:
+    args = files.load()
+    fn = VERSIONS[bench.name]
+    times: list[float] = []
+    result = np.empty(0)
+    for _ in range(runs):
+        start = time.perf_counter()
+        result = fn(*args)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), np.asarray(result)
+
+
+def run_l0(
+    bench: Benchmark, files: datagen.DataFiles, runs: int, backend: str, timeout: float
+) -> tuple[float, str]:
+    """Run l0-run in a fresh process; return the median time of `main` and the printed result."""
+    with tempfile.TemporaryDirectory() as tmp, open(files.text, "rb") as stdin:
+        timing = Path(tmp) / "times"
+        cmd = [
+            sys.executable, "-c", "from l0.cli.run import main; main()",
+            f"--backend={backend}", "-r", str(runs), "-t", str(timing), str(bench.program),
+        ]  # fmt: skip
+        proc = subprocess.run(cmd, stdin=stdin, capture_output=True, timeout=timeout)
+        if proc.returncode != 0:
+            err = proc.stderr.decode(errors="replace").strip()
+            raise RuntimeError(f"l0-run failed (exit {proc.returncode}): {err[-2000:]}")
+        times = [int(t) * 1e-6 for t in timing.read_text().split()]
+        return statistics.median(times), proc.stdout.decode()
+
+
+_COMPILE = """
+import sys, time
+import l0
+start = time.perf_counter()
+l0.compile(sys.argv[1], backend=sys.argv[2])
+print(time.perf_counter() - start)
+"""
+
+
+def compile_time(bench: Benchmark, backend: str, timeout: float) -> float:
+    """Seconds `l0.compile(program, backend=...)` takes in a fresh process (after `import l0`)."""
+    cmd = [sys.executable, "-c", _COMPILE, str(bench.program), backend]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if proc.returncode != 0:
+        raise RuntimeError(f"l0.compile failed: {proc.stderr.strip()[-2000:]}")
+    return float(proc.stdout.split()[-1])
+
+
+# --------------------------------------------------------------------------- checking results
+
+
+def parse_l0_output(text: str, like: np.ndarray) -> np.ndarray:
+    """l0-run's printed array (`[[1, 2], [3, 4]]`, `[0.5, 1.25]`) shaped like `like`."""
+    flat = text.replace("[", " ").replace("]", " ")
+    dtype = np.float64 if like.dtype.kind == "f" else np.int64
+    values = np.array(flat.split(","), dtype=dtype) if flat.strip() else np.empty(0, dtype)
+    if values.size != like.size:
+        raise ValueError(f"l0 printed {values.size} numbers, expected {like.size}")
+    return values.reshape(like.shape)
+
+
+def _differ(a: np.ndarray, b: np.ndarray, atol: float, rtol: float = 0.0) -> str | None:
+    """None if a and b agree (exactly for ints), else where and by how much they differ."""
+    if a.shape != b.shape:
+        return f"shapes {a.shape} and {b.shape}"
+    bad = ~np.isclose(a, b, rtol=rtol, atol=atol) if b.dtype.kind == "f" else a != b
+    if not bad.any():
+        return None
+    i = np.unravel_index(int(np.flatnonzero(bad)[0]), b.shape)
+    where = tuple(map(int, i))
+    return f"{int(bad.sum())} elements, first at {where}: {a[i].item()!r} vs {b[i].item()!r}"
+
+
+def compare(
+    result: Result,
+    c: np.ndarray | None,
+    ref: np.ndarray,
+    l0_text: str | None,
+    expected: np.ndarray | None = None,
+    expected_atol: float = 0.0,
+) -> None:
+    """Set `result.agree`, recording every disagreement among the versions that ran.
+
+    `ref` is NumPy's result; `expected`, if given, finpar's (flat, within `expected_atol`)."""
+    problems: list[str] = []
+    if c is not None and (d := _differ(c, ref, DOUBLE_ATOL, DOUBLE_RTOL)):
+        problems.append(f"C and NumPy differ at {d}")
+    mine = None
+    if l0_text is not None:
+        try:
+            mine = parse_l0_output(l0_text, ref)
+        except ValueError as err:
+            problems.append(str(err))
+    if mine is not None and (d := _differ(mine, ref, PRINT_ATOL)):
+        problems.append(f"l0 and NumPy differ at {d}")
+    if expected is not None:
+        named = [("NumPy", ref), ("C", c), ("l0", mine)]
+        for who, got in ((w, g) for w, g in named if g is not None):
+            if d := _differ(got.reshape(-1), expected, expected_atol):
+                problems.append(f"{who} and finpar's output.data differ at {d}")
+    result.problems += problems
+    result.agree = not problems and c is not None and mine is not None
+
+
+# --------------------------------------------------------------------------- driver
+
+
+def run_benchmark(bench: Benchmark, size: int | str, args: argparse.Namespace) -> Result:
+    result = Result(bench.name, str(size), args.runs)
+    what = f"n = {size} ({bench.what})" if isinstance(size, int) else f"dataset {size}"
+    log(f"{bench.name}: {what}: input")
+    files, expected = input_for(bench, size)
+    c_out = l0_text = None
+    if shutil.which("gcc") is None:
+        result.problems.append("gcc not found: no C version")
+    else:
+        log(f"{bench.name}: C")
+        try:
+            result.c, c_out = run_c(bench, files, args.runs, args.timeout)
+        except (RuntimeError, subprocess.TimeoutExpired) as err:
+            result.problems.append(str(err))
+    log(f"{bench.name}: NumPy")
+    result.numpy, ref = run_numpy(bench, files, args.runs)
+    log(f"{bench.name}: l0 ({args.backend})")
+    try:
+        result.l0, l0_text = run_l0(bench, files, args.runs, args.backend, args.timeout)
+        if not args.no_compile_time:
+            result.compile = compile_time(bench, args.backend, args.timeout)
+    except (RuntimeError, subprocess.TimeoutExpired) as err:
+        result.problems.append(str(err))
+    compare(result, c_out, ref, l0_text, expected, bench.finpar_atol)
+    return result
+
+
+def log(msg: str) -> None:
+    print(f"-- {msg}", file=sys.stderr, flush=True)
+
+
+def _ms(t: float | None) -> str:
+    return "-" if t is None else f"{t * 1e3:.4g}"
+
+
+def _x(r: float | None) -> str:
+    return "-" if r is None else f"{r:.3g}"
+
+
+def _targets(bench: Benchmark, res: Result) -> str:
+    if bench.c_target is None or bench.numpy_target is None:
+        return "-"
+    rc, rn = res.ratio(res.c), res.ratio(res.numpy)
+    if rc is None or rn is None:
+        return "-"
+    met = rc <= bench.c_target and rn <= bench.numpy_target
+    bounds = f"l0/C <= {bench.c_target}, l0/NumPy <= {bench.numpy_target}"
+    return f"{'met' if met else 'MISSED'} ({bounds})"
+
+
+def report(results: list[Result], skipped: list[str], args: argparse.Namespace) -> str:
+    head = ["benchmark", "size", "C ms", "NumPy ms", "l0 ms", "l0/C", "l0/NumPy", "compile s",
+            "agree", "targets"]  # fmt: skip
+    rows = [
+        [
+            r.name, r.size, _ms(r.c), _ms(r.numpy), _ms(r.l0), _x(r.ratio(r.c)),
+            _x(r.ratio(r.numpy)), "-" if r.compile is None else f"{r.compile:.2f}",
+            "yes" if r.agree else "NO", _targets(BENCHMARKS[r.name], r),
+        ]
+        for r in results
+    ]  # fmt: skip
+    widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
+    lines = [
+        f"l0 benchmarks: size {args.size}, backend {args.backend}, median of {args.runs} runs",
+        f"machine: {cpu_name()}, {os.cpu_count()} cores, load average {load()}; "
+        f"{gcc_version()}; numpy {np.__version__}",
+        "",
+        "  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)).rstrip(),
+    ]
+    for row in rows:
+        lines.append("  ".join(x.ljust(w) for x, w in zip(row, widths, strict=True)).rstrip())
+    lines += [f"{r.name}: {p}" for r in results for p in r.problems]
+    lines += skipped
+    if args.size != "full":
+        lines.append("(the targets apply to the full sizes)")
+    return "\n".join(lines)
+
+
+def cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def load() -> str:
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:
+        return "?"
+
+
+def gcc_version() -> str:
+    if shutil.which("gcc") is None:
+        return "no gcc"
+    out = subprocess.run(["gcc", "--version"], capture_output=True, text=True).stdout
+    return out.splitlines()[0] if out else "gcc"
+
+
+def default_backend() -> str:
+    """`cpu` where l0-run has it, else the interpreter."""
+    try:
+        from l0.cli.run import BACKENDS
+    except ImportError:
+        return "cpu"
+    return "cpu" if "cpu" in BACKENDS else "interp"
+
+
+def build_argparser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="python -m benchmarks.run",
+        description="Time the thesis's benchmarks in l0, C (gcc -O3 -march=native) and NumPy; "
+        "print the ratios l0/C and l0/NumPy and the compile time.",
+    )
+    ap.add_argument("names", nargs="*", metavar="NAME",
+                    help=f"benchmarks to run (default: those with an L0 program, of "
+                    f"{', '.join(BENCHMARKS)})")
+    ap.add_argument("--size", choices=SIZES, default="full",
+                    help="input sizes (default: %(default)s; small takes seconds with the cpu "
+                    "back end, tiny is for the smoke test)")
+    ap.add_argument("--runs", "-r", type=int, default=5, metavar="N",
+                    help="runs of each version; the median is reported (default: %(default)s)")
+    ap.add_argument("--backend", default=default_backend(),
+                    help="l0-run's back end (default: %(default)s)")
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=SIZE",
+                    help="override one benchmark's size: a number (shortest_paths=1000) or a "
+                    "finpar dataset (locvolcalib=Medium)")
+    ap.add_argument("--timeout", type=float, default=3600.0, metavar="S",
+                    help="limit for each process the runner starts (default: %(default)s s)")
+    ap.add_argument("--no-compile-time", action="store_true",
+                    help="do not measure the compile time (saves a process per benchmark)")
+    ap.add_argument("--json", metavar="FILE", help="also write the results as JSON to FILE")
+    return ap  # fmt: skip
+
+
+def _sizes(ap: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, int | str]:
+    """The size of each benchmark to run: `--size`'s, except where `--set` says otherwise."""
+    names = args.names or [n for n, b in BENCHMARKS.items() if b.program.exists()]
+    for name in names:
+        if name not in BENCHMARKS:
+            ap.error(f"unknown benchmark {name!r} (expected one of {', '.join(BENCHMARKS)})")
+        if not BENCHMARKS[name].program.exists():
+            ap.error(f"{name} has no L0 program yet ({BENCHMARKS[name].program} is missing)")
+    sizes: dict[str, int | str] = {name: BENCHMARKS[name].sizes[args.size] for name in names}
+    for item in args.set:
+        name, _, value = item.partition("=")
+        if name not in BENCHMARKS or not value:
+            ap.error(f"--set expects NAME=SIZE with NAME a benchmark, found {item!r}")
+        if value.isdigit() and int(value) > 0:
+            sizes[name] = int(value)
+        elif BENCHMARKS[name].finpar is not None:
+            sizes[name] = value
+        else:
+            ap.error(f"--set {name}= expects a positive number, found {value!r}")
+    return {name: sizes[name] for name in names}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = build_argparser()
+    args = ap.parse_args(argv)
+    if args.runs < 1:
+        ap.error("--runs expects a positive number")
+    results: list[Result] = []
+    skipped: list[str] = []
+    for name, size in _sizes(ap, args).items():
+        try:
+            results.append(run_benchmark(BENCHMARKS[name], size, args))
+        except Skipped as why:
+            skipped.append(f"{name}: skipped: {why}")
+    print(report(results, skipped, args))
+    if args.json:
+        Path(args.json).write_text(json.dumps([asdict(r) for r in results], indent=2) + "\n")
+    return 0 if all(r.agree for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

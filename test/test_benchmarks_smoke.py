@@ -1,0 +1,59 @@
+"""Smoke test of the benchmark suite (`benchmarks/`): at the tiniest sizes, the L0 programs,
+the C versions and the NumPy versions of the thesis's P0-P2 compute the same results.
+
+Only agreement is checked, never speed: performance is measured by `python -m benchmarks.run`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root
+
+from benchmarks import run  # noqa: E402
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="the C versions need gcc")
+def test_three_versions_agree(tmp_path: Path) -> None:
+    out = tmp_path / "results.json"
+    status = run.main(["--size", "tiny", "--runs", "1", "--no-compile-time", "--json", str(out)])
+    results = json.loads(out.read_text())
+    names = [r["name"] for r in results]
+    assert names == [n for n, b in run.BENCHMARKS.items() if b.program.exists()]
+    assert {"blackscholes", "matmul", "shortest_paths", "locvolcalib"} <= set(names)
+    for r in results:
+        assert r["agree"], f"{r['name']}: {r['problems']}"
+        assert all(r[k] is not None for k in ("c", "numpy", "l0")), r
+    assert status == 0
+
+
+def test_disagreement_is_reported() -> None:
+    reals = np.array([[1.0, 2.0], [3.0, 4.0]])
+    res = run.Result("matmul", "2", 1)
+    run.compare(res, reals.copy(), reals, "[[1.000000, 2.000000], [3.000000, 4.000003]]")
+    assert not res.agree
+    assert res.problems == ["l0 and NumPy differ at 1 elements, first at (1, 1): 4.000003 vs 4.0"]
+
+    ints = np.array([5, 6])
+    res = run.Result("matmul", "2", 1)
+    run.compare(res, np.array([5, 7]), ints, "[5, 6]")
+    assert not res.agree and res.problems[0].startswith("C and NumPy differ at 1 elements")
+
+    res = run.Result("matmul", "2", 1)
+    run.compare(res, ints.copy(), ints, "[5, 6, 7]")
+    assert not res.agree and res.problems == ["l0 printed 3 numbers, expected 2"]
+
+    res = run.Result("locvolcalib", "2", 1)
+    finpar = np.array([1.0, 2.0, 3.0, 4.1])
+    run.compare(res, reals.copy(), reals, "[[1.0, 2.0], [3.0, 4.0]]", finpar, 1e-5)
+    assert not res.agree and len(res.problems) == 3  # NumPy, C and l0 against finpar's output
+
+    res = run.Result("matmul", "2", 1)
+    run.compare(res, ints.copy(), ints, "[5, 6]")
+    assert res.agree and res.problems == []
