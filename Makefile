@@ -22,5 +22,8 @@ test: $(BIN)/l0-run
 lit: $(BIN)/l0-run
 	$(BIN)/lit -sv test/lit
 
+bench: $(BIN)/l0-run
+	$(BIN)/python -m benchmarks.run
+
 clean:
 	rm -rf $(VENV) build *.egg-info

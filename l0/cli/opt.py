@@ -1,0 +1,264 @@
+"""`l0-opt`: read soac IR (`.mlir`) or an L0 program (`.l0`), run passes, print the IR.
+
+    l0-opt [-p PIPELINE | --pass-pipeline=PIPELINE] [options] [FILE]
+
+Built on xDSL's `xDSLOptMain` (so `--split-input-file`, `--verify-diagnostics`,
+`--parsing-diagnostics`, `--print-op-generic`, `--print-between-passes`, `-o` work as in
+`xdsl-opt`), restricted to l0's dialects and to the passes of `l0.passes.PASSES`. A
+`.l0` file goes through the front end and internalisation (`l0.frontend.l0_to_module`).
+The module is verified before the first pass and after every pass.
+
+Errors never show a Python traceback: an error in an L0 program prints as
+`FILE:LINE:COL: error: message`, malformed IR (parse or verify error), an unknown pass
+or an unreadable file print a message (with a location where xDSL has one); all exit
+with status 2. A crash inside l0 is an internal error, status 3 (`l0.cli.guard`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+import time
+from collections.abc import Sequence
+from importlib.metadata import version
+from typing import IO
+
+from xdsl.dialects import get_all_dialects
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.printer import Printer
+from xdsl.universe import Universe
+from xdsl.utils.arg_spec import parse_pipeline
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    MultipleSpansParseError,
+    ParseError,
+    VerifyException,
+)
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from l0.cli.guard import EXIT_OK, EXIT_USER_ERROR, run_guarded
+from l0.diagnostics import L0Error, Loc
+from l0.dialects.soac import SOAC
+from l0.passes import PASSES, describe_passes
+
+PROG = "l0-opt"
+
+UPSTREAM_DIALECTS = ("builtin", "func", "arith", "scf", "math", "tensor", "memref", "llvm")
+"""xDSL dialects l0-opt reads: those of internal L0, then those of the lowering stages."""
+
+TARGETS = ("mlir", "llvm")
+"""Output formats (`-t`): the IR itself, or LLVM IR text from the llvm dialect."""
+
+
+class UsageError(Exception):
+    """A bad command line or pipeline: printed as `l0-opt: error: ...`, exit status 2."""
+
+
+class L0OptMain(xDSLOptMain):
+    """xDSL's opt driver with l0's dialects, front end, passes and error reporting."""
+
+    version_format = f"{PROG} {version('l0')} (xdsl {{xdsl_version}})"
+
+    # -- registration ----------------------------------------------------------------
+
+    def register_all_dialects(self) -> None:
+        upstream = get_all_dialects()
+        for name in UPSTREAM_DIALECTS:
+            self.ctx.register_dialect(name, upstream[name])
+        self.ctx.register_dialect(SOAC.name, lambda: SOAC)
+
+    def register_all_frontends(self) -> None:
+        super().register_all_frontends()
+        self.available_frontends["l0"] = self._parse_l0
+
+    def register_all_passes(self) -> None:
+        for name, factory in PASSES.items():
+            self.register_pass(name, factory)
+
+    def register_all_targets(self) -> None:
+        targets = Universe.get_multiverse().all_targets
+        for name in TARGETS:
+            if name in targets:
+                self.available_targets[name] = targets[name]
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        arg_parser.prog = PROG
+        arg_parser.add_argument(
+            "--pass-pipeline",
+            dest="passes",
+            default=argparse.SUPPRESS,
+            metavar="PIPELINE",
+            help="same as -p: comma-separated passes, options in braces: 'a,b{opt=1},c'",
+        )
+        arg_parser.add_argument(
+            "-O",
+            dest="optimise",
+            action="store_true",
+            help="after the passes of -p, run the default pipeline to a fixed point "
+            "(what l0-run does; l0.passes.pipeline)",
+        )
+        arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        _list_passes_in_help(arg_parser)
+
+    # -- input -------------------------------------------------------------------------
+
+    def _parse_l0(self, io: IO[bytes]) -> ModuleOp:
+        from l0.frontend import l0_to_module  # the front end only when a .l0 is read
+
+        name = self.get_input_name()
+        try:
+            text = io.read().decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise L0Error(Loc(name, 1, 1), f"expected UTF-8 text, found byte "
+                          f"{err.object[err.start]:#04x} at offset {err.start}",
+                          "lexical-error") from None
+        return l0_to_module(text, name)
+
+    def prepare_input(self) -> tuple[list[tuple[IO[bytes], int]], str]:
+        try:
+            return super().prepare_input()
+        except ValueError:  # xDSL's "Unrecognized file extension"
+            ext = os.path.splitext(self.args.input_file or "")[1] or "(none)"
+            known = " or ".join(f".{e}" for e in self.available_frontends)
+            raise UsageError(f"expected an input file ending in {known} (or -f l0|mlir), "
+                             f"found extension {ext}") from None
+        except OSError as err:
+            raise UsageError(f"cannot read '{err.filename}': {err.strerror}") from None
+
+    def parse_chunk(self, chunk: IO[bytes], file_extension: str,
+                    start_offset: int = 0) -> ModuleOp | None:
+        try:
+            return super().parse_chunk(chunk, file_extension, start_offset)
+        except L0Error as err:
+            err = _shift_lines(err, start_offset)  # a chunk of --split-input-file
+            if self.args.parsing_diagnostics or self.args.verify_diagnostics:
+                print(err.render())
+                return None
+            raise err from None
+
+    # -- passes ------------------------------------------------------------------------
+
+    def setup_pipeline(self) -> None:
+        """Parse `-p` into passes; unknown names and bad options are usage errors."""
+        try:
+            specs = list(parse_pipeline(self.args.passes))
+        except ArgSpecParseError as err:
+            raise UsageError(str(err)) from None
+        unknown = [s.name for s in specs if s.name not in self.available_passes]
+        if unknown:
+            raise UsageError(
+                f"unknown pass '{unknown[0]}'; expected one of: "
+                f"{', '.join(sorted(self.available_passes))}"
+            )
+        passes: list[ModulePass] = []
+        for spec in specs:
+            try:
+                passes.append(self.available_passes[spec.name]().from_pass_spec(spec))
+            except Exception as err:  # xDSL reports bad options with assorted exceptions
+                raise UsageError(f"bad options for pass '{spec.name}': {err}") from None
+        if self.args.optimise:
+            from l0.passes.pipeline import OptimisePass
+
+            passes.append(OptimisePass())
+        self.pipeline = PassPipeline(tuple(passes))
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        """Run the pipeline, verifying the input and the IR after every pass."""
+        self._verify(prog, None)
+        for index, p in enumerate(self.pipeline.passes):
+            start = time.perf_counter()
+            p.apply(self.ctx, prog)
+            if self.args.time_passes:
+                print(f"Pass {p.name} took {time.perf_counter() - start} seconds")
+            self._verify(prog, p)
+            if self.args.print_between_passes and index + 1 < len(self.pipeline.passes):
+                print(f"IR after {p.name}:")
+                Printer(stream=sys.stdout).print_op(prog)
+                print("\n\n\n")
+
+    def _verify(self, prog: ModuleOp, after: ModulePass | None) -> None:
+        if self.args.disable_verify:
+            return
+        try:
+            prog.verify()
+        except VerifyException as err:
+            if after is None:
+                raise
+            # the input verified, so the pass broke it: say which one
+            blamed = VerifyException(f"the IR does not verify after pass '{after.name}' "
+                                     f"(a bug in that pass): {err}")
+            for note in getattr(err, "__notes__", []):
+                blamed.add_note(note)
+            raise blamed from None
+
+
+def _list_passes_in_help(arg_parser: argparse.ArgumentParser) -> None:
+    """Make `--help` end with the passes and their summaries, imported only then."""
+    format_help = arg_parser.format_help
+
+    def format_help_with_passes() -> str:
+        rows = describe_passes()
+        width = max((len(name) for name, _ in rows), default=0)
+        lines = [f"  {name.ljust(width)}  {summary}" for name, summary in rows]
+        arg_parser.epilog = "passes (-p / --pass-pipeline):\n" + "\n".join(lines)
+        return format_help()
+
+    setattr(arg_parser, "format_help", format_help_with_passes)  # noqa: B010 (an instance override)
+
+
+def _shift_lines(err: L0Error, offset: int) -> L0Error:
+    if offset == 0:
+        return err
+    loc = err.loc
+    moved = dataclasses.replace(loc, line=loc.line + offset,
+                                end_line=loc.end_line + offset if loc.end_line else 0)
+    return L0Error(moved, err.message, err.kind)
+
+
+def _render_parse_error(err: ParseError) -> str:
+    """`FILE:LINE:COL: error: message` and the offending line with carets."""
+    context = err.span.print_with_context().split("\n", 1)[1].rstrip("\n")
+    text = f"{err.span.get_location()}: error: {err.msg}\n{context}"
+    if isinstance(err, MultipleSpansParseError):
+        if err.ref_text is not None:
+            text += "\n" + err.ref_text.rstrip("\n")
+        for span, msg in err.refs:
+            text += "\n" + span.print_with_context(msg).rstrip("\n")
+    return text
+
+
+def _render_diagnostic(err: DiagnosticException) -> str:
+    """`l0-opt: error: message`, then xDSL's notes (the IR with the culprit marked)."""
+    notes = "".join("\n" + note.rstrip("\n") for note in getattr(err, "__notes__", []))
+    return f"{PROG}: error: {err}{notes}"
+
+
+def _opt(argv: Sequence[str] | None) -> int:
+    try:
+        L0OptMain(description="Run l0 passes on soac IR (.mlir) or an L0 program (.l0) "
+                  "and print the resulting IR.", args=argv).run()
+    except UsageError as err:
+        message = f"{PROG}: error: {err}"
+    except ParseError as err:
+        message = _render_parse_error(err)
+    except DiagnosticException as err:
+        message = _render_diagnostic(err)
+    else:
+        return EXIT_OK
+    sys.stdout.flush()
+    print(message, file=sys.stderr)
+    return EXIT_USER_ERROR
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of the `l0-opt` console script."""
+    sys.exit(run_guarded(lambda: _opt(argv), what=PROG))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,177 @@
+"""`l0-opt` (`l0.cli.opt`) in-process: the `.l0` front-end hook, pass failures, exit statuses.
+
+The lit tests in `test/lit/tools/` cover the command line on `.mlir` input; here the
+front end is replaced by a stub, so these tests do not depend on it, and deliberately
+broken passes show how failures inside a pipeline are reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IntAttr, ModuleOp
+from xdsl.passes import ModulePass
+
+import l0.frontend
+from l0.cli.opt import main
+from l0.diagnostics import L0Error, Loc
+from l0.dialects import soac
+from l0.passes import PASSES, describe_passes
+
+MLIR = """\
+func.func @f(%a: tensor<?xf64>) -> i64 {
+  %r = soac.size(0) %a : tensor<?xf64>
+  func.return %r : i64
+}
+"""
+
+
+def run_opt(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    out, err = capsys.readouterr()
+    return int(exit_info.value.code or 0), out, err
+
+
+def _module() -> ModuleOp:
+    fn = func.FuncOp("main", ((), ()))
+    fn.body.block.add_op(func.ReturnOp())
+    return ModuleOp([fn])
+
+
+def test_l0_input_goes_through_the_front_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seen: list[tuple[str, str]] = []
+
+    def front_end(text: str, filename: str) -> ModuleOp:
+        seen.append((text, filename))
+        return _module()
+
+    monkeypatch.setattr(l0.frontend, "l0_to_module", front_end)
+    src = tmp_path / "p.l0"
+    src.write_text("fun int main() = 1\n")
+    status, out, err = run_opt([str(src)], capsys)
+    assert (status, err) == (0, "")
+    assert seen == [("fun int main() = 1\n", str(src))]
+    assert "func.func @main()" in out
+
+
+def test_l0_error_is_reported_at_its_location(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def front_end(text: str, filename: str) -> ModuleOp:
+        raise L0Error(Loc(filename, 1, 18), "expected int, found bool", "type-error")
+
+    monkeypatch.setattr(l0.frontend, "l0_to_module", front_end)
+    src = tmp_path / "p.l0"
+    src.write_text("fun int main() = True\n")
+    status, out, err = run_opt([str(src)], capsys)
+    assert status == 2
+    assert err == f"{src}:1:18: error: expected int, found bool\n"
+    assert "Traceback" not in out + err
+
+
+def test_l0_errors_of_split_chunks_carry_whole_file_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def front_end(text: str, filename: str) -> ModuleOp:
+        if "bad" in text:  # the error is on the chunk's second line
+            raise L0Error(Loc(filename, 2, 5, 2, 8), "unknown variable bad", "type-error")
+        return _module()
+
+    monkeypatch.setattr(l0.frontend, "l0_to_module", front_end)
+    src = tmp_path / "p.l0"
+    src.write_text("fun int main() = 1\n// -----\n\n  bad\n")
+    status, out, err = run_opt([str(src), "--split-input-file", "--parsing-diagnostics"],
+                               capsys)
+    assert (status, err) == (0, "")
+    assert f"{src}:3:5: error: unknown variable bad" in out
+    assert "func.func @main()" in out
+    status, out, err = run_opt([str(src), "--split-input-file"], capsys)
+    assert status == 2
+    assert err == f"{src}:3:5: error: unknown variable bad\n"
+
+
+def test_undecodable_l0_input_is_a_user_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "p.l0"
+    src.write_bytes(b"fun int main() = \xff\n")
+    status, _, err = run_opt([str(src)], capsys)
+    assert status == 2
+    assert err.startswith(f"{src}:1:1: error: expected UTF-8 text, found byte 0xff")
+
+
+@dataclass(frozen=True)
+class BreakIrPass(ModulePass):
+    """Make every soac.size ask for a dimension its array lacks (a deliberately wrong pass)."""
+
+    name = "break-ir"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for o in op.walk():
+            if isinstance(o, soac.SizeOp):
+                o.properties["dim"] = IntAttr(5)
+
+
+@dataclass(frozen=True)
+class CrashPass(ModulePass):
+    """Fail with a Python exception (a deliberately buggy pass)."""
+
+    name = "crash"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        raise KeyError("oops")
+
+
+def test_pass_that_breaks_the_ir_is_blamed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(PASSES, "break-ir", lambda: BreakIrPass)
+    src = tmp_path / "m.mlir"
+    src.write_text(MLIR)
+    status, _, err = run_opt([str(src), "-p", "cse,break-ir"], capsys)
+    assert status == 2
+    first = err.splitlines()[0]
+    assert first.startswith("l0-opt: error: the IR does not verify after pass 'break-ir' "
+                            "(a bug in that pass): ")
+    assert first.endswith("expected dim in [0, 1) for an array of rank 1, found 5")
+    assert '"soac.size"' in err  # the IR, with the culprit marked
+
+
+def test_crashing_pass_is_an_internal_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("L0_TRACEBACK", raising=False)
+    monkeypatch.setitem(PASSES, "crash", lambda: CrashPass)
+    src = tmp_path / "m.mlir"
+    src.write_text(MLIR)
+    status, _, err = run_opt([str(src), "-p", "crash"], capsys)
+    assert status == 3
+    assert "internal compiler error: KeyError" in err
+    assert "Traceback" not in err
+
+
+def test_verify_diagnostics_succeeds_on_invalid_ir(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "m.mlir"
+    src.write_text(MLIR.replace("size(0)", "size(1)"))
+    status, out, _ = run_opt([str(src), "--verify-diagnostics"], capsys)
+    assert status == 0
+    assert out.startswith("expected dim in [0, 1) for an array of rank 1, found 1\n")
+
+
+def test_help_lists_every_registered_pass_with_its_summary(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, _ = run_opt(["--help"], capsys)
+    assert status == 0
+    listing = out.split("passes (-p / --pass-pipeline):\n", 1)[1]
+    rows = [line.split(None, 1) for line in listing.splitlines() if line.strip()]
+    assert rows == [[name, summary] for name, summary in describe_passes()]
