@@ -100,9 +100,7 @@ def test_long_let_chain_does_not_recurse() -> None:
     for i in range(n, 0, -1):
         rhs = A.BinOp(L, op="+", lhs=var(f"x{i - 1}", INT), rhs=lit(1), type=INT)
         body = A.LetPat(L, pat=A.PId(f"x{i}", L), value=rhs, body=body, type=INT)
-    start = time.perf_counter()
     m = build(fun("f", INT, [(INT, "x0")], body))
-    assert time.perf_counter() - start < 5
     assert len(ops_named(m, "arith.addi")) == n
     assert len(ops_named(m, "arith.constant")) == 1  # one pooled constant
 

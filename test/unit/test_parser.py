@@ -708,9 +708,8 @@ def test_deep_nesting() -> None:
     assert isinstance(exp(f"loop ({deep_pattern}) = for i < n do x in x"), A.DoLoop)
 
 
-def test_parse_speed() -> None:
-    import time
-
+def test_parse_large_program() -> None:
+    # Speed is measured by `benchmarks/compile_time.py`, not asserted here.
     fn = """fun [int] f{i}([int] xs, int n) =
   let ys = map(fn int (int x) => x * {i} + n - -3 pow 2, xs) in
   let {{a, b}} = split(n, ys) in
@@ -719,10 +718,8 @@ def test_parse_speed() -> None:
   in if n < 0 then concat(a, b) else scan(op +, 0, ys)
 """
     text = "".join(fn.format(i=i) for i in range(60))  # 360 lines
-    _parser()
-    start = time.perf_counter()
-    parse_program(text, "big.l0")
-    assert time.perf_counter() - start < 0.3
+    prog = parse_program(text, "big.l0")
+    assert [f.name for f in prog.fundefs] == [f"f{i}" for i in range(60)]
 
 
 # ---------------------------------------------------------------------------------

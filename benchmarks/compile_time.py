@@ -1,0 +1,112 @@
+"""Compile-time benchmark: how long each stage takes on a ~350-line program.
+
+    python -m benchmarks.compile_time [FILE.l0 ...]
+
+Without files it concatenates the larger programs of the test corpus (renaming their
+functions apart) into one program of at least 350 lines, as the issues' compile-time
+targets ask. Prints the median time of parse, type check, internalisation, the default
+optimisation pipeline (if present) and the CPU back end (if present), over 5 runs, each
+in this one process after a warm-up run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ["raytrace", "montecarlo", "lu_pivot", "vm", "blackscholes", "tridag", "lu"]
+
+
+def corpus_program(min_lines: int = 350) -> str:
+    """Several corpus programs in one, their functions renamed apart, `main` from the first."""
+    parts: list[str] = []
+    for k, name in enumerate(CORPUS):
+        path = ROOT / "test" / "programs" / "benchmarks" / f"{name}.l0"
+        if not path.exists():
+            continue
+        text = path.read_text(encoding="utf-8")
+        names = re.findall(r"\bfun\s+[^(=]*?\b([A-Za-z][A-Za-z0-9_]*)\s*\(", text)
+        for fname in sorted(set(names), key=len, reverse=True):
+            if k == 0 and fname == "main":
+                continue
+            text = re.sub(rf"\b{fname}\b(?=\s*[(,)])", f"{fname}_{k}", text)
+        parts.append(text)
+        if sum(p.count("\n") for p in parts) >= min_lines:
+            break
+    return "\n".join(parts)
+
+
+def median_time(work: Callable[[], object], runs: int = 5) -> float:
+    work()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("files", nargs="*", help="L0 programs (default: a 350-line corpus program)")
+    args = ap.parse_args(argv)
+    sources = [(f, Path(f).read_text(encoding="utf-8")) for f in args.files] or [
+        ("corpus-350.l0", corpus_program())
+    ]
+
+    from l0.bigstack import call_with_big_stack
+    from l0.internalise import internalise
+    from l0.syntax.parser import parse_program
+    from l0.typecheck import check_program
+
+    for name, text in sources:
+        print(f"{name}: {text.count(chr(10)) + 1} lines")
+
+        def parse(text: str = text, name: str = name) -> object:
+            return parse_program(text, name)
+
+        def check(text: str = text, name: str = name) -> object:
+            prog = parse_program(text, name)
+            check_program(prog)
+            return prog
+
+        def front_end(text: str = text, name: str = name) -> object:
+            return internalise(check(text, name))
+
+        stages: list[tuple[str, Callable[[], object]]] = [
+            ("parse", parse),
+            ("parse + check", check),
+            ("parse + check + internalise", front_end),
+        ]
+        try:
+            from l0.passes.pipeline import optimise
+
+            stages.append(("front end + default pipeline", lambda: optimise(front_end())))
+        except ImportError:
+            pass
+        try:
+            from l0.api import CompiledProgram
+
+            stages.append(
+                ("front end + cpu back end", lambda: CompiledProgram(text, name, "cpu"))
+            )
+        except ImportError:
+            pass
+        for label, work in stages:
+            try:
+                seconds = call_with_big_stack(lambda work=work: median_time(work))
+            except Exception as err:  # a stage that is not available yet
+                print(f"  {label:32s} unavailable ({type(err).__name__}: {err})")
+                continue
+            print(f"  {label:32s} {seconds * 1000:8.1f} ms")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
