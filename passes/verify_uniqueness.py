@@ -35,6 +35,18 @@ from l0.dialects import soac
 Roots = frozenset[SSAValue]
 
 
+@dataclass(frozen=True)
+class _Body:
+    """The loop or lambda body being walked: it may consume only its parameters and
+    arrays it creates itself, since it runs repeatedly."""
+
+    op: Operation
+    params: Roots
+
+    def may_consume(self, root: SSAValue) -> bool:
+        return root in self.params or _defined_inside(root, self.op)
+
+
 @dataclass
 class _State:
     """What is known at one program point of one function."""
@@ -89,7 +101,7 @@ class _Checker:
                     f"{_describe(state.consumed[root])}"
                 )
 
-    def consume(self, state: _State, op: Operation, v: SSAValue, allowed: Roots | None) -> None:
+    def consume(self, state: _State, op: Operation, v: SSAValue, allowed: _Body | None) -> None:
         """Mark `v`'s roots consumed by `op`; `allowed` limits what a loop/lambda body may consume."""
         for root in self.roots(state, v):
             if root in state.non_unique_params:
@@ -97,7 +109,7 @@ class _Checker:
                     f"verify-uniqueness: {_describe(op)} consumes {_value_name(v)}, "
                     "which aliases a non-unique parameter"
                 )
-            if allowed is not None and root not in allowed:
+            if allowed is not None and not allowed.may_consume(root):
                 raise PassFailedException(
                     f"verify-uniqueness: {_describe(op)} inside a loop or lambda consumes "
                     f"{_value_name(v)}, which is defined outside it"
@@ -136,13 +148,13 @@ class _Checker:
                 )
             seen |= roots
 
-    def block(self, block: Block, state: _State, allowed: Roots | None) -> None:
+    def block(self, block: Block, state: _State, allowed: _Body | None) -> None:
         for op in block.ops:
             for v in op.operands:
                 self.check_use(state, op, v)
             self.op(op, state, allowed)
 
-    def op(self, op: Operation, state: _State, allowed: Roots | None) -> None:
+    def op(self, op: Operation, state: _State, allowed: _Body | None) -> None:
         match op:
             case soac.UpdateOp():
                 if _is_array(op.value) and self.roots(state, op.value) & self.roots(
@@ -184,7 +196,7 @@ class _Checker:
                     for block in region.blocks:
                         self.block(block, state, allowed)
 
-    def call(self, op: func.CallOp, state: _State, allowed: Roots | None) -> None:
+    def call(self, op: func.CallOp, state: _State, allowed: _Body | None) -> None:
         callee = SymbolTable.lookup_symbol(self.module, op.callee)
         unique_params = (
             [soac.UNIQUE_ATTR in a for a in _arg_attrs(callee)]
@@ -214,7 +226,7 @@ class _Checker:
                 continue  # a unique result is fresh
             self.alias(state, r, *observed)
 
-    def if_(self, op: scf.IfOp, state: _State, allowed: Roots | None) -> None:
+    def if_(self, op: scf.IfOp, state: _State, allowed: _Body | None) -> None:
         branches: list[_State] = []
         yields: list[list[SSAValue]] = []
         for region in (op.true_region, op.false_region):
@@ -233,13 +245,13 @@ class _Checker:
                     roots |= self.roots(branch, ys[i])
             state.roots[r] = frozenset(roots)
 
-    def for_(self, op: scf.ForOp, state: _State, allowed: Roots | None) -> None:
+    def for_(self, op: scf.ForOp, state: _State, allowed: _Body | None) -> None:
         body = op.body.block
         merge = list(body.args[1:])
         inner = state.copy()
         for arg in merge:
             inner.roots[arg] = frozenset((arg,))
-        self.block(body, inner, frozenset(merge))
+        self.block(body, inner, _Body(op, frozenset(merge)))
         consumed_merge = [arg in inner.consumed for arg in merge]
         yielded = list(body.last_op.operands) if body.last_op is not None else []
         for i, init in enumerate(op.iter_args):
@@ -268,7 +280,7 @@ class _Checker:
         accs: list[SSAValue],
         arrays: list[SSAValue],
         state: _State,
-        allowed: Roots | None,
+        allowed: _Body | None,
     ) -> None:
         """A SOAC lambda: its parameters stand for accumulators `accs` and rows of `arrays`."""
         if not region.blocks:
@@ -277,7 +289,7 @@ class _Checker:
         inner = state.copy()
         for p in params:
             inner.roots[p] = frozenset((p,))
-        self.block(region.block, inner, frozenset(params))
+        self.block(region.block, inner, _Body(op, frozenset(params)))
         sources = accs + arrays
         for p, source in zip(params, sources, strict=False):
             if p in inner.consumed:

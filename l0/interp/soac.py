@@ -326,7 +326,11 @@ def _reshape(e: Emitter, op: Operation) -> None:
 def _transpose(e: Emitter, op: Operation) -> None:
     assert isinstance(op, d.TransposeOp)
     k, n = op.k.data, op.n.data
-    e.line(f"{_result(e, op)} = np.moveaxis({e.name(op.array)}, {k}, {k + n})")
+    r = _result(e, op)
+    e.line(f"{r} = np.moveaxis({e.name(op.array)}, {k}, {k + n})")
+    # An array without elements has every dimension 0 (L0-REFERENCE 5, `size`), also
+    # after a transpose moves its zero dimension inwards.
+    e.line(f"{r} = {r} if {r}.size else {r}.reshape((0,) * {r}.ndim)")
 
 
 @emits("soac.split")

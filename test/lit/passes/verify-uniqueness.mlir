@@ -52,3 +52,19 @@ func.func @branches(%c: i1, %n: i64, %i: i64) -> tensor<?xi64> {
   func.return %r : tensor<?xi64>
 }
 // CHECK-LABEL: func.func @branches
+
+// -----
+
+// A loop body may consume an array it creates itself.
+func.func @consume_local_in_loop(%n: i64) -> i64 {
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %r = scf.for %i = %zero to %n step %one iter_args(%s = %zero) -> (i64) : i64 {
+    %a = soac.iota %n
+    %u = soac.update %a[%i] = %i : tensor<?xi64>
+    %e = soac.index %u[%i] : tensor<?xi64> -> i64
+    scf.yield %e : i64
+  }
+  func.return %r : i64
+}
+// CHECK-LABEL: func.func @consume_local_in_loop

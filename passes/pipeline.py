@@ -1,0 +1,217 @@
+"""The default optimisation pipeline (`-O`) and the driver that runs passes to a fixed point.
+
+The order follows the thesis: inlining first, since every other optimisation is
+intraprocedural (5.1); simplification (5.3) before anything that pattern-matches
+definitions; hindrance removal (chapter 9) before the Rebinder (chapter 6), whose
+hoisting it enables (9.1.3), and before fusion (chapter 7), whose legality it enables.
+One round of the list is rarely enough (each pass exposes work for the others: an
+inlined body has constants to fold, a rewritten size can be hoisted, a hoisted size
+merged with another, a merged size proves a bounds check redundant...), so `optimise`
+repeats the list until the module stops changing.
+
+`optimise(module, verify=True)` is what tests use: after every pass it verifies the
+module and checks uniqueness (`verify-uniqueness`), as Futhark's pipeline type-checks
+after every pass; a failure is the compiler's fault, reported as a `PipelineError`
+naming the pass, with the IR it produced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from l0.passes import PASSES
+
+DEFAULT: tuple[str, ...] = (
+    # 5.1: all later passes are intraprocedural; inlining hands them the callee's SOACs,
+    # sizes and checks (and the sizes of arrays returned by calls).
+    "inline",
+    # 5.3: copy/constant propagation and folding, index folding, pruning of checks that
+    # hold: size-hindrance then sees `iota(n)` with `n` folded, literals instead of copies.
+    "simplify",
+    # 9.1: sizes of SOAC outputs become sizes of inputs or parameters, removing uses
+    # that block fusion, and making checks inside loops and lambdas loop-invariant.
+    "size-hindrance",
+    # 9.2: `b[i]` of a cheap `b = map(f, a)` becomes `f(a[i])`, another fusion
+    # hindrance gone; after size-hindrance, so that `b`'s other uses are already gone.
+    "inline-map-index",
+    # 6: hoist (now loop-invariant) sizes and checks out of loops and lambdas (9.1.3)
+    # and merge equal computations, e.g. the many `size(0, a)` size-hindrance creates.
+    "rebind",
+    # Bounds checks proved by a loop bound or an earlier check: needs CSE to have made
+    # the loop bound and the checked size one value.
+    "bounds",
+    # Fold what the passes above left: `Checked` certificates, constant selects of
+    # size-hindrance, conditions made constant by bounds.
+    "simplify",
+    # Remove what no longer has uses: maps whose only uses were sizes or indexings,
+    # functions inlined everywhere.
+    "dce",
+    # Thesis 7 and 9.1.2: fusion goes here once it exists, after hindrance removal and
+    # the Rebinder; the fixed-point loop then gives the "fuse, remove hindrances, fuse
+    # again" order of 9.1.2 that undoes hindrances size-hindrance itself may create.
+)
+"""The passes of `-O`, in order (one round; `optimise` repeats it to a fixed point)."""
+
+CHECKS = frozenset({"verify-uniqueness"})
+"""Registered passes that check the IR and change nothing."""
+
+MAX_ROUNDS = 8
+"""Rounds of the pipeline after which `optimise` stops even if the module still changes."""
+
+
+class PipelineError(Exception):
+    """A pass crashed, or left IR that does not verify or breaks uniqueness: a compiler
+    bug. `pass_name` is the pass (None: the IR given to the pipeline was already
+    wrong); `ir` is the module as the pass left it."""
+
+    def __init__(self, pass_name: str | None, problem: str, ir: str) -> None:
+        culprit = "the input of the pipeline" if pass_name is None else f"pass '{pass_name}'"
+        dump = "input" if pass_name is None else f"after '{pass_name}'"
+        super().__init__(f"{culprit} {problem}\n--- IR {dump} ---\n{ir}")
+        self.pass_name = pass_name
+        self.problem = problem
+        self.ir = ir
+
+
+def default_pipeline() -> list[str]:
+    """`DEFAULT` without the passes not registered (yet): what `-O` runs."""
+    return [name for name in DEFAULT if name in PASSES]
+
+
+def optimisation_passes() -> list[str]:
+    """Every registered pass that transforms the IR (not the checks), sorted by name."""
+    return sorted(name for name in PASSES if name not in CHECKS)
+
+
+def _instantiate(names: Sequence[str]) -> list[ModulePass]:
+    unknown = [n for n in names if n not in PASSES]
+    if unknown:
+        raise ValueError(
+            f"unknown pass '{unknown[0]}'; expected one of: {', '.join(sorted(PASSES))}"
+        )
+    return [PASSES[n]()() for n in names]
+
+
+def module_text(module: ModuleOp) -> str:
+    """`module` printed (even when it does not verify), for error reports."""
+    from io import StringIO
+
+    from xdsl.printer import Printer
+
+    out = StringIO()
+    try:
+        Printer(stream=out).print_op(module)
+    except Exception as err:  # the IR is broken enough to break the printer
+        out.write(f"\n<the printer failed: {type(err).__name__}: {err}>")
+    return out.getvalue()
+
+
+def _fingerprint(module: ModuleOp) -> list[object]:
+    """The structure of `module`, cheap to take and compare (printing costs twenty times
+    more): every op in textual order with its parent, operands, properties and
+    attributes. The ops themselves are kept, so no id is reused in between."""
+    out: list[object] = []
+    add = out.append
+    for op in module.walk():
+        add(op)
+        add(op.parent)
+        add(tuple(op.operands))
+        if op.properties:
+            add(tuple(op.properties.items()))
+        if op.attributes:
+            add(tuple(op.attributes.items()))
+    return out
+
+
+def _context() -> Context:
+    from l0.dialects.context import l0_context
+
+    return l0_context()
+
+
+def check(module: ModuleOp, ctx: Context, after: str | None) -> None:
+    """Verify `module` and check uniqueness (`verify-uniqueness`); a failure is a
+    `PipelineError` blaming pass `after` (None: the input of the pipeline)."""
+    from l0.passes.verify_uniqueness import VerifyUniquenessPass
+
+    try:
+        module.verify()
+    except Exception as err:
+        problem = "left IR that does not verify" if after else "does not verify"
+        raise PipelineError(after, f"{problem}: {err}", module_text(module)) from err
+    try:
+        VerifyUniquenessPass().apply(ctx, module)
+    except Exception as err:
+        problem = "broke uniqueness" if after else "breaks uniqueness"
+        raise PipelineError(after, f"{problem}: {err}", module_text(module)) from err
+
+
+def run_pass(p: ModulePass, module: ModuleOp, ctx: Context, *, verify: bool) -> None:
+    """Apply one pass; with `verify`, `check` the module afterwards. Any failure becomes
+    a `PipelineError` that names the pass."""
+    try:
+        p.apply(ctx, module)
+    except (RecursionError, MemoryError):
+        raise  # resource limits: reported as such by the drivers
+    except Exception as err:
+        raise PipelineError(p.name, f"failed: {type(err).__name__}: {err}",
+                            module_text(module)) from err
+    if verify:
+        check(module, ctx, p.name)
+
+
+def optimise(
+    module: ModuleOp,
+    names: Sequence[str] | None = None,
+    *,
+    verify: bool = False,
+    max_rounds: int = MAX_ROUNDS,
+    ctx: Context | None = None,
+) -> int:
+    """Run the passes `names` (default: `default_pipeline()`) over `module` in place, in
+    order and then again from the first, until every pass in the list has run once
+    more without changing the module (`_fingerprint`), or `max_rounds` times the list
+    has run. Returns the number of passes run.
+
+    One pass changing nothing does not end the loop: the module is at a fixed point
+    when every pass of the list, one after the other, has left it as it was.
+
+    With `verify`, the module is verified and checked for uniqueness before the first
+    pass and after every pass (`check`). Raises `ValueError` for an unknown pass name
+    and `PipelineError` for a failing pass.
+    """
+    passes = _instantiate(default_pipeline() if names is None else names)
+    ctx = ctx or _context()
+    if verify:
+        check(module, ctx, None)
+    if not passes:
+        return 0
+    state = _fingerprint(module)
+    unchanged = 0  # passes run in a row without changing the module
+    runs = 0
+    while unchanged < len(passes) and runs < max_rounds * len(passes):
+        run_pass(passes[runs % len(passes)], module, ctx, verify=verify)
+        runs += 1
+        after = _fingerprint(module)
+        unchanged = unchanged + 1 if after == state else 0
+        state = after
+    return runs
+
+
+@dataclass(frozen=True)
+class OptimisePass(ModulePass):
+    """Run the default pipeline to a fixed point (`l0-opt -O`; not a registered pass).
+
+    Options: `verify` checks the IR and uniqueness after every pass (`check`)."""
+
+    name = "optimise"
+
+    verify: bool = False
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        optimise(op, verify=self.verify, ctx=ctx)

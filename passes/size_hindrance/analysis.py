@@ -1,0 +1,308 @@
+"""The size analysis of thesis 9.1.1: expressions equal to the sizes of arrays.
+
+`SizeAnalysis.alternatives(a, k)` gives, from the op that defines `a` (or the loop or
+lambda whose parameter it is), expressions equal to `size(k, a)` in terms of that op's
+operands; `best(a, k)` follows them back as far as they go and keeps the expression of
+the best quality (`Depths`). Equations that hold only for non-empty arrays are kept
+exact (Note [Sizes of empty arrays]); `strict` restricts the choice to arrays that are
+never consumed (Note [Sizes of consumed arrays], both in `l0.passes.size_hindrance`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+
+from l0.dialects import soac
+from l0.passes.consumption import Consumption
+from l0.passes.size_hindrance.expressions import (
+    Add,
+    Const,
+    Depths,
+    Dim,
+    Expr,
+    Max,
+    NonZero,
+    Scalar,
+    Sub,
+    add,
+    free_values,
+    maximum,
+    nonzero,
+    sub,
+)
+
+# ---------------------------------------------------------------------------------------
+# Size analysis (thesis 9.1.1)
+# ---------------------------------------------------------------------------------------
+
+# Note [Memoising loop sizes]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Whether a loop keeps the size of a merge value is decided by following the equations
+# from the value it yields back to the merge parameter. On the way, the size of that
+# same parameter may be asked for (a map over it in the body), which needs the answer
+# being computed; it is assumed "no", which is safe but may make the sizes found on the
+# way worse than they are. So what is found while a decision is pending is kept apart
+# and forgotten once the outermost pending decision is made.
+
+
+def _rank(v: SSAValue) -> int:
+    return v.type.get_num_dims() if isinstance(v.type, TensorType) else 0
+
+
+def defined_inside(v: SSAValue, op: Operation) -> bool:
+    """Whether `v` is defined in one of `op`'s regions."""
+    owner = v.op if isinstance(v, OpResult) else v.block if isinstance(v, BlockArgument) else None
+    return owner is not None and op.is_ancestor(owner)
+
+
+def transpose_permutation(rank: int, k: int, n: int) -> list[int]:
+    """perm[j] = the dimension of the source that is dimension j of `transpose(k, n, a)`."""
+    dims = list(range(rank))
+    dims.insert(k + n, dims.pop(k))
+    return dims
+
+
+def _guarded(guards: list[Expr], e: Expr) -> Expr:
+    for g in reversed(guards):
+        e = nonzero(g, e)
+    return e
+
+
+@dataclass
+class SizeAnalysis:
+    """Equal expressions for the sizes of array values, and the best of them.
+
+    `best(a, k)` may use any array; `best(a, k, strict=True)` only arrays that are never
+    consumed (Note [Sizes of consumed arrays])."""
+
+    consumption: Consumption
+    depths: Depths = field(default_factory=Depths)
+    best_memo: dict[tuple[SSAValue, int, bool], Expr] = field(default_factory=dict)
+    invariant_memo: dict[tuple[scf.ForOp, int, int], bool] = field(default_factory=dict)
+    in_progress: set[tuple[scf.ForOp, int, int]] = field(default_factory=set)
+    tentative_best: dict[tuple[SSAValue, int, bool], Expr] = field(default_factory=dict)
+    tentative_invariant: dict[tuple[scf.ForOp, int, int], bool] = field(default_factory=dict)
+    """What was found while a loop's invariance was being decided, on the assumption that
+    it is not invariant; forgotten once it is decided (Note [Memoising loop sizes])."""
+    consumed: frozenset[SSAValue] = frozenset()
+
+    def __post_init__(self) -> None:
+        self.consumed = frozenset().union(
+            *(c for _, closures in self.consumption.consumers for c in closures)
+        )
+
+    def never_consumed(self, e: Expr) -> bool:
+        """Whether no array `e` takes the size of may ever be consumed."""
+        return not any(
+            isinstance(v.type, TensorType) and self.consumption.closure(v) & self.consumed
+            for v in free_values(e)
+        )
+
+    def warm_up(self, root: Operation) -> None:
+        """Analyse every array defined in `root`, definitions before uses, so that the
+        memoised recursion of `best` stays shallow however long the program."""
+        for op in root.walk(region_first=True):
+            for r in op.results:
+                for k in range(_rank(r)):
+                    self.best(r, k)
+                    self.best(r, k, strict=True)
+
+    def best(self, array: SSAValue, dim: int, strict: bool = False) -> Expr:
+        """The best expression equal to `size(dim, array)` (itself when none is better);
+        with `strict`, one that takes sizes of never-consumed arrays only, or itself."""
+        key = (array, dim, strict)
+        found = self.best_memo.get(key) or self.tentative_best.get(key)
+        if found is not None:
+            return found
+        current: Expr = Dim(array, dim)
+        best, best_cost = current, self.depths.cost(current)
+        for alternative in self.alternatives(array, dim, strict):
+            candidate = self.resolve(alternative, strict)
+            if strict and not self.never_consumed(candidate):
+                continue
+            cost = self.depths.cost(candidate)
+            if cost < best_cost:
+                best, best_cost = candidate, cost
+        (self.tentative_best if self.in_progress else self.best_memo)[key] = best
+        return best
+
+    def resolve(self, e: Expr, strict: bool = False) -> Expr:
+        """`e` with each size replaced by its best form, simplified."""
+        match e:
+            case Dim(array=a, dim=k):
+                return self.best(a, k, strict)
+            case Scalar(value=v):
+                if isinstance(v, OpResult) and isinstance(v.op, soac.SizeOp):
+                    return self.best(v.op.array, v.op.dim.data, strict)
+                return e
+            case Const():
+                return e
+            case Add(left=x, right=y):
+                return add(self.resolve(x, strict), self.resolve(y, strict))
+            case Sub(left=x, right=y):
+                return sub(self.resolve(x, strict), self.resolve(y, strict))
+            case Max(left=x, right=y):
+                return maximum(self.resolve(x, strict), self.resolve(y, strict))
+            case NonZero(guard=g, value=x):
+                simpler = nonzero(g, x)
+                if not isinstance(simpler, NonZero):
+                    return self.resolve(simpler, strict)
+                return nonzero(self.resolve(g, strict), self.resolve(x, strict))
+
+    def replacement(self, op: soac.SizeOp) -> Expr | None:
+        """What `op` should become, or None: the best expression if no array it takes
+        the size of may be consumed before `op`, else the best of never-consumed arrays."""
+        current = Dim(op.array, op.dim.data)
+        best = self.best(op.array, op.dim.data)
+        if best == current:
+            return None
+        arrays = [v for v in free_values(best) if isinstance(v.type, TensorType)]
+        if self.consumption.consumed_before_use(arrays, op) is None:
+            return best
+        best = self.best(op.array, op.dim.data, strict=True)
+        return None if best == current else best
+
+    # -- the equations of 9.1.1, one step ------------------------------------------------
+
+    def alternatives(self, array: SSAValue, k: int, strict: bool = False) -> list[Expr]:
+        """Expressions equal to `size(k, array)`, from the definition of `array`."""
+        if isinstance(array, BlockArgument):
+            return self._parameter(array, k)
+        assert isinstance(array, OpResult)
+        op = array.op
+        match op:
+            case soac.IotaOp():
+                return [Scalar(op.n)]
+            case soac.ReplicateOp():
+                return [Scalar(op.n) if k == 0 else nonzero(Scalar(op.n), Dim(op.value, k - 1))]
+            case soac.ArrayOp():
+                return [Const(len(op.elems)) if k == 0 else Dim(op.elems[0], k - 1)]
+            case soac.EmptyOp():
+                return [Const(0)]
+            case soac.CopyOp() | soac.UpdateOp():
+                return [Dim(op.array, k)]
+            case soac.TraceOp():
+                return [Dim(op.inputs[array.index], k)]
+            case soac.IndexOp():
+                return [Dim(op.array, k + len(op.indices))]
+            case soac.ReshapeOp():
+                guards: list[Expr] = [Scalar(d) for d in op.shape[:k]]
+                return [_guarded(guards, Scalar(op.shape[k]))]
+            case soac.TransposeOp():
+                perm = transpose_permutation(_rank(op.array), op.k.data, op.n.data)
+                guards = [Dim(op.array, perm[i]) for i in range(k) if perm[i] > perm[k]]
+                return [_guarded(guards, Dim(op.array, perm[k]))]
+            case soac.SplitOp():
+                rows = Scalar(op.at) if array.index == 0 else Sub(Dim(op.array, 0), Scalar(op.at))
+                return [rows if k == 0 else nonzero(rows, Dim(op.array, k))]
+            case soac.ConcatOp():
+                if k == 0:
+                    return [Add(Dim(op.a, 0), Dim(op.b, 0))]
+                return [Max(Dim(op.a, k), Dim(op.b, k))]
+            case soac.MapOp() | soac.ScanOp():
+                return self._soac_output(op, array.index, k, strict)
+            case scf.ForOp():
+                if self.merge_invariant(op, array.index, k):
+                    return [Dim(op.iter_args[array.index], k)]
+                return []
+            case scf.IfOp():
+                return self._branches(op, array.index, k, strict)
+            case _:
+                return []
+
+    def _parameter(self, arg: BlockArgument, k: int) -> list[Expr]:
+        """A lambda's row parameter has the inner sizes of its array; a loop's merge
+        parameter those of its initial value when the loop keeps them."""
+        owner = arg.block.parent_op()
+        match owner:
+            case soac.MapOp() | soac.FilterOp():
+                return [Dim(owner.inputs[arg.index], k + 1)]
+            case soac.ReduceOp() | soac.ScanOp():
+                rows = arg.index - len(owner.neutral)
+                return [Dim(owner.inputs[rows], k + 1)] if rows >= 0 else []
+            case soac.RedomapOp():
+                rows = arg.index - len(owner.neutral)
+                inner = arg.block.parent_region() is owner.inner
+                return [Dim(owner.inputs[rows], k + 1)] if inner and rows >= 0 else []
+            case scf.ForOp():
+                merge = arg.index - 1
+                if merge >= 0 and self.merge_invariant(owner, merge, k):
+                    return [Dim(owner.iter_args[merge], k)]
+                return []
+            case _:
+                return []
+
+    def _soac_output(self, op: soac.MapOp | soac.ScanOp, index: int, k: int,
+                     strict: bool) -> list[Expr]:
+        """Outputs of map and scan have as many rows as the inputs; the rows are what the
+        lambda yields, whose size is known when it does not depend on the lambda."""
+        if k == 0:
+            return [Dim(v, 0) for v in op.inputs]
+        yielded = op.body.block.last_op
+        if not isinstance(yielded, soac.YieldOp):
+            return []
+        row = self.best(yielded.values[index], k - 1, strict)
+        if any(defined_inside(v, op) for v in free_values(row)):
+            return []
+        return [nonzero(Dim(op.inputs[0], 0), row)]
+
+    def _branches(self, op: scf.IfOp, index: int, k: int, strict: bool) -> list[Expr]:
+        """An `if` result has a known size when both branches agree on it."""
+        sizes: list[Expr] = []
+        for region in (op.true_region, op.false_region):
+            last = region.block.last_op if region.blocks else None
+            if not isinstance(last, scf.YieldOp) or index >= len(last.operands):
+                return []
+            sizes.append(self.best(last.operands[index], k, strict))
+        if sizes[0] != sizes[1] or any(defined_inside(v, op) for v in free_values(sizes[0])):
+            return []
+        return [sizes[0]]
+
+    # -- loops ---------------------------------------------------------------------------
+
+    def merge_invariant(self, loop: scf.ForOp, merge: int, k: int) -> bool:
+        """Whether every iteration of `loop` keeps dimension `k` of merge value `merge`:
+        the value yielded for it is, by the equations above, of the size of the merge
+        parameter itself (induction over the iterations; 9.1.1's loop rule)."""
+        key = (loop, merge, k)
+        found = self.invariant_memo.get(key, self.tentative_invariant.get(key))
+        if found is not None:
+            return found
+        if key in self.in_progress:
+            return False  # asked while answering it: assume not (Note [Memoising loop sizes])
+        self.in_progress.add(key)
+        try:
+            result = self._reaches_parameter(loop, merge, k)
+        finally:
+            self.in_progress.discard(key)
+        if self.in_progress:
+            self.tentative_invariant[key] = result
+        else:
+            self.invariant_memo[key] = result
+            self.tentative_best.clear()
+            self.tentative_invariant.clear()
+        return result
+
+    def _reaches_parameter(self, loop: scf.ForOp, merge: int, k: int) -> bool:
+        body = loop.body.block
+        target = body.args[merge + 1]
+        last = body.last_op
+        if not isinstance(last, scf.YieldOp) or not isinstance(target.type, TensorType):
+            return False
+        seen: set[tuple[SSAValue, int]] = set()
+        stack = [(last.operands[merge], k)]
+        while stack:
+            v, d = stack.pop()
+            if v is target and d == k:
+                return True
+            if (v, d) in seen or not defined_inside(v, loop):
+                continue
+            seen.add((v, d))
+            if isinstance(v, BlockArgument) and v.block is body:
+                continue  # another merge parameter: nothing is assumed about it
+            stack.extend((e.array, e.dim) for e in self.alternatives(v, d) if isinstance(e, Dim))
+        return False

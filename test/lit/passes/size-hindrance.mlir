@@ -1,0 +1,419 @@
+// RUN: l0-opt %s -p size-hindrance --split-input-file | filecheck %s
+// RUN: l0-opt %s -p size-hindrance,verify-uniqueness --split-input-file > /dev/null
+
+// Thesis Figure 37: the size of a map's output is the size of its input, so the map's
+// output is no longer used by the size (a hindrance to fusion).
+func.func @map_output(%a: tensor<?xi64>) -> (tensor<?xi64>, i64) {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    soac.yield %x : i64
+  }
+  %n = soac.size(0) %b : tensor<?xi64>
+  func.return %b, %n : tensor<?xi64>, i64
+}
+// CHECK-LABEL: func.func @map_output
+// CHECK: [[N:%.*]] = soac.size(0) %a : tensor<?xi64>
+// CHECK-NOT: soac.size
+// CHECK: func.return %b, [[N]]
+
+// -----
+
+// Thesis 9.1: the zip check of `map(op+, zip(map(f, a), map(g, b)))` checks the sizes
+// of the parameters a and b, not of the maps' outputs.
+func.func @zip_check(%a: tensor<?xi64>, %b: tensor<?xi64>) -> tensor<?xi64> {
+  %a2 = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    soac.yield %x : i64
+  }
+  %b2 = soac.map(%y = %b : tensor<?xi64>) -> tensor<?xi64> {
+    soac.yield %y : i64
+  }
+  %m = soac.size(0) %a2 : tensor<?xi64>
+  %n = soac.size(0) %b2 : tensor<?xi64>
+  %ok = arith.cmpi eq, %m, %n : i64
+  %c = soac.assert %ok, "zip" at "t.l0:4:5"
+  %r = soac.map(%x = %a2, %y = %b2 : tensor<?xi64>, tensor<?xi64>) <%c> -> tensor<?xi64> {
+    %s = arith.addi %x, %y : i64
+    soac.yield %s : i64
+  }
+  func.return %r : tensor<?xi64>
+}
+// CHECK-LABEL: func.func @zip_check
+// CHECK-DAG: [[M:%.*]] = soac.size(0) %a : tensor<?xi64>
+// CHECK-DAG: [[N:%.*]] = soac.size(0) %b : tensor<?xi64>
+// CHECK: arith.cmpi eq, [[M]], [[N]] : i64
+
+// -----
+
+// Thesis Figure 38: of size(0, b) and size(0, a), the size of the parameter is better.
+func.func @highest_quality(%a: tensor<?xi64>) -> tensor<?xi64> {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    soac.yield %x : i64
+  }
+  %c = soac.map(%x = %b : tensor<?xi64>) -> tensor<?xi64> {
+    soac.yield %x : i64
+  }
+  %n = soac.size(0) %c : tensor<?xi64>
+  %d = soac.map(%x = %c : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.addi %x, %n : i64
+    soac.yield %y : i64
+  }
+  func.return %d : tensor<?xi64>
+}
+// CHECK-LABEL: func.func @highest_quality
+// CHECK: [[N:%.*]] = soac.size(0) %a : tensor<?xi64>
+// CHECK: arith.addi %{{.*}}, [[N]] : i64
+
+// -----
+
+// iota(n) has n rows; replicate(n, v) has n rows of the size of v, rows that exist
+// only when n > 0 (Note [Sizes of empty arrays]): a select unless n is a constant.
+func.func @iota_replicate(%n: i64, %v: tensor<?xf64>) -> (i64, i64, i64, i64) {
+  %i = soac.iota %n
+  %r = soac.replicate %n, %v : tensor<?xf64>
+  %three = arith.constant 3 : i64
+  %r3 = soac.replicate %three, %v : tensor<?xf64>
+  %s0 = soac.size(0) %i : tensor<?xi64>
+  %s1 = soac.size(0) %r : tensor<?x?xf64>
+  %s2 = soac.size(1) %r : tensor<?x?xf64>
+  %s3 = soac.size(1) %r3 : tensor<?x?xf64>
+  func.return %s0, %s1, %s2, %s3 : i64, i64, i64, i64
+}
+// CHECK-LABEL: func.func @iota_replicate
+// CHECK: [[V:%.*]] = soac.size(0) %v : tensor<?xf64>
+// CHECK: [[ZERO:%.*]] = arith.constant 0 : i64
+// CHECK: [[NZ:%.*]] = arith.cmpi ne, %n, [[ZERO]] : i64
+// CHECK: [[S2:%.*]] = arith.select [[NZ]], [[V]], [[ZERO]] : i64
+// CHECK: [[S3:%.*]] = soac.size(0) %v : tensor<?xf64>
+// CHECK: func.return %n, %n, [[S2]], [[S3]]
+
+// -----
+
+// split(i, a): i rows and size(0, a) - i rows; concat: the sum of the rows, and inner
+// sizes those of the operand that has rows.
+func.func @split_concat(%i: i64, %a: tensor<?x?xi64>, %b: tensor<?x?xi64>) -> (i64, i64, i64, i64) {
+  %x, %y = soac.split %i, %a : tensor<?x?xi64>
+  %c = soac.concat %a, %b : tensor<?x?xi64>
+  %s0 = soac.size(0) %x : tensor<?x?xi64>
+  %s1 = soac.size(0) %y : tensor<?x?xi64>
+  %s2 = soac.size(0) %c : tensor<?x?xi64>
+  %s3 = soac.size(1) %c : tensor<?x?xi64>
+  func.return %s0, %s1, %s2, %s3 : i64, i64, i64, i64
+}
+// CHECK-LABEL: func.func @split_concat
+// CHECK: [[A:%.*]] = soac.size(0) %a : tensor<?x?xi64>
+// CHECK: [[Y:%.*]] = arith.subi [[A]], %i : i64
+// CHECK: [[A0:%.*]] = soac.size(0) %a : tensor<?x?xi64>
+// CHECK: [[B0:%.*]] = soac.size(0) %b : tensor<?x?xi64>
+// CHECK: [[C0:%.*]] = arith.addi [[A0]], [[B0]] : i64
+// CHECK: [[A1:%.*]] = soac.size(1) %a : tensor<?x?xi64>
+// CHECK: [[B1:%.*]] = soac.size(1) %b : tensor<?x?xi64>
+// CHECK: [[C1:%.*]] = arith.maxsi [[A1]], [[B1]] : i64
+// CHECK: func.return %i, [[Y]], [[C0]], [[C1]]
+
+// -----
+
+// transpose permutes the sizes; a dimension that moves behind a 0 is 0 too.
+// reshape has the sizes it is given, under the same proviso.
+func.func @transpose_reshape(%a: tensor<?x?xi64>, %m: i64, %n: i64, %v: tensor<?xi64>) -> (i64, i64, i64, i64) {
+  %t = soac.transpose(0, 1) %a : tensor<?x?xi64>
+  %r = soac.reshape (%m, %n) %v : tensor<?xi64> -> tensor<?x?xi64>
+  %s0 = soac.size(0) %t : tensor<?x?xi64>
+  %s1 = soac.size(1) %t : tensor<?x?xi64>
+  %s2 = soac.size(0) %r : tensor<?x?xi64>
+  %s3 = soac.size(1) %r : tensor<?x?xi64>
+  func.return %s0, %s1, %s2, %s3 : i64, i64, i64, i64
+}
+// CHECK-LABEL: func.func @transpose_reshape
+// CHECK: [[T0:%.*]] = soac.size(1) %a : tensor<?x?xi64>
+// CHECK: [[G:%.*]] = soac.size(1) %a : tensor<?x?xi64>
+// CHECK: [[A0:%.*]] = soac.size(0) %a : tensor<?x?xi64>
+// CHECK: [[Z:%.*]] = arith.constant 0 : i64
+// CHECK: [[C:%.*]] = arith.cmpi ne, [[G]], [[Z]] : i64
+// CHECK: [[T1:%.*]] = arith.select [[C]], [[A0]], [[Z]] : i64
+// CHECK: [[Z2:%.*]] = arith.constant 0 : i64
+// CHECK: [[C2:%.*]] = arith.cmpi ne, %m, [[Z2]] : i64
+// CHECK: [[R1:%.*]] = arith.select [[C2]], %n, [[Z2]] : i64
+// CHECK: func.return [[T0]], [[T1]], %m, [[R1]]
+
+// -----
+
+// An array literal has as many rows as elements; a copy the sizes of its source.
+func.func @literal_copy(%x: i64, %a: tensor<?xi64>) -> (i64, i64) {
+  %l = soac.array [%x, %x, %x] : tensor<?xi64>
+  %c = soac.copy %a : tensor<?xi64>
+  %s0 = soac.size(0) %l : tensor<?xi64>
+  %s1 = soac.size(0) %c : tensor<?xi64>
+  func.return %s0, %s1 : i64, i64
+}
+// CHECK-LABEL: func.func @literal_copy
+// CHECK: [[THREE:%.*]] = arith.constant 3 : i64
+// CHECK: [[A:%.*]] = soac.size(0) %a : tensor<?xi64>
+// CHECK: func.return [[THREE]], [[A]]
+
+// -----
+
+// A row of a matrix has the matrix's inner size.
+func.func @row(%a: tensor<?x?xf64>, %i: i64) -> i64 {
+  %r = soac.index %a[%i] : tensor<?x?xf64> -> tensor<?xf64>
+  %n = soac.size(0) %r : tensor<?xf64>
+  func.return %n : i64
+}
+// CHECK-LABEL: func.func @row
+// CHECK: [[N:%.*]] = soac.size(1) %a : tensor<?x?xf64>
+// CHECK: func.return [[N]]
+
+// -----
+
+// Thesis 9.1.3: inside a lambda, the sizes of the rows are inner sizes of the arrays
+// outside, so the zip check in the lambda no longer depends on the lambda (and hoisting
+// can take it out).
+func.func @lambda_rows(%a: tensor<?x?xi64>, %b: tensor<?x?xi64>) -> tensor<?x?xi64> {
+  %r = soac.map(%ar = %a, %br = %b : tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64> {
+    %m = soac.size(0) %ar : tensor<?xi64>
+    %n = soac.size(0) %br : tensor<?xi64>
+    %ok = arith.cmpi eq, %m, %n : i64
+    %c = soac.assert %ok, "zip" at "t.l0:2:3"
+    %s = soac.map(%x = %ar, %y = %br : tensor<?xi64>, tensor<?xi64>) <%c> -> tensor<?xi64> {
+      %z = arith.addi %x, %y : i64
+      soac.yield %z : i64
+    }
+    soac.yield %s : tensor<?xi64>
+  }
+  func.return %r : tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @lambda_rows
+// CHECK: soac.map
+// CHECK-DAG: [[M:%.*]] = soac.size(1) %a : tensor<?x?xi64>
+// CHECK-DAG: [[N:%.*]] = soac.size(1) %b : tensor<?x?xi64>
+// CHECK: arith.cmpi eq, [[M]], [[N]] : i64
+
+// -----
+
+// The rows of a map's output are what its lambda yields: here a map over a row of `a`,
+// so size(1, c) is size(1, a) (0 when `a` is empty, as size(1, a) is then too).
+func.func @map_inner(%a: tensor<?x?xi64>) -> i64 {
+  %c = soac.map(%row = %a : tensor<?x?xi64>) -> tensor<?x?xi64> {
+    %d = soac.map(%x = %row : tensor<?xi64>) -> tensor<?xi64> {
+      soac.yield %x : i64
+    }
+    soac.yield %d : tensor<?xi64>
+  }
+  %n = soac.size(1) %c : tensor<?x?xi64>
+  func.return %n : i64
+}
+// CHECK-LABEL: func.func @map_inner
+// CHECK: [[N:%.*]] = soac.size(1) %a : tensor<?x?xi64>
+// CHECK: func.return [[N]]
+
+// -----
+
+// Rows of a size given from outside the lambda exist only when the map has rows.
+func.func @map_inner_guarded(%a: tensor<?xi64>, %m: i64) -> i64 {
+  %c = soac.map(%x = %a : tensor<?xi64>) -> tensor<?x?xi64> {
+    %i = soac.iota %m
+    soac.yield %i : tensor<?xi64>
+  }
+  %n = soac.size(1) %c : tensor<?x?xi64>
+  func.return %n : i64
+}
+// CHECK-LABEL: func.func @map_inner_guarded
+// CHECK: [[A:%.*]] = soac.size(0) %a : tensor<?xi64>
+// CHECK: [[Z:%.*]] = arith.constant 0 : i64
+// CHECK: [[C:%.*]] = arith.cmpi ne, [[A]], [[Z]] : i64
+// CHECK: [[N:%.*]] = arith.select [[C]], %m, [[Z]] : i64
+// CHECK: func.return [[N]]
+
+// -----
+
+// A loop whose body keeps the size of its merge value (in-place updates): the size of
+// the merge value inside, and of the result after, is that of the initial value, a copy
+// of `a`.
+func.func @loop_merge(%a: tensor<?xi64>, %n: i64) -> (tensor<?xi64>, i64) {
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %init = soac.copy %a : tensor<?xi64>
+  %r = scf.for %i = %zero to %n step %one iter_args(%acc = %init) -> (tensor<?xi64>) : i64 {
+    %m = soac.size(0) %acc : tensor<?xi64>
+    %u = soac.update %acc[%i] = %m : tensor<?xi64>
+    scf.yield %u : tensor<?xi64>
+  }
+  %s = soac.size(0) %r : tensor<?xi64>
+  func.return %r, %s : tensor<?xi64>, i64
+}
+// CHECK-LABEL: func.func @loop_merge
+// CHECK: scf.for
+// CHECK: [[M:%.*]] = soac.size(0) %a : tensor<?xi64>
+// CHECK: soac.update %acc[%i] = [[M]]
+// CHECK: }
+// CHECK: [[S:%.*]] = soac.size(0) %a : tensor<?xi64>
+// CHECK: func.return %r, [[S]]
+
+// -----
+
+// The loop consumes `p` after the uses in its body: inside, the size of the merge value
+// is that of `p`; after the loop, `p` is consumed and the size stays that of the result.
+func.func @loop_consumes_parameter(%p: tensor<?xi64> {soac.unique}, %n: i64) -> (tensor<?xi64> {soac.unique}, i64) {
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %r = scf.for %i = %zero to %n step %one iter_args(%acc = %p) -> (tensor<?xi64>) : i64 {
+    %m = soac.size(0) %acc : tensor<?xi64>
+    %u = soac.update %acc[%i] = %m : tensor<?xi64>
+    scf.yield %u : tensor<?xi64>
+  }
+  %s = soac.size(0) %r : tensor<?xi64>
+  func.return %r, %s : tensor<?xi64>, i64
+}
+// CHECK-LABEL: func.func @loop_consumes_parameter
+// CHECK: scf.for
+// CHECK: [[M:%.*]] = soac.size(0) %p : tensor<?xi64>
+// CHECK: soac.update %acc[%i] = [[M]]
+// CHECK: }
+// CHECK: [[S:%.*]] = soac.size(0) %r : tensor<?xi64>
+// CHECK: func.return %r, [[S]]
+
+// -----
+
+// Before the update consumes `p`, the size of the map's output is that of `p`; after it,
+// the size must stay that of the output.
+func.func @consumed_after_map(%p: tensor<?xi64> {soac.unique}, %i: i64) -> (tensor<?xi64> {soac.unique}, i64, i64) {
+  %b = soac.map(%x = %p : tensor<?xi64>) -> tensor<?xi64> {
+    soac.yield %x : i64
+  }
+  %before = soac.size(0) %b : tensor<?xi64>
+  %u = soac.update %p[%i] = %i : tensor<?xi64>
+  %after = soac.size(0) %b : tensor<?xi64>
+  func.return %u, %before, %after : tensor<?xi64>, i64, i64
+}
+// CHECK-LABEL: func.func @consumed_after_map
+// CHECK: [[BEFORE:%.*]] = soac.size(0) %p : tensor<?xi64>
+// CHECK: soac.update
+// CHECK: [[AFTER:%.*]] = soac.size(0) %b : tensor<?xi64>
+// CHECK: func.return %u, [[BEFORE]], [[AFTER]]
+
+// -----
+
+// Both branches of an if yield arrays of the size of `a`.
+func.func @if_branches(%p: i1, %a: tensor<?xi64>) -> i64 {
+  %r = scf.if %p -> (tensor<?xi64>) {
+    %c = soac.copy %a : tensor<?xi64>
+    scf.yield %c : tensor<?xi64>
+  } else {
+    %m = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+      soac.yield %x : i64
+    }
+    scf.yield %m : tensor<?xi64>
+  }
+  %n = soac.size(0) %r : tensor<?xi64>
+  func.return %n : i64
+}
+// CHECK-LABEL: func.func @if_branches
+// CHECK: [[N:%.*]] = soac.size(0) %a : tensor<?xi64>
+// CHECK: func.return [[N]]
+
+// -----
+
+// The rows of a scan's output are as many as its input's.
+func.func @scan_output(%a: tensor<?xi64>, %z: i64) -> i64 {
+  %s = soac.scan(%acc = %z : i64) over(%x = %a : tensor<?xi64>) {
+    %y = arith.addi %acc, %x : i64
+    soac.yield %y : i64
+  }
+  %n = soac.size(0) %s : tensor<?xi64>
+  func.return %n : i64
+}
+// CHECK-LABEL: func.func @scan_output
+// CHECK: [[N:%.*]] = soac.size(0) %a : tensor<?xi64>
+// CHECK: func.return [[N]]
+
+// -----
+
+// The size of a filter's output depends on the data: nothing to rewrite.
+func.func @no_filter_output(%a: tensor<?xi64>, %t: i64) -> i64 {
+  %f = soac.filter(%x = %a : tensor<?xi64>) {
+    %p = arith.cmpi slt, %x, %t : i64
+    soac.yield %p : i1
+  }
+  %n = soac.size(0) %f : tensor<?xi64>
+  func.return %n : i64
+}
+// CHECK-LABEL: func.func @no_filter_output
+// CHECK: [[N:%.*]] = soac.size(0) %f : tensor<?xi64>
+// CHECK: func.return [[N]]
+
+// -----
+
+// `p` is consumed by the update, so the size of the result cannot be taken from it.
+func.func @no_consumed_source(%p: tensor<?xi64> {soac.unique}, %i: i64) -> (tensor<?xi64> {soac.unique}, i64) {
+  %u = soac.update %p[%i] = %i : tensor<?xi64>
+  %n = soac.size(0) %u : tensor<?xi64>
+  func.return %u, %n : tensor<?xi64>, i64
+}
+// CHECK-LABEL: func.func @no_consumed_source
+// CHECK: [[N:%.*]] = soac.size(0) %u : tensor<?xi64>
+// CHECK: func.return %u, [[N]]
+
+// -----
+
+// The rows the lambda yields have a size that depends on the row: nothing to rewrite.
+func.func @no_lambda_dependent_rows(%a: tensor<?xi64>) -> i64 {
+  %c = soac.map(%x = %a : tensor<?xi64>) -> tensor<?x?xi64> {
+    %i = soac.iota %x
+    soac.yield %i : tensor<?xi64>
+  }
+  %n = soac.size(1) %c : tensor<?x?xi64>
+  func.return %n : i64
+}
+// CHECK-LABEL: func.func @no_lambda_dependent_rows
+// CHECK: [[N:%.*]] = soac.size(1) %c : tensor<?x?xi64>
+// CHECK: func.return [[N]]
+
+// -----
+
+// The loop grows its merge value: its size is not that of the initial value.
+func.func @no_loop_variant_size(%a: tensor<?xi64>, %n: i64) -> i64 {
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %r = scf.for %i = %zero to %n step %one iter_args(%acc = %a) -> (tensor<?xi64>) : i64 {
+    %m = soac.size(0) %acc : tensor<?xi64>
+    %c = soac.concat %acc, %a : tensor<?xi64>
+    scf.yield %c : tensor<?xi64>
+  }
+  %s = soac.size(0) %r : tensor<?xi64>
+  func.return %s : i64
+}
+// CHECK-LABEL: func.func @no_loop_variant_size
+// CHECK: soac.size(0) %acc : tensor<?xi64>
+// CHECK: [[S:%.*]] = soac.size(0) %r : tensor<?xi64>
+// CHECK: func.return [[S]]
+
+// -----
+
+// A loop mapping over its merge value keeps its inner size: inside and after the loop,
+// the sizes of rows are those of `a` (which the loop's initial value copies). Deciding
+// this asks for the size of `acc` while it is being decided (Note [Memoising loop sizes]).
+func.func @loop_of_maps(%a: tensor<?x?xi64>, %n: i64) -> (i64, i64) {
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %init = soac.copy %a : tensor<?x?xi64>
+  %r, %s = scf.for %i = %zero to %n step %one iter_args(%acc = %init, %t = %zero) -> (tensor<?x?xi64>, i64) : i64 {
+    %m = soac.map(%row = %acc : tensor<?x?xi64>) -> tensor<?x?xi64> {
+      %w = soac.size(0) %row : tensor<?xi64>
+      %d = soac.map(%x = %row : tensor<?xi64>) -> tensor<?xi64> {
+        %y = arith.addi %x, %w : i64
+        soac.yield %y : i64
+      }
+      soac.yield %d : tensor<?xi64>
+    }
+    %q = soac.size(1) %m : tensor<?x?xi64>
+    scf.yield %m, %q : tensor<?x?xi64>, i64
+  }
+  %u = soac.size(1) %r : tensor<?x?xi64>
+  func.return %u, %s : i64, i64
+}
+// CHECK-LABEL: func.func @loop_of_maps
+// CHECK: soac.map(%row = %acc
+// CHECK-NEXT: [[W:%.*]] = soac.size(1) %a : tensor<?x?xi64>
+// CHECK: arith.addi %x, [[W]] : i64
+// CHECK: [[Q:%.*]] = soac.size(1) %a : tensor<?x?xi64>
+// CHECK-NEXT: scf.yield %m, [[Q]]
+// CHECK: [[U:%.*]] = soac.size(1) %a : tensor<?x?xi64>
+// CHECK-NEXT: func.return [[U]], %s
