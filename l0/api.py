@@ -9,36 +9,53 @@ Arguments and results follow the source types: scalars are Python values (chars 
 one-character strings), arrays numpy arrays (arrays of chars too: of code points),
 tuples Python tuples, and an array of tuples a tuple of arrays (thesis 4.1).
 Compiling the same source twice in one process reuses the first compilation.
+
+Back ends: "cpu" (the default) compiles to native code (`l0.lowering.pipeline`);
+"interp" runs the reference interpreter. Both give callers value semantics: arrays
+passed in are never changed, results never alias them. `fast_math=True` (cpu) lets
+LLVM reassociate real arithmetic (vectorised reductions; results may differ in the
+last bits).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error, Loc
 from l0.syntax import ast
 from l0.types import CHAR, ArrayType, BasicType, TupleType, Type, flatten
 
-_cache: dict[tuple[str, str, str], CompiledProgram] = {}
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+
+_cache: dict[tuple[str, str, str, bool, bool], CompiledProgram] = {}
+
+BACKENDS = ("cpu", "interp")
 
 
 def compile(  # noqa: A001 - the API's name, like re.compile
     source_or_path: str | os.PathLike[str],
     *,
     filename: str | None = None,
-    backend: str = "interp",
+    backend: str = "cpu",
+    optimise: bool = True,
+    fast_math: bool = False,
 ) -> CompiledProgram:
     """Compile an L0 program given as source text or as the path of a `.l0` file.
 
+    `optimise` runs the default pipeline (`l0.passes.pipeline`), as `l0-run -O` does.
     Raises `L0Error` for errors in the program.
     """
     text, name = _source_of(source_or_path, filename)
-    key = (text, name, backend)
+    key = (text, name, backend, optimise, fast_math)
     if key not in _cache:
-        _cache[key] = call_with_big_stack(lambda: CompiledProgram(text, name, backend))
+        _cache[key] = call_with_big_stack(
+            lambda: CompiledProgram(text, name, backend, optimise=optimise,
+                                    fast_math=fast_math)
+        )
     return _cache[key]
 
 
@@ -57,24 +74,50 @@ def _source_of(source_or_path: str | os.PathLike[str], filename: str | None) -> 
 
 
 class CompiledProgram:
-    """An L0 program compiled for one back end; its functions are attributes."""
+    """An L0 program compiled for one back end; its functions are attributes.
+    With `optimise` (the default) the module goes through the default pipeline."""
 
-    def __init__(self, text: str, filename: str, backend: str) -> None:
+    def __init__(self, text: str, filename: str, backend: str, *, optimise: bool = True,
+                 fast_math: bool = False) -> None:
         from l0.frontend import load_program, to_module
 
-        if backend != "interp":
-            raise ValueError(f"unknown back end {backend!r} (available: interp)")
+        if backend not in BACKENDS:
+            raise ValueError(f"unknown back end {backend!r} (available: {', '.join(BACKENDS)})")
         self.filename = filename
         self.ast = load_program(text, filename)
         self.module = to_module(self.ast)
+        # The optimiser keeps only what `main` reaches (it inlines everything else into
+        # it): the other functions are run from the module as the front end made it.
+        self._plain = self.module.clone() if optimise else self.module
+        if optimise:
+            from l0.passes.pipeline import optimise as run_pipeline
+
+            run_pipeline(self.module)
         self.functions: dict[str, ast.FunDef] = {f.name: f for f in self.ast.fundefs}
+        self._backend, self._fast_math = backend, fast_math
+        self._engine = self._make_engine(self.module)
+        self._plain_engine: Any = None
+
+    def _make_engine(self, module: ModuleOp) -> Any:
+        if self._backend == "cpu":
+            from l0.lowering.pipeline import CpuEngine
+
+            return CpuEngine(module, fast_math=self._fast_math)
         from l0.interp import Interpreter
 
-        self._engine = Interpreter(self.module)
+        return Interpreter(module)
+
+    def _engine_for(self, name: str) -> Any:
+        if _defines(self.module, name) or self._plain is self.module:
+            return self._engine
+        if self._plain_engine is None:
+            self._plain_engine = self._make_engine(self._plain)
+        return self._plain_engine
 
     def call_flat(self, name: str, args: Sequence[Any]) -> list[Any]:
         """Call `name` with already flattened arguments; return the flattened results."""
-        return call_with_big_stack(lambda: self._engine.call(name, list(args)))
+        engine = self._engine_for(name)
+        return call_with_big_stack(lambda: engine.call(name, list(args)))
 
     def run_main(self, input_text: str) -> str:
         """Read `main`'s arguments from `input_text` and return its printed result (no newline)."""
@@ -105,6 +148,12 @@ class CompiledProgram:
 
         call.__name__ = name
         return call
+
+
+def _defines(module: ModuleOp, name: str) -> bool:
+    from xdsl.dialects import func
+
+    return any(isinstance(f, func.FuncOp) and f.sym_name.data == name for f in module.ops)
 
 
 def _flatten_value(t: Type, v: Any) -> list[Any]:

@@ -1,1 +1,47 @@
-"""lowering"""
+"""Lowering of soac IR to native code (`docs/backend.md`).
+
+    soac --bufferise--> memref + msoac --convert-soac-to-scf--> scf + memref
+         --dealloc--> (frees inserted) --l0.lowering.llvm--> LLVM IR --l0.lowering.jit--> code
+
+`LOWERINGS` maps each lowering pass's pipeline name to a function importing its class
+only when asked for (as `l0.passes.PASSES` does for the optimisations); the module of
+pass `a-b` is `l0.lowering.a_b`. `l0.lowering.pipeline.compile_module` runs them all
+and JIT-compiles the result.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+from xdsl.ir import Dialect
+from xdsl.passes import ModulePass
+
+
+def _lazy(module: str, class_name: str) -> Callable[[], type[ModulePass]]:
+    """A factory that imports `module` and returns its pass class `class_name`."""
+
+    def load() -> type[ModulePass]:
+        pass_class = getattr(importlib.import_module(module), class_name)
+        assert isinstance(pass_class, type) and issubclass(pass_class, ModulePass)
+        return pass_class
+
+    return load
+
+
+LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
+    "bufferise": _lazy("l0.lowering.bufferise", "BufferisePass"),
+    "convert-soac-to-scf": _lazy("l0.lowering.convert_soac_to_scf", "ConvertSoacToScfPass"),
+    "dealloc": _lazy("l0.lowering.dealloc", "DeallocPass"),
+}
+"""Pipeline name -> factory of the lowering pass class, in pipeline order."""
+
+
+def lowering_dialects() -> list[Dialect]:
+    """The dialects of the lowering levels, beyond those of soac IR: memref, cf, msoac."""
+    from xdsl.dialects.cf import Cf
+    from xdsl.dialects.memref import MemRef
+
+    from l0.lowering.msoac import MSOAC
+
+    return [MemRef, Cf, MSOAC]

@@ -1,12 +1,13 @@
 """`l0-opt`: read soac IR (`.mlir`) or an L0 program (`.l0`), run passes, print the IR.
 
-    l0-opt [-p PIPELINE | --pass-pipeline=PIPELINE] [options] [FILE]
+    l0-opt [-p PIPELINE | --pass-pipeline=PIPELINE] [-O] [options] [FILE]
 
 Built on xDSL's `xDSLOptMain` (so `--split-input-file`, `--verify-diagnostics`,
 `--parsing-diagnostics`, `--print-op-generic`, `--print-between-passes`, `-o` work as in
 `xdsl-opt`), restricted to l0's dialects and to the passes of `l0.passes.PASSES`. A
 `.l0` file goes through the front end and internalisation (`l0.frontend.l0_to_module`).
-The module is verified before the first pass and after every pass.
+The module is verified before the first pass and after every pass. `-O` runs the
+default pipeline (`l0.passes.pipeline`, what `l0-run` does) after the passes of `-p`.
 
 Errors never show a Python traceback: an error in an L0 program prints as
 `FILE:LINE:COL: error: message`, malformed IR (parse or verify error), an unknown pass

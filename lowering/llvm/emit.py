@@ -489,7 +489,7 @@ class FunctionEmitter:
     def merge(self, types: Sequence[Attribute],
               incoming: Sequence[tuple[Sequence[Value], ir.Block]]) -> list[Value]:
         """Phis at the current (join) block for values arriving from several blocks."""
-        out: list[Value] = []
+        all_parts: list[list[ir.Value]] = []
         for k, t in enumerate(types):
             parts: list[ir.Value] = []
             for j, ct in enumerate(component_types(t)):
@@ -497,8 +497,10 @@ class FunctionEmitter:
                 for vals, bb in incoming:
                     p.add_incoming(components(vals[k])[j], bb)
                 parts.append(p)
-            out.append(from_components(self.b, t, parts))
-        return out
+            all_parts.append(parts)
+        # Every phi first: rebuilding a descriptor may emit instructions (strides).
+        return [from_components(self.b, t, parts)
+                for t, parts in zip(types, all_parts, strict=True)]
 
     def loop_phis(self, types: Sequence[Attribute], inits: Sequence[Value],
                   pre: ir.Block) -> tuple[list[Value], list[list[ir.PhiInstr]]]:

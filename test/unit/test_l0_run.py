@@ -80,7 +80,7 @@ def test_startup_imports_no_code_generator(prog) -> None:
     path = prog("fun int main() = 1")
     code = (
         "import sys\nfrom l0.cli.run import main\n"
-        f"try:\n    main([{path!r}])\nexcept SystemExit:\n    pass\n"
+        f"try:\n    main(['--backend=interp', {path!r}])\nexcept SystemExit:\n    pass\n"
         "print(sorted(m for m in ('numba', 'llvmlite') if m in sys.modules))"
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

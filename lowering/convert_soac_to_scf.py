@@ -1,0 +1,297 @@
+"""The `convert-soac-to-scf` pass: `msoac` ops become `scf.for` loops.
+
+Each SOAC becomes one sequential loop over the rows of its inputs, `scf.for` with an
+i64 induction variable from 0 to the outer size, its lambda *inlined* into the loop
+body (no call per element; thesis 2.2 gives the meaning of each SOAC):
+
+* `map`: row i of each input is a load (one-dimensional inputs) or a view; each
+  yielded value is stored into, or copied into row i of, its destination (nothing is
+  copied when the lambda computed the row in place: it yields its destination view).
+  An allocated result is carried by the loop: allocated once row 0 is known, and each
+  later row is checked against row 0's shape ("irregular array" at the map's `loc`);
+* `reduce`: the accumulators are carried, strictly left to right (a reassociating
+  vectorisation happens only under `fast_math`, in LLVM);
+* `scan`: the same loop, storing each accumulator into row i of the result;
+* `filter`: count then fill: one loop evaluates the predicate into a flag per row and
+  counts, then the result is allocated and a second loop copies the kept rows;
+* `iota`, `replicate`: a loop storing into the destination.
+
+Contiguous destinations and unit-stride loads keep the loops vectorisable by LLVM.
+
+Before:
+    msoac.map ins(%a : memref<?xf64>) outs(%o : memref<?xf64>) {
+    ^bb0(%x: f64):
+      %y = arith.mulf %x, %x : f64
+      msoac.yield %y : f64
+    }
+After:
+    scf.for %i = %c0 to %n step %c1 : i64 {
+      %x = memref.load %a[%ii] : memref<?xf64>
+      %y = arith.mulf %x, %x : f64
+      memref.store %y, %o[%ii] : memref<?xf64>
+    }
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp, i1, i64
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import Rewriter
+
+from l0.dialects.soac import CertType
+from l0.lowering import msoac
+from l0.lowering.builder import CodeBuilder
+from l0.lowering.checks import check_row
+from l0.lowering.memref_types import rank_of
+
+# ---------------------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------------------
+
+
+def inline_lambda(block: Block, b: CodeBuilder, args: Sequence[SSAValue]) -> list[SSAValue]:
+    """Move the ops of a lambda to `b`, its arguments bound to `args`; return the
+    values its `msoac.yield` yielded (the yield itself is dropped)."""
+    term = block.last_op
+    assert isinstance(term, msoac.YieldOp)
+    bound: dict[SSAValue, SSAValue] = dict(zip(block.args, args, strict=True))
+    values = [bound.get(v, v) for v in term.values]
+    Rewriter.erase_op(term)
+    Rewriter.inline_block(block, b.ip, list(args))
+    return values
+
+
+def rows(b: CodeBuilder, arrays: Sequence[SSAValue], i: SSAValue) -> list[SSAValue]:
+    """Row `i` of each array: an element, or a view."""
+    return [b.row(a, [i]) for a in arrays]
+
+
+def store_row(b: CodeBuilder, v: SSAValue, out: SSAValue, i: SSAValue) -> None:
+    """Row `i` of `out` := `v` (a store, or a copy of an array; certificates are true)."""
+    if isinstance(v.type, MemRefType):
+        b.copy(v, b.row(out, [i]))
+    elif isinstance(v.type, CertType):
+        b.store(b.bool(True), out, [i])
+    else:
+        b.store(v, out, [i])
+
+
+def _memref(v: SSAValue) -> MemRefType:
+    assert isinstance(v.type, MemRefType)
+    return v.type
+
+
+def empty_result(b: CodeBuilder, t: MemRefType) -> SSAValue:
+    """The result of an allocating output when there are no rows: every dimension 0."""
+    zero = b.i64(0)
+    return b.alloc(t, [zero] * t.get_num_dims())
+
+
+def allocated_row(b: CodeBuilder, out: SSAValue, v: SSAValue, i: SSAValue, n: SSAValue,
+                  loc: str) -> SSAValue:
+    """Write row `i` (the array `v`) of an allocated result carried as `out`: at row 0
+    the result is allocated with `n` rows of `v`'s shape; every row is checked against
+    row 0's shape. Returns the result to carry on."""
+    t = _memref(out)
+    dims = b.dims(v)
+    first = b.cmpi("eq", i, b.i64(0))
+    (res,) = b.if_(first, [t], lambda then: [then.alloc(t, [n, *dims])], lambda other: [out])
+    expected = [b.dim(res, k) for k in range(1, t.get_num_dims())]
+    check_row(b, i, dims, expected, loc)
+    b.copy(v, b.row(res, [i]))
+    return res
+
+
+def _loc(op: msoac.MapOp | msoac.ScanOp) -> str:
+    return op.loc.data if op.loc is not None else ""
+
+
+# ---------------------------------------------------------------------------------------
+# Patterns
+# ---------------------------------------------------------------------------------------
+
+
+class LowerMap(RewritePattern):
+    """`msoac.map` -> `scf.for` storing or copying each yielded row."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: msoac.MapOp, rewriter: PatternRewriter) -> None:
+        b = CodeBuilder.before(op)
+        inputs, outs = list(op.inputs), list(op.outs)
+        n = b.dim(inputs[0], 0)
+        carried = [empty_result(b, _memref(r)) for r in op.allocated]
+        block = op.body.block
+        loc = _loc(op)
+
+        def body(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+            dests = [lb.row(o, [i]) for o in outs if rank_of(o.type) >= 2]
+            ys = inline_lambda(block, lb, [*rows(lb, inputs, i), *dests])
+            it = iter(dests)
+            for o, y in zip(outs, ys, strict=False):
+                if rank_of(o.type) == 1:
+                    store_row(lb, y, o, i)
+                    continue
+                d = next(it)
+                if y is not d:
+                    lb.copy(y, d)
+            rest = ys[len(outs):]
+            return [allocated_row(lb, a, y, i, n, loc) for a, y in zip(acc, rest, strict=True)]
+
+        results = b.for_(b.i64(0), n, carried, body)
+        rewriter.replace(op, [], results)
+
+
+class LowerReduce(RewritePattern):
+    """`msoac.reduce` -> `scf.for` carrying the accumulators (a left fold)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: msoac.ReduceOp, rewriter: PatternRewriter) -> None:
+        b = CodeBuilder.before(op)
+        inputs = list(op.inputs)
+        n = b.dim(inputs[0], 0)
+        block = op.body.block
+
+        def body(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+            return inline_lambda(block, lb, [*acc, *rows(lb, inputs, i)])
+
+        results = b.for_(b.i64(0), n, list(op.neutral), body)
+        rewriter.replace(op, [], results)
+
+
+class LowerScan(RewritePattern):
+    """`msoac.scan` -> `scf.for` carrying the accumulators, storing each one."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: msoac.ScanOp, rewriter: PatternRewriter) -> None:
+        b = CodeBuilder.before(op)
+        inputs, outs = list(op.inputs), list(op.outs)
+        n = b.dim(inputs[0], 0)
+        k = len(op.neutral)
+        carried = [*op.neutral, *[empty_result(b, _memref(r)) for r in op.allocated]]
+        block = op.body.block
+        loc = _loc(op)
+
+        def body(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+            ys = inline_lambda(block, lb, [*acc[:k], *rows(lb, inputs, i)])
+            scalars = iter(outs)
+            allocated = iter(acc[k:])
+            results: list[SSAValue] = []
+            for y in ys:
+                if isinstance(y.type, MemRefType):
+                    results.append(allocated_row(lb, next(allocated), y, i, n, loc))
+                else:
+                    store_row(lb, y, next(scalars), i)
+            return [*ys, *results]
+
+        results = b.for_(b.i64(0), n, carried, body)
+        rewriter.replace(op, [], results[k:])
+
+
+class LowerFilter(RewritePattern):
+    """`msoac.filter` -> a loop computing and counting the flags, then a filling loop."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: msoac.FilterOp, rewriter: PatternRewriter) -> None:
+        b = CodeBuilder.before(op)
+        inputs = list(op.inputs)
+        n = b.dim(inputs[0], 0)
+        flags = b.alloc(MemRefType(i1, [DYNAMIC_INDEX]), [n])
+        block = op.body.block
+
+        def count(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+            (keep,) = inline_lambda(block, lb, rows(lb, inputs, i))
+            lb.store(keep, flags, [i])
+            return [lb.addi(acc[0], lb.val(_extui(keep)))]
+
+        (total,) = b.for_(b.i64(0), n, [b.i64(0)], count)
+        outs = [b.alloc(_memref(r), [total, *b.dims(a)[1:]])
+                for r, a in zip(op.outputs, inputs, strict=True)]
+
+        def fill(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+            j = acc[0]
+
+            def kept(then: CodeBuilder) -> list[SSAValue]:
+                for a, o in zip(inputs, outs, strict=True):
+                    store_row(then, then.row(a, [i]), o, j)
+                return [then.addi(j, then.i64(1))]
+
+            return lb.if_(lb.load(flags, [i]), [i64], kept, lambda other: [j])
+
+        b.for_(b.i64(0), n, [b.i64(0)], fill)
+        rewriter.replace(op, [], outs)
+
+
+def _extui(v: SSAValue) -> Operation:
+    return arith.ExtUIOp(v, i64)
+
+
+class LowerIota(RewritePattern):
+    """`msoac.iota` -> a loop storing i at i."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: msoac.IotaOp, rewriter: PatternRewriter) -> None:
+        b = CodeBuilder.before(op)
+
+        def body(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+            lb.store(i, op.out, [i])
+            return []
+
+        b.for_(b.i64(0), b.dim(op.out, 0), [], body)
+        rewriter.erase(op)
+
+
+class LowerReplicate(RewritePattern):
+    """`msoac.replicate` -> a loop storing (or copying) the value into every row."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: msoac.ReplicateOp, rewriter: PatternRewriter) -> None:
+        b = CodeBuilder.before(op)
+
+        def body(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+            store_row(lb, op.value, op.out, i)
+            return []
+
+        b.for_(b.i64(0), b.dim(op.out, 0), [], body)
+        rewriter.erase(op)
+
+
+_LOWERED = (msoac.MapOp, msoac.ReduceOp, msoac.ScanOp, msoac.FilterOp, msoac.IotaOp,
+            msoac.ReplicateOp)
+
+
+@dataclass(frozen=True)
+class ConvertSoacToScfPass(ModulePass):
+    """Lower msoac ops (bufferised SOACs) to scf.for loops with inlined lambdas.
+
+    Runs after `bufferise`; the result has no msoac op left: func + scf + arith +
+    math + memref (+ `soac.assert`), the input level of the CPU back end
+    (`docs/backend.md`). The module docstring of `l0.lowering.convert_soac_to_scf`
+    shows the loop each op becomes.
+    """
+
+    name = "convert-soac-to-scf"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        # Outer SOACs first: lowering one moves (never copies) the SOACs nested in its
+        # lambda into the new loop, where they are lowered in turn. (xDSL's greedy
+        # walker would revisit the lambdas' yields, which the lowering erases.)
+        patterns = GreedyRewritePatternApplier(
+            [LowerMap(), LowerReduce(), LowerScan(), LowerFilter(), LowerIota(),
+             LowerReplicate()],
+            dce_enabled=False,
+        )
+        todo = [o for o in op.walk() if isinstance(o, _LOWERED)]
+        for soac_op in todo:
+            patterns.match_and_rewrite(soac_op, PatternRewriter(soac_op))

@@ -1,0 +1,123 @@
+"""The CPU back end as one call: a soac-level module to a `JitModule` or a `CpuEngine`.
+
+    bufferise -> convert-soac-to-scf -> dealloc -> LLVM IR -> O3 -> MCJIT
+
+`lower(module)` runs the three lowering passes on a copy of the module (with `verify`,
+the IR is verified after each: every stage is checked IR, docs/backend.md; tests do,
+the drivers do not, verification costs as much as a pass); `compile_module`
+JIT-compiles the result (`l0.lowering.jit`, which caches engines by module text, so
+compiling one program twice in a process reuses the first compilation).
+
+`entries` names the functions callable from Python (default: all). The others are
+made private first, so that LLVM may inline and delete them and the dealloc pass
+gives them no public wrapper.
+
+`CpuEngine(module)` has the interpreter's interface (`call(name, args) -> list`), for
+the drivers: flattened arguments and results (docs/CONTRIBUTING-helpers.md). Arrays a
+function returns are owned by Python (freed when their last numpy array dies), or
+views of its arguments (`docs/backend.md`); with `isolate` (the API's choice) the
+engine copies arrays passed to unique parameters, which compiled code updates in
+place, and results that may alias an argument, so callers see value semantics, as
+with the interpreter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
+
+from l0.dialects.context import l0_context
+from l0.dialects.soac import UNIQUE_ATTR, CertType
+from l0.lowering import trace
+from l0.lowering.bufferise import BufferisePass
+from l0.lowering.convert_soac_to_scf import ConvertSoacToScfPass
+from l0.lowering.dealloc import DeallocPass
+from l0.lowering.jit import JitModule
+
+PIPELINE = (BufferisePass, ConvertSoacToScfPass, DeallocPass)
+
+
+def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
+          verify: bool = False) -> ModuleOp:
+    """The loop-level module (the back end's input) for the soac-level `module`, which
+    is left unchanged."""
+    lowered = module.clone()
+    if entries is not None:
+        keep = set(entries)
+        for f in lowered.ops:
+            if isinstance(f, func.FuncOp) and f.body.blocks and f.sym_name.data not in keep:
+                f.sym_visibility = StringAttr("private")
+    ctx = l0_context()
+    for pass_class in PIPELINE:
+        pass_class().apply(ctx, lowered)
+        if verify:
+            lowered.verify()
+    return lowered
+
+
+def compile_module(module: ModuleOp, *, fast_math: bool = False,
+                   entries: Iterable[str] | None = None) -> JitModule:
+    """Compile the soac-level `module` to native code; `entries` as for `lower`."""
+    names = list(entries) if entries is not None else None
+    trace.register_symbols()
+    return JitModule(lower(module, entries=names), fast_math=fast_math, entries=names)
+
+
+class CpuEngine:
+    """Runs the functions of a soac-level module as native code (module docstring)."""
+
+    def __init__(self, module: ModuleOp, *, fast_math: bool = False,
+                 entries: Iterable[str] | None = None, isolate: bool = True) -> None:
+        names = list(entries) if entries is not None else None
+        self._jit = compile_module(module, fast_math=fast_math, entries=names)
+        self._isolate = isolate
+        self._params: dict[str, list[tuple[bool, bool]]] = {}
+        self._results: dict[str, list[bool]] = {}
+        for f in module.ops:
+            if isinstance(f, func.FuncOp) and (names is None or f.sym_name.data in names):
+                name = f.sym_name.data
+                unique = _unique_params(f)
+                self._params[name] = [(u, _is_cert_array(t)) for u, t in
+                                      zip(unique, f.function_type.inputs.data, strict=True)]
+                self._results[name] = [_is_cert_array(t) for t in f.function_type.outputs.data]
+
+    def call(self, name: str, args: Sequence[Any]) -> list[Any]:
+        """Run `@name` on flattened `args`; return its flattened results."""
+        params = self._params[name]
+        ins: list[Any] = []
+        for (unique, cert), a in zip(params, args, strict=True):
+            if cert:
+                a = np.ones(np.shape(a), dtype=np.bool_)
+            elif unique and self._isolate and isinstance(a, np.ndarray):
+                a = a.copy()
+            ins.append(a)
+        out = self._jit.function(name)(*ins)
+        n = len(self._results[name])
+        results = [] if n == 0 else [out] if n == 1 else list(out)
+        arrays = [a for a in ins if isinstance(a, np.ndarray)]
+        for k, (cert, r) in enumerate(zip(self._results[name], results, strict=True)):
+            if not isinstance(r, np.ndarray):
+                continue
+            if cert:
+                from l0.values import CHECKED
+
+                results[k] = np.full(r.shape, CHECKED, dtype=object)
+            elif self._isolate and any(np.may_share_memory(r, a) for a in arrays):
+                results[k] = r.copy()
+        return results
+
+
+def _unique_params(f: func.FuncOp) -> list[bool]:
+    n = len(f.function_type.inputs.data)
+    attrs = f.arg_attrs
+    if not isinstance(attrs, ArrayAttr):
+        return [False] * n
+    return [isinstance(d, DictionaryAttr) and UNIQUE_ATTR in d.data for d in attrs.data]
+
+
+def _is_cert_array(t: object) -> bool:
+    return isinstance(t, TensorType) and isinstance(t.element_type, CertType)
