@@ -23,11 +23,14 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib.metadata import version
 from typing import IO
 
+from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Dialect
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.universe import Universe
@@ -39,6 +42,7 @@ from xdsl.utils.exceptions import (
     ParseError,
     VerifyException,
 )
+from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from l0.cli.guard import EXIT_OK, EXIT_USER_ERROR, run_guarded
@@ -59,6 +63,24 @@ class UsageError(Exception):
     """A bad command line or pipeline: printed as `l0-opt: error: ...`, exit status 2."""
 
 
+def _msoac_dialect() -> Dialect:
+    from l0.lowering.msoac import MSOAC
+
+    return MSOAC
+
+
+@dataclass(frozen=True)
+class LlvmIrTarget(Target):
+    """`-t llvm-ir`: LLVM IR from loop-level IR (after `dealloc`), as the CPU back end emits it."""
+
+    name = "llvm-ir"
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        from l0.lowering.llvm import print_llvm_ir
+
+        output.write(print_llvm_ir(module))
+
+
 class L0OptMain(xDSLOptMain):
     """xDSL's opt driver with l0's dialects, front end, passes and error reporting."""
 
@@ -71,13 +93,18 @@ class L0OptMain(xDSLOptMain):
         for name in UPSTREAM_DIALECTS:
             self.ctx.register_dialect(name, upstream[name])
         self.ctx.register_dialect(SOAC.name, lambda: SOAC)
+        # The lowering levels (memref-level msoac, cf), loaded only when IR uses them.
+        self.ctx.register_dialect("cf", upstream["cf"])
+        self.ctx.register_dialect("msoac", _msoac_dialect)
 
     def register_all_frontends(self) -> None:
         super().register_all_frontends()
         self.available_frontends["l0"] = self._parse_l0
 
     def register_all_passes(self) -> None:
-        for name, factory in PASSES.items():
+        from l0.lowering import LOWERINGS
+
+        for name, factory in (PASSES | LOWERINGS).items():
             self.register_pass(name, factory)
 
     def register_all_targets(self) -> None:
@@ -85,6 +112,7 @@ class L0OptMain(xDSLOptMain):
         for name in TARGETS:
             if name in targets:
                 self.available_targets[name] = targets[name]
+        self.available_targets["llvm-ir"] = lambda: LlvmIrTarget
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)

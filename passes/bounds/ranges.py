@@ -1,0 +1,343 @@
+"""Symbolic affine ranges over i64 values: the analysis behind `bounds` (thesis 6.1).
+
+Every i64 value gets an *affine form* `c0 + c1*s1 + ... + ck*sk` over symbols, exact in
+the ring of 64-bit integers (`+`, `-` and `*` by a constant wrap, and so do these forms):
+
+* `Sym.size(a, d)`: the size of dimension d of an array. Sizes are followed back to
+  the array they equal (`size(0, iota(n))` is n, the rows of `%x` bound to the rows of
+  `%a` have the sizes of `%a`'s inner dimensions, `copy`, `let-with` and a loop merge
+  value updated in place keep their source's sizes, ...), so that two expressions of
+  one size meet;
+* `Sym.value(v)`: any other value, opaque.
+
+An *iterator* is a value that runs over an integer range: the induction variable of an
+`scf.for` (lb .. ub-1) and a lambda parameter bound to the rows of `soac.iota %n`
+(0 .. n-1). `Ranges.nonneg(e)` proves `e >= 0` wherever its iterators are in range, by
+putting each iterator (innermost first) at the end of its range that minimises `e`,
+then asking that what is left be a non-negative constant plus non-negative multiples
+of sizes. (Substituting an endpoint is sound even for an empty range: then the code
+in question never runs.)
+
+Note [Witnesses]
+~~~~~~~~~~~~~~~~
+A size symbol names the array its chain of equal sizes ends at, which may be an array
+that is consumed by the time code is placed somewhere: the size of `a` after
+`let a[i] = v` is the size of the array before the update, which no op may read any
+more. So `size` also records every array on the way (the updated `a`, a loop merge
+value's initial value, a row's array, ...): any of them of equal size that is
+available where code is placed, and not consumed before, can compute the symbol.
+
+Note [Overflow]
+~~~~~~~~~~~~~~~
+Affine forms are exact modulo 2^64, but `<` is not: `i + 1 < n + 1` fails for
+`n = 2^63 - 1` although `i < n` holds. An inequality between two sides is therefore
+trusted only when each side is *exact*, i.e. its wrapped value is its integer value:
+a lone symbol or constant, or a combination of *bounded* symbols with small
+coefficients. Bounded are sizes (an array in memory has fewer than 2^50 elements) and
+iterators (a loop reaches fewer than 2^50 iterations in any feasible run); opaque
+values, such as an `int` parameter, are not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IntegerAttr, i64
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+
+from l0.dialects import soac
+from l0.passes.cse import DefinitionOrder
+
+BOUND_BITS = 50
+"""Sizes and iterator values are assumed below 2^50 in magnitude (Note [Overflow])."""
+
+_EXACT_LIMIT = 1 << 61
+
+
+@dataclass(frozen=True)
+class Sym:
+    """A symbol of an affine form: `size(value, dim)` or an opaque `value`."""
+
+    kind: str
+    """"size" or "value"."""
+    value: SSAValue
+    dim: int
+    rank: int
+    """The definition number of `value`: symbols sort by it (inner after outer)."""
+
+    @property
+    def sort_key(self) -> tuple[int, int, int]:
+        return (self.rank, 0 if self.kind == "value" else 1, self.dim)
+
+
+@dataclass(frozen=True)
+class Affine:
+    """`const + sum(coeff * sym)`, with the terms sorted and no zero coefficient."""
+
+    const: int = 0
+    terms: tuple[tuple[Sym, int], ...] = ()
+
+    @staticmethod
+    def of(const: int, terms: Iterable[tuple[Sym, int]]) -> Affine:
+        acc: dict[Sym, int] = {}
+        for s, c in terms:
+            acc[s] = acc.get(s, 0) + c
+        kept = sorted(((s, c) for s, c in acc.items() if c), key=lambda t: t[0].sort_key)
+        return Affine(const, tuple(kept))
+
+    @staticmethod
+    def sym(s: Sym) -> Affine:
+        return Affine(0, ((s, 1),))
+
+    def __add__(self, other: Affine) -> Affine:
+        return Affine.of(self.const + other.const, self.terms + other.terms)
+
+    def __sub__(self, other: Affine) -> Affine:
+        return self + other.scale(-1)
+
+    def scale(self, k: int) -> Affine:
+        return Affine.of(self.const * k, ((s, c * k) for s, c in self.terms))
+
+    def plus(self, k: int) -> Affine:
+        return Affine(self.const + k, self.terms)
+
+    def coeff(self, s: Sym) -> int:
+        return next((c for t, c in self.terms if t == s), 0)
+
+    def without(self, s: Sym) -> Affine:
+        return Affine(self.const, tuple((t, c) for t, c in self.terms if t != s))
+
+    def substitute(self, s: Sym, e: Affine) -> Affine:
+        c = self.coeff(s)
+        return self if c == 0 else self.without(s) + e.scale(c)
+
+    @property
+    def is_const(self) -> bool:
+        return not self.terms
+
+    def symbols(self) -> list[Sym]:
+        return [s for s, _ in self.terms]
+
+
+def _int_constant(v: SSAValue) -> int | None:
+    op = v.owner
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+        return op.value.value.data
+    return None
+
+
+@dataclass(frozen=True)
+class Iterator:
+    """An iterator's range `lo .. hi` (inclusive) and the op whose region it runs in."""
+
+    lo: Affine
+    hi: Affine
+    holder: Operation
+
+
+def row_params(op: Operation) -> list[tuple[BlockArgument, SSAValue]]:
+    """The lambda parameters of a SOAC bound to rows of its inputs, with the inputs."""
+    match op:
+        case soac.MapOp() | soac.FilterOp():
+            return list(zip(op.body.block.args, op.inputs, strict=False))
+        case soac.ReduceOp() | soac.ScanOp():
+            return list(zip(op.body.block.args[len(op.neutral):], op.inputs, strict=False))
+        case soac.RedomapOp():
+            return list(zip(op.inner.block.args[len(op.neutral):], op.inputs, strict=False))
+        case _:
+            return []
+
+
+def _updated_from(v: SSAValue, source: SSAValue) -> bool:
+    """Whether `v` is `source` after in-place updates and copies (same shape)."""
+    for _ in range(10_000):
+        if v is source:
+            return True
+        op = v.owner
+        if isinstance(op, soac.UpdateOp | soac.CopyOp):
+            v = op.array
+        else:
+            return False
+    return False
+
+
+@dataclass
+class Ranges:
+    """Affine forms and iterator ranges of the values of one module (memoised)."""
+
+    order: DefinitionOrder
+    forms: dict[SSAValue, Affine] = field(default_factory=dict[SSAValue, Affine])
+    iterators: dict[SSAValue, Iterator | None] = field(
+        default_factory=dict[SSAValue, Iterator | None])
+    witnesses: dict[Sym, list[tuple[SSAValue, int]]] = field(
+        default_factory=dict[Sym, list[tuple[SSAValue, int]]])
+
+    # -- symbols ------------------------------------------------------------------------
+
+    def value_sym(self, v: SSAValue) -> Sym:
+        return Sym("value", v, 0, self.order(v))
+
+    def size_sym(self, a: SSAValue, d: int) -> Sym:
+        return Sym("size", a, d, self.order(a))
+
+    # -- affine forms -------------------------------------------------------------------
+
+    def affine(self, v: SSAValue) -> Affine:
+        """The affine form of the i64 value `v` (an opaque symbol when nothing better)."""
+        stack = [v]
+        while stack:  # iterative: chains of arithmetic can be long
+            x = stack[-1]
+            if x in self.forms:
+                stack.pop()
+                continue
+            pending = self._pending(x)
+            if pending:
+                stack.extend(pending)
+                continue
+            self.forms[x] = self._form(x)
+            stack.pop()
+        return self.forms[v]
+
+    def _pending(self, x: SSAValue) -> list[SSAValue]:
+        """Operands whose forms `_form(x)` needs and that are not known yet."""
+        op = x.owner
+        if isinstance(op, arith.AddiOp | arith.SubiOp | arith.MuliOp) and op.result.type == i64:
+            return [o for o in op.operands if o not in self.forms]
+        return []
+
+    def _form(self, x: SSAValue) -> Affine:
+        op = x.owner
+        c = _int_constant(x)
+        if c is not None and x.type == i64:
+            return Affine(c)
+        if isinstance(op, arith.AddiOp) and x.type == i64:
+            return self.forms[op.lhs] + self.forms[op.rhs]
+        if isinstance(op, arith.SubiOp) and x.type == i64:
+            return self.forms[op.lhs] - self.forms[op.rhs]
+        if isinstance(op, arith.MuliOp) and x.type == i64:
+            a, b = self.forms[op.lhs], self.forms[op.rhs]
+            if a.is_const:
+                return b.scale(a.const)
+            if b.is_const:
+                return a.scale(b.const)
+        if isinstance(op, soac.SizeOp):
+            return self.size(op.array, op.dim.data)
+        return Affine.sym(self.value_sym(x))
+
+    def size(self, a: SSAValue, d: int) -> Affine:
+        """The affine form of `size(d, a)`, following `a` back to an equal array. Every
+        (array, dim) passed on the way is recorded as a *witness* of the symbol reached:
+        an array of that size, for code that must compute it somewhere (Note [Witnesses])."""
+        path = [(a, d)]
+        for _ in range(10_000):
+            step = self._size_step(a, d)
+            if isinstance(step, Affine):
+                return step
+            if step is None:
+                break
+            a, d = step
+            path.append(step)
+        sym = self.size_sym(a, d)
+        known = self.witnesses.setdefault(sym, [])
+        known.extend(w for w in path if w not in known)
+        return Affine.sym(sym)
+
+    def _size_step(self, a: SSAValue, d: int) -> Affine | tuple[SSAValue, int] | None:
+        """One step of `size`: a form, an earlier (array, dim) of equal size, or None."""
+        op = a.owner
+        match op:
+            case soac.IotaOp() if d == 0:
+                return self.affine(op.n)
+            case soac.ReplicateOp() if d == 0:
+                return self.affine(op.n)  # inner sizes are 0 when n is: no equation
+            case soac.CopyOp() | soac.UpdateOp():
+                return (op.array, d)
+            case soac.IndexOp():
+                return (op.array, d + len(op.indices))
+            case soac.ReshapeOp() if d == 0:
+                return self.affine(op.shape[0])
+            case soac.MapOp() | soac.ScanOp() if d == 0:
+                return (op.inputs[0], 0)
+            case _:
+                pass
+        if isinstance(a, BlockArgument):
+            owner = a.block.parent_op()
+            for p, source in row_params(owner) if owner is not None else []:
+                if p is a:
+                    return (source, d + 1)  # the lambda runs only on rows of `source`
+            if isinstance(owner, scf.ForOp) and a.index > 0:
+                return self._merge_size(owner, a.index - 1, d)
+        if isinstance(a, OpResult) and isinstance(op, scf.ForOp):
+            return self._merge_size(op, a.index, d)
+        return None
+
+    def _merge_size(self, loop: scf.ForOp, k: int, d: int) -> tuple[SSAValue, int] | None:
+        """A loop merge value keeps the sizes of its initial value when the body yields
+        it updated in place."""
+        body = loop.body.block
+        yielded = body.last_op
+        if yielded is None or k >= len(yielded.operands):
+            return None
+        if _updated_from(yielded.operands[k], body.args[k + 1]):
+            return (loop.iter_args[k], d)
+        return None
+
+    # -- iterators ----------------------------------------------------------------------
+
+    def iterator(self, v: SSAValue) -> Iterator | None:
+        """The range of `v` when it is an iterator, else None (memoised)."""
+        if v not in self.iterators:
+            self.iterators[v] = self._iterator(v)
+        return self.iterators[v]
+
+    def _iterator(self, v: SSAValue) -> Iterator | None:
+        if not isinstance(v, BlockArgument):
+            return None
+        owner = v.block.parent_op()
+        if isinstance(owner, scf.ForOp) and v.index == 0:
+            step = _int_constant(owner.step)
+            if step is None or step < 1:
+                return None
+            return Iterator(self.affine(owner.lb), self.affine(owner.ub).plus(-1), owner)
+        for p, source in row_params(owner) if owner is not None else []:
+            if p is v and isinstance(source.owner, soac.IotaOp):
+                return Iterator(Affine(0), self.affine(source.owner.n).plus(-1), owner)
+        return None
+
+    def is_iterator(self, s: Sym) -> bool:
+        return s.kind == "value" and self.iterator(s.value) is not None
+
+    # -- proofs -------------------------------------------------------------------------
+
+    def minimum(self, e: Affine) -> Affine:
+        """A lower bound of `e` free of iterators: each iterator, innermost first, at the
+        end of its range that minimises `e`."""
+        for _ in range(10_000):
+            iters = [s for s in e.symbols() if self.is_iterator(s)]
+            if not iters:
+                return e
+            s = max(iters, key=lambda t: t.sort_key)
+            it = self.iterator(s.value)
+            assert it is not None
+            e = e.substitute(s, it.lo if e.coeff(s) > 0 else it.hi)
+        return e
+
+    def nonneg(self, e: Affine) -> bool:
+        """Whether `e >= 0` wherever its iterators are in range (see the docstring)."""
+        m = self.minimum(e)
+        return m.const >= 0 and all(s.kind == "size" and c > 0 for s, c in m.terms)
+
+    def bounded(self, s: Sym) -> bool:
+        """Whether the symbol's values are small (Note [Overflow])."""
+        return s.kind == "size" or self.is_iterator(s)
+
+    def exact(self, e: Affine) -> bool:
+        """Whether the wrapped value of `e` is its integer value (Note [Overflow])."""
+        if e.is_const or (len(e.terms) == 1 and e.const == 0 and e.terms[0][1] == 1):
+            return True
+        if not all(self.bounded(s) for s in e.symbols()):
+            return False
+        total = abs(e.const) + sum(abs(c) for _, c in e.terms) * (1 << BOUND_BITS)
+        return total < _EXACT_LIMIT

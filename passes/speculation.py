@@ -1,0 +1,172 @@
+"""Whether an op may run where the original program would not run it (thesis 6.1.1).
+
+Hoisting moves an op out of a loop, a lambda or a branch, so the op may then run
+when the original program would not have run it at all (the loop runs zero times, the
+branch is not taken), or earlier than the original ran it. That is harmless for an op
+that computes a value and nothing else, and wrong for two kinds of op:
+
+* an op that *prints* (`soac.trace`, a call of a function that traces): moving it
+  changes what the program prints, merging two of them prints less. Such ops are
+  never moved or merged.
+* an op that *may fail*: run where the original did not, it can report an error the
+  original never reports (thesis 6.1.1: `if c then y / x else ...`). These are the
+  checks themselves (`soac.assert`), every op that the interpreter can fail on
+  without an assert guarding it (`l0.passes.dce.local_effects`: irregular arrays,
+  integer division, shifts, `fptosi`, `ipowi`), and the ops that rely on a
+  certificate to be safe: indexing and `let-with` (out of bounds), `reshape`,
+  `split`, `iota`/`replicate` of a count not known to be non-negative, a SOAC over
+  several arrays (their outer sizes must agree), and a call of a function that may
+  fail or may not terminate (a recursive function). An op with regions may fail when
+  any op nested in it may.
+
+`Speculation(module)` computes, once per module, which functions print and which may
+fail, and answers `prints(op)`, `may_fail(op)` and `why_may_fail(op)` (a reason for
+`l0-opt` and the tests). Merging two equal ops (CSE) is always allowed for ops that
+may fail, provided the one kept runs first; only printing ops are never merged.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+
+from l0.dialects import soac
+from l0.passes.dce import constant_int, effectful_functions, local_effects
+
+_SOACS = (soac.MapOp, soac.ReduceOp, soac.ScanOp, soac.FilterOp, soac.RedomapOp)
+"""The second-order array combinators: ops whose regions are lambdas."""
+
+
+def known_non_negative(v: SSAValue) -> bool:
+    """Whether the i64 `v` is non-negative by construction: a constant >= 0 or a size."""
+    if isinstance(v.owner, soac.SizeOp):
+        return True
+    c = constant_int(v)
+    return c is not None and c >= 0
+
+
+def _callee(op: func.CallOp) -> str:
+    return op.callee.string_value()
+
+
+def _call_graph(module: ModuleOp) -> dict[str, set[str]]:
+    """Function name -> names of the functions it calls (only those the module defines)."""
+    funcs = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
+    graph: dict[str, set[str]] = {name: set() for name in funcs}
+    for name, f in funcs.items():
+        for op in f.walk():
+            if isinstance(op, func.CallOp) and _callee(op) in funcs:
+                graph[name].add(_callee(op))
+    return graph
+
+
+def _recursive_functions(graph: dict[str, set[str]]) -> set[str]:
+    """The functions that can reach themselves through calls (they may not terminate)."""
+    recursive: set[str] = set()
+    for start in graph:
+        seen: set[str] = set()
+        work = list(graph[start])
+        while work:
+            f = work.pop()
+            if f == start:
+                recursive.add(start)
+                break
+            if f not in seen:
+                seen.add(f)
+                work.extend(graph.get(f, ()))
+    return recursive
+
+
+def _printing_functions(module: ModuleOp, graph: dict[str, set[str]]) -> set[str]:
+    """The functions that contain a `soac.trace`, or call one that does (transitively),
+    or call a function the module does not define."""
+    printing: set[str] = set()
+    names = set(graph)
+    for f in module.ops:
+        if not isinstance(f, func.FuncOp):
+            continue
+        name = f.sym_name.data
+        if not f.body.blocks:
+            printing.add(name)
+        for op in f.walk():
+            unknown_call = isinstance(op, func.CallOp) and _callee(op) not in names
+            if isinstance(op, soac.TraceOp) or unknown_call:
+                printing.add(name)
+                break
+    changed = True
+    while changed:
+        changed = False
+        for name, callees in graph.items():
+            if name not in printing and callees & printing:
+                printing.add(name)
+                changed = True
+    return printing
+
+
+class Speculation:
+    """Which ops of one module print and which may fail (see the module docstring)."""
+
+    def __init__(self, module: ModuleOp) -> None:
+        graph = _call_graph(module)
+        self.defined = set(graph)
+        self.printing = _printing_functions(module, graph)
+        self.failing = effectful_functions(module) | _recursive_functions(graph)
+        """Functions whose calls may fail, print or not terminate."""
+
+    # -- printing -----------------------------------------------------------------------
+
+    def _prints_locally(self, op: Operation) -> bool:
+        if isinstance(op, soac.TraceOp):
+            return True
+        if isinstance(op, func.CallOp):
+            return _callee(op) in self.printing or _callee(op) not in self.defined
+        return False
+
+    def prints(self, op: Operation) -> bool:
+        """Whether `op` (or an op nested in it) prints: it may never move or merge."""
+        if self._prints_locally(op):
+            return True
+        return bool(op.regions) and any(self._prints_locally(o) for o in op.walk())
+
+    # -- failing ------------------------------------------------------------------------
+
+    def why_may_fail_locally(self, op: Operation) -> str | None:
+        """Why `op` itself (not counting nested ops) may fail, or None."""
+        match op:
+            case soac.AssertOp():
+                return "it is a check"
+            case soac.IndexOp() | soac.UpdateOp():
+                return "it may index out of bounds"
+            case soac.ReshapeOp() | soac.SplitOp():
+                return "its shape arguments may be invalid"
+            case soac.IotaOp() | soac.ReplicateOp():
+                if not known_non_negative(op.n):
+                    return "its count may be negative"
+                return None
+            case func.CallOp():
+                if _callee(op) in self.failing or _callee(op) not in self.defined:
+                    return f"the function @{_callee(op)} may fail or not terminate"
+                return None
+            case _:
+                pass
+        if isinstance(op, _SOACS) and len(op.inputs) > 1:
+            return "the arrays it takes together may differ in size"
+        if local_effects(op, self.failing):
+            return "it may fail at run time"
+        return None
+
+    def why_may_fail(self, op: Operation) -> str | None:
+        """Why `op`, or an op nested in it, may fail at run time; None if it cannot."""
+        reason = self.why_may_fail_locally(op)
+        if reason is not None or not op.regions:
+            return reason
+        for inner in op.walk():
+            if inner is not op and self.why_may_fail_locally(inner) is not None:
+                return f"'{inner.name}' inside it may fail"
+        return None
+
+    def may_fail(self, op: Operation) -> bool:
+        """Whether `op`, or an op nested in it, may fail at run time."""
+        return self.why_may_fail(op) is not None
+

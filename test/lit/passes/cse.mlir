@@ -1,0 +1,198 @@
+// RUN: l0-opt %s -p cse --split-input-file | filecheck %s
+// RUN: l0-opt %s -p cse,verify-uniqueness --split-input-file > /dev/null
+
+// Thesis 6.2: `2 * x + 2 * x` computes `2 * x` once.
+func.func @cse_thesis(%x: i64) -> i64 {
+  %two = arith.constant 2 : i64
+  %a = arith.muli %two, %x : i64
+  %b = arith.muli %two, %x : i64
+  %s = arith.addi %a, %b : i64
+  func.return %s : i64
+}
+// CHECK-LABEL: func.func @cse_thesis
+// CHECK-NEXT:    %two = arith.constant 2 : i64
+// CHECK-NEXT:    %a = arith.muli %two, %x : i64
+// CHECK-NEXT:    %s = arith.addi %a, %a : i64
+// CHECK-NEXT:    func.return %s
+
+// -----
+
+// Commutativity: `x*y` meets `y*x`, also on reals (IEEE + and * commute).
+func.func @cse_commutative(%x: i64, %y: i64, %u: f64, %v: f64) -> (i64, i64, f64, f64) {
+  %a = arith.muli %x, %y : i64
+  %b = arith.muli %y, %x : i64
+  %c = arith.mulf %u, %v : f64
+  %d = arith.mulf %v, %u : f64
+  func.return %a, %b, %c, %d : i64, i64, f64, f64
+}
+// CHECK-LABEL: func.func @cse_commutative
+// CHECK-NEXT:    %a = arith.muli %x, %y : i64
+// CHECK-NEXT:    %c = arith.mulf %u, %v : f64
+// CHECK-NEXT:    func.return %a, %a, %c, %c
+
+// -----
+
+// Thesis 6.3.3, Figure 17: (x*y)*z, x*(y*z) and x*(z*y) have one sum-of-products form
+// on integers; so do a+b+c and c+a+b. The intermediate products left unused go.
+func.func @cse_figure_17(%x: i64, %y: i64, %z: i64) -> (i64, i64, i64, i64, i64) {
+  %xy = arith.muli %x, %y : i64
+  %p1 = arith.muli %xy, %z : i64
+  %yz = arith.muli %y, %z : i64
+  %p2 = arith.muli %x, %yz : i64
+  %zy = arith.muli %z, %y : i64
+  %p3 = arith.muli %x, %zy : i64
+  %ab = arith.addi %x, %y : i64
+  %s1 = arith.addi %ab, %z : i64
+  %ca = arith.addi %z, %x : i64
+  %s2 = arith.addi %ca, %y : i64
+  func.return %p1, %p2, %p3, %s1, %s2 : i64, i64, i64, i64, i64
+}
+// CHECK-LABEL: func.func @cse_figure_17
+// CHECK-NEXT:    %xy = arith.muli %x, %y : i64
+// CHECK-NEXT:    %p1 = arith.muli %xy, %z : i64
+// CHECK-NEXT:    %ab = arith.addi %x, %y : i64
+// CHECK-NEXT:    %s1 = arith.addi %ab, %z : i64
+// CHECK-NEXT:    func.return %p1, %p1, %p1, %s1, %s1
+
+// -----
+
+// Real multiplication is not associative: only the commuted product meets.
+func.func @no_cse_real_reassociation(%x: f64, %y: f64, %z: f64) -> (f64, f64) {
+  %xy = arith.mulf %x, %y : f64
+  %p1 = arith.mulf %xy, %z : f64
+  %yz = arith.mulf %y, %z : f64
+  %p2 = arith.mulf %x, %yz : f64
+  func.return %p1, %p2 : f64, f64
+}
+// CHECK-LABEL: func.func @no_cse_real_reassociation
+// CHECK:         func.return %p1, %p2
+
+// -----
+
+// Distributivity and cancellation hold in wrapping integer arithmetic: `a*(b+c)` is
+// `a*b + a*c`, and `(x + y) - y` is `x`.
+func.func @cse_ring(%a: i64, %b: i64, %c: i64) -> (i64, i64, i64) {
+  %bc = arith.addi %b, %c : i64
+  %l = arith.muli %a, %bc : i64
+  %ab = arith.muli %a, %b : i64
+  %ac = arith.muli %a, %c : i64
+  %r = arith.addi %ab, %ac : i64
+  %ab2 = arith.addi %a, %b : i64
+  %back = arith.subi %ab2, %b : i64
+  func.return %l, %r, %back : i64, i64, i64
+}
+// CHECK-LABEL: func.func @cse_ring
+// CHECK:         func.return %l, %l, %a
+
+// -----
+
+// Thesis 6.2: `a` is updated in place, so it and `b` must stay two arrays.
+func.func @no_cse_consumed(%i: i64) -> (tensor<?xi64>, tensor<?xi64>) {
+  %ten = arith.constant 10 : i64
+  %five = arith.constant 5 : i64
+  %a = soac.iota %ten
+  %b = soac.iota %ten
+  %a2 = soac.update %a[%i] = %five : tensor<?xi64>
+  func.return %a2, %b : tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @no_cse_consumed
+// CHECK:         %a = soac.iota %ten
+// CHECK-NEXT:    %b = soac.iota %ten
+
+// -----
+
+// Fresh arrays that nothing consumes can be one.
+func.func @cse_fresh_unconsumed(%n: i64) -> (tensor<?xi64>, tensor<?xi64>) {
+  %a = soac.iota %n
+  %b = soac.iota %n
+  func.return %a, %b : tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @cse_fresh_unconsumed
+// CHECK-NEXT:    %a = soac.iota %n
+// CHECK-NEXT:    func.return %a, %a
+
+// -----
+
+// A check of a condition already checked cannot fail: it goes, and its users take the
+// first check's certificate (with its message and location), also inside a lambda.
+func.func @cse_checks(%a: tensor<?xi64>, %i: i64) -> (i64, tensor<?xi64>) {
+  %n = soac.size(0) %a : tensor<?xi64>
+  %ok = arith.cmpi slt, %i, %n : i64
+  %c1 = soac.assert %ok, "first" at "t.l0:1:1"
+  %c2 = soac.assert %ok, "second" at "t.l0:2:2"
+  %e = soac.index %a[%i] <%c2> : tensor<?xi64> -> i64
+  %r = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %c3 = soac.assert %ok, "third" at "t.l0:3:3"
+    %f = soac.index %a[%i] <%c3> : tensor<?xi64> -> i64
+    %s = arith.addi %x, %f : i64
+    soac.yield %s : i64
+  }
+  func.return %e, %r : i64, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @cse_checks
+// CHECK:         %c1 = soac.assert %ok, "first" at "t.l0:1:1"
+// CHECK-NOT:     soac.assert
+// CHECK:         %e = soac.index %a[%i] <%c1>
+// CHECK-NEXT:    soac.map
+// CHECK-NEXT:      arith.addi %x, %e
+
+// -----
+
+// Each trace prints: two equal traces stay two.
+func.func @no_cse_trace(%x: i64) -> (i64, i64) {
+  %a = soac.trace(%x : i64) at "t.l0:1:1"
+  %b = soac.trace(%x : i64) at "t.l0:1:1"
+  func.return %a, %b : i64, i64
+}
+// CHECK-LABEL: func.func @no_cse_trace
+// CHECK-NEXT:    soac.trace
+// CHECK-NEXT:    soac.trace
+
+// -----
+
+// SOACs compare structurally (their source locations aside).
+func.func @cse_soac(%a: tensor<?xf64>, %k: f64) -> (tensor<?xf64>, tensor<?xf64>) {
+  %r = soac.map(%x = %a : tensor<?xf64>) at "t.l0:1:1" -> tensor<?xf64> {
+    %y = arith.mulf %x, %k : f64
+    soac.yield %y : f64
+  }
+  %s = soac.map(%z = %a : tensor<?xf64>) at "t.l0:2:2" -> tensor<?xf64> {
+    %w = arith.mulf %z, %k : f64
+    soac.yield %w : f64
+  }
+  func.return %r, %s : tensor<?xf64>, tensor<?xf64>
+}
+// CHECK-LABEL: func.func @cse_soac
+// CHECK:         soac.map
+// CHECK-NOT:     soac.map
+// CHECK:         func.return %r, %r
+
+// -----
+
+// The two branches of an `if` do not dominate each other: nothing merges across them.
+func.func @no_cse_across_branches(%c: i1, %x: i64, %y: i64) -> i64 {
+  %r = scf.if %c -> (i64) {
+    %a = arith.muli %x, %y : i64
+    scf.yield %a : i64
+  } else {
+    %b = arith.muli %x, %y : i64
+    scf.yield %b : i64
+  }
+  func.return %r : i64
+}
+// CHECK-LABEL: func.func @no_cse_across_branches
+// CHECK:         arith.muli %x, %y
+// CHECK:         arith.muli %x, %y
+
+// -----
+
+// Certificates are a set; `a > b` is `b < a`.
+func.func @cse_normal_forms(%a: tensor<?xi64>, %i: i64, %c1: !soac.cert, %c2: !soac.cert) -> (i64, i64, i1, i1) {
+  %x = soac.index %a[%i] <%c1, %c2> : tensor<?xi64> -> i64
+  %y = soac.index %a[%i] <%c2, %c1> : tensor<?xi64> -> i64
+  %p = arith.cmpi sgt, %x, %i : i64
+  %q = arith.cmpi slt, %i, %x : i64
+  func.return %x, %y, %p, %q : i64, i64, i1, i1
+}
+// CHECK-LABEL: func.func @cse_normal_forms
+// CHECK:         func.return %x, %x, %p, %p
