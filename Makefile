@@ -1,5 +1,5 @@
 # Quick start:  make example   (runs examples/blackscholes.l0 through l0-run)
-#               make test      (all tests: unit, program corpus, lit)
+#               make test      (lint, then all tests: unit, program corpus, lit)
 # Both create the virtual environment .venv on first use.
 PYTHON ?= python3
 VENV := .venv
@@ -17,6 +17,7 @@ example: $(BIN)/l0-run
 	$(BIN)/l0-run examples/blackscholes.l0 < examples/blackscholes.in
 
 test: $(BIN)/l0-run
+	$(BIN)/ruff check .
 	$(BIN)/pytest -n 2
 
 lit: $(BIN)/l0-run

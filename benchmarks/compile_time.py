@@ -93,9 +93,10 @@ def main(argv: list[str] | None = None) -> None:
         try:
             from l0.api import CompiledProgram
 
-            stages.append(
-                ("front end + cpu back end", lambda: CompiledProgram(text, name, "cpu"))
-            )
+            def cpu(text: str = text, name: str = name) -> object:
+                return CompiledProgram(text, name, "cpu")
+
+            stages.append(("front end + cpu back end", cpu))
         except ImportError:
             pass
         for label, work in stages:

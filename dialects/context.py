@@ -7,6 +7,7 @@ plus those of the later lowering stages (see `l0.cli.opt`).
 
 from __future__ import annotations
 
+from l0.dialects.soac import SOAC
 from xdsl.context import Context
 from xdsl.dialects.arith import Arith
 from xdsl.dialects.builtin import Builtin
@@ -14,8 +15,6 @@ from xdsl.dialects.func import Func
 from xdsl.dialects.math import Math
 from xdsl.dialects.scf import Scf
 from xdsl.ir import Dialect
-
-from l0.dialects.soac import SOAC
 
 L0_DIALECTS: tuple[Dialect, ...] = (Builtin, Func, Arith, Scf, Math, SOAC)
 """The dialects of internal L0 (`docs/ir.md`)."""

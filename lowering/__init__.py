@@ -39,9 +39,8 @@ LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
 
 def lowering_dialects() -> list[Dialect]:
     """The dialects of the lowering levels, beyond those of soac IR: memref, cf, msoac."""
+    from l0.lowering.msoac import MSOAC
     from xdsl.dialects.cf import Cf
     from xdsl.dialects.memref import MemRef
-
-    from l0.lowering.msoac import MSOAC
 
     return [MemRef, Cf, MSOAC]

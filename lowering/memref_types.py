@@ -20,6 +20,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import cast
 
+from l0.dialects.soac import CertType
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     MemRefType,
@@ -29,8 +30,6 @@ from xdsl.dialects.builtin import (
     i1,
 )
 from xdsl.ir import Attribute
-
-from l0.dialects.soac import CertType
 
 
 class Kind(IntEnum):

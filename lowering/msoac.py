@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from l0.lowering.memref_types import row_of
 from xdsl.dialects.builtin import MemRefType, StringAttr, i1, i64
 from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
@@ -55,8 +56,6 @@ from xdsl.traits import (
     RecursiveMemoryEffect,
 )
 from xdsl.utils.exceptions import VerifyException
-
-from l0.lowering.memref_types import row_of
 
 
 def _rows(values: Sequence[SSAValue]) -> list[Attribute]:

@@ -27,9 +27,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
-
 from l0.dialects.context import l0_context
 from l0.dialects.soac import UNIQUE_ATTR, CertType
 from l0.lowering import trace
@@ -37,6 +34,8 @@ from l0.lowering.bufferise import BufferisePass
 from l0.lowering.convert_soac_to_scf import ConvertSoacToScfPass
 from l0.lowering.dealloc import DeallocPass
 from l0.lowering.jit import JitModule
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
 
 PIPELINE = (BufferisePass, ConvertSoacToScfPass, DeallocPass)
 

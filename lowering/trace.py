@@ -24,6 +24,8 @@ import threading
 from typing import Any, TextIO
 
 import numpy as np
+from l0.dialects.soac import CertType
+from l0.lowering.builder import CodeBuilder
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
     Float64Type,
@@ -37,8 +39,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, SSAValue
 
-from l0.dialects.soac import CertType
-from l0.lowering.builder import CodeBuilder
 from l0.types import BOOL, CERT, CHAR, INT, REAL, ArrayType, BasicType
 
 STREAM: TextIO | None = None

@@ -18,11 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from l0.dialects import soac
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
-
-from l0.dialects import soac
 
 SOACS = (soac.MapOp, soac.ReduceOp, soac.ScanOp, soac.FilterOp, soac.RedomapOp)
 """The second-order array combinators: ops whose lambda runs once per row."""

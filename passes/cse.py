@@ -37,6 +37,10 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 
+from l0.dialects import soac
+from l0.passes.dce import effectful_functions, is_dead
+from l0.passes.hoist import consumes, why_result_consumed
+from l0.passes.speculation import Speculation
 from xdsl.context import Context
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp
@@ -45,11 +49,6 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsolatedFromAbove, IsTerminator, SymbolOpInterface, is_side_effect_free
-
-from l0.dialects import soac
-from l0.passes.dce import effectful_functions, is_dead
-from l0.passes.hoist import consumes, why_result_consumed
-from l0.passes.speculation import Speculation
 
 COMMUTATIVE = frozenset({
     "arith.addi", "arith.muli", "arith.andi", "arith.ori", "arith.xori",

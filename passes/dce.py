@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Set
 
+from l0.dialects import soac
 from xdsl.context import Context
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
@@ -55,9 +56,6 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.traits import IsTerminator, SymbolOpInterface, is_side_effect_free
-
-from l0.dialects import soac
-
 
 # ---------------------------------------------------------------------------------------
 # Constants and shapes known at compile time

@@ -72,6 +72,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from l0.dialects import soac
+from l0.passes.dce import constant_int, static_shape
+from l0.passes.simplify.common import may_be_consumed
+from l0.passes.speculation import Speculation
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, TensorType, i64
@@ -86,11 +90,6 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsTerminator, SymbolTable
-
-from l0.dialects import soac
-from l0.passes.dce import constant_int, static_shape
-from l0.passes.simplify.common import may_be_consumed
-from l0.passes.speculation import Speculation
 
 SOACS = (soac.MapOp, soac.ReduceOp, soac.ScanOp, soac.FilterOp, soac.RedomapOp)
 """SOACs: their regions are lambdas, run once per row of their inputs."""

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from l0.dialects import soac
+from l0.passes.consumption import LOOPS, SOACS, Consumption, is_array
 from xdsl.context import Context
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp
@@ -34,9 +36,6 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-
-from l0.dialects import soac
-from l0.passes.consumption import LOOPS, SOACS, Consumption, is_array
 
 _CHEAP_OPS = (
     soac.CheckedOp,

@@ -19,15 +19,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from l0.passes.cse import CseDriver
+from l0.passes.hoist import Hoister
+from l0.passes.speculation import Speculation
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
-
-from l0.passes.cse import CseDriver
-from l0.passes.hoist import Hoister
-from l0.passes.speculation import Speculation
 
 
 def rebind(module: ModuleOp, aggressive: bool = False) -> int:

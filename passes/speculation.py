@@ -27,12 +27,11 @@ may fail, provided the one kept runs first; only printing ops are never merged.
 
 from __future__ import annotations
 
+from l0.dialects import soac
+from l0.passes.dce import constant_int, effectful_functions, local_effects
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
-
-from l0.dialects import soac
-from l0.passes.dce import constant_int, effectful_functions, local_effects
 
 _SOACS = (soac.MapOp, soac.ReduceOp, soac.ScanOp, soac.FilterOp, soac.RedomapOp)
 """The second-order array combinators: ops whose regions are lambdas."""

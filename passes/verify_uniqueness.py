@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from l0.dialects import soac
 from xdsl.context import Context
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, TensorType
@@ -29,8 +30,6 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import PassFailedException
-
-from l0.dialects import soac
 
 Roots = frozenset[SSAValue]
 
@@ -102,7 +101,7 @@ class _Checker:
                 )
 
     def consume(self, state: _State, op: Operation, v: SSAValue, allowed: _Body | None) -> None:
-        """Mark `v`'s roots consumed by `op`; `allowed` limits what a loop/lambda body may consume."""
+        """Mark `v`'s roots consumed by `op`; `allowed` limits what a loop body may consume."""
         for root in self.roots(state, v):
             if root in state.non_unique_params:
                 raise PassFailedException(

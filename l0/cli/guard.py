@@ -1,4 +1,4 @@
-"""How the command-line tools run compiler work: in a big-stack thread, errors reported, never a traceback.
+"""How the command-line tools run compiler work: on a big stack, errors reported, no traceback.
 
 The front end, the passes and the interpreter recurse over the program (expression
 trees, recursive L0 functions), so the work runs in a thread with a large stack and a

@@ -150,4 +150,5 @@ def _write_times(path: str, times: list[int]) -> None:
         with open(path, "w", encoding="utf-8") as f:
             f.writelines(f"{t}\n" for t in times)
     except OSError as err:
-        raise L0Error(Loc(path, 1, 1), f"cannot write timings: {err.strerror}", "io-error") from None
+        message = f"cannot write timings: {err.strerror}"
+        raise L0Error(Loc(path, 1, 1), message, "io-error") from None

@@ -35,7 +35,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TextIO
 
 import numpy as np
-from xdsl.dialects import builtin
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
 
 from l0.diagnostics import L0Error, Loc
@@ -152,7 +151,7 @@ def update_row(a: Any, index: tuple[int, ...], v: Any, in_place: bool) -> Any:
 
 def _check_bounds(op: str, a: Any, index: tuple[int, ...]) -> None:
     shape = a.shape
-    for i, n in zip(index, shape):
+    for i, n in zip(index, shape, strict=False):
         if not 0 <= i < n:
             out_of_bounds(op, index, shape)
 
@@ -203,7 +202,7 @@ def source_type(t: Attribute) -> BasicType | ArrayType:
 @helper
 def trace(stream: TextIO, fmt: Any, loc: str, types: tuple[Any, ...],
           values: tuple[Any, ...]) -> None:
-    for t, v in zip(types, values):
+    for t, v in zip(types, values, strict=True):
         stream.write(f"{loc}: {fmt(t, v)}\n")
 
 

@@ -205,7 +205,8 @@ def numpy_agrees(op_name: str) -> bool:
                             np.array([0.0, -1.0, 3.0, 3.0, -0.5, 0.0, float("nan")])])
         with np.errstate(all="ignore"):
             vec = np.power(x, y)
-        scalar = np.array([interp_math.powf(a, b) for a, b in zip(x.tolist(), y.tolist())])
+        pairs = zip(x.tolist(), y.tolist(), strict=True)
+        scalar = np.array([interp_math.powf(a, b) for a, b in pairs])
         return _same(vec, scalar)
     scalar_fn, ufunc = interp_math.UNARY_REAL[op_name]
     if ufunc is None:

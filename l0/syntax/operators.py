@@ -68,15 +68,15 @@ BINARY_PREC: dict[str, int] = {
 PREFIX_PREC: dict[str, int] = {"-": 7, "not": 10}
 
 N = TypeVar("N")  # an operand or an expression built from operands
-O = TypeVar("O")  # an operator token
+Op = TypeVar("Op")  # an operator token
 
 
 def resolve(
-    terms: list[tuple[list[O], N]],
-    binops: list[O],
-    op_text: Callable[[O], str],
-    build_binary: Callable[[O, N, N], N],
-    build_prefix: Callable[[O, N], N],
+    terms: list[tuple[list[Op], N]],
+    binops: list[Op],
+    op_text: Callable[[Op], str],
+    build_binary: Callable[[Op, N, N], N],
+    build_prefix: Callable[[Op, N], N],
 ) -> N:
     """Build the tree of a flat operator sequence (Note [Operator precedence]).
 
@@ -85,7 +85,7 @@ def resolve(
     binary operator between `ti` and `ti+1`. `op_text` gives an operator's spelling."""
     assert len(binops) == len(terms) - 1, "malformed operator sequence"
     operands: list[N] = []
-    stack: list[tuple[bool, O, int]] = []  # (is_prefix, operator, level)
+    stack: list[tuple[bool, Op, int]] = []  # (is_prefix, operator, level)
 
     def reduce_top() -> None:
         is_prefix, op, _ = stack.pop()

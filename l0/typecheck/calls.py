@@ -18,8 +18,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from l0.diagnostics import Loc
-from l0.typecheck import errors
 from l0.syntax.ast import Exp, Param
+from l0.typecheck import errors
 from l0.typecheck.aliases import Als, keys_of, none_for
 from l0.typecheck.consumption import Occ, concat, seq
 from l0.typecheck.env import Kind, leaf_keys

@@ -30,7 +30,6 @@ from l0.typecheck.env import Env, FunSig
 from l0.typecheck.result import Arg, Res
 from l0.types import BOOL, CERT, CHAR, INT, REAL, ArrayType, TupleType, Type, similar
 
-
 Handler = Callable[["Checker", Any], Res]
 Binder = Callable[["Checker", Any], Generator[A.Exp, Res, Res]]
 

@@ -18,10 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import memref
-from xdsl.dialects.builtin import MemRefType, TensorType
-from xdsl.ir import Operation, SSAValue
-
 from l0.dialects import soac
 from l0.lowering import msoac
 from l0.lowering.bufferise.convert import Converter, handles
@@ -35,6 +31,9 @@ from l0.lowering.memref_types import (
     rank_of,
     row_kind,
 )
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import MemRefType, TensorType
+from xdsl.ir import Operation, SSAValue
 
 
 def _mtype(t: object) -> MemRefType:

@@ -17,13 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr, TensorType
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
-
 from l0.dialects import soac
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.checks import normalised
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerAttr, TensorType
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 
 @dataclass(frozen=True)

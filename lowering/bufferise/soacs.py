@@ -20,9 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import MemRefType
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
-
 from l0.dialects import soac
 from l0.lowering import msoac
 from l0.lowering.bufferise.arrays import metadata, reinterpret
@@ -32,6 +29,8 @@ from l0.lowering.bufferise.shapes import materialise, row_shape
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.checks import enclosing_loc
 from l0.lowering.memref_types import Kind, rank_of, row_of
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 _CAN_TAKE_DESTINATION = (soac.MapOp, soac.IotaOp, soac.ReplicateOp, soac.CopyOp, soac.ScanOp)
 

@@ -9,13 +9,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from l0.dialects.soac import SOAC
+from l0.lowering.llvm import print_llvm_ir
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, cf, func, math, memref, scf
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError
-
-from l0.dialects.soac import SOAC
-from l0.lowering.llvm import print_llvm_ir
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,13 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from xdsl.context import Context
-from xdsl.dialects import func, scf
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
-from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
-
 from l0.dialects import soac
 from l0.passes.dce import EraseDeadOp
 from l0.passes.simplify.arith import ARITH_OPS, arith_patterns
@@ -43,6 +36,12 @@ from l0.passes.simplify.control import (
     IfDropUnusedResults,
     IfSameResult,
 )
+from xdsl.context import Context
+from xdsl.dialects import func, scf
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 
 __all__ = ["SimplifyPass", "simplify_walker"]
 

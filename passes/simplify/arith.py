@@ -29,12 +29,6 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from xdsl.dialects import arith
-from xdsl.dialects import math as mathd
-from xdsl.dialects.builtin import f64, i1
-from xdsl.ir import Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
-
 from l0.passes.simplify.common import (
     constant_float,
     constant_int,
@@ -45,6 +39,11 @@ from l0.passes.simplify.common import (
     width_of,
     wrap,
 )
+from xdsl.dialects import arith
+from xdsl.dialects import math as mathd
+from xdsl.dialects.builtin import f64, i1
+from xdsl.ir import Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 _NAN = float("nan")
 _INF = float("inf")

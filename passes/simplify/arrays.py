@@ -35,11 +35,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import TensorType, i64
-from xdsl.ir import BlockArgument, Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
-
 from l0.dialects import soac
 from l0.passes.simplify.common import (
     constant_int,
@@ -47,6 +42,10 @@ from l0.passes.simplify.common import (
     make_constant,
     may_be_consumed,
 )
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import TensorType, i64
+from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 _MAX_STEPS = 32
 

@@ -10,12 +10,11 @@ to `false` by the arithmetic rules, which changes nothing).
 
 from __future__ import annotations
 
+from l0.dialects import soac
+from l0.passes.simplify.common import constant_int, is_checked, join_certs, set_certs
 from xdsl.ir import Operation
 from xdsl.irdl import IRDLOperation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
-
-from l0.dialects import soac
-from l0.passes.simplify.common import constant_int, is_checked, join_certs, set_certs
 
 
 class AssertTrue(RewritePattern):

@@ -21,14 +21,16 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable, Sequence
 
+from l0.dialects import soac
+from l0.passes.dce import constant_float, constant_int
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     DictionaryAttr,
-    ModuleOp,
     FloatAttr,
     IntegerAttr,
     IntegerType,
+    ModuleOp,
     TensorType,
     f64,
     i32,
@@ -36,9 +38,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.irdl import AttrSizedOperandSegments, IRDLOperation
 from xdsl.pattern_rewriter import PatternRewriter
-
-from l0.dialects import soac
-from l0.passes.dce import constant_float, constant_int
 
 __all__ = [
     "Consumption",

@@ -29,17 +29,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import ModuleOp, i1
-from xdsl.ir import Operation, Region, SSAValue
-from xdsl.pattern_rewriter import (
-    PatternRewriter,
-    PatternRewriteWalker,
-    RewritePattern,
-    op_type_rewrite_pattern,
-)
-from xdsl.rewriter import InsertPoint
-
 from l0.dialects import soac
 from l0.passes.inline import functions, recursive_functions
 from l0.passes.simplify.common import (
@@ -51,6 +40,16 @@ from l0.passes.simplify.common import (
     real_bits,
     same_constant,
 )
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import ModuleOp, i1
+from xdsl.ir import Operation, Region, SSAValue
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
 
 
 def _inline_region_before(region: Region, op: Operation, args: list[SSAValue],

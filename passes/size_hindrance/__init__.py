@@ -48,18 +48,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xdsl.context import Context
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import ModuleOp, i64
-from xdsl.ir import Operation, SSAValue
-from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    PatternRewriter,
-    PatternRewriteWalker,
-    RewritePattern,
-    op_type_rewrite_pattern,
-)
-
 from l0.dialects import soac
 from l0.passes.consumption import Consumption
 from l0.passes.size_hindrance.analysis import SizeAnalysis
@@ -72,6 +60,17 @@ from l0.passes.size_hindrance.expressions import (
     NonZero,
     Scalar,
     Sub,
+)
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import ModuleOp, i64
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
 )
 
 # ---------------------------------------------------------------------------------------

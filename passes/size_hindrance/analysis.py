@@ -12,10 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xdsl.dialects import scf
-from xdsl.dialects.builtin import TensorType
-from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
-
 from l0.dialects import soac
 from l0.passes.consumption import Consumption
 from l0.passes.size_hindrance.expressions import (
@@ -34,6 +30,9 @@ from l0.passes.size_hindrance.expressions import (
     nonzero,
     sub,
 )
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 # ---------------------------------------------------------------------------------------
 # Size analysis (thesis 9.1.1)

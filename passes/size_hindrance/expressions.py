@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from l0.dialects import soac
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
-
-from l0.dialects import soac
 
 # ---------------------------------------------------------------------------------------
 # Size expressions

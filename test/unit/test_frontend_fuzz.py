@@ -20,7 +20,9 @@ from l0.frontend import l0_to_module
 
 PROGRAMS = sorted((Path(__file__).resolve().parents[1] / "programs").rglob("*.l0"))
 SOURCES = [p.read_text(encoding="utf-8") for p in PROGRAMS if p.with_suffix(".in").exists()]
-TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_]*|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|&&|\|\||<-|=>|<=|<<|>>|\S")
+TOKEN = re.compile(
+    r"[A-Za-z][A-Za-z0-9_]*|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|&&|\|\||<-|=>|<=|<<|>>|\S"
+)
 SPARE = ["let", "in", "(", ")", "{", "}", "[", "]", ",", "=", "*", "-", "0", "1", "2.0", "x",
          "a", "map", "reduce", "zip", "iota", "copy", "with", "<-", "op", "+", "fn", "int", "[int]",
          "loop", "for", "do", "if", "then", "else", "True", "_", "size", "split", "transpose"]

@@ -11,12 +11,12 @@ from __future__ import annotations
 import time
 
 import pytest
+from l0.dialects import soac
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 from l0.diagnostics import L0Error, Loc
-from l0.dialects import soac
 from l0.internalise import internalise
 from l0.syntax import ast as A
 from l0.types import BOOL, INT, REAL, ArrayType, TupleType, Type
@@ -203,7 +203,8 @@ def test_int_pow() -> None:
          "cannot reshape an array of 6 elements to shape (4, 2)"),
         ("fun [int] main(int n, int i) =\n  let {a, b} = split(i, iota(n)) in b", (2, 3), (2, 16),
          "split point 3 out of bounds"),
-        ("fun *[[int]] main(int n, int i) =\n  let a = replicate(2, iota(n)) in let a[0] = iota(i) in a",
+        ("fun *[[int]] main(int n, int i) =\n"
+         "  let a = replicate(2, iota(n)) in let a[0] = iota(i) in a",
          (2, 3), (2, 36), "does not fit slice"),
     ],
 )
@@ -285,9 +286,8 @@ fun {int, [int]} main(int n) =
 
 
 def test_output_passes_verify_uniqueness() -> None:
-    from xdsl.context import Context
-
     from l0.passes import PASSES
+    from xdsl.context import Context
 
     src = """
 fun *[int] modify(*[int] a, int i, int x) = let a[i] = x in a

@@ -19,15 +19,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from l0.dialects.context import l0_context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
 from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error
-from l0.dialects.context import l0_context
-from l0.interp import InternalError, Interpreter
+from l0.interp import InternalError, Interpreter, vectorise
 from l0.interp import math as interp_math
-from l0.interp import vectorise
 from l0.values import CHECKED
 
 I64_MIN = -(2**63)
@@ -471,7 +470,7 @@ def test_deeply_nested_ifs_are_outlined() -> None:
     lines.append("  %z = arith.addi %x, %one : i64")
     lines.append("  scf.yield %z : i64")
     for i in reversed(range(depth)):
-        lines.append(f"  }} else {{\n  scf.yield %one : i64\n  }}")
+        lines.append("  } else {\n  scf.yield %one : i64\n  }")
         lines.append(f"  scf.yield %r{i} : i64" if i else "  func.return %r0 : i64")
     lines.append("}")
     interp = Interpreter(parse("\n".join(lines)))

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from l0.dialects import soac
+from l0.passes import PASSES, describe_passes
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntAttr, ModuleOp
@@ -19,8 +21,6 @@ from xdsl.passes import ModulePass
 import l0.frontend
 from l0.cli.opt import main
 from l0.diagnostics import L0Error, Loc
-from l0.dialects import soac
-from l0.passes import PASSES, describe_passes
 
 MLIR = """\
 func.func @f(%a: tensor<?xf64>) -> i64 {

@@ -11,7 +11,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def l0_run(args: list[str], stdin: str = "", tmp: Path | None = None) -> subprocess.CompletedProcess[str]:
+def l0_run(
+    args: list[str], stdin: str = "", tmp: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", "from l0.cli.run import main; main()", *args],
         input=stdin, capture_output=True, text=True, timeout=120, cwd=tmp or ROOT,
@@ -63,7 +65,8 @@ def test_missing_file() -> None:
 
 def test_timing_file(prog, tmp_path: Path) -> None:
     times = tmp_path / "times.txt"
-    r = l0_run(["-r", "3", "-t", str(times), prog("fun int main(int n) = reduce(op +, 0, iota(n))")], "10")
+    path = prog("fun int main(int n) = reduce(op +, 0, iota(n))")
+    r = l0_run(["-r", "3", "-t", str(times), path], "10")
     assert r.returncode == 0 and r.stdout.strip() == "45"
     lines = times.read_text().split()
     assert len(lines) == 3 and all(x.isdigit() for x in lines)

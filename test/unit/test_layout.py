@@ -7,7 +7,9 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGE_DIRS = {"l0": "l0", "l0.dialects": "dialects", "l0.passes": "passes", "l0.lowering": "lowering"}
+PACKAGE_DIRS = {
+    "l0": "l0", "l0.dialects": "dialects", "l0.passes": "passes", "l0.lowering": "lowering"
+}
 
 
 def _packages_on_disk() -> set[str]:

@@ -14,15 +14,8 @@ import io
 from typing import Any
 
 import pytest
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.parser import Parser
-
-from l0.bigstack import call_with_big_stack
-from l0.diagnostics import L0Error
 from l0.dialects import soac
 from l0.dialects.context import l0_context
-from l0.frontend import load_program, to_module
-from l0.interp import Interpreter
 from l0.passes import PASSES
 from l0.passes.bounds.pattern import HoistChecks, loop_of
 from l0.passes.bounds.ranges import Ranges
@@ -30,6 +23,13 @@ from l0.passes.consumption import Consumption
 from l0.passes.cse import DefinitionOrder, why_not_mergeable
 from l0.passes.hoist import Hoister, RegionKind, RegionScan
 from l0.passes.speculation import Speculation
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.parser import Parser
+
+from l0.bigstack import call_with_big_stack
+from l0.diagnostics import L0Error
+from l0.frontend import load_program, to_module
+from l0.interp import Interpreter
 from l0.types import flatten
 from l0.values import format_result, read_values
 

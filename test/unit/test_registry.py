@@ -11,9 +11,8 @@ import inspect
 import re
 
 import pytest
-from xdsl.passes import ModulePass
-
 from l0.passes import PASSES, describe_passes, pass_summary
+from xdsl.passes import ModulePass
 
 NAMES = sorted(PASSES)
 
