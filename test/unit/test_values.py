@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 import pickle
 import random
 from collections.abc import Callable
@@ -517,7 +518,11 @@ def test_fast_path_is_taken_for_plain_numeric_arrays() -> None:
 
 # -- the finpar data sets -----------------------------------------------------------
 
-FINPAR = Path("/work/shared/finpar")
+# finpar's data sets live in shared/ beside the repository (or where $L0_FINPAR_DIR says).
+FINPAR = Path(
+    os.environ.get("L0_FINPAR_DIR")
+    or Path(__file__).resolve().parents[3] / "shared" / "finpar"
+)
 _I, _R = INT, REAL
 # The flattened parameters of each benchmark's `main`, in the order of its input.data.
 FINPAR_INPUTS: dict[str, list[Any]] = {
