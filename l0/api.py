@@ -121,11 +121,10 @@ class CompiledProgram:
 
     def run_main(self, input_text: str) -> str:
         """Read `main`'s arguments from `input_text` and return its printed result (no newline)."""
-        from l0.values import format_result, read_values
+        from l0.values import format_result, read_arguments
 
         entry = self.functions["main"]
-        types = [c for p in entry.params for c in flatten(p.type)]
-        inputs = read_values(input_text, types, "<stdin>") if types else []
+        inputs = read_arguments(input_text, [p.type for p in entry.params], "<stdin>")
         return format_result(entry.ret, self.call_flat("main", inputs))
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
@@ -139,9 +138,12 @@ class CompiledProgram:
                 raise TypeError(
                     f"{name} takes {len(fundef.params)} arguments, {len(args)} given"
                 )
+            from l0.values import check_arguments
+
             flat: list[Any] = []
             for p, a in zip(fundef.params, args, strict=True):
                 flat.extend(_flatten_value(p.type, a))
+            check_arguments([p.type for p in fundef.params], flat, Loc(f"<{name}>", 1, 1))
             results = self.call_flat(name, flat)
             value, _ = _unflatten(fundef.ret, results, 0)
             return value
@@ -180,7 +182,10 @@ def _to_array(t: ArrayType, v: Any) -> Any:
     if t.elem == CHAR and isinstance(v, str):
         return np.array([ord(c) for c in v], dtype=np.int32)
     dtype = dtypes.get(t.elem.kind.value, object)
-    return np.asarray(v, dtype=dtype)
+    array = np.asarray(v, dtype=dtype)
+    if array.ndim != t.rank:
+        raise TypeError(f"expected an array of rank {t.rank} for type {t}, got rank {array.ndim}")
+    return array
 
 
 def _unflatten(t: Type, vals: Sequence[Any], i: int) -> tuple[Any, int]:

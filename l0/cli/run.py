@@ -96,16 +96,15 @@ def main(argv: list[str] | None = None) -> None:
 def run(args: argparse.Namespace) -> int:
     from l0.frontend import load_program, to_module
     from l0.interp import Interpreter
-    from l0.types import flatten
-    from l0.values import format_result, read_values
+    from l0.values import format_result, read_arguments
 
     source = _read_source(args.program)
     prog = load_program(
         source, args.program, inhibit_uniqueness=args.inhibit_uniqueness_checking
     )
     entry = next(f for f in prog.fundefs if f.name == "main")
-    param_types = [c for p in entry.params for c in flatten(p.type)]
-    inputs = read_values(sys.stdin.read(), param_types, "<stdin>") if param_types else []
+    params = [p.type for p in entry.params]
+    inputs = read_arguments(sys.stdin.read(), params, "<stdin>") if params else []
 
     module = to_module(prog)
     if args.optimise:

@@ -5,11 +5,14 @@
 * `format_result(t, values)` prints `main`'s flattened result exactly as the 2014
   `l0c -i` did, and `format_value(t, v)` one flattened value, for `trace` (`printer.py`);
 * `write_values(types, values)` writes values in the input syntax (tests, tools);
+* `read_arguments(text, param_types, source)` reads and checks a whole function's
+  arguments (`arguments.py`: components of an array of tuples must agree in shape);
 * `CHECKED` is the value of type `cert`; the representation of values is in `model.py`.
 """
 
 from __future__ import annotations
 
+from l0.values.arguments import check_arguments, read_arguments
 from l0.values.model import CHECKED, Checked, Value
 from l0.values.printer import format_real, format_result, format_value, write_values
 from l0.values.reader import read_values
@@ -18,9 +21,11 @@ __all__ = [
     "CHECKED",
     "Checked",
     "Value",
+    "check_arguments",
     "format_real",
     "format_result",
     "format_value",
+    "read_arguments",
     "read_values",
     "write_values",
 ]

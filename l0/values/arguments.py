@@ -1,0 +1,55 @@
+"""Arguments of a whole function: flattening by source type, and the one check flattening needs.
+
+An array of tuples is passed as one array per component (thesis 4.1). Inside the
+program those components come from one array, so they have the same outer shape, and
+compiled code indexes all of them with the bounds of one; a caller handing in
+components of different sizes (on stdin or from Python) is therefore rejected here,
+before anything runs, instead of reading out of bounds later.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from l0.diagnostics import L0Error, Loc
+from l0.types import ArrayType, TupleType, Type, flatten
+from l0.values.model import Value
+from l0.values.reader import read_values
+
+
+def read_arguments(text: str, params: Sequence[Type], source: str = "<stdin>") -> list[Value]:
+    """Read the flattened arguments of a function whose parameters have types `params`."""
+    types = [c for t in params for c in flatten(t)]
+    values = read_values(text, types, source) if types else []
+    check_arguments(params, values, Loc(source, 1, 1))
+    return values
+
+
+def check_arguments(params: Sequence[Type], values: Sequence[Value], loc: Loc) -> None:
+    """Check that the components of every array of tuples among `params` agree in shape."""
+    pos = 0
+    for i, t in enumerate(params, 1):
+        n = len(flatten(t))
+        _check(t, values[pos : pos + n], loc, i)
+        pos += n
+
+
+def _check(t: Type, values: Sequence[Value], loc: Loc, param: int) -> None:
+    if isinstance(t, TupleType):
+        pos = 0
+        for e in t.elems:
+            n = len(flatten(e))
+            _check(e, values[pos : pos + n], loc, param)
+            pos += n
+        return
+    if not isinstance(t, ArrayType) or not isinstance(t.elem, TupleType) or len(values) < 2:
+        return
+    shapes = [tuple(getattr(v, "shape", ()))[: t.rank] for v in values]
+    if any(s != shapes[0] for s in shapes):
+        found = ", ".join("x".join(map(str, s)) or "scalar" for s in shapes)
+        raise L0Error(
+            loc,
+            f"the arrays of argument {param} (of type {t}) must have the same outer shape, "
+            f"found {found}",
+            "value-error",
+        )
