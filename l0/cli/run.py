@@ -80,7 +80,8 @@ def build_argparser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--inhibit-uniqueness-checking",
         action="store_true",
-        help="skip the occurrence/consumption checks of the type checker (as l0c did)",
+        help="skip the occurrence/consumption checks of the type checker (as l0c did); "
+        "the program then runs unoptimised in the interpreter, which copies on every update",
     )
     return ap
 
@@ -107,12 +108,17 @@ def run(args: argparse.Namespace) -> int:
     inputs = read_arguments(sys.stdin.read(), params, "<stdin>") if params else []
 
     module = to_module(prog)
-    if args.optimise:
+    unchecked = args.inhibit_uniqueness_checking
+    if args.optimise and not unchecked:
         from l0.passes.pipeline import optimise
 
         optimise(module)
     engine: Any
-    if args.backend == "cpu":
+    if unchecked:
+        # Without the uniqueness checks an update may hit an array that is used later:
+        # only the interpreter, copying on every update, keeps the program's meaning.
+        engine = Interpreter(module, in_place=False)
+    elif args.backend == "cpu":
         from l0.lowering.pipeline import CpuEngine
 
         # No isolation: the inputs are ours, and copying would be timed.

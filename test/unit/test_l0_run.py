@@ -88,3 +88,11 @@ def test_startup_imports_no_code_generator(prog) -> None:
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.stdout.split() == ["1", "[]"]
+
+
+def test_inhibit_uniqueness_checking_keeps_value_semantics(prog) -> None:
+    # Rejected by the sequence rule; with the checks off, the update must not be seen.
+    path = prog("fun int main(int n) = let a = iota(n) in (let a[0] = 5 in 0) + a[0]")
+    assert l0_run([path], "3").returncode == 2
+    r = l0_run(["--inhibit-uniqueness-checking", path], "3")
+    assert r.returncode == 0 and r.stdout.strip() == "0"
