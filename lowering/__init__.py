@@ -11,23 +11,11 @@ and JIT-compiles the result.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 
+from l0.passes import lazy_pass as _lazy
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
-
-
-def _lazy(module: str, class_name: str) -> Callable[[], type[ModulePass]]:
-    """A factory that imports `module` and returns its pass class `class_name`."""
-
-    def load() -> type[ModulePass]:
-        pass_class = getattr(importlib.import_module(module), class_name)
-        assert isinstance(pass_class, type) and issubclass(pass_class, ModulePass)
-        return pass_class
-
-    return load
-
 
 LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
     "bufferise": _lazy("l0.lowering.bufferise", "BufferisePass"),

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from xdsl.passes import ModulePass
 
 
-def _lazy(module: str, class_name: str) -> Callable[[], type[ModulePass]]:
+def lazy_pass(module: str, class_name: str) -> Callable[[], type[ModulePass]]:
     """A factory that imports `module` and returns its pass class `class_name`."""
 
     def load() -> type[ModulePass]:
@@ -29,6 +29,8 @@ def _lazy(module: str, class_name: str) -> Callable[[], type[ModulePass]]:
 
     return load
 
+
+_lazy = lazy_pass
 
 PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     # xDSL's generic passes (documented wrappers in l0.passes.upstream)
