@@ -11,6 +11,8 @@ its users see the new value at once. The rules live by construct:
 * `certs`: `assert(True)`, `Checked` in cert lists and `conjoin`;
 * `control`: `if` and `loop` on constants, branch- or iteration-invariant results,
   calls with constant arguments;
+* `soacs`: `map`, `reduce`, `scan`, `filter` and `redomap` over small arrays of known
+  constants evaluated at compile time (Note [Unrolling constant SOACs]);
 * and the `dce` pass's dead-op rule, since folding leaves dead ops behind (thesis 5.3:
   "if none of the names in pat are used, remove the binding").
 
@@ -36,6 +38,7 @@ from l0.passes.simplify.control import (
     IfDropUnusedResults,
     IfSameResult,
 )
+from l0.passes.simplify.soacs import SOAC_OPS, UnrollConstantSoac
 from xdsl.context import Context
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ModuleOp
@@ -84,6 +87,7 @@ def _table(module: ModuleOp, walker: Callable[[], PatternRewriteWalker]
     add((scf.IfOp,), IfConstant(), IfSameResult(), IfDropUnusedResults())
     add((scf.ForOp,), ForKnownTrips(), ForInvariantMerge())
     add((func.CallOp,), FoldConstantCall(module, walker))
+    add(SOAC_OPS, UnrollConstantSoac(module, walker, consumed))
     return table
 
 
@@ -118,6 +122,11 @@ class SimplifyPass(ModulePass):
     * `assert(True)` becomes `Checked`; `Checked` leaves cert lists and `conjoin`;
     * a call of a non-recursive function with constant arguments becomes the constants
       it returns, when its body simplifies to constants;
+    * `map`, `reduce`, `scan`, `filter` and `redomap` over known constant arrays
+      (`iota`, `replicate` or literals of constants) of at most 64 rows, with a
+      lambda that cannot fail or print and reads only constants, are evaluated as
+      the interpreter would (left folds); the SOAC becomes the constants, or a
+      literal of them, when everything folds, and stays otherwise;
     * dead ops are erased as by `dce`.
 
     Before:

@@ -1,0 +1,348 @@
+"""SOAC rules of `simplify`: `map`, `reduce`, `scan`, `filter` and `redomap` over small
+arrays of known constants are evaluated at compile time (thesis 5.3, constant folding,
+carried over to the second-order array combinators; Note [Unrolling constant SOACs]).
+
+Note [Unrolling constant SOACs]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A *known constant array* is `iota(c)`, `replicate(c, v)` or `empty` with `c` and `v`
+constants, or a literal `[e1, ..., en]` of constants or of such arrays (its rows).
+A SOAC whose inputs are all known constant arrays of at most `MAX_UNROLL_ELEMENTS`
+rows is evaluated the way the interpreter runs it: the lambda is cloned once per row,
+its parameters bound to the row's constants, into a scratch function; `reduce`,
+`scan` and `redomap` (its `inner` lambda) thread the accumulators through the clones
+as a strict left fold from the neutral elements, `map` and `filter` apply the lambda
+to each row. The scratch function is simplified with every rule of `simplify`, and
+only when everything the SOAC computes (the mapped elements, the accumulators, the
+predicates) has become a constant is the SOAC replaced: by those constants, or by a
+literal (`soac.array`) of them, or by a literal of the kept rows for `filter`
+(`soac.empty` when there are none). Otherwise nothing changes, so the rule never
+makes a program bigger.
+
+Nothing is unrolled when:
+* the lambda contains an op that may fail or print (`l0.passes.dce.has_effects`:
+  `soac.assert`, `soac.trace`, unguarded division, calls of such functions, ...),
+  since the clones would run it a different number of times or in another order
+  than the interpreter would, or report another location;
+* the lambda reads a value from outside that is not a known constant (a
+  parameter, a value computed at run time);
+* an input may be consumed (Note [Using an array again] in common.py);
+* the inputs have different lengths (the SOAC's certificate reports that at run
+  time), an input is longer than `MAX_UNROLL_ELEMENTS`, or the unrolled lambda
+  would have more than `MAX_UNROLL_OPS` ops (a nested SOAC counted as if unrolled
+  over `MAX_UNROLL_ELEMENTS` rows, which bounds the work of nested evaluations);
+* a result element or accumulator is an array (only scalars are folded).
+
+The SOAC's certificates are dropped with it: the asserts that produce them stay
+where they are and still fail there (`dce` keeps every `soac.assert`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import cast
+
+from l0.dialects import soac
+from l0.passes.dce import effectful_functions, has_effects
+from l0.passes.simplify.common import constant_int
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+
+__all__ = ["MAX_UNROLL_ELEMENTS", "MAX_UNROLL_OPS", "SOAC_OPS", "UnrollConstantSoac"]
+
+MAX_UNROLL_ELEMENTS = 64
+"""The longest input array a SOAC is evaluated over at compile time."""
+
+MAX_UNROLL_OPS = 4096
+"""The most lambda ops (rows times ops per lambda, a nested SOAC counting as unrolled
+over `MAX_UNROLL_ELEMENTS` rows) one evaluation may clone."""
+
+SOAC_OPS = (soac.MapOp, soac.ReduceOp, soac.ScanOp, soac.FilterOp, soac.RedomapOp)
+
+_DEPTH = 8
+
+# A row of a known constant array: an index of `iota` (a plain int) or a value.
+Row = int | SSAValue
+
+
+def _materialisable(v: SSAValue, depth: int = _DEPTH) -> bool:
+    """Whether `v` is a known constant: a scalar constant or a known constant array."""
+    if depth <= 0:
+        return False
+    op = v.owner
+    match op:
+        case arith.ConstantOp() | soac.CheckedOp() | soac.EmptyOp():
+            return True
+        case soac.IotaOp():
+            return constant_int(op.n) is not None and not op.certs
+        case soac.ReplicateOp():
+            return (constant_int(op.n) is not None and not op.certs
+                    and _materialisable(op.value, depth - 1))
+        case soac.ArrayOp():
+            return all(_materialisable(e, depth - 1) for e in op.elems)
+        case _:
+            return False
+
+
+def constant_rows(v: SSAValue) -> list[Row] | None:
+    """The rows of the known constant array `v`, at most `MAX_UNROLL_ELEMENTS` of
+    them, or None (Note [Unrolling constant SOACs])."""
+    op = v.owner
+    match op:
+        case soac.EmptyOp():
+            return []
+        case soac.IotaOp():
+            n = constant_int(op.n)
+            if n is None or not 0 <= n <= MAX_UNROLL_ELEMENTS:
+                return None
+            return list(range(n))
+        case soac.ReplicateOp():
+            n = constant_int(op.n)
+            if n is None or not 0 <= n <= MAX_UNROLL_ELEMENTS:
+                return None
+            return [op.value] * n if _materialisable(op.value) else None
+        case soac.ArrayOp():
+            if len(op.elems) > MAX_UNROLL_ELEMENTS:
+                return None
+            elems = list(op.elems)
+            return cast(list[Row], elems) if all(_materialisable(e) for e in elems) else None
+        case _:
+            return None
+
+
+def _cost(region: Region) -> int:
+    """The ops one clone of `region` may grow to: a nested SOAC counts as if it were
+    unrolled over `MAX_UNROLL_ELEMENTS` rows, so nested unrolling stays bounded."""
+    total = 0
+    for block in region.blocks:
+        for o in block.ops:
+            inner = sum(_cost(r) for r in o.regions)
+            total += 1 + (MAX_UNROLL_ELEMENTS * inner if isinstance(o, SOAC_OPS) else inner)
+    return total
+
+
+def _free_values(op: Operation) -> list[SSAValue]:
+    """The values defined outside `op` that ops nested in it use."""
+    seen: dict[SSAValue, None] = {}
+    for inner in op.walk():
+        if inner is op:
+            continue
+        for v in inner.operands:
+            owner = v.owner
+            inside = op.is_ancestor(owner.parent_op() if isinstance(owner, Block) else owner)
+            if not inside:
+                seen[v] = None
+    return list(seen)
+
+
+class _Scratch:
+    """A function without parameters into which constants and lambda clones are put,
+    to be simplified on its own."""
+
+    def __init__(self) -> None:
+        self.block = Block()
+        self.mapping: dict[SSAValue, SSAValue] = {}
+
+    def materialise(self, v: SSAValue) -> SSAValue:
+        """A copy of the known constant `v` in the scratch block (its operands first)."""
+        known = self.mapping.get(v)
+        if known is not None:
+            return known
+        op = v.owner
+        assert isinstance(op, Operation)
+        for operand in op.operands:
+            self.materialise(operand)
+        copy = op.clone(self.mapping)
+        self.block.add_op(copy)
+        return self.mapping[v]
+
+    def row(self, r: Row) -> SSAValue:
+        if isinstance(r, int):
+            c = arith.ConstantOp.from_int_and_width(r, i64)
+            self.block.add_op(c)
+            return c.result
+        return self.materialise(r)
+
+    def apply(self, region: Region, args: Sequence[SSAValue]) -> list[SSAValue]:
+        """Clone the lambda `region` applied to `args`; its results."""
+        block = region.block
+        mapping = dict(self.mapping)
+        mapping.update(zip(block.args, args, strict=True))
+        for o in block.ops:
+            if isinstance(o, soac.YieldOp):
+                return [mapping.get(v, v) for v in o.values]
+            self.block.add_op(o.clone(mapping))
+        raise AssertionError("a lambda without soac.yield")
+
+    def evaluate(self, results: Sequence[SSAValue], walker: PatternRewriteWalker
+                 ) -> list[Attribute] | None:
+        """Simplify the scratch function returning `results`: the constants they fold
+        to, or None unless every one does."""
+        ret = func.ReturnOp(*results)
+        self.block.add_op(ret)
+        f = func.FuncOp("scratch", ((), [v.type for v in results]), Region(self.block))
+        ModuleOp([f])  # a symbol table of its own while it is simplified
+        walker.rewrite_region(f.body)
+        out: list[Attribute] = []
+        for v in ret.arguments:
+            c = v.owner
+            if not isinstance(c, arith.ConstantOp):
+                return None
+            out.append(c.value)
+        return out
+
+
+def _scalar(t: Attribute) -> bool:
+    return not isinstance(t, TensorType)
+
+
+def _array(values: Sequence[Attribute], t: Attribute, loc: str | None
+           ) -> tuple[list[Operation], SSAValue]:
+    """Ops building the 1-D array of type `t` holding the constants `values`."""
+    if not values:
+        e = soac.EmptyOp(t)
+        return [e], e.result
+    consts: list[Operation] = [arith.ConstantOp(v) for v in values]
+    lit = soac.ArrayOp([c.results[0] for c in consts], t, loc)
+    return [*consts, lit], lit.result
+
+
+class UnrollConstantSoac(RewritePattern):
+    """`reduce(op +, 0, map(sq, iota(4)))` -> `14`: a SOAC over small known constant
+    arrays evaluated at compile time (Note [Unrolling constant SOACs])."""
+
+    def __init__(self, module: ModuleOp, walker: Callable[[], PatternRewriteWalker],
+                 consumed: Callable[[SSAValue], bool]) -> None:
+        self.module = module
+        self.walker = walker
+        self.consumed = consumed
+        self._effectful: set[str] | None = None
+
+    @property
+    def effectful(self) -> set[str]:
+        if self._effectful is None:
+            self._effectful = effectful_functions(self.module)
+        return self._effectful
+
+    def _rows(self, op: Operation, inputs: Sequence[SSAValue]) -> list[list[Row]] | None:
+        """The rows of each input, row by row (a list per row), if the SOAC may be
+        unrolled."""
+        per_input: list[list[Row]] = []
+        for a in inputs:
+            rows = constant_rows(a)
+            if rows is None or self.consumed(a):
+                return None
+            per_input.append(rows)
+        n = len(per_input[0])
+        if any(len(rows) != n for rows in per_input):
+            return None  # the size check fails at run time
+        if n * sum(_cost(r) for r in op.regions) > MAX_UNROLL_OPS:
+            return None
+        if has_effects(op, self.effectful):
+            return None
+        if not all(_materialisable(v) for v in _free_values(op)):
+            return None
+        return [[rows[j] for rows in per_input] for j in range(n)]
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        match op:
+            case soac.MapOp():
+                self.map(op, rewriter)
+            case soac.ReduceOp() | soac.ScanOp():
+                self.fold(op, op.body, op.neutral, op.inputs, rewriter)
+            case soac.RedomapOp():
+                self.fold(op, op.inner, op.neutral, op.inputs, rewriter)
+            case soac.FilterOp():
+                self.filter(op, rewriter)
+            case _:
+                pass
+
+    def map(self, op: soac.MapOp, rewriter: PatternRewriter) -> None:
+        y = op.body.block.last_op
+        if not isinstance(y, soac.YieldOp) or not all(_scalar(v.type) for v in y.values):
+            return
+        rows = self._rows(op, op.inputs)
+        if rows is None:
+            return
+        scratch = _Scratch()
+        results: list[SSAValue] = []
+        for row in rows:
+            results += scratch.apply(op.body, [scratch.row(r) for r in row])
+        values = scratch.evaluate(results, self.walker())
+        if values is None:
+            return
+        k = len(op.outputs)
+        loc = op.loc.data if op.loc is not None else None
+        ops: list[Operation] = []
+        new: list[SSAValue] = []
+        for i, out in enumerate(op.outputs):
+            built, v = _array(values[i::k], out.type, loc)
+            ops += built
+            new.append(v)
+        rewriter.replace(op, ops, new)
+
+    def fold(self, op: soac.ReduceOp | soac.ScanOp | soac.RedomapOp, body: Region,
+             neutral: Sequence[SSAValue], inputs: Sequence[SSAValue],
+             rewriter: PatternRewriter) -> None:
+        """Reduce, scan and redomap: a strict left fold from the neutral elements."""
+        if not all(_scalar(n.type) and _materialisable(n) for n in neutral):
+            return
+        rows = self._rows(op, inputs)
+        if rows is None:
+            return
+        scratch = _Scratch()
+        accs = [scratch.materialise(n) for n in neutral]
+        steps: list[SSAValue] = list(accs)
+        for row in rows:
+            accs = scratch.apply(body, accs + [scratch.row(r) for r in row])
+            steps += accs
+        values = scratch.evaluate(steps, self.walker())
+        if values is None:
+            return
+        k = len(neutral)
+        if not isinstance(op, soac.ScanOp):
+            consts = [arith.ConstantOp(v) for v in values[-k:]]
+            rewriter.replace(op, consts, [c.result for c in consts])
+            return
+        ops: list[Operation] = []
+        new: list[SSAValue] = []
+        for i, out in enumerate(op.outputs):
+            built, v = _array(values[k + i::k], out.type, None)  # inclusive: no neutral
+            ops += built
+            new.append(v)
+        rewriter.replace(op, ops, new)
+
+    def filter(self, op: soac.FilterOp, rewriter: PatternRewriter) -> None:
+        rows = self._rows(op, op.inputs)
+        if rows is None:
+            return
+        scratch = _Scratch()
+        preds: list[SSAValue] = []
+        for row in rows:
+            preds += scratch.apply(op.body, [scratch.row(r) for r in row])
+        values = scratch.evaluate(preds, self.walker())
+        if values is None:
+            return
+        keep = [row for row, p in zip(rows, values, strict=True)
+                if isinstance(p, IntegerAttr) and p.value.data != 0]
+        ops: list[Operation] = []
+        new: list[SSAValue] = []
+        for i, out in enumerate(op.outputs):
+            if not keep:
+                e = soac.EmptyOp(out.type)
+                ops.append(e)
+                new.append(e.result)
+                continue
+            elems: list[SSAValue] = []
+            for row in keep:
+                r = row[i]
+                if isinstance(r, int):
+                    c = arith.ConstantOp.from_int_and_width(r, i64)
+                    ops.append(c)
+                    r = c.result
+                elems.append(r)
+            lit = soac.ArrayOp(elems, out.type)
+            ops.append(lit)
+            new.append(lit.result)
+        rewriter.replace(op, ops, new)
