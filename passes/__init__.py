@@ -33,8 +33,8 @@ def lazy_pass(module: str, class_name: str) -> Callable[[], type[ModulePass]]:
 _lazy = lazy_pass
 
 PASSES: dict[str, Callable[[], type[ModulePass]]] = {
-    # xDSL's generic passes (documented wrappers in l0.passes.upstream)
-    "canonicalize": _lazy("l0.passes.upstream", "CanonicalizePass"),
+    # xDSL's generic passes (documented wrappers in l0.passes.canonicalize)
+    "canonicalize": _lazy("l0.passes.canonicalize", "CanonicalizePass"),
     # first-order optimisations (thesis 5)
     "dce": _lazy("l0.passes.dce", "DcePass"),
     "inline": _lazy("l0.passes.inline", "InlinePass"),

@@ -38,9 +38,9 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 
 from l0.dialects import soac
+from l0.passes.analysis.speculation import Speculation
 from l0.passes.dce import effectful_functions, is_dead
 from l0.passes.hoist import consumes, why_result_consumed
-from l0.passes.speculation import Speculation
 from xdsl.context import Context
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp

@@ -9,7 +9,7 @@ is decided here, from the IR, by `Hoister.why_not` (a reason, or None when it ma
 1. It must be invariant: no operand (of the op or of an op nested in it) is defined
    inside the region.
 2. It must not print (`soac.trace`, a call of a tracing function): moving it would
-   change how often the program prints (`l0.passes.speculation`).
+   change how often the program prints (`l0.passes.analysis.speculation`).
 3. Uniqueness (thesis 6.1.1): an op whose array result may be consumed (by a
    `soac.update`, a unique parameter, a consumed merge value, directly or through an
    alias) stays: each run of the region needs a fresh array. So does an op whose array
@@ -73,9 +73,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from l0.dialects import soac
+from l0.passes.analysis.speculation import Speculation
 from l0.passes.dce import constant_int, static_shape
 from l0.passes.simplify.common import may_be_consumed
-from l0.passes.speculation import Speculation
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, TensorType, i64

@@ -13,7 +13,7 @@ Legality, beyond cheapness (`cheapness_problem`):
 * the indexing yields an element, not a row: a recomputed row could be a view of an
   input of the map, changing what aliases what;
 * no op between the map and the indexing may consume an input of the map or an alias of
-  one (`l0.passes.consumption`): the inlined `a[i]` reads the input after the map has.
+  one (`l0.passes.analysis.consumption`): the inlined `a[i]` reads the input after the map has.
 The certificates of the original indexing guard the new ones: `b[i]` is in bounds iff
 `a[i]` is, as the map's certificates prove the sizes of `b` and `a` equal; so the new
 indexings take the map's certificates as well.
@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from l0.dialects import soac
-from l0.passes.consumption import LOOPS, SOACS, Consumption, is_array
+from l0.passes.analysis.consumption import LOOPS, SOACS, Consumption, is_array
 from xdsl.context import Context
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp

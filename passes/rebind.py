@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from l0.passes.analysis.speculation import Speculation
 from l0.passes.cse import CseDriver
 from l0.passes.hoist import Hoister
-from l0.passes.speculation import Speculation
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass

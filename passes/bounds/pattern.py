@@ -39,11 +39,11 @@ from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
 
 from l0.dialects import soac
+from l0.passes.analysis.consumption import Consumption
+from l0.passes.analysis.speculation import Speculation
 from l0.passes.bounds.conditions import Atom, leaves
 from l0.passes.bounds.ranges import Affine, Ranges, Sym, row_params
-from l0.passes.consumption import Consumption
 from l0.passes.dce import is_dead, local_effects
-from l0.passes.speculation import Speculation
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue

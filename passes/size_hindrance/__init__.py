@@ -39,7 +39,7 @@ Note [Sizes of consumed arrays]
 it afterwards is a use after consumption (`verify-uniqueness` rejects it, and a back end
 may have reused `b`'s memory). So a rewrite may take the size of an array only if no op
 between the array's definition and the size op may consume it or an alias of it
-(`l0.passes.consumption`); when the best expression fails that test, the pass falls
+(`l0.passes.analysis.consumption`); when the best expression fails that test, the pass falls
 back to the best one that takes sizes of never-consumed arrays only. Sizes of a loop's
 initial value inside its body are fine: the loop consumes it after the body's uses.
 """
@@ -49,7 +49,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from l0.dialects import soac
-from l0.passes.consumption import Consumption
+from l0.passes.analysis.consumption import Consumption
 from l0.passes.size_hindrance.analysis import SizeAnalysis
 from l0.passes.size_hindrance.expressions import (
     Add,

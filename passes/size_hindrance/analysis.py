@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from l0.dialects import soac
-from l0.passes.consumption import Consumption
+from l0.passes.analysis.consumption import Consumption
 from l0.passes.size_hindrance.expressions import (
     Add,
     Const,
