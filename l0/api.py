@@ -115,17 +115,20 @@ class CompiledProgram:
         return self._plain_engine
 
     def call_flat(self, name: str, args: Sequence[Any]) -> list[Any]:
-        """Call `name` with already flattened arguments; return the flattened results."""
+        """Call `name` with its IR arguments (the flattened values, with `Checked` in the
+        cert slots: `l0.values.to_ir_arguments`); return its IR results."""
         engine = self._engine_for(name)
         return call_with_big_stack(lambda: engine.call(name, list(args)))
 
     def run_main(self, input_text: str) -> str:
         """Read `main`'s arguments from `input_text` and return its printed result (no newline)."""
-        from l0.values import format_result, read_arguments
+        from l0.values import format_result, from_ir_results, read_arguments, to_ir_arguments
 
         entry = self.functions["main"]
-        inputs = read_arguments(input_text, [p.type for p in entry.params], "<stdin>")
-        return format_result(entry.ret, self.call_flat("main", inputs))
+        params = [p.type for p in entry.params]
+        inputs = to_ir_arguments(params, read_arguments(input_text, params, "<stdin>"))
+        results = from_ir_results(entry.ret, self.call_flat("main", inputs))
+        return format_result(entry.ret, results)
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         functions = self.__dict__.get("functions", {})
@@ -138,13 +141,15 @@ class CompiledProgram:
                 raise TypeError(
                     f"{name} takes {len(fundef.params)} arguments, {len(args)} given"
                 )
-            from l0.values import check_arguments
+            from l0.values import check_arguments, from_ir_results, to_ir_arguments
 
             flat: list[Any] = []
             for p, a in zip(fundef.params, args, strict=True):
                 flat.extend(_flatten_value(p.type, a))
-            check_arguments([p.type for p in fundef.params], flat, Loc(f"<{name}>", 1, 1))
-            results = self.call_flat(name, flat)
+            params = [p.type for p in fundef.params]
+            check_arguments(params, flat, Loc(f"<{name}>", 1, 1))
+            ir_results = self.call_flat(name, to_ir_arguments(params, flat))
+            results = from_ir_results(fundef.ret, ir_results)
             value, _ = _unflatten(fundef.ret, results, 0)
             return value
 

@@ -142,3 +142,20 @@ def flatten(t: Type) -> list[BasicType | ArrayType]:
         else:
             out.append(ArrayType(c, t.rank, t.unique))
     return out
+
+
+def needs_cert(t: Type) -> bool:
+    """Whether a function parameter or result of type `t` carries a certificate (thesis 4.2.1).
+
+    True for an array of tuples whose elements flatten to two or more components (the
+    components are separate arrays after flattening, and the cert of the `zip` check
+    that their outer sizes agree must travel with them), and for a tuple containing
+    such an array at any depth. The internaliser then gives the function one
+    `!soac.cert` parameter right before the parameter's flattened values, or one
+    `!soac.cert` result first (docs/ir.md "Modules").
+    """
+    if isinstance(t, TupleType):
+        return any(needs_cert(e) for e in t.elems)
+    if isinstance(t, ArrayType) and isinstance(t.elem, TupleType):
+        return len(flatten(t.elem)) >= 2
+    return False

@@ -33,7 +33,7 @@ from l0.diagnostics import L0Error
 from l0.frontend import load_program, to_module
 from l0.interp import Interpreter
 from l0.types import flatten
-from l0.values import format_result, read_values
+from l0.values import format_result, from_ir_results, read_values, to_ir_arguments
 
 ROOT = Path(__file__).parent / "programs"
 PROGRAMS = [
@@ -51,6 +51,7 @@ def _runner(path: Path) -> tuple[ModuleOp, Runner]:
     the program's input, returning (printed result or error, trace output)."""
     prog = load_program(path.read_text(encoding="utf-8"), str(path))
     entry = next(f for f in prog.fundefs if f.name == "main")
+    params = [p.type for p in entry.params]
     types = [c for p in entry.params for c in flatten(p.type)]
     text = path.with_suffix(".in").read_text(encoding="utf-8")
     inputs = read_values(text, types, "<stdin>") if types else []
@@ -59,10 +60,11 @@ def _runner(path: Path) -> tuple[ModuleOp, Runner]:
         trace = io.StringIO()
         args: list[Any] = copy.deepcopy(inputs)  # main may update unique arguments in place
         try:
-            results = Interpreter(module, trace_stream=trace).call("main", args)
+            ir_args = to_ir_arguments(params, args)
+            results = Interpreter(module, trace_stream=trace).call("main", ir_args)
         except L0Error as err:
             return f"error: {err.render()}", trace.getvalue()
-        return format_result(entry.ret, results), trace.getvalue()
+        return format_result(entry.ret, from_ir_results(entry.ret, results)), trace.getvalue()
 
     return to_module(prog), run
 

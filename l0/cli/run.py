@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> None:
 def run(args: argparse.Namespace) -> int:
     from l0.frontend import load_program, to_module
     from l0.interp import Interpreter
-    from l0.values import format_result, read_arguments
+    from l0.values import format_result, from_ir_results, read_arguments, to_ir_arguments
 
     source = _read_source(args.program)
     prog = load_program(
@@ -106,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
     entry = next(f for f in prog.fundefs if f.name == "main")
     params = [p.type for p in entry.params]
     inputs = read_arguments(sys.stdin.read(), params, "<stdin>") if params else []
+    inputs = to_ir_arguments(params, inputs)
 
     module = to_module(prog)
     unchecked = args.inhibit_uniqueness_checking
@@ -134,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         results = engine.call("main", run_inputs)
         times.append((time.perf_counter_ns() - start) // 1000)
 
-    sys.stdout.write(format_result(entry.ret, results) + "\n")
+    sys.stdout.write(format_result(entry.ret, from_ir_results(entry.ret, results)) + "\n")
     sys.stdout.flush()
     if args.timing:
         _write_times(args.timing, times)

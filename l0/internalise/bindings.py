@@ -26,7 +26,7 @@ from l0.internalise.core import Ctx, handles
 from l0.internalise.env import Flat, join_certs
 from l0.internalise.types import rank_of, width
 from l0.syntax import ast
-from l0.types import TupleType, Type
+from l0.types import TupleType, Type, needs_cert
 
 
 def name_values(name: str, values: tuple[SSAValue, ...]) -> None:
@@ -36,14 +36,25 @@ def name_values(name: str, values: tuple[SSAValue, ...]) -> None:
             v.name_hint = name
 
 
-def bind_params(ctx: Ctx, params: Sequence[ast.Param], values: Sequence[SSAValue]) -> None:
+def bind_params(
+    ctx: Ctx, params: Sequence[ast.Param], values: Sequence[SSAValue], certs: bool = False
+) -> None:
     """Bind function or lambda parameters, in order, to the flattened values given for
-    them (a tuple parameter takes as many values as its type has components)."""
+    them (a tuple parameter takes as many values as its type has components).
+
+    With `certs` (function parameters, thesis 4.2.1), a parameter whose type
+    `needs_cert` takes one `!soac.cert` value first, and its value is predicated on it.
+    Lambdas take no certs."""
     pos = 0
     for p in params:
+        cert: tuple[SSAValue, ...] = ()
+        if certs and needs_cert(p.type):
+            cert = (values[pos],)
+            cert[0].name_hint = f"{p.name}_c"
+            pos += 1
         part = tuple(values[pos : pos + width(p.type)])
         name_values(p.name, part)
-        ctx.env.bind(p.name, Flat(part))
+        ctx.env.bind(p.name, Flat(part, cert))
         pos += len(part)
     assert pos == len(values), f"internaliser: {pos} parameter values given {len(values)}"
 

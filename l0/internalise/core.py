@@ -9,7 +9,7 @@ with `@handles(ast.Form)`; `Ctx.exp` looks the handler up by the node's class.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TypeVar
@@ -28,11 +28,39 @@ from l0.syntax import ast
 
 @dataclass(frozen=True)
 class FunSig:
-    """A user function after flattening: IR parameter and result types."""
+    """A user function after flattening: IR parameter and result types.
+
+    `param_types` and `result_types` include the `!soac.cert` slots (thesis 4.2.1):
+    `param_certs[i]` / `param_widths[i]` say whether source parameter `i` has a cert
+    slot before its `param_widths[i]` flattened values; `result_cert` whether the
+    results start with one.
+    """
 
     name: str
     param_types: tuple[Attribute, ...]
     result_types: tuple[Attribute, ...]
+    param_certs: tuple[bool, ...] = ()
+    param_widths: tuple[int, ...] = ()
+    result_cert: bool = False
+
+
+def call_operands(ctx: Ctx, sig: FunSig, args: Sequence[Flat]) -> list[SSAValue]:
+    """The operands of a call of `sig` on the source arguments `args`: each argument's
+    flattened values, after the conjoin of its certs where the parameter has a cert slot."""
+    assert len(args) == len(sig.param_certs), f"{sig.name}: {len(args)} arguments"
+    out: list[SSAValue] = []
+    for has_cert, a in zip(sig.param_certs, args, strict=True):
+        if has_cert:
+            out.append(ctx.conjoined(a.certs))
+        out.extend(a.values)
+    return out
+
+
+def call_result(sig: FunSig, results: Sequence[SSAValue]) -> Flat:
+    """The value of a call's results: predicated on the leading cert result, if any."""
+    if sig.result_cert:
+        return Flat(tuple(results[1:]), (results[0],))
+    return Flat(tuple(results))
 
 
 # ----------------------------------------------------------------------------------
@@ -176,6 +204,17 @@ class Ctx:
     def checked(self) -> SSAValue:
         """The certificate `Checked`."""
         return self._pooled(("cert", None), soac.CheckedOp)
+
+    def conjoined(self, certs: Sequence[SSAValue]) -> SSAValue:
+        """One certificate standing for all of `certs`: `Checked` when there are none,
+        the cert itself when there is one, else a `soac.conjoin`."""
+        if not certs:
+            return self.checked()
+        if len(certs) == 1:
+            return certs[0]
+        op = soac.ConjoinOp(list(certs))
+        self.emit(op)
+        return op.results[0]
 
 
 def _constant(value: IntegerAttr | FloatAttr) -> Operation:

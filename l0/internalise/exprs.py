@@ -12,7 +12,7 @@ from xdsl.ir import Block, Region
 
 from l0.dialects import soac
 from l0.internalise import checks, operators
-from l0.internalise.core import Ctx, handles
+from l0.internalise.core import Ctx, call_operands, call_result, handles
 from l0.internalise.env import Flat, concat_flats, join_certs
 from l0.syntax import ast
 
@@ -108,10 +108,9 @@ def if_(ctx: Ctx, e: ast.If) -> Flat:
 def apply(ctx: Ctx, e: ast.Apply) -> Flat:
     """A call of a builtin or a user function.
 
-    Certificates of the arguments are not passed on: a function's signature is exactly
-    the flattened types of its parameters (docs/ir.md), unlike the thesis's cert
-    parameters (4.2.1). The checks still run first (asserts are never removed or moved),
-    and the callee's SOACs over a tuple-array parameter trust the caller's zip."""
+    An argument for a parameter with a cert slot (thesis 4.2.1) passes the conjoin of
+    its certs first, so the callee's SOACs over it are guarded by the caller's zip
+    check; a result with a cert comes back predicated on it."""
     args = [ctx.exp(a) for a in e.args]
     if e.fname == "trace":
         (arg,) = args
@@ -120,10 +119,9 @@ def apply(ctx: Ctx, e: ast.Apply) -> Flat:
         (arg,) = args
         return Flat.of([operators.scalar_builtin(ctx, e.fname, arg.one)])
     sig = ctx.sigs[e.fname]
-    flat_args = [v for a in args for v in a.values]
-    call = func.CallOp(e.fname, flat_args, list(sig.result_types))
+    call = func.CallOp(e.fname, call_operands(ctx, sig, args), list(sig.result_types))
     ctx.emit(call)
-    return Flat.of(call.results)
+    return call_result(sig, call.results)
 
 
 # ----------------------------------------------------------------------------------

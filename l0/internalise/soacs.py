@@ -27,7 +27,7 @@ from l0.diagnostics import Loc
 from l0.dialects import soac
 from l0.internalise import checks, operators
 from l0.internalise.bindings import bind_params
-from l0.internalise.core import Ctx, handles
+from l0.internalise.core import Ctx, call_result, handles
 from l0.internalise.env import Flat, concat_flats, join_certs
 from l0.internalise.types import add_dims, row_of
 from l0.syntax import ast
@@ -58,7 +58,8 @@ def prepare(ctx: Ctx, fun: ast.Fun) -> Applier:
     return how to apply it inside the SOAC's lambda region."""
     if isinstance(fun, ast.Lambda):
         return _lambda(fun)
-    curried = [v for c in fun.curried for v in ctx.exp(c).values]
+    curried_flats = [ctx.exp(c) for c in fun.curried]
+    curried = [v for c in curried_flats for v in c.values]
     if isinstance(fun, ast.OpSection):
         return _section(fun, curried)
     if operators.is_scalar_builtin(fun.name):
@@ -70,12 +71,29 @@ def prepare(ctx: Ctx, fun: ast.Fun) -> Applier:
 
         return builtin
     sig = ctx.sigs[fun.name]
+    # Curried arguments pass their own certs (conjoined here, before the SOAC); the
+    # SOAC-supplied ones are elements of arrays the SOAC is already guarded on.
+    curried_certs = [
+        ctx.conjoined(c.certs) if has else None
+        for c, has in zip(curried_flats, sig.param_certs, strict=False)
+    ]
 
     def call(ctx: Ctx, args: list[SSAValue]) -> list[SSAValue]:
-        operands = _with_curried(curried, args, len(sig.param_types))
+        values = _with_curried(curried, args, sum(sig.param_widths))
+        flats: list[Flat] = []
+        pos = 0
+        for w in sig.param_widths:
+            flats.append(Flat(tuple(values[pos : pos + w])))
+            pos += w
+        operands: list[SSAValue] = []
+        for i, (has_cert, f) in enumerate(zip(sig.param_certs, flats, strict=True)):
+            if has_cert:
+                cert = curried_certs[i] if i < len(curried_certs) else None
+                operands.append(cert if cert is not None else ctx.checked())
+            operands.extend(f.values)
         op = func.CallOp(sig.name, operands, list(sig.result_types))
         ctx.emit(op)
-        return list(op.results)
+        return list(call_result(sig, op.results).values)
 
     return call
 

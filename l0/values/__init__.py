@@ -7,12 +7,18 @@
 * `write_values(types, values)` writes values in the input syntax (tests, tools);
 * `read_arguments(text, param_types, source)` reads and checks a whole function's
   arguments (`arguments.py`: components of an array of tuples must agree in shape);
+  `to_ir_arguments` / `from_ir_results` add and drop the cert slots of the IR signature;
 * `CHECKED` is the value of type `cert`; the representation of values is in `model.py`.
 """
 
 from __future__ import annotations
 
-from l0.values.arguments import check_arguments, read_arguments
+from l0.values.arguments import (
+    check_arguments,
+    from_ir_results,
+    read_arguments,
+    to_ir_arguments,
+)
 from l0.values.model import CHECKED, Checked, Value
 from l0.values.printer import format_real, format_result, format_value, write_values
 from l0.values.reader import read_values
@@ -25,7 +31,9 @@ __all__ = [
     "format_real",
     "format_result",
     "format_value",
+    "from_ir_results",
     "read_arguments",
     "read_values",
+    "to_ir_arguments",
     "write_values",
 ]

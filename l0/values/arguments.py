@@ -5,6 +5,11 @@ program those components come from one array, so they have the same outer shape,
 compiled code indexes all of them with the bounds of one; a caller handing in
 components of different sizes (on stdin or from Python) is therefore rejected here,
 before anything runs, instead of reading out of bounds later.
+
+Such a parameter also has a certificate slot in the IR signature (thesis 4.2.1, docs/ir.md
+"Modules"), and such a result a leading cert; callers from outside supply and see only
+the flattened values: `to_ir_arguments` / `from_ir_results` convert (`Checked` goes into
+a cert slot, since `check_arguments` has checked what the cert stands for).
 """
 
 from __future__ import annotations
@@ -12,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from l0.diagnostics import L0Error, Loc
-from l0.types import ArrayType, TupleType, Type, flatten
-from l0.values.model import Value
+from l0.types import ArrayType, TupleType, Type, flatten, needs_cert
+from l0.values.model import CHECKED, Value
 from l0.values.reader import read_values
 
 
@@ -53,3 +58,24 @@ def _check(t: Type, values: Sequence[Value], loc: Loc, param: int) -> None:
             f"found {found}",
             "value-error",
         )
+
+
+def to_ir_arguments(params: Sequence[Type], flat_values: Sequence[Value]) -> list[Value]:
+    """The IR arguments of a function with parameter types `params` given the flattened
+    values: `CHECKED` inserted before the values of every parameter that `needs_cert`."""
+    out: list[Value] = []
+    pos = 0
+    for t in params:
+        n = len(flatten(t))
+        if needs_cert(t):
+            out.append(CHECKED)
+        out.extend(flat_values[pos : pos + n])
+        pos += n
+    assert pos == len(flat_values), f"{len(flat_values)} values for {pos} components"
+    return out
+
+
+def from_ir_results(ret: Type, ir_values: Sequence[Value]) -> list[Value]:
+    """The flattened results of a function of result type `ret` from its IR results:
+    the leading cert dropped when `ret` `needs_cert`."""
+    return list(ir_values[1:] if needs_cert(ret) else ir_values)

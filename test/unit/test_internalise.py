@@ -70,15 +70,53 @@ def test_every_expression_form_has_a_handler() -> None:
 
 
 def test_tuple_params_and_results_are_flattened() -> None:
+    # A tuple holding an array of tuples also gets a cert slot first (thesis 4.2.1).
     t = TupleType((INT, ArrayType(TupleType((REAL, BOOL)), 1, unique=True)))
     m = build(fun("f", t, [(t, "x")], var("x", t)))
     (f,) = ops_named(m, "func.func")
     assert isinstance(f, func.FuncOp)
-    assert [str(a) for a in f.function_type.inputs] == ["i64", "tensor<?xf64>", "tensor<?xi1>"]
-    assert [str(a) for a in f.function_type.outputs] == ["i64", "tensor<?xf64>", "tensor<?xi1>"]
+    flat = ["!soac.cert", "i64", "tensor<?xf64>", "tensor<?xi1>"]
+    assert [str(a) for a in f.function_type.inputs] == flat
+    assert [str(a) for a in f.function_type.outputs] == flat
     assert f.arg_attrs is not None and f.res_attrs is not None
     flags = [soac.UNIQUE_ATTR in d.data for d in f.arg_attrs.data]
-    assert flags == [False, True, True]
+    assert flags == [False, False, True, True]
+    assert [soac.UNIQUE_ATTR in d.data for d in f.res_attrs.data] == flags
+    # The result's cert is the parameter's.
+    (ret,) = ops_named(m, "func.return")
+    assert ret.operands[0] is f.body.block.args[0]
+
+
+def test_needs_cert() -> None:
+    from l0.types import needs_cert
+
+    pair = TupleType((INT, REAL))
+    assert needs_cert(ArrayType(pair, 1)) and needs_cert(ArrayType(pair, 2))
+    assert needs_cert(TupleType((INT, ArrayType(pair, 1))))
+    assert not needs_cert(ArrayType(INT, 1)) and not needs_cert(pair)
+    assert not needs_cert(ArrayType(TupleType((INT,)), 1))
+
+
+def test_calls_pass_and_receive_certs() -> None:
+    src = (
+        "fun [int] f([{int,int}] input) = map(fn int ({int,int} p) =>"
+        " let {a, b} = p in a + b, input)\n"
+        "fun [{int,int}] g(int n) = zip(iota(n), iota(n))\n"
+        "fun [int] main([int] xs, [int] ys) =\n"
+        "  let r = f(zip(xs, ys)) in let s = g(size(0, r)) in\n"
+        "  map(fn int ({int,int} p) => let {a, b} = p in a * b, s)"
+    )
+    m = compile_source(src)
+    funcs = {f.sym_name.data: f for f in ops_named(m, "func.func")}
+    f, g, main = funcs["f"], funcs["g"], funcs["main"]
+    assert str(f.function_type.inputs.data[0]) == "!soac.cert"
+    (fmap,) = ops_named(f, "soac.map")
+    assert f.body.block.args[0] in list(fmap.operands)
+    assert str(g.function_type.outputs.data[0]) == "!soac.cert"
+    calls = {c.callee.string_value(): c for c in ops_named(main, "func.call")}
+    assert isinstance(calls["f"].operands[0].owner, soac.AssertOp)
+    mmap = [op for op in ops_named(main, "soac.map")][-1]
+    assert calls["g"].results[0] in list(mmap.operands)
 
 
 def test_let_tuple_pattern_and_wildcard() -> None:

@@ -31,7 +31,7 @@ from l0.diagnostics import L0Error
 from l0.frontend import load_program, to_module
 from l0.interp import Interpreter
 from l0.types import flatten
-from l0.values import format_result, read_values
+from l0.values import format_result, from_ir_results, read_values, to_ir_arguments
 
 
 def parse(src: str) -> ModuleOp:
@@ -186,8 +186,11 @@ def _run(module: ModuleOp, src: str, text: str) -> str:
     trace = io.StringIO()
     try:
         values = read_values(text, types, "<stdin>")
-        out = Interpreter(module, trace_stream=trace).call("main", values)
-        return f"{format_result(entry.ret, out)} | {trace.getvalue()}"
+        params = [p.type for p in entry.params]
+        out = Interpreter(module, trace_stream=trace).call(
+            "main", to_ir_arguments(params, values)
+        )
+        return f"{format_result(entry.ret, from_ir_results(entry.ret, out))} | {trace.getvalue()}"
     except L0Error as err:
         return f"{err.render()} | {trace.getvalue()}"
 
