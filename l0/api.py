@@ -78,33 +78,46 @@ class CompiledProgram:
     With `optimise` (the default) the module goes through the default pipeline."""
 
     def __init__(self, text: str, filename: str, backend: str, *, optimise: bool = True,
-                 fast_math: bool = False) -> None:
+                 fast_math: bool = False, inhibit_uniqueness: bool = False,
+                 main_only: bool = False, isolate: bool = True) -> None:
+        """`main_only`: only `main` will be called (l0-run), so nothing else is kept or
+        compiled; `isolate=False`: the caller's arrays may be updated in place (l0-run
+        reads fresh ones for every run). With `inhibit_uniqueness` the occurrence checks
+        are skipped, so an update may hit an array used later: the program then runs
+        unoptimised in the interpreter, which copies on every update."""
         from l0.frontend import load_program, to_module
 
         if backend not in BACKENDS:
             raise ValueError(f"unknown back end {backend!r} (available: {', '.join(BACKENDS)})")
         self.filename = filename
-        self.ast = load_program(text, filename)
+        self.ast = load_program(text, filename, inhibit_uniqueness=inhibit_uniqueness)
         self.module = to_module(self.ast)
+        self._unchecked = inhibit_uniqueness
+        optimise = optimise and not inhibit_uniqueness
         # The optimiser keeps only what `main` reaches (it inlines everything else into
         # it): the other functions are run from the module as the front end made it.
-        self._plain = self.module.clone() if optimise else self.module
+        self._plain = self.module.clone() if optimise and not main_only else self.module
         if optimise:
             from l0.passes.pipeline import optimise as run_pipeline
 
             run_pipeline(self.module)
         self.functions: dict[str, ast.FunDef] = {f.name: f for f in self.ast.fundefs}
         self._backend, self._fast_math = backend, fast_math
+        self._entries = ["main"] if main_only else None
+        self._isolate = isolate
         self._engine = self._make_engine(self.module)
         self._plain_engine: Any = None
 
     def _make_engine(self, module: ModuleOp) -> Any:
+        from l0.interp import Interpreter
+
+        if self._unchecked:
+            return Interpreter(module, in_place=False)
         if self._backend == "cpu":
             from l0.lowering.pipeline import CpuEngine
 
-            return CpuEngine(module, fast_math=self._fast_math)
-        from l0.interp import Interpreter
-
+            return CpuEngine(module, fast_math=self._fast_math, entries=self._entries,
+                             isolate=self._isolate)
         return Interpreter(module)
 
     def _engine_for(self, name: str) -> Any:

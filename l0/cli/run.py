@@ -21,7 +21,6 @@ import argparse
 import copy
 import sys
 import time
-from typing import Any
 
 from l0.cli.guard import run_guarded
 from l0.diagnostics import L0Error, Loc
@@ -95,44 +94,27 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from l0.frontend import load_program, to_module
-    from l0.interp import Interpreter
+    from l0.api import CompiledProgram
     from l0.values import format_result, from_ir_results, read_arguments, to_ir_arguments
 
-    source = _read_source(args.program)
-    prog = load_program(
-        source, args.program, inhibit_uniqueness=args.inhibit_uniqueness_checking
+    # No isolation: the inputs are ours (a fresh copy per run), and copying would be timed.
+    prog = CompiledProgram(
+        _read_source(args.program), args.program, args.backend,
+        optimise=args.optimise, fast_math=args.fast_math,
+        inhibit_uniqueness=args.inhibit_uniqueness_checking, main_only=True, isolate=False,
     )
-    entry = next(f for f in prog.fundefs if f.name == "main")
+    entry = prog.functions["main"]
     params = [p.type for p in entry.params]
     inputs = read_arguments(sys.stdin.read(), params, "<stdin>") if params else []
     inputs = to_ir_arguments(params, inputs)
 
-    module = to_module(prog)
-    unchecked = args.inhibit_uniqueness_checking
-    if args.optimise and not unchecked:
-        from l0.passes.pipeline import optimise
-
-        optimise(module)
-    engine: Any
-    if unchecked:
-        # Without the uniqueness checks an update may hit an array that is used later:
-        # only the interpreter, copying on every update, keeps the program's meaning.
-        engine = Interpreter(module, in_place=False)
-    elif args.backend == "cpu":
-        from l0.lowering.pipeline import CpuEngine
-
-        # No isolation: the inputs are ours, and copying would be timed.
-        engine = CpuEngine(module, fast_math=args.fast_math, entries=["main"], isolate=False)
-    else:
-        engine = Interpreter(module)
     times: list[int] = []
     results: list[object] = []
     for _ in range(args.runs):
         # main may update unique arguments in place: every run gets its own copy.
         run_inputs = copy.deepcopy(inputs) if args.runs > 1 else inputs
         start = time.perf_counter_ns()
-        results = engine.call("main", run_inputs)
+        results = prog.call_flat("main", run_inputs)
         times.append((time.perf_counter_ns() - start) // 1000)
 
     sys.stdout.write(format_result(entry.ret, from_ir_results(entry.ret, results)) + "\n")
