@@ -30,8 +30,10 @@ Such an array can come from a literal whose elements are arrays, from `concat` o
 arrays of rank 2 or more (its certificates compare only the row length), from a
 `map` whose lambda yields arrays, or from a `scan` with array accumulators. A dead
 op of that kind is kept unless its rows provably have one shape: literal elements
-of one static shape or all the same value; a lambda yielding a value defined outside
-it, one of its own row arguments, or a row of either.
+of one static shape or all the same value; a map whose lambda yields arrays of a shape
+known before it runs (`l0.passes.analysis.shapes.row_shape`: a value defined outside,
+a row argument, `iota(n)` or `replicate(n, ...)` with `n` from outside, a nested map
+over a row...).
 
 Reusable pieces: `effectful_functions(module)` and `has_effects(op, effectful)`
 (used by `simplify` and `inline`), and the `EraseDeadOp` pattern.
@@ -42,6 +44,7 @@ from __future__ import annotations
 from collections.abc import Set
 
 from l0.dialects import soac
+from l0.passes.analysis.shapes import row_shape
 from xdsl.context import Context
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
@@ -52,7 +55,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     TensorType,
 )
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.traits import IsTerminator, SymbolOpInterface, is_side_effect_free
@@ -154,17 +157,9 @@ _DIVISIONS = {
 
 def _uniform_rows(v: SSAValue, lam: soac.MapOp) -> bool:
     """Whether every evaluation of `v` in the lambda of `lam` has one shape
-    (Note [Irregular arrays])."""
-    for _ in range(8):
-        if not isinstance(v.type, TensorType) or not lam.is_ancestor(v.owner):
-            return True  # a scalar, or the same value on every iteration
-        if isinstance(v, BlockArgument):
-            return v.block.parent_op() is lam  # a row of an input
-        op = v.owner
-        if not isinstance(op, soac.IndexOp | soac.CopyOp | soac.TransposeOp):
-            return False
-        v = op.array
-    return False
+    (Note [Irregular arrays]): a scalar, or an array whose shape is known before the
+    map runs (`l0.passes.analysis.shapes`)."""
+    return not isinstance(v.type, TensorType) or row_shape(v, lam) is not None
 
 
 def _may_be_irregular(op: Operation) -> bool:
