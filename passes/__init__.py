@@ -44,6 +44,8 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "cse": _lazy("l0.passes.cse", "CsePass"),
     "hoist": _lazy("l0.passes.hoist", "HoistPass"),
     "rebind": _lazy("l0.passes.rebind", "RebindPass"),
+    # fusion (thesis 7)
+    "fuse": _lazy("l0.passes.fuse", "FusePass"),
     # hindrance removal (thesis 9)
     "inline-map-index": _lazy("l0.passes.inline_map_index", "InlineMapIndexPass"),
     "size-hindrance": _lazy("l0.passes.size_hindrance", "SizeHindrancePass"),

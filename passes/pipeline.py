@@ -50,9 +50,12 @@ DEFAULT: tuple[str, ...] = (
     # Remove what no longer has uses: maps whose only uses were sizes or indexings,
     # functions inlined everywhere.
     "dce",
-    # Thesis 7 and 9.1.2: fusion goes here once it exists, after hindrance removal and
-    # the Rebinder; the fixed-point loop then gives the "fuse, remove hindrances, fuse
-    # again" order of 9.1.2 that undoes hindrances size-hindrance itself may create.
+    # 7 and 9.1.2: fusion, after hindrance removal and the Rebinder (whose CSE makes
+    # equal inputs one value) and after dce (an unused copy of an output is a use that
+    # blocks fusion); the fixed-point loop then gives the "fuse, remove hindrances, fuse
+    # again" order of 9.1.2 that undoes hindrances size-hindrance itself may create,
+    # and cleans up after fusion (replicates left unused, hoisting out of fused lambdas).
+    "fuse",
 )
 """The passes of `-O`, in order (one round; `optimise` repeats it to a fixed point)."""
 

@@ -1,0 +1,257 @@
+"""`fuse`: producer-driven SOAC fusion (thesis chapter 7).
+
+`FusePass` (the pass, its rules and examples are in its docstring) is two rewrite
+patterns applied bottom-up until nothing changes:
+
+* `FuseProducer`: a `map` or `filter` whose every output feeds SOACs it can fuse with
+  is composed into each of them and erased: the T2 reduction of 7.4, with SSA use
+  lists for the thesis's ARRINPUTS/UNFUSIBLE sets (`legality.py`) and the compositions
+  of 7.2 (`compose.py`);
+* `FuseReplicate`: an input `replicate(n, v)` of a map or fold becomes `v` used
+  directly in the lambda (7.1.1 "replicate fusion").
+
+Modules: `legality.py` (which pairs may fuse), `compose.py` (composing lambdas).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from l0.dialects import soac
+from l0.passes.analysis.consumption import Consumption
+from l0.passes.analysis.speculation import Speculation
+from l0.passes.fuse.compose import (
+    as_redomap,
+    compose_guarded,
+    compose_map,
+    dedupe_inputs,
+    detach_region,
+    merged_certs,
+    rows_block,
+)
+from l0.passes.fuse.legality import Fusibility, consumes_argument, regular, row_arguments
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Operation, OpResult, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+
+_MAP_CONSUMERS = (soac.MapOp, soac.ReduceOp, soac.RedomapOp)
+_FILTER_CONSUMERS = (soac.FilterOp, soac.ReduceOp, soac.RedomapOp)
+
+
+@dataclass
+class _Analyses:
+    """The module's analyses, recomputed after a rewrite has moved ops around."""
+
+    module: ModuleOp
+    failing: frozenset[str]
+    _fusibility: Fusibility | None = field(default=None)
+
+    def get(self) -> Fusibility:
+        if self._fusibility is None:
+            self._fusibility = Fusibility(self.failing, Consumption(self.module))
+        return self._fusibility
+
+    def changed(self) -> None:
+        self._fusibility = None
+
+
+def _fused(rewriter: PatternRewriter, producer: soac.MapOp | soac.FilterOp,
+           producer_block: Block, consumer: Operation) -> tuple[Operation, list[SSAValue]]:
+    """The SOAC computing `consumer`'s results with `producer` composed into it, and
+    the values that replace `consumer`'s results. Takes `consumer`'s regions and
+    `producer_block`."""
+    certs = merged_certs(consumer, producer)
+    original = consumer
+    if isinstance(consumer, soac.ReduceOp):
+        consumer = as_redomap(consumer)
+    assert isinstance(consumer, soac.MapOp | soac.FilterOp | soac.RedomapOp)
+    block, first = rows_block(consumer)
+    inputs = list(consumer.inputs)
+    if isinstance(producer, soac.MapOp):
+        new_inputs = compose_map(rewriter, block, first, inputs, producer, producer_block)
+        new_inputs = dedupe_inputs(rewriter, block, first, new_inputs)
+    else:
+        otherwise = None if isinstance(consumer, soac.FilterOp) else list(block.args[:first])
+        new_inputs = compose_guarded(rewriter, block, first, inputs, producer, producer_block,
+                                     otherwise)
+    new: Operation
+    match consumer:
+        case soac.MapOp():
+            loc = None if consumer.loc is None else consumer.loc.data
+            new = soac.MapOp(new_inputs, consumer.result_types,
+                             detach_region(consumer, consumer.body), certs, loc)
+            values = list(new.results)
+        case soac.RedomapOp():
+            new = soac.RedomapOp(list(consumer.neutral), new_inputs,
+                                 detach_region(consumer, consumer.outer),
+                                 detach_region(consumer, consumer.inner), certs)
+            values = list(new.results)
+        case soac.FilterOp():
+            new = soac.FilterOp(new_inputs, detach_region(consumer, consumer.body), certs)
+            where = {r: i for i, r in enumerate(producer.results)}
+            values = [new.results[where[v]] for v in inputs]
+    new.attributes |= original.attributes
+    if consumer is not original:
+        consumer.erase()  # the intermediate redomap, now without regions
+    return new, values
+
+
+@dataclass
+class FuseProducer(RewritePattern):
+    """A `map` or `filter` composed into all its consumers, then erased."""
+
+    analyses: _Analyses
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, soac.MapOp | soac.FilterOp) or not regular(op):
+            return
+        check = self.analyses.get()
+        accepts = _MAP_CONSUMERS if isinstance(op, soac.MapOp) else _FILTER_CONSUMERS
+        consumers = check.consumers(op, accepts)
+        if isinstance(consumers, str):
+            return
+        outputs = set(op.results)
+        for c in consumers:
+            if isinstance(op, soac.FilterOp) and not all(v in outputs for v in c.inputs):  # type: ignore[attr-defined]
+                return  # 7.2.2/7.2.3: the consumer must see only the filter's rows
+            if check.problem(op, c) is not None:
+                return
+        for i, c in enumerate(consumers):
+            last = i == len(consumers) - 1
+            region = op.body if last else op.body.clone()
+            new, values = _fused(rewriter, op, region.block, c)
+            rewriter.replace(c, new, values)
+        rewriter.erase(op)
+        self.analyses.changed()
+
+
+@dataclass
+class FuseReplicate(RewritePattern):
+    """An input `replicate(n, v)` of a `map`, `reduce` or `redomap` whose lambda does
+    not consume its row becomes `v` itself inside the lambda (another input keeps the
+    iteration count)."""
+
+    analyses: _Analyses
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, soac.MapOp | soac.ReduceOp | soac.RedomapOp) or len(op.inputs) < 2:
+            return
+        rows = row_arguments(op)
+        chosen = [(arg, v) for arg, v in rows
+                  if isinstance(v, OpResult) and isinstance(v.op, soac.ReplicateOp)]
+        if len(chosen) == len(rows):
+            chosen = chosen[1:]  # keep one input: it gives the number of iterations
+        check = self.analyses.get()
+        chosen = [(arg, v) for arg, v in chosen if self._legal(op, arg, v, check)]
+        if not chosen:
+            return
+        target: Operation = op
+        if isinstance(op, soac.ReduceOp):
+            # the reduce's lambda is also its operator: only a redomap's inner lambda
+            # may see something other than rows
+            target = as_redomap(op)
+            rows = row_arguments(target)
+            index = {arg: i for i, (arg, _) in enumerate(row_arguments(op))}
+            chosen = [(rows[index[arg]][0], v) for arg, v in chosen]
+        assert isinstance(target, soac.MapOp | soac.RedomapOp)
+        block, first = rows_block(target)
+        dropped = {arg for arg, _ in chosen}
+        for arg, v in chosen:
+            assert isinstance(v, OpResult) and isinstance(v.op, soac.ReplicateOp)
+            rewriter.replace_all_uses_with(arg, v.op.value)
+        inputs = [v for arg, v in zip(block.args[first:], target.inputs, strict=True)
+                  if arg not in dropped]
+        for arg in dropped:
+            rewriter.erase_block_argument(arg)
+        new: Operation
+        if isinstance(target, soac.MapOp):
+            loc = None if target.loc is None else target.loc.data
+            new = soac.MapOp(inputs, target.result_types, detach_region(target, target.body),
+                             list(target.certs), loc)
+        else:
+            new = soac.RedomapOp(list(target.neutral), inputs,
+                                 detach_region(target, target.outer),
+                                 detach_region(target, target.inner), list(target.certs))
+        new.attributes |= op.attributes
+        if target is not op:
+            target.erase()  # the intermediate redomap, now without regions
+        rewriter.replace(op, new)
+        self.analyses.changed()
+
+    @staticmethod
+    def _legal(op: Operation, arg: SSAValue, v: SSAValue, check: Fusibility) -> bool:
+        assert isinstance(v, OpResult) and isinstance(v.op, soac.ReplicateOp)
+        from xdsl.ir import BlockArgument
+
+        assert isinstance(arg, BlockArgument)
+        if consumes_argument(op, arg):
+            return False
+        value = v.op.value
+        return check.consumption.consumed_between([value], v.op, op) is None
+
+
+@dataclass(frozen=True)
+class FusePass(ModulePass):
+    """Fuse producer SOACs into their consumers (thesis 7, producer-driven, T2 reduction).
+
+    A `soac.map` or `soac.filter` whose every output is an input array of SOACs it can
+    fuse with is composed into each of them and disappears; its intermediate arrays are
+    never built. Rules (7.1.1, 7.3):
+
+    * map -> map: one map over the consumer's other inputs and the producer's inputs,
+      whose lambda runs the producer's lambda, then the consumer's;
+    * map -> reduce, map -> redomap: a redomap (a reduce first becomes
+      `redomap(f, f, ne, a)`) whose inner lambda runs the producer's lambda first;
+    * filter -> filter: one filter whose predicate is `p(x) && q(x)` (as
+      `if p(x) then q(x) else false`: `&&` is not lazy in L0);
+    * filter -> reduce, filter -> redomap: a redomap whose inner lambda folds only the
+      rows the filter keeps;
+    * replicate: an input `replicate(n, v)` of a map or fold is `v` in the lambda.
+
+    Fusion happens inside lambdas and loop bodies too, and into consumers on different
+    branches of `if`s (one copy of the producer each, as they never both run). It does
+    not fire when (7.1.2, 7.1.3, `l0.passes.fuse.legality`):
+    an output is used other than as a SOAC input (indexed, its size taken, returned,
+    passed to a call, a neutral element, used inside a lambda), which would compute it
+    twice; two consumers may run in one execution, or one is inside a loop or lambda
+    the producer is outside of; an array the producer reads may be consumed before
+    the consumer; the consumer's lambda consumes a row of the producer's output; the
+    producer yields arrays whose shape is not known before it runs (its irregularity
+    check would vanish); the producer's lambda may fail or print and so may something
+    between it and the end of the consumer (the error reported, or the order of the
+    output, would change); a filter's consumer has inputs that are not the filter's
+    outputs; a scan is the consumer (FUSE-MAP-SCAN is not implemented). Certificates of
+    both SOACs guard the fused one.
+
+        %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+          %y = arith.muli %x, %x : i64
+          soac.yield %y : i64
+        }
+        %s = soac.reduce(%acc = %zero : i64) over(%e = %b : tensor<?xi64>) {
+          %t = arith.addi %acc, %e : i64
+          soac.yield %t : i64
+        }
+      becomes
+        %s = soac.redomap(%acc = %zero : i64) over(%x = %a : tensor<?xi64>) {
+          %y = arith.muli %x, %x : i64
+          %t = arith.addi %acc, %y : i64
+          soac.yield %t : i64
+        } outer { ... the reduce's lambda ... }
+    """
+
+    name = "fuse"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        analyses = _Analyses(op, frozenset(Speculation(op).failing))
+        patterns = GreedyRewritePatternApplier([FuseProducer(analyses), FuseReplicate(analyses)])
+        walker = PatternRewriteWalker(patterns, walk_reverse=True)
+        for _ in range(64):
+            if not walker.rewrite_module(op):
+                break

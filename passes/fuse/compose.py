@@ -1,0 +1,164 @@
+"""Composing the lambdas of a producer and a consumer (thesis 7.2), and the fused SOACs
+they make (thesis 7.3).
+
+A consumer's lambda gets one row of each of its inputs as a block argument. Composing
+a producer into it rebinds the arguments that received the producer's outputs: the
+producer's own lambda now runs first, in the consumer's block, on rows of the
+producer's inputs, and what it yields takes the place of those arguments.
+
+* map composition (7.2.1): the producer is a `map`; the consumer's other inputs stay,
+  the producer's inputs are added (an input the consumer already has is shared, the
+  "removing duplicate input arrays" of 7.4), and the producer's body is moved to the
+  start of the consumer's body.
+* guarded composition (7.2.2, 7.2.3): the producer is a `filter`, whose lambda is a
+  predicate; the consumer's body runs only for the rows the predicate keeps, under
+  `scf.if`: a filter consumer yields `false` for the others, a fold keeps its
+  accumulators. Every input of the consumer must come from the producer (the
+  consumer sees only the rows the filter keeps), and the composed lambda takes every
+  input of the producer.
+
+Regions are moved, not cloned (the consumer's region becomes the fused op's, the
+producer's is inlined into it); the caller clones the producer only when it fuses it
+into several consumers on different paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from l0.dialects import soac
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IntegerAttr, i1
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint
+
+Producer = soac.MapOp | soac.FilterOp
+Consumer = soac.MapOp | soac.FilterOp | soac.RedomapOp
+
+
+def rows_block(op: Consumer) -> tuple[Block, int]:
+    """The block of `op`'s lambda that takes rows, and the index of its first row
+    argument (after the accumulators of a fold)."""
+    if isinstance(op, soac.RedomapOp):
+        return op.inner.block, len(op.neutral)
+    return op.body.block, 0
+
+
+def _take_yield(block: Block) -> soac.YieldOp:
+    """The lambda's terminator."""
+    last = block.last_op
+    assert isinstance(last, soac.YieldOp), "a lambda ends in soac.yield"
+    return last
+
+
+def compose_map(rewriter: PatternRewriter, block: Block, first: int,
+                inputs: Sequence[SSAValue], producer: soac.MapOp,
+                producer_block: Block) -> list[SSAValue]:
+    """Map composition (7.2.1) into `block`, whose arguments from `first` on take rows of
+    `inputs`; `producer_block` is (a copy of) the producer's lambda and is consumed.
+    Returns the new inputs of the block's op."""
+    outputs = {r: i for i, r in enumerate(producer.results)}
+    kept = [(arg, v) for arg, v in zip(block.args[first:], inputs, strict=True)
+            if v not in outputs]
+    new_inputs = [v for _, v in kept]
+    row_args: list[SSAValue] = []
+    for a, p_arg in zip(producer.inputs, producer_block.args, strict=True):
+        shared = next((arg for arg, v in kept if v is a), None)
+        if shared is None:
+            shared = rewriter.insert_block_argument(block, len(block.args), p_arg.type)
+            new_inputs.append(a)
+        row_args.append(shared)
+    bound = [(arg, outputs[v])
+             for arg, v in zip(block.args[first:first + len(inputs)], inputs, strict=True)
+             if v in outputs]
+    start = block.first_op
+    assert start is not None
+    rewriter.inline_block(producer_block, InsertPoint.before(start), row_args)
+    produced = start.prev_op
+    assert isinstance(produced, soac.YieldOp)
+    for arg, index in bound:
+        rewriter.replace_all_uses_with(arg, produced.values[index])
+    rewriter.erase(produced)
+    for arg, _ in bound:
+        rewriter.erase_block_argument(arg)
+    return new_inputs
+
+
+def compose_guarded(rewriter: PatternRewriter, block: Block, first: int,
+                    inputs: Sequence[SSAValue], producer: soac.FilterOp,
+                    producer_block: Block,
+                    otherwise: Sequence[SSAValue] | None) -> list[SSAValue]:
+    """Guarded composition (7.2.2, 7.2.3) into `block`, whose arguments from `first` on
+    take rows of `inputs`, all outputs of the filter `producer`. The block's ops run
+    under the filter's predicate; when it fails, the block yields `otherwise` (None:
+    `false`, for a filter consumer). Returns the new inputs: the producer's."""
+    outputs = {r: i for i, r in enumerate(producer.results)}
+    old_rows = list(block.args[first:])
+    new_rows = [rewriter.insert_block_argument(block, len(block.args), a.type)
+                for a in producer_block.args]
+    for arg, v in zip(old_rows, inputs, strict=True):
+        rewriter.replace_all_uses_with(arg, new_rows[outputs[v]])
+    for arg in old_rows:
+        rewriter.erase_block_argument(arg)
+    # The consumer's ops move into the `then` branch, which yields what they yielded.
+    done = _take_yield(block)
+    then_block = Block()
+    for op in list(block.ops):
+        if op is not done:
+            op.detach()
+            then_block.add_op(op)
+    then_block.add_op(scf.YieldOp(*done.values))
+    else_block = Block()
+    if otherwise is None:
+        false = arith.ConstantOp(IntegerAttr(0, i1))
+        else_block.add_ops([false, scf.YieldOp(false)])
+    else:
+        else_block.add_op(scf.YieldOp(*otherwise))
+    guarded = scf.IfOp(_take_yield(producer_block).values[0], [v.type for v in done.values],
+                       Region(then_block), Region(else_block))
+    rewriter.insert(guarded, InsertPoint.before(done))
+    rewriter.insert(soac.YieldOp(*guarded.results), InsertPoint.before(done))
+    rewriter.erase(done)
+    rewriter.inline_block(producer_block, InsertPoint.at_start(block), new_rows)
+    predicate = guarded.prev_op
+    assert isinstance(predicate, soac.YieldOp)
+    rewriter.erase(predicate)
+    return list(producer.inputs)
+
+
+def merged_certs(consumer: Operation, producer: Operation) -> list[SSAValue]:
+    """The consumer's certificates, then those of the producer it does not have."""
+    certs = list(consumer.certs)
+    return certs + [c for c in producer.certs if c not in certs]
+
+
+def dedupe_inputs(rewriter: PatternRewriter, block: Block, first: int,
+                  inputs: list[SSAValue]) -> list[SSAValue]:
+    """Share one argument between equal inputs (of a map or fold, not a filter)."""
+    seen: dict[SSAValue, BlockArgument] = {}
+    kept: list[SSAValue] = []
+    for arg, v in zip(list(block.args[first:]), inputs, strict=True):
+        if v in seen:
+            rewriter.replace_all_uses_with(arg, seen[v])
+            rewriter.erase_block_argument(arg)
+        else:
+            seen[v] = arg
+            kept.append(v)
+    return kept
+
+
+def as_redomap(reduce: soac.ReduceOp) -> soac.RedomapOp:
+    """`reduce(f, ne, a)` as `redomap(f, f, ne, a)` (7.1.1), taking `reduce`'s region."""
+    outer = reduce.body.clone()
+    inner = Region()
+    reduce.body.move_blocks(inner)
+    return soac.RedomapOp(list(reduce.neutral), list(reduce.inputs), outer, inner,
+                          list(reduce.certs))
+
+
+def detach_region(op: Operation, region: Region) -> Region:
+    """`region` of `op`, moved into a new region (so a new op can own it)."""
+    moved = Region()
+    region.move_blocks(moved)
+    return moved

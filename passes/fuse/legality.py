@@ -1,0 +1,203 @@
+"""When a producer may be fused into its consumers (thesis 7.1.2, 7.1.3, 7.4.1).
+
+The thesis's data-flow sets become questions about SSA use lists:
+
+* *consumers* (ARRINPUTS): every use of every output of the producer must be an input
+  array of a SOAC that can take it (a use anywhere else, as in an indexing, a size, a
+  call or a return, is the UNFUSIBLE set: the array must exist, and computing it as
+  well as fusing would duplicate work);
+* *paths* (7.4.1, `if` and `loop` cases): each consumer is in the producer's block or
+  in branches of `scf.if`s in it, never in a loop or a lambda (fusing there reruns the
+  producer's work per iteration), and no two consumers are on one execution path (two
+  consumers in sequence would each compute the producer's rows);
+* *consumption* (7.1.2, CONSUMED): no array the producer reads (an input, or a value
+  its lambda uses) may be consumed between the producer and a consumer, since fusion
+  moves the reads to the consumer; and the consumer's lambda must not consume a row it
+  gets from the producer (that row becomes the producer's yielded value, which may be
+  a row of the producer's input);
+* *errors and prints* (beyond the thesis, which ignored them): fusion interleaves the
+  producer's lambda with everything up to and including the consumer. When the
+  producer's lambda may fail or print, nothing on the way (ops between them, the
+  consumer's lambda and its own checks) may fail or print, or a different error, or
+  output in a different order, would be reported. And the producer's rows must be of
+  one shape known before it runs (`l0.passes.analysis.shapes`): fused, the map that
+  would have reported an irregular array no longer exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Set
+from dataclasses import dataclass
+
+from l0.dialects import soac
+from l0.passes.analysis.consumption import SOACS, Consumption, alias_closure, consumed_operands
+from l0.passes.analysis.shapes import row_shape
+from l0.passes.dce import has_effects
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+
+FOLDS = (soac.ReduceOp, soac.RedomapOp)
+
+
+def row_arguments(op: Operation) -> list[tuple[BlockArgument, SSAValue]]:
+    """(argument, input) for each row argument of a SOAC's lambda."""
+    match op:
+        case soac.MapOp() | soac.FilterOp():
+            return list(zip(op.body.block.args, op.inputs, strict=True))
+        case soac.ReduceOp() | soac.ScanOp():
+            return list(zip(op.body.block.args[len(op.neutral):], op.inputs, strict=True))
+        case soac.RedomapOp():
+            return list(zip(op.inner.block.args[len(op.neutral):], op.inputs, strict=True))
+        case _:
+            return []
+
+
+def free_values(op: Operation) -> list[SSAValue]:
+    """The values `op` (with its regions) uses that are defined outside it."""
+    seen: set[SSAValue] = set()
+    found: list[SSAValue] = []
+    for inner in op.walk():
+        for v in inner.operands:
+            if v in seen:
+                continue
+            seen.add(v)
+            owner = v.op if isinstance(v, OpResult) else v.block.parent_op()
+            if owner is None or not op.is_ancestor(owner):
+                found.append(v)
+    return found
+
+
+def consumes_argument(lam: Operation, arg: BlockArgument) -> bool:
+    """Whether an op in `lam`'s regions may consume `arg` or an alias of it."""
+    for top in lam.regions:
+        for block in top.blocks:
+            for o in block.ops:
+                for inner in o.walk():
+                    if any(arg in alias_closure(v) for v in consumed_operands(inner)):
+                        return True
+    return False
+
+
+def regular(producer: soac.MapOp | soac.FilterOp) -> bool:
+    """Whether every array the producer's lambda yields has one shape, known before it
+    runs (a filter yields a predicate)."""
+    if isinstance(producer, soac.FilterOp):
+        return True
+    last = producer.body.block.last_op
+    assert isinstance(last, soac.YieldOp)
+    return all(not isinstance(v.type, TensorType) or row_shape(v, producer) is not None
+               for v in last.values)
+
+
+def lambda_effects(op: Operation, failing: Set[str]) -> bool:
+    """Whether an op inside `op`'s lambdas may fail or print."""
+    return any(has_effects(o, failing) for r in op.regions for b in r.blocks for o in b.ops)
+
+
+def _home_chain(op: Operation, home: Block) -> list[Operation] | None:
+    """The ancestors of `op` (itself first) up to the one in block `home`, if all but
+    `op` are `scf.if`s; None otherwise (a loop or lambda in between, or not below)."""
+    chain = [op]
+    while chain[-1].parent_block() is not home:
+        parent = chain[-1].parent_op()
+        if not isinstance(parent, scf.IfOp):
+            return None
+        chain.append(parent)
+    return chain
+
+
+def _on_one_path(a: list[Operation], b: list[Operation]) -> bool:
+    """Whether the ops with home chains `a` and `b` may both run in one execution."""
+    for x, y in zip(reversed(a), reversed(b), strict=False):
+        if x is not y:
+            # the same block (sequence), unless x and y sit in different regions of the
+            # `if` just above them
+            return x.parent_region() is y.parent_region()
+    return True  # one contains the other
+
+
+@dataclass
+class Fusibility:
+    """The legality checks for one module (`failing`: functions whose calls may fail,
+    print or not terminate, from `l0.passes.analysis.speculation`)."""
+
+    failing: Set[str]
+    consumption: Consumption
+
+    def consumers(self, producer: Operation,
+                  accepts: type[Operation] | tuple[type[Operation], ...]) -> (
+            list[Operation] | str):
+        """The consumers of every output of `producer`, in program order, or why the
+        outputs are used otherwise."""
+        found: list[Operation] = []
+        for r in producer.results:
+            for use in r.uses:
+                user = use.operation
+                if not isinstance(user, accepts) or use.index >= _inputs_end(user):
+                    return f"'{r.name_hint or 'an output'}' is used by '{user.name}' otherwise"
+                if use.index < _inputs_start(user):
+                    return f"'{r.name_hint or 'an output'}' is a neutral element"
+                if user not in found:
+                    found.append(user)
+        if not found:
+            return "no consumer"
+        home = producer.parent_block()
+        assert home is not None
+        chains: list[list[Operation]] = []
+        for c in found:
+            chain = _home_chain(c, home)
+            if chain is None:
+                return f"the consumer '{c.name}' runs inside a loop or lambda"
+            for other in chains:
+                if _on_one_path(chain, other):
+                    return "two consumers may run in one execution (work would be duplicated)"
+            chains.append(chain)
+        found.sort(key=self.consumption.position)
+        return found
+
+    def problem(self, producer: Operation, consumer: Operation) -> str | None:
+        """Why `producer` may not be fused into `consumer` (None: it may)."""
+        read = [v for v in free_values(producer) if isinstance(v.type, TensorType)]
+        if self.consumption.consumed_between(read, producer, consumer) is not None:
+            return "an array the producer reads may be consumed before the consumer"
+        consumed = consumed_operands(consumer)
+        if consumed and any(alias_closure(c) & frozenset(read) for c in consumed):
+            return "the consumer may consume an array the producer reads"
+        outputs = set(producer.results)
+        for arg, v in row_arguments(consumer):
+            if v in outputs and consumes_argument(consumer, arg):
+                return "the consumer's lambda consumes a row of the producer's output"
+        if lambda_effects(producer, self.failing):
+            between = self._effect_on_the_way(producer, consumer)
+            if between is not None:
+                return (f"the producer may fail or print, and so may '{between.name}' "
+                        "before the consumer's rows are done")
+        return None
+
+    def _effect_on_the_way(self, producer: Operation, consumer: Operation) -> Operation | None:
+        """An op that may fail or print and runs after `producer` and before `consumer`
+        finishes (the consumer itself included)."""
+        home = producer.parent_block()
+        assert home is not None
+        chain = _home_chain(consumer, home)
+        assert chain is not None
+        after: Operation | None = producer
+        for anchor in reversed(chain):
+            block = anchor.parent_block()
+            assert block is not None
+            op = block.first_op if after is None else after.next_op
+            while op is not None and op is not anchor:
+                if has_effects(op, self.failing):
+                    return op
+                op = op.next_op
+            after = None
+        return consumer if has_effects(consumer, self.failing) else None
+
+
+def _inputs_start(op: Operation) -> int:
+    return len(op.neutral) if isinstance(op, FOLDS + (soac.ScanOp,)) else 0  # type: ignore[attr-defined]
+
+
+def _inputs_end(op: Operation) -> int:
+    return _inputs_start(op) + len(op.inputs) if isinstance(op, SOACS) else 0  # type: ignore[attr-defined]
