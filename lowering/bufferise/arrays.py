@@ -129,7 +129,12 @@ def _transpose(cv: Converter, op: Operation, b: CodeBuilder) -> None:
         moved = lst.pop(k)
         lst.insert(k + n, moved)
     t = _mtype(cv.type_of(op.result, Kind.ANY))
-    cv.set(op.result, reinterpret(b, a, offset, sizes, strides, t))
+    view = reinterpret(b, a, offset, sizes, strides, t)
+    if op in cv.manifest:  # read over and over: copy it once (`manifest.py`)
+        dense = fresh(cv, b, op.result, sizes)
+        b.copy(view, dense)
+        view = dense
+    cv.set(op.result, view)
 
 
 @handles(soac.SplitOp)

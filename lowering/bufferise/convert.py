@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 
 from l0.dialects import soac
 from l0.lowering.bufferise.layouts import Layouts
+from l0.lowering.bufferise.manifest import manifested
 from l0.lowering.bufferise.readonly import map_is_view, replicate_is_view, unique_params
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.memref_types import Kind, memref_of
@@ -75,7 +76,8 @@ class Converter:
             op for op in module.walk()
             if (isinstance(op, soac.ReplicateOp) and replicate_is_view(op, unique))
             or (isinstance(op, soac.MapOp) and map_is_view(op, unique)))
-        self.layouts = Layouts(module, self.views)
+        self.manifest = manifested(module)
+        self.layouts = Layouts(module, self.views, self.manifest)
         self.values: dict[SSAValue, SSAValue] = {}
         self.dest_for: dict[SSAValue, SSAValue] = {}
         self.signatures: dict[str, FunctionType] = {}

@@ -8,7 +8,8 @@ calls merge values and recursion makes function results depend on themselves:
 * every op that makes a fresh buffer gives `IDENTITY`; a `replicate` that is a view
   (stride 0, `readonly.py`) gives `ANY`;
 * views: a row (`index`) or a `split` part of an `IDENTITY`/`INNER` array is `INNER`,
-  of an `ANY` one `ANY`; a `transpose` is `ANY`; `reshape` is contiguous (a view of a
+  of an `ANY` one `ANY`; a `transpose` is `ANY` (`IDENTITY` when it is copied into a
+  dense array, `manifest.py`); `reshape` is contiguous (a view of a
   contiguous array, or a copy): `IDENTITY` from an `IDENTITY` source, else `INNER`;
 * `update` is its source (it writes in place), `trace` its operand;
 * a merge (`scf.for` carried values, `scf.if` results, fold accumulators, function
@@ -34,8 +35,10 @@ _FRESH = (soac.MapOp, soac.ScanOp, soac.FilterOp, soac.IotaOp, soac.ReplicateOp,
 class Layouts:
     """The layout kind of every array value of a module, and of every function result."""
 
-    def __init__(self, module: ModuleOp, views: frozenset[Operation] = frozenset()) -> None:
+    def __init__(self, module: ModuleOp, views: frozenset[Operation] = frozenset(),
+                 manifest: frozenset[Operation] = frozenset()) -> None:
         self.views = views  # `replicate`s that become views (`readonly.py`)
+        self.manifest = manifest  # `transpose`s copied into dense arrays (`manifest.py`)
         self.kinds: dict[SSAValue, Kind] = {}
         self.results: dict[str, list[Kind]] = {}
         self._changed = True
@@ -107,7 +110,10 @@ class Layouts:
         elif isinstance(op, soac.UpdateOp):
             self._set(op.result, self.kind(op.array))
         elif isinstance(op, soac.TransposeOp):
-            self._set(op.result, self.kind(op.array) if op.n.data == 0 else Kind.ANY)
+            if op in self.manifest:
+                self._set(op.result, Kind.IDENTITY)
+            else:
+                self._set(op.result, self.kind(op.array) if op.n.data == 0 else Kind.ANY)
         elif isinstance(op, soac.SplitOp):
             self._set(op.first, row_kind(self.kind(op.array)))
             self._set(op.second, row_kind(self.kind(op.array)))

@@ -15,7 +15,9 @@ Modules: `legality.py` (which pairs may fuse), `compose.py` (composing lambdas).
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
+from typing import TextIO
 
 from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
@@ -108,21 +110,34 @@ class FuseProducer(RewritePattern):
     """A `map` or `filter` composed into all its consumers, then erased."""
 
     analyses: _Analyses
+    unfused: dict[Operation, str] = field(default_factory=dict)
+    """Producers left alone, with the reason (for `fuse{explain=true}`)."""
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, soac.MapOp | soac.FilterOp) or not regular(op):
-            return
+    def problem(self, op: soac.MapOp | soac.FilterOp) -> list[Operation] | str:
+        """The consumers to fuse `op` into, or why it may not be fused."""
+        if not regular(op):
+            return "its rows may differ in shape (the irregularity check would vanish)"
         check = self.analyses.get()
         accepts = _MAP_CONSUMERS if isinstance(op, soac.MapOp) else _FILTER_CONSUMERS
         consumers = check.consumers(op, accepts)
         if isinstance(consumers, str):
-            return
+            return consumers
         outputs = set(op.results)
         for c in consumers:
             if isinstance(op, soac.FilterOp) and not all(v in outputs for v in c.inputs):  # type: ignore[attr-defined]
-                return  # 7.2.2/7.2.3: the consumer must see only the filter's rows
-            if check.problem(op, c) is not None:
-                return
+                return "a consumer of the filter has other inputs too"
+            why = check.problem(op, c)
+            if why is not None:
+                return why
+        return consumers
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, soac.MapOp | soac.FilterOp):
+            return
+        consumers = self.problem(op)
+        if isinstance(consumers, str):
+            self.unfused[op] = consumers
+            return
         for i, c in enumerate(consumers):
             last = i == len(consumers) - 1
             region = op.body if last else op.body.clone()
@@ -130,6 +145,18 @@ class FuseProducer(RewritePattern):
             rewriter.replace(c, new, values)
         rewriter.erase(op)
         self.analyses.changed()
+
+    def explain(self, module: ModuleOp, out: TextIO) -> None:
+        """Say why each producer left in `module` was not fused, in program order."""
+        for op in module.walk():
+            why = self.unfused.get(op)
+            if why is None or why == "no consumer":
+                continue
+            loc = getattr(op, "loc", None)
+            where = f"{loc.data}: " if loc is not None else ""
+            name = op.results[0].name_hint if op.results else None
+            what = f"'{op.name}'" + (f" %{name}" if name else "")
+            print(f"{where}remark: {what} not fused: {why}", file=out)
 
 
 @dataclass
@@ -156,10 +183,8 @@ class FuseReplicate(RewritePattern):
         if isinstance(op, soac.ReduceOp):
             # the reduce's lambda is also its operator: only a redomap's inner lambda
             # may see something other than rows
+            # (the block, with the arguments in `chosen`, moves to the redomap)
             target = as_redomap(op)
-            rows = row_arguments(target)
-            index = {arg: i for i, (arg, _) in enumerate(row_arguments(op))}
-            chosen = [(rows[index[arg]][0], v) for arg, v in chosen]
         assert isinstance(target, soac.MapOp | soac.RedomapOp)
         block, first = rows_block(target)
         dropped = {arg for arg, _ in chosen}
@@ -230,6 +255,10 @@ class FusePass(ModulePass):
     outputs; a scan is the consumer (FUSE-MAP-SCAN is not implemented). Certificates of
     both SOACs guard the fused one.
 
+    Options: `explain` (default false) prints, on stderr, a remark for each map or
+    filter left unfused that has a use, saying why (`LOC: remark: 'soac.map' %b not
+    fused: ...`).
+
         %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
           %y = arith.muli %x, %x : i64
           soac.yield %y : i64
@@ -248,10 +277,16 @@ class FusePass(ModulePass):
 
     name = "fuse"
 
+    explain: bool = False
+    """Print a remark on stderr for each map or filter left unfused, saying why."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         analyses = _Analyses(op, frozenset(Speculation(op).failing))
-        patterns = GreedyRewritePatternApplier([FuseProducer(analyses), FuseReplicate(analyses)])
+        producers = FuseProducer(analyses)
+        patterns = GreedyRewritePatternApplier([producers, FuseReplicate(analyses)])
         walker = PatternRewriteWalker(patterns, walk_reverse=True)
         for _ in range(64):
             if not walker.rewrite_module(op):
                 break
+        if self.explain:
+            producers.explain(op, sys.stderr)

@@ -134,10 +134,14 @@ class Fusibility:
         for r in producer.results:
             for use in r.uses:
                 user = use.operation
+                what = "an output" if r.name_hint is None else f"output %{r.name_hint}"
+                if isinstance(user, SOACS) and not isinstance(user, accepts):
+                    return (f"{what} is an input of '{user.name}', which no rule fuses "
+                            f"with '{producer.name}'")
                 if not isinstance(user, accepts) or use.index >= _inputs_end(user):
-                    return f"'{r.name_hint or 'an output'}' is used by '{user.name}' otherwise"
+                    return f"{what} is used by '{user.name}', not as an input array"
                 if use.index < _inputs_start(user):
-                    return f"'{r.name_hint or 'an output'}' is a neutral element"
+                    return f"{what} is the neutral element of '{user.name}'"
                 if user not in found:
                     found.append(user)
         if not found:

@@ -1,0 +1,243 @@
+// RUN: l0-opt %s -p fuse --split-input-file | filecheck %s
+// RUN: l0-opt %s -p 'fuse{explain=true}' --split-input-file 2>&1 >/dev/null | filecheck %s --check-prefix=WHY
+
+// Cases where fusion must not fire (7.1.2, 7.1.3, and errors): the IR is unchanged,
+// and `explain` says why.
+
+// Two consumers on one path: fusing into both would compute b twice (7.1.3).
+func.func @two_consumers(%a: tensor<?xi64>) -> (tensor<?xi64>, tensor<?xi64>) {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %c = soac.map(%x = %b : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.addi %x, %x : i64
+    soac.yield %y : i64
+  }
+  %d = soac.map(%x = %b : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.subi %x, %x : i64
+    soac.yield %y : i64
+  }
+  func.return %c, %d : tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @two_consumers
+// CHECK: %b = soac.map
+// CHECK: %c = soac.map(%{{.*}} = %b
+// CHECK: %d = soac.map(%{{.*}} = %b
+// WHY: remark: 'soac.map' %b not fused: two consumers may run in one execution (work would be duplicated)
+
+// -----
+
+// An output that is also indexed must exist (7.4.1, the UNFUSIBLE set).
+func.func @indexed(%a: tensor<?xi64>, %i: i64) -> (tensor<?xi64>, i64) {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %c = soac.map(%x = %b : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.addi %x, %x : i64
+    soac.yield %y : i64
+  }
+  %e = soac.index %b[%i] : tensor<?xi64> -> i64
+  func.return %c, %e : tensor<?xi64>, i64
+}
+// CHECK-LABEL: func.func @indexed
+// CHECK: %b = soac.map
+// CHECK: soac.map(%{{.*}} = %b
+// WHY: remark: 'soac.map' %b not fused: output %b is used by 'soac.index', not as an input array
+
+// -----
+
+// A consumer in a loop body would recompute the producer every iteration (Figure 28).
+func.func @consumer_in_loop(%a: tensor<?xi64>, %n: i64) -> i64 {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %lb = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %r = scf.for %i = %lb to %n step %one iter_args(%acc = %lb) -> (i64) : i64 {
+    %s = soac.reduce(%p = %acc : i64) over(%e = %b : tensor<?xi64>) {
+      %t = arith.addi %p, %e : i64
+      soac.yield %t : i64
+    }
+    scf.yield %s : i64
+  }
+  func.return %r : i64
+}
+// CHECK-LABEL: func.func @consumer_in_loop
+// CHECK: %b = soac.map
+// CHECK: soac.reduce({{.*}}) over(%{{.*}} = %b
+// WHY: remark: 'soac.map' %b not fused: the consumer 'soac.reduce' runs inside a loop or lambda
+
+// -----
+
+// A consumer inside a lambda likewise (the thesis bans fusing into SOAC functions).
+func.func @consumer_in_lambda(%a: tensor<?xi64>, %d: tensor<?xi64>) -> tensor<?xi64> {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %r = soac.map(%z = %d : tensor<?xi64>) -> tensor<?xi64> {
+    %s = soac.reduce(%p = %z : i64) over(%e = %b : tensor<?xi64>) {
+      %t = arith.addi %p, %e : i64
+      soac.yield %t : i64
+    }
+    soac.yield %s : i64
+  }
+  func.return %r : tensor<?xi64>
+}
+// CHECK-LABEL: func.func @consumer_in_lambda
+// CHECK: %b = soac.map
+// WHY: remark: 'soac.map' %b not fused: the consumer 'soac.reduce' runs inside a loop or lambda
+
+// -----
+
+// The producer's input is consumed (updated in place) between the two: fused, the
+// producer would read it after the update (7.1.2).
+func.func @consumed_between(%a: tensor<?xi64> {soac.unique}, %i: i64) -> (tensor<?xi64>, tensor<?xi64>) {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %u = soac.update %a[%i] = %i : tensor<?xi64>
+  %c = soac.map(%x = %b : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.addi %x, %x : i64
+    soac.yield %y : i64
+  }
+  func.return %c, %u : tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @consumed_between
+// CHECK: %b = soac.map
+// CHECK: soac.update
+// CHECK: soac.map(%{{.*}} = %b
+// WHY: remark: 'soac.map' %b not fused: an array the producer reads may be consumed before the consumer
+
+// -----
+
+// The consumer updates the row it gets from the producer in place; fused, that row
+// would be the producer's input row itself.
+func.func @consumes_row(%a: tensor<?x?xi64>, %i: i64) -> tensor<?x?xi64> {
+  %b = soac.map(%x = %a : tensor<?x?xi64>) -> tensor<?x?xi64> {
+    soac.yield %x : tensor<?xi64>
+  }
+  %c = soac.map(%r = %b : tensor<?x?xi64>) -> tensor<?x?xi64> {
+    %u = soac.update %r[%i] = %i : tensor<?xi64>
+    soac.yield %u : tensor<?xi64>
+  }
+  func.return %c : tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @consumes_row
+// CHECK: %b = soac.map
+// WHY: remark: 'soac.map' %b not fused: the consumer's lambda consumes a row of the producer's output
+
+// -----
+
+// Rows of a shape only known when each is computed (iota(x)) may be irregular: the
+// producer reports that, fused it could not.
+func.func @irregular(%a: tensor<?xi64>) -> tensor<?x?xi64> {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?x?xi64> {
+    %y = soac.iota %x
+    soac.yield %y : tensor<?xi64>
+  }
+  %c = soac.map(%r = %b : tensor<?x?xi64>) -> tensor<?x?xi64> {
+    soac.yield %r : tensor<?xi64>
+  }
+  func.return %c : tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @irregular
+// CHECK: %b = soac.map
+// WHY: remark: 'soac.map' %b not fused: its rows may differ in shape (the irregularity check would vanish)
+
+// -----
+
+// Both lambdas may fail (division by zero): fused, the consumer's error for row 0
+// would come before the producer's for row 5, the reverse of what the program does.
+func.func @both_fail(%a: tensor<?xi64>, %d: tensor<?xi64>) -> tensor<?xi64> {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.divsi %x, %x : i64
+    soac.yield %y : i64
+  }
+  %c = soac.map(%x = %b, %z = %d : tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.divsi %x, %z : i64
+    soac.yield %y : i64
+  }
+  func.return %c : tensor<?xi64>
+}
+// CHECK-LABEL: func.func @both_fail
+// CHECK: %b = soac.map
+// WHY: remark: 'soac.map' %b not fused: the producer may fail or print, and so may 'soac.map' before the consumer's rows are done
+
+// -----
+
+// The producer may fail and a check runs between the two.
+func.func @check_between(%a: tensor<?xi64>, %ok: i1) -> tensor<?xi64> {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.divsi %x, %x : i64
+    soac.yield %y : i64
+  }
+  %k = soac.assert %ok, "no" at "t.l0:1:1"
+  %c = soac.map(%x = %b : tensor<?xi64>) <%k> -> tensor<?xi64> {
+    %y = arith.addi %x, %x : i64
+    soac.yield %y : i64
+  }
+  func.return %c : tensor<?xi64>
+}
+// CHECK-LABEL: func.func @check_between
+// CHECK: %b = soac.map
+// WHY: remark: 'soac.map' %b not fused: the producer may fail or print, and so may 'soac.assert' before the consumer's rows are done
+
+// -----
+
+// No rule fuses a map into a scan (FUSE-MAP-SCAN is not implemented), nor into a
+// filter (the filter would have to output the map's rows).
+func.func @no_rule(%a: tensor<?xi64>, %zero: i64) -> (tensor<?xi64>, tensor<?xi64>) {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %s = soac.scan(%p = %zero : i64) over(%e = %b : tensor<?xi64>) {
+    %t = arith.addi %p, %e : i64
+    soac.yield %t : i64
+  }
+  %c = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %f = soac.filter(%x = %c : tensor<?xi64>) {
+    %p = arith.cmpi sgt, %x, %zero : i64
+    soac.yield %p : i1
+  }
+  func.return %s, %f : tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @no_rule
+// CHECK: %b = soac.map
+// CHECK: soac.scan
+// CHECK: %c = soac.map
+// CHECK: soac.filter
+// WHY: remark: 'soac.map' %b not fused: output %b is an input of 'soac.scan', which no rule fuses with 'soac.map'
+// WHY: remark: 'soac.map' %c not fused: output %c is an input of 'soac.filter', which no rule fuses with 'soac.map'
+
+// -----
+
+// A filter's consumer with an input of its own would see rows the filter dropped.
+func.func @filter_other_input(%a: tensor<?xi64>, %d: tensor<?xi64>, %zero: i64) -> i64 {
+  %b = soac.filter(%x = %a : tensor<?xi64>) {
+    %p = arith.cmpi sgt, %x, %zero : i64
+    soac.yield %p : i1
+  }
+  %s = soac.redomap(%acc = %zero : i64) over(%e = %b, %g = %d : tensor<?xi64>, tensor<?xi64>) {
+    %t = arith.addi %acc, %e : i64
+    %u = arith.addi %t, %g : i64
+    soac.yield %u : i64
+  } outer {
+  ^bb0(%p: i64, %q: i64):
+    %t = arith.addi %p, %q : i64
+    soac.yield %t : i64
+  }
+  func.return %s : i64
+}
+// CHECK-LABEL: func.func @filter_other_input
+// CHECK: %b = soac.filter
+// CHECK: soac.redomap
+// WHY: remark: 'soac.filter' %b not fused: a consumer of the filter has other inputs too
