@@ -91,12 +91,13 @@ class CompiledProgram:
             raise ValueError(f"unknown back end {backend!r} (available: {', '.join(BACKENDS)})")
         self.filename = filename
         self.ast = load_program(text, filename, inhibit_uniqueness=inhibit_uniqueness)
-        self.module = to_module(self.ast)
+        self.module = to_module(self.ast, verify=False)
         self._unchecked = inhibit_uniqueness
         optimise = optimise and not inhibit_uniqueness
         # The optimiser keeps only what `main` reaches (it inlines everything else into
-        # it): the other functions are run from the module as the front end made it.
-        self._plain = self.module.clone() if optimise and not main_only else self.module
+        # it): the other functions are run from the module as the front end makes it,
+        # internalised again when one of them is first called.
+        self._separate_plain = optimise and not main_only
         if optimise:
             from l0.passes.pipeline import optimise as run_pipeline
 
@@ -121,10 +122,12 @@ class CompiledProgram:
         return Interpreter(module)
 
     def _engine_for(self, name: str) -> Any:
-        if _defines(self.module, name) or self._plain is self.module:
+        if _defines(self.module, name) or not self._separate_plain:
             return self._engine
         if self._plain_engine is None:
-            self._plain_engine = self._make_engine(self._plain)
+            from l0.frontend import to_module
+
+            self._plain_engine = self._make_engine(to_module(self.ast, verify=False))
         return self._plain_engine
 
     def call_flat(self, name: str, args: Sequence[Any]) -> list[Any]:

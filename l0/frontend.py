@@ -24,12 +24,15 @@ def load_program(text: str, filename: str, *, inhibit_uniqueness: bool = False) 
     return prog
 
 
-def to_module(prog: Program) -> ModuleOp:
-    """Internalise a type-checked program into a verified soac-level module."""
+def to_module(prog: Program, *, verify: bool = True) -> ModuleOp:
+    """Internalise a type-checked program into a soac-level module, verified unless
+    `verify` is false (the compile path of `l0.compile`/`l0-run` skips it: the tests
+    verify the internaliser's output on the whole corpus, and it costs ~5% of a compile)."""
     from l0.internalise import internalise
 
     module = internalise(prog)
-    module.verify()
+    if verify:
+        module.verify()
     return module
 
 

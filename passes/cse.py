@@ -36,10 +36,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from l0.dialects import soac
 from l0.passes.analysis.speculation import Speculation
-from l0.passes.dce import effectful_functions, is_dead
+from l0.passes.dce import is_dead
 from l0.passes.hoist import consumes, why_result_consumed
 from xdsl.context import Context
 from xdsl.dialects import arith, func
@@ -253,6 +254,15 @@ class Keys:
             blocks(inner)
         return tuple(items)
 
+    def shallow_key(self, op: Operation) -> Hashable:
+        """The key of an op with regions, without them: equal ops have equal shallow
+        keys, and then `regions_key` decides (it is costly: it walks the regions)."""
+        return (op.name, self._operands_key(op), _props(op), _attrs(op),
+                tuple(op.result_types), len(op.regions))
+
+    def regions_key(self, op: Operation) -> Hashable:
+        return self._regions_key(op)
+
     def key(self, op: Operation) -> tuple[Hashable, SSAValue | None]:
         """The key of `op`, and an existing value its single result equals, if known."""
         if isinstance(op, soac.AssertOp):
@@ -328,11 +338,12 @@ class CseDriver:
                  speculation: Speculation | None = None) -> None:
         self.module = module
         self.speculation = speculation or Speculation(module)
-        self.effectful = effectful_functions(module)
+        self.effectful = self.speculation.effectful
         self.rewriter = rewriter or PatternRewriter(InsertPoint.at_start(module.body.block))
         self.after_regions = after_regions
         self.keys = Keys(DefinitionOrder(module))
-        self.scopes: list[dict[Hashable, tuple[SSAValue, ...]]] = []
+        self.scopes: list[dict[Hashable, Any]] = []
+        """Per block: key -> results of the op, or shallow key -> ops with regions."""
         self.maybe_dead: list[Operation] = []
         self.merged = 0
 
@@ -383,6 +394,9 @@ class CseDriver:
         costly legality (`why_not_mergeable`) is only asked when an equal op is found."""
         if _why_not_candidate(op) is not None:
             return
+        if op.regions:
+            self._visit_with_regions(op)
+            return
         key, equal = self.keys.key(op)
         if equal is not None:  # an integer expression equal to an existing value
             self._replace(op, (equal,))
@@ -393,6 +407,25 @@ class CseDriver:
             return
         if self.scopes:
             self.scopes[-1][key] = tuple(op.results)
+
+    def _visit_with_regions(self, op: Operation) -> None:
+        """`visit` for an op with regions: the ops in scope with its shallow key are
+        compared with it region by region, so that regions are only walked when there
+        is an op to compare them with (most SOACs have none)."""
+        shallow = ("regions", self.keys.shallow_key(op))
+        mine: Hashable | None = None
+        for scope in reversed(self.scopes):
+            for other in scope.get(shallow, ()):
+                if other.parent is None:
+                    continue
+                if mine is None:
+                    mine = self.keys.regions_key(op)
+                if mine == self.keys.regions_key(other) and \
+                        self._may_merge(op, tuple(other.results)):
+                    self._replace(op, tuple(other.results))
+                    return
+        if self.scopes:
+            self.scopes[-1].setdefault(shallow, []).append(op)
 
     def _may_merge(self, op: Operation, found: tuple[SSAValue, ...]) -> bool:
         """Whether `op` may be replaced by the equal op whose results are `found` (which

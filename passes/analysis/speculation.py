@@ -110,7 +110,9 @@ class Speculation:
         graph = _call_graph(module)
         self.defined = set(graph)
         self.printing = _printing_functions(module, graph)
-        self.failing = effectful_functions(module) | _recursive_functions(graph)
+        self.effectful = effectful_functions(module)
+        """Functions whose calls may fail or print (`l0.passes.dce`)."""
+        self.failing = self.effectful | _recursive_functions(graph)
         """Functions whose calls may fail, print or not terminate."""
 
     # -- printing -----------------------------------------------------------------------
