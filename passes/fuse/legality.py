@@ -19,7 +19,8 @@ The thesis's data-flow sets become questions about SSA use lists:
   producer's lambda with everything up to and including the consumer. When the
   producer's lambda may fail or print, nothing on the way (ops between them, the
   consumer's lambda and its own checks) may fail or print, or a different error, or
-  output in a different order, would be reported. And the producer's rows must be of
+  output in a different order, would be reported; nor may the consumer be in a branch
+  (fused there, the producer would run only when the branch is taken). And the producer's rows must be of
   one shape known before it runs (`l0.passes.analysis.shapes`): fused, the map that
   would have reported an irregular array no longer exists.
 """
@@ -173,6 +174,9 @@ class Fusibility:
             if v in outputs and consumes_argument(consumer, arg):
                 return "the consumer's lambda consumes a row of the producer's output"
         if lambda_effects(producer, self.failing):
+            if consumer.parent_block() is not producer.parent_block():
+                return ("the producer may fail or print, and the consumer runs only when "
+                        "a branch is taken")
             between = self._effect_on_the_way(producer, consumer)
             if between is not None:
                 return (f"the producer may fail or print, and so may '{between.name}' "

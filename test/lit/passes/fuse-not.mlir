@@ -241,3 +241,27 @@ func.func @filter_other_input(%a: tensor<?xi64>, %d: tensor<?xi64>, %zero: i64) 
 // CHECK: %b = soac.filter
 // CHECK: soac.redomap
 // WHY: remark: 'soac.filter' %b not fused: a consumer of the filter has other inputs too
+
+// -----
+
+// A producer that may fail, with its consumer in a branch: fused, it would run only
+// when the branch is taken, and its error would vanish on the other path.
+func.func @failing_into_branch(%a: tensor<?xi64>, %c: i1) -> tensor<?xi64> {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.divsi %x, %x : i64
+    soac.yield %y : i64
+  }
+  %r = scf.if %c -> (tensor<?xi64>) {
+    %t = soac.map(%x = %b : tensor<?xi64>) -> tensor<?xi64> {
+      %y = arith.addi %x, %x : i64
+      soac.yield %y : i64
+    }
+    scf.yield %t : tensor<?xi64>
+  } else {
+    scf.yield %a : tensor<?xi64>
+  }
+  func.return %r : tensor<?xi64>
+}
+// CHECK-LABEL: func.func @failing_into_branch
+// CHECK: %b = soac.map
+// WHY: remark: 'soac.map' %b not fused: the producer may fail or print, and the consumer runs only when a branch is taken
