@@ -171,3 +171,26 @@ def test_generated_programs_do_fuse() -> None:
         assert _soac_count(fused) < _soac_count(to_module(prog))
 
     call_with_big_stack(check)
+
+
+@settings(max_examples=max(EXAMPLES // 6, 4), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(programs())
+def test_fused_programs_run_the_same_compiled(src: str) -> None:
+    """The fused forms (redomaps whose inner lambda maps, filters under `scf.if`) through
+    the CPU back end: the same result or error as the interpreter without `fuse` (the
+    traces go to the process's stderr there, so only results are compared)."""
+    from l0.api import CompiledProgram
+
+    def check() -> None:
+        plain = to_module(load_program(src, "p.l0"))
+        compiled = CompiledProgram(src, "p.l0", "cpu")
+        for text in INPUTS:
+            expected = _run(plain, src, text).split(" | ")[0]
+            try:
+                got = compiled.run_main(text)
+            except L0Error as err:
+                got = err.render()
+            assert got == expected, (src, text)
+
+    call_with_big_stack(check)
