@@ -20,9 +20,10 @@ The thesis's data-flow sets become questions about SSA use lists:
   producer's lambda may fail or print, nothing on the way (ops between them, the
   consumer's lambda and its own checks) may fail or print, or a different error, or
   output in a different order, would be reported; nor may the consumer be in a branch
-  (fused there, the producer would run only when the branch is taken). And the producer's rows must be of
-  one shape known before it runs (`l0.passes.analysis.shapes`): fused, the map that
-  would have reported an irregular array no longer exists.
+  (fused there, the producer would run only when the branch is taken). And the
+  producer's rows must be of one shape known before it runs
+  (`l0.passes.analysis.shapes`): fused, the map that would have reported an irregular
+  array no longer exists.
 """
 
 from __future__ import annotations
