@@ -1498,6 +1498,20 @@ class RedomapOp(IRDLOperation):
         return op
 
 
+def row_arguments(op: Operation) -> list[tuple[BlockArgument, SSAValue]]:
+    """The lambda arguments of a SOAC that take rows of its input arrays, each with its
+    input (after the accumulators of a fold); [] for any other op."""
+    match op:
+        case MapOp() | FilterOp():
+            return list(zip(op.body.block.args, op.inputs, strict=False))
+        case ReduceOp() | ScanOp():
+            return list(zip(op.body.block.args[len(op.neutral):], op.inputs, strict=False))
+        case RedomapOp():
+            return list(zip(op.inner.block.args[len(op.neutral):], op.inputs, strict=False))
+        case _:
+            return []
+
+
 @irdl_op_definition
 class YieldOp(IRDLOperation):
     """The terminator of every lambda region: the lambda's results.

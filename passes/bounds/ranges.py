@@ -138,15 +138,7 @@ class Iterator:
 
 def row_params(op: Operation) -> list[tuple[BlockArgument, SSAValue]]:
     """The lambda parameters of a SOAC bound to rows of its inputs, with the inputs."""
-    match op:
-        case soac.MapOp() | soac.FilterOp():
-            return list(zip(op.body.block.args, op.inputs, strict=False))
-        case soac.ReduceOp() | soac.ScanOp():
-            return list(zip(op.body.block.args[len(op.neutral):], op.inputs, strict=False))
-        case soac.RedomapOp():
-            return list(zip(op.inner.block.args[len(op.neutral):], op.inputs, strict=False))
-        case _:
-            return []
+    return soac.row_arguments(op)
 
 
 def _updated_from(v: SSAValue, source: SSAValue) -> bool:

@@ -31,7 +31,7 @@ from l0.passes.fuse.compose import (
     merged_certs,
     rows_block,
 )
-from l0.passes.fuse.legality import Fusibility, consumes_argument, regular, row_arguments
+from l0.passes.fuse.legality import Fusibility, consumes_argument, regular
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, OpResult, SSAValue
@@ -170,7 +170,7 @@ class FuseReplicate(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, soac.MapOp | soac.ReduceOp | soac.RedomapOp) or len(op.inputs) < 2:
             return
-        rows = row_arguments(op)
+        rows = soac.row_arguments(op)
         chosen = [(arg, v) for arg, v in rows
                   if isinstance(v, OpResult) and isinstance(v.op, soac.ReplicateOp)]
         if len(chosen) == len(rows):

@@ -42,19 +42,6 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 FOLDS = (soac.ReduceOp, soac.RedomapOp)
 
 
-def row_arguments(op: Operation) -> list[tuple[BlockArgument, SSAValue]]:
-    """(argument, input) for each row argument of a SOAC's lambda."""
-    match op:
-        case soac.MapOp() | soac.FilterOp():
-            return list(zip(op.body.block.args, op.inputs, strict=True))
-        case soac.ReduceOp() | soac.ScanOp():
-            return list(zip(op.body.block.args[len(op.neutral):], op.inputs, strict=True))
-        case soac.RedomapOp():
-            return list(zip(op.inner.block.args[len(op.neutral):], op.inputs, strict=True))
-        case _:
-            return []
-
-
 def free_values(op: Operation) -> list[SSAValue]:
     """The values `op` (with its regions) uses that are defined outside it."""
     seen: set[SSAValue] = set()
@@ -171,7 +158,7 @@ class Fusibility:
         if consumed and any(alias_closure(c) & frozenset(read) for c in consumed):
             return "the consumer may consume an array the producer reads"
         outputs = set(producer.results)
-        for arg, v in row_arguments(consumer):
+        for arg, v in soac.row_arguments(consumer):
             if v in outputs and consumes_argument(consumer, arg):
                 return "the consumer's lambda consumes a row of the producer's output"
         if lambda_effects(producer, self.failing):

@@ -11,11 +11,11 @@ and with the default pipeline.
 
 from __future__ import annotations
 
-import io
 import os
 from dataclasses import dataclass, field
 
 import pytest
+from behaviour import behaviour
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from l0.dialects import soac
@@ -26,9 +26,6 @@ from l0.passes.pipeline import optimise
 from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error
 from l0.frontend import load_program, to_module
-from l0.interp import Interpreter
-from l0.types import flatten
-from l0.values import format_result, from_ir_results, read_values, to_ir_arguments
 
 pytestmark = pytest.mark.filterwarnings("ignore:The recursion limit will not be reset")
 
@@ -117,18 +114,7 @@ def programs(draw: st.DrawFn) -> str:
     return f"fun {{[int], int}} main([int] a, [int] b, int k) =\n{lets}\n{result}\n"
 
 
-def _run(module, src: str, text: str) -> str:  # type: ignore[no-untyped-def]
-    prog = load_program(src, "p.l0")
-    entry = next(f for f in prog.fundefs if f.name == "main")
-    types = [c for p in entry.params for c in flatten(p.type)]
-    trace = io.StringIO()
-    try:
-        values = read_values(text, types, "<stdin>")
-        params = [p.type for p in entry.params]
-        out = Interpreter(module, trace_stream=trace).call("main", to_ir_arguments(params, values))
-        return f"{format_result(entry.ret, from_ir_results(entry.ret, out))} | {trace.getvalue()}"
-    except L0Error as err:
-        return f"{err.render()} | {trace.getvalue()}"
+_run = behaviour
 
 
 def _soac_count(module) -> int:  # type: ignore[no-untyped-def]

@@ -10,10 +10,10 @@ on different iterations.
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 import pytest
+from behaviour import behaviour
 from l0.dialects import soac
 from l0.dialects.context import l0_context
 from l0.passes import PASSES
@@ -27,11 +27,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
 from l0.bigstack import call_with_big_stack
-from l0.diagnostics import L0Error
 from l0.frontend import load_program, to_module
-from l0.interp import Interpreter
-from l0.types import flatten
-from l0.values import format_result, from_ir_results, read_values, to_ir_arguments
 
 
 def parse(src: str) -> ModuleOp:
@@ -179,20 +175,7 @@ PROGRAMS: dict[str, tuple[str, list[str]]] = {
 }
 
 
-def _run(module: ModuleOp, src: str, text: str) -> str:
-    prog = load_program(src, "p.l0")
-    entry = next(f for f in prog.fundefs if f.name == "main")
-    types = [c for p in entry.params for c in flatten(p.type)]
-    trace = io.StringIO()
-    try:
-        values = read_values(text, types, "<stdin>")
-        params = [p.type for p in entry.params]
-        out = Interpreter(module, trace_stream=trace).call(
-            "main", to_ir_arguments(params, values)
-        )
-        return f"{format_result(entry.ret, from_ir_results(entry.ret, out))} | {trace.getvalue()}"
-    except L0Error as err:
-        return f"{err.render()} | {trace.getvalue()}"
+_run = behaviour
 
 
 @pytest.mark.parametrize("pipeline", ["hoist", "cse", "rebind", "bounds", "rebind,bounds"])
