@@ -180,3 +180,104 @@ def test_fused_programs_run_the_same_compiled(src: str) -> None:
             assert got == expected, (src, text)
 
     call_with_big_stack(check)
+
+
+# ---------------------------------------------------------------------------------------
+# Matrices: nested maps, rows, transposes, replicates, per-row folds
+# ---------------------------------------------------------------------------------------
+
+MATRIX_INPUTS = [
+    "[[1, 2, 3], [4, 5, 6], [7, 8, 9]]\n[[9, 8, 7], [6, 5, 4], [3, 2, 1]]\n2\n",
+    "[[1, 2, 3], [4, 5, 6]]\n[[1, 0], [0, 1], [2, 2]]\n0\n",
+    "[[0, -1], [3, 0]]\n[[2, 2], [1, 1]]\n-3\n",
+    "empty([int])\nempty([int])\n1\n",
+]
+
+
+@st.composite
+def _matrix_expr(draw: st.DrawFn, mats: list[str], vecs: list[str],
+                 scalars: list[str]) -> tuple[str, str]:
+    """A new binding over the matrices and vectors in scope: (kind, expression)."""
+    m, n = draw(st.sampled_from(mats)), draw(st.sampled_from(mats))
+    v = draw(st.sampled_from(vecs)) if vecs else None
+    elem = draw(_element(["x"], scalars))
+    pair = draw(_element(["x", "y"], scalars))
+    forms = ["rows", "zip_rows", "transpose", "row_sums", "matmul", "scale_rows"]
+    if v is not None:
+        forms += ["outer", "replicate", "add_vec"]
+    form = draw(st.sampled_from(forms))
+    if form == "rows":
+        return "mat", f"map(fn [int] ([int] r) => map(fn int (int x) => {elem}, r), {m})"
+    if form == "zip_rows":
+        return "mat", (f"map(fn [int] ([int] r, [int] s) => "
+                       f"map(fn int (int x, int y) => {pair}, zip(r, s)), zip({m}, {n}))")
+    if form == "transpose":
+        return "mat", f"transpose({m})"
+    if form == "row_sums":
+        return "vec", f"map(fn int ([int] r) => reduce(op +, 0, r), {m})"
+    if form == "matmul":
+        return "mat", (f"map(fn [int] ([int] r) => map(fn int ([int] c) => "
+                       f"reduce(op +, 0, map(op *, zip(r, c))), transpose({n})), {m})")
+    if form == "scale_rows":
+        return "mat", (f"map(fn [int] ([int] r, int y) => map(fn int (int x) => {pair}, r), "
+                       f"zip({m}, map(fn int ([int] q) => size(0, q), {m})))")
+    if form == "outer":
+        return "mat", f"map(fn [int] (int y) => map(fn int (int x) => {pair}, {v}), {v})"
+    if form == "replicate":
+        return "mat", f"replicate(size(0, {v}), {v})"
+    return "mat", (f"map(fn [int] ([int] r) => map(fn int (int x, int y) => {pair}, "
+                   f"zip(r, {v})), {m})")
+
+
+@st.composite
+def matrix_programs(draw: st.DrawFn) -> str:
+    mats, vecs, scalars = ["a", "b"], [], ["k"]
+    lets = []
+    for i in range(draw(st.integers(2, 5))):
+        kind, expr = draw(_matrix_expr(mats, vecs, scalars))
+        lets.append(f"  let v{i} = {expr} in")
+        (mats if kind == "mat" else vecs).append(f"v{i}")
+    total = (f"reduce(op +, 0, {vecs[-1]})" if vecs else "0")
+    body = "\n".join(lets)
+    return (f"fun {{[[int]], int}} main([[int]] a, [[int]] b, int k) =\n{body}\n"
+            f"  {{{mats[-1]}, {total}}}\n")
+
+
+@settings(max_examples=max(EXAMPLES // 2, 10), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(matrix_programs())
+def test_fusion_keeps_behaviour_on_matrices(src: str) -> None:
+    def check() -> None:
+        prog = load_program(src, "p.l0")
+        plain = to_module(prog)
+        fused = to_module(prog)
+        FusePass().apply(l0_context(), fused)
+        fused.verify()
+        full = to_module(prog)
+        optimise(full, verify=True)
+        for text in MATRIX_INPUTS:
+            expected = _run(plain, src, text)
+            assert _run(fused, src, text) == expected, (src, text)
+            assert _run(full, src, text) == expected, (src, text)
+
+    call_with_big_stack(check)
+
+
+@settings(max_examples=max(EXAMPLES // 10, 3), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(matrix_programs())
+def test_matrix_programs_run_the_same_compiled(src: str) -> None:
+    from l0.api import CompiledProgram
+
+    def check() -> None:
+        plain = to_module(load_program(src, "p.l0"))
+        compiled = CompiledProgram(src, "p.l0", "cpu")
+        for text in MATRIX_INPUTS:
+            expected = _run(plain, src, text).split(" | ")[0]
+            try:
+                got = compiled.run_main(text)
+            except L0Error as err:
+                got = err.render()
+            assert got == expected, (src, text)
+
+    call_with_big_stack(check)
