@@ -10,7 +10,8 @@ patterns applied bottom-up until nothing changes:
 * `FuseReplicate`: an input `replicate(n, v)` of a map or fold becomes `v` used
   directly in the lambda (7.1.1 "replicate fusion").
 
-Modules: `legality.py` (which pairs may fuse), `compose.py` (composing lambdas).
+Modules: `legality.py` (which pairs may fuse), `compose.py` (composing lambdas),
+`transpose.py` (moving a transposition between them out of the way, 8.1).
 """
 
 from __future__ import annotations
@@ -32,6 +33,14 @@ from l0.passes.fuse.compose import (
     rows_block,
 )
 from l0.passes.fuse.legality import Fusibility, consumes_argument, regular
+from l0.passes.fuse.transpose import (
+    can_push,
+    moved_depth,
+    perfect_depth,
+    pull_transpose,
+    push_transpose,
+    uniform_transpose,
+)
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, OpResult, SSAValue
@@ -88,15 +97,15 @@ def _fused(rewriter: PatternRewriter, producer: soac.MapOp | soac.FilterOp,
         case soac.MapOp():
             loc = None if consumer.loc is None else consumer.loc.data
             new = soac.MapOp(new_inputs, consumer.result_types,
-                             detach_region(consumer, consumer.body), certs, loc)
+                             detach_region(consumer.body), certs, loc)
             values = list(new.results)
         case soac.RedomapOp():
             new = soac.RedomapOp(list(consumer.neutral), new_inputs,
-                                 detach_region(consumer, consumer.outer),
-                                 detach_region(consumer, consumer.inner), certs)
+                                 detach_region(consumer.outer),
+                                 detach_region(consumer.inner), certs)
             values = list(new.results)
         case soac.FilterOp():
-            new = soac.FilterOp(new_inputs, detach_region(consumer, consumer.body), certs)
+            new = soac.FilterOp(new_inputs, detach_region(consumer.body), certs)
             where = {r: i for i, r in enumerate(producer.results)}
             values = [new.results[where[v]] for v in inputs]
     new.attributes |= original.attributes
@@ -131,10 +140,52 @@ class FuseProducer(RewritePattern):
                 return why
         return consumers
 
+    def transposed_route(self, op: soac.MapOp) -> (
+            tuple[str, int, int, list[soac.TransposeOp], list[Operation]] | str):
+        """Thesis 8.1: when every output of `op` reaches its consumers through the same
+        transposition, ("pull" or "push", k, n, the transposes, the consumers) if
+        moving the transposition lets `op` fuse; else why not."""
+        found = uniform_transpose(op)
+        if found is None:
+            return "its outputs are transposed in different ways"
+        k, n, transposes = found
+        through = [t.result for t in transposes]
+        check = self.analyses.get()
+        consumers = check.consumers(op, _MAP_CONSUMERS, through)
+        if isinstance(consumers, str):
+            return f"after a transposition, {consumers}"
+        for c in consumers:
+            why = check.problem(op, c, through)
+            if why is not None:
+                return why
+        if perfect_depth(op) >= moved_depth(k, n):
+            return "pull", k, n, transposes, consumers
+        if all(can_push(c, set(through), k, n) for c in consumers):
+            return "push", k, n, transposes, consumers
+        return ("its outputs are transposed, and neither it nor its consumers are map "
+                "nests deep enough to move the transposition (8.1)")
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, soac.MapOp | soac.FilterOp):
             return
         consumers = self.problem(op)
+        if isinstance(consumers, str) and isinstance(op, soac.MapOp) and regular(op) \
+                and all(isinstance(u.operation, soac.TransposeOp)
+                        for r in op.results for u in r.uses):
+            route = self.transposed_route(op)
+            if isinstance(route, str):
+                self.unfused[op] = route
+                return
+            how, k, n, transposes, targets = route
+            if how == "pull":
+                pull_transpose(rewriter, op, k, n, transposes)
+            else:
+                through: set[SSAValue] = {t.result for t in transposes}
+                for c in targets:
+                    assert isinstance(c, soac.MapOp)
+                    push_transpose(rewriter, c, k, n, through)
+            self.analyses.changed()
+            return  # the walker comes back to the producer, now fusible directly
         if isinstance(consumers, str):
             self.unfused[op] = consumers
             return
@@ -198,12 +249,12 @@ class FuseReplicate(RewritePattern):
         new: Operation
         if isinstance(target, soac.MapOp):
             loc = None if target.loc is None else target.loc.data
-            new = soac.MapOp(inputs, target.result_types, detach_region(target, target.body),
+            new = soac.MapOp(inputs, target.result_types, detach_region(target.body),
                              list(target.certs), loc)
         else:
             new = soac.RedomapOp(list(target.neutral), inputs,
-                                 detach_region(target, target.outer),
-                                 detach_region(target, target.inner), list(target.certs))
+                                 detach_region(target.outer),
+                                 detach_region(target.inner), list(target.certs))
         new.attributes |= op.attributes
         if target is not op:
             target.erase()  # the intermediate redomap, now without regions
@@ -238,7 +289,14 @@ class FusePass(ModulePass):
       `if p(x) then q(x) else false`: `&&` is not lazy in L0);
     * filter -> reduce, filter -> redomap: a redomap whose inner lambda folds only the
       rows the filter keeps;
-    * replicate: an input `replicate(n, v)` of a map or fold is `v` in the lambda.
+    * replicate: an input `replicate(n, v)` of a map or fold is `v` in the lambda;
+    * across transpose (8.1): when every output reaches its consumers through one
+      `transpose(k, n, ...)`, the transposition moves before the producer
+      (PULL-TRANSPOSE: its inputs are transposed instead) if the producer is a perfect
+      nest of maps over the dimensions it moves, or after each consumer
+      (PUSH-TRANSPOSE: the consumer runs on the untransposed output and the inverse
+      transpositions of its other inputs, its results are transposed back) if the
+      consumers are; then the producer fuses as above.
 
     Fusion happens inside lambdas and loop bodies too, and into consumers on different
     branches of `if`s (one copy of the producer each, as they never both run). It does
@@ -252,8 +310,9 @@ class FusePass(ModulePass):
     check would vanish); the producer's lambda may fail or print and so may something
     between it and the end of the consumer (the error reported, or the order of the
     output, would change); a filter's consumer has inputs that are not the filter's
-    outputs; a scan is the consumer (FUSE-MAP-SCAN is not implemented). Certificates of
-    both SOACs guard the fused one.
+    outputs; a scan is the consumer (FUSE-MAP-SCAN is not implemented), or a reshape
+    stands between them (PULL-RESHAPE, 8.2, is not implemented). Certificates of both
+    SOACs guard the fused one.
 
     Options: `explain` (default false) prints, on stderr, a remark for each map or
     filter left unfused that has a use, saying why (`LOC: remark: 'soac.map' %b not

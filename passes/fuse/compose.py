@@ -157,8 +157,8 @@ def as_redomap(reduce: soac.ReduceOp) -> soac.RedomapOp:
                           list(reduce.certs))
 
 
-def detach_region(op: Operation, region: Region) -> Region:
-    """`region` of `op`, moved into a new region (so a new op can own it)."""
+def detach_region(region: Region) -> Region:
+    """`region`'s blocks, moved into a new region (so that a new op can own them)."""
     moved = Region()
     region.move_blocks(moved)
     return moved

@@ -28,7 +28,7 @@ The thesis's data-flow sets become questions about SSA use lists:
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
 from l0.dialects import soac
@@ -115,12 +115,12 @@ class Fusibility:
     consumption: Consumption
 
     def consumers(self, producer: Operation,
-                  accepts: type[Operation] | tuple[type[Operation], ...]) -> (
-            list[Operation] | str):
-        """The consumers of every output of `producer`, in program order, or why the
-        outputs are used otherwise."""
+                  accepts: type[Operation] | tuple[type[Operation], ...],
+                  outputs: Sequence[SSAValue] | None = None) -> list[Operation] | str:
+        """The consumers of every output of `producer` (or of `outputs`, which stand for
+        them: their transposes), in program order, or why they are used otherwise."""
         found: list[Operation] = []
-        for r in producer.results:
+        for r in producer.results if outputs is None else outputs:
             for use in r.uses:
                 user = use.operation
                 what = "an output" if r.name_hint is None else f"output %{r.name_hint}"
@@ -149,17 +149,19 @@ class Fusibility:
         found.sort(key=self.consumption.position)
         return found
 
-    def problem(self, producer: Operation, consumer: Operation) -> str | None:
-        """Why `producer` may not be fused into `consumer` (None: it may)."""
+    def problem(self, producer: Operation, consumer: Operation,
+                outputs: Sequence[SSAValue] | None = None) -> str | None:
+        """Why `producer` may not be fused into `consumer` (None: it may); `outputs` as
+        for `consumers`."""
         read = [v for v in free_values(producer) if isinstance(v.type, TensorType)]
         if self.consumption.consumed_between(read, producer, consumer) is not None:
             return "an array the producer reads may be consumed before the consumer"
         consumed = consumed_operands(consumer)
         if consumed and any(alias_closure(c) & frozenset(read) for c in consumed):
             return "the consumer may consume an array the producer reads"
-        outputs = set(producer.results)
+        produced = set(producer.results if outputs is None else outputs)
         for arg, v in soac.row_arguments(consumer):
-            if v in outputs and consumes_argument(consumer, arg):
+            if v in produced and consumes_argument(consumer, arg):
                 return "the consumer's lambda consumes a row of the producer's output"
         if lambda_effects(producer, self.failing):
             if consumer.parent_block() is not producer.parent_block():

@@ -265,3 +265,50 @@ func.func @failing_into_branch(%a: tensor<?xi64>, %c: i1) -> tensor<?xi64> {
 // CHECK-LABEL: func.func @failing_into_branch
 // CHECK: %b = soac.map
 // WHY: remark: 'soac.map' %b not fused: the producer may fail or print, and the consumer runs only when a branch is taken
+
+// -----
+
+// A transposition that neither the producer (its lambda is not just a map) nor the
+// consumer (a reduce over the columns, not a map nest) can take: no fusion (8.1).
+func.func @transposed_no_nest(%a: tensor<?x?xi64>, %zero: i64) -> tensor<?xi64> {
+  %b = soac.map(%r = %a : tensor<?x?xi64>) -> tensor<?x?xi64> {
+    %n = soac.size(0) %r : tensor<?xi64>
+    %i = soac.iota %n
+    soac.yield %i : tensor<?xi64>
+  }
+  %t = soac.transpose(0, 1) %b : tensor<?x?xi64>
+  %s = soac.map(%c = %t : tensor<?x?xi64>) -> tensor<?xi64> {
+    %v = soac.reduce(%acc = %zero : i64) over(%e = %c : tensor<?xi64>) {
+      %w = arith.addi %acc, %e : i64
+      soac.yield %w : i64
+    }
+    soac.yield %v : i64
+  }
+  func.return %s : tensor<?xi64>
+}
+// CHECK-LABEL: func.func @transposed_no_nest
+// CHECK: %b = soac.map
+// CHECK: soac.transpose(0, 1) %b
+// WHY: remark: 'soac.map' %b not fused: its outputs are transposed, and neither it nor its consumers are map nests deep enough to move the transposition (8.1)
+
+// -----
+
+// Outputs transposed in two different ways cannot both be undone.
+func.func @transposed_twice(%a: tensor<?x?x?xi64>) -> (tensor<?x?x?xi64>, tensor<?x?x?xi64>) {
+  %b = soac.map(%r = %a : tensor<?x?x?xi64>) -> tensor<?x?x?xi64> {
+    %m = soac.map(%x = %r : tensor<?x?xi64>) -> tensor<?x?xi64> {
+      %n = soac.map(%y = %x : tensor<?xi64>) -> tensor<?xi64> {
+        %z = arith.addi %y, %y : i64
+        soac.yield %z : i64
+      }
+      soac.yield %n : tensor<?xi64>
+    }
+    soac.yield %m : tensor<?x?xi64>
+  }
+  %t = soac.transpose(0, 1) %b : tensor<?x?x?xi64>
+  %u = soac.transpose(0, 2) %b : tensor<?x?x?xi64>
+  func.return %t, %u : tensor<?x?x?xi64>, tensor<?x?x?xi64>
+}
+// CHECK-LABEL: func.func @transposed_twice
+// CHECK: %b = soac.map
+// WHY: remark: 'soac.map' %b not fused: its outputs are transposed in different ways

@@ -343,3 +343,62 @@ func.func @one_may_fail(%a: tensor<?xi64>, %d: tensor<?xi64>) -> (tensor<?xi64>,
 // CHECK:         %f = soac.map(%{{.*}} = %d : tensor<?xi64>)
 // CHECK-NEXT:      arith.addi
 // CHECK-NEXT:      arith.divsi
+
+// -----
+
+// PULL-TRANSPOSE (8.1.2): the producer is a perfect nest of two maps, so the
+// transposition of its output moves to its input, and it fuses with the column sums.
+func.func @pull_transpose(%a: tensor<?x?xf64>, %zero: f64) -> tensor<?xf64> {
+  %b = soac.map(%r = %a : tensor<?x?xf64>) -> tensor<?x?xf64> {
+    %m = soac.map(%x = %r : tensor<?xf64>) -> tensor<?xf64> {
+      %y = arith.mulf %x, %x : f64
+      soac.yield %y : f64
+    }
+    soac.yield %m : tensor<?xf64>
+  }
+  %t = soac.transpose(0, 1) %b : tensor<?x?xf64>
+  %s = soac.map(%c = %t : tensor<?x?xf64>) -> tensor<?xf64> {
+    %v = soac.reduce(%acc = %zero : f64) over(%e = %c : tensor<?xf64>) {
+      %w = arith.addf %acc, %e : f64
+      soac.yield %w : f64
+    }
+    soac.yield %v : f64
+  }
+  func.return %s : tensor<?xf64>
+}
+// CHECK-LABEL: func.func @pull_transpose
+// CHECK-NEXT:    %[[T:.*]] = soac.transpose(0, 1) %a : tensor<?x?xf64>
+// CHECK-NEXT:    %s = soac.map(%r = %[[T]] : tensor<?x?xf64>) -> tensor<?xf64> {
+// CHECK-NEXT:      %v = soac.redomap(%acc = %zero : f64) over(%x = %r : tensor<?xf64>) {
+// CHECK-NEXT:        %y = arith.mulf %x, %x : f64
+// CHECK-NEXT:        %w = arith.addf %acc, %y : f64
+
+// -----
+
+// PUSH-TRANSPOSE (8.1.1): the producer is not a nest (its lambda builds iota), but the
+// consumer is a perfect nest of two maps: it runs over the untransposed output and the
+// inverse transposition of its other input, and its result is transposed back.
+func.func @push_transpose(%a: tensor<?x?xi64>, %d: tensor<?x?xi64>) -> tensor<?x?xi64> {
+  %b = soac.map(%r = %a : tensor<?x?xi64>) -> tensor<?x?xi64> {
+    %n = soac.size(0) %r : tensor<?xi64>
+    %i = soac.iota %n
+    soac.yield %i : tensor<?xi64>
+  }
+  %t = soac.transpose(0, 1) %b : tensor<?x?xi64>
+  %s = soac.map(%c = %t, %e = %d : tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64> {
+    %m = soac.map(%x = %c, %y = %e : tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64> {
+      %z = arith.addi %x, %y : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m : tensor<?xi64>
+  }
+  func.return %s : tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @push_transpose
+// CHECK-NEXT:    %[[D:.*]] = soac.transpose(1, -1) %d : tensor<?x?xi64>
+// CHECK-NEXT:    %[[F:.*]] = soac.map(%e = %[[D]], %r = %a : tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64> {
+// CHECK-NEXT:      %n = soac.size(0) %r : tensor<?xi64>
+// CHECK-NEXT:      %i = soac.iota %n
+// CHECK-NEXT:      %m = soac.map(%x = %i, %y = %e : tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64> {
+// CHECK:         %s = soac.transpose(0, 1) %[[F]] : tensor<?x?xi64>
+// CHECK-NEXT:    func.return %s
