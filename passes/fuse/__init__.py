@@ -32,7 +32,7 @@ from l0.passes.fuse.compose import (
     merged_certs,
     rows_block,
 )
-from l0.passes.fuse.legality import Fusibility, consumes_argument, regular
+from l0.passes.fuse.legality import Fusibility, consumes_argument, lambda_effects, regular
 from l0.passes.fuse.transpose import (
     can_push,
     moved_depth,
@@ -158,12 +158,17 @@ class FuseProducer(RewritePattern):
             why = check.problem(op, c, through)
             if why is not None:
                 return why
-        if perfect_depth(op) >= moved_depth(k, n):
+        # Moving a transposition reorders the elements a nest computes: only a nest
+        # that can neither fail nor print may be reordered.
+        failing = self.analyses.failing
+        if perfect_depth(op) >= moved_depth(k, n) and not lambda_effects(op, failing):
             return "pull", k, n, transposes, consumers
-        if all(can_push(c, set(through), k, n) for c in consumers):
+        if all(can_push(c, set(through), k, n) and not lambda_effects(c, failing)
+               for c in consumers):
             return "push", k, n, transposes, consumers
         return ("its outputs are transposed, and neither it nor its consumers are map "
-                "nests deep enough to move the transposition (8.1)")
+                "nests deep enough to move the transposition, that can neither fail nor "
+                "print (8.1)")
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, soac.MapOp | soac.FilterOp):
@@ -296,7 +301,8 @@ class FusePass(ModulePass):
       nest of maps over the dimensions it moves, or after each consumer
       (PUSH-TRANSPOSE: the consumer runs on the untransposed output and the inverse
       transpositions of its other inputs, its results are transposed back) if the
-      consumers are; then the producer fuses as above.
+      consumers are, and the nest whose elements it reorders can neither fail nor
+      print; then the producer fuses as above.
 
     Fusion happens inside lambdas and loop bodies too, and into consumers on different
     branches of `if`s (one copy of the producer each, as they never both run). It does

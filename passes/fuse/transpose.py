@@ -13,7 +13,9 @@ below d can therefore be
   `transpose(map^d(g, b, transpose^-1(c)))`, when the consumer is such a nest.
 
 Either way the producer's output then feeds its consumer directly and ordinary fusion
-applies. Transpositions are views, so moving them costs nothing (8: "we think of them
+applies. Moving the transposition changes the order in which the nest computes its
+elements, so that nest must neither fail nor print (the first error, or the order of
+traces, would change). Transpositions are views, so moving them costs nothing (8: "we think of them
 as having a delayed representation").
 """
 

@@ -202,7 +202,8 @@ def _matrix_expr(draw: st.DrawFn, mats: list[str], vecs: list[str],
     v = draw(st.sampled_from(vecs)) if vecs else None
     elem = draw(_element(["x"], scalars))
     pair = draw(_element(["x", "y"], scalars))
-    forms = ["rows", "zip_rows", "transpose", "row_sums", "matmul", "scale_rows"]
+    forms = ["rows", "zip_rows", "transpose", "row_sums", "matmul", "scale_rows",
+             "pull", "push"]
     if v is not None:
         forms += ["outer", "replicate", "add_vec"]
     form = draw(st.sampled_from(forms))
@@ -213,6 +214,15 @@ def _matrix_expr(draw: st.DrawFn, mats: list[str], vecs: list[str],
                        f"map(fn int (int x, int y) => {pair}, zip(r, s)), zip({m}, {n}))")
     if form == "transpose":
         return "mat", f"transpose({m})"
+    if form == "pull":  # a perfect nest, transposed, then mapped over (PULL-TRANSPOSE)
+        inner = draw(_element(["x"], scalars))
+        return "mat", (f"map(fn [int] ([int] c) => map(fn int (int x) => {elem}, c), "
+                       f"transpose(map(fn [int] ([int] r) => "
+                       f"map(fn int (int x) => {inner}, r), {m})))")
+    if form == "push":  # not a nest (a scan per row), transposed, into a nest (PUSH)
+        return "mat", (f"map(fn [int] ([int] c, [int] s) => "
+                       f"map(fn int (int x, int y) => {pair}, zip(c, s)), "
+                       f"zip(transpose(map(fn [int] ([int] r) => scan(op +, 0, r), {m})), {n}))")
     if form == "row_sums":
         return "vec", f"map(fn int ([int] r) => reduce(op +, 0, r), {m})"
     if form == "matmul":

@@ -289,7 +289,7 @@ func.func @transposed_no_nest(%a: tensor<?x?xi64>, %zero: i64) -> tensor<?xi64> 
 // CHECK-LABEL: func.func @transposed_no_nest
 // CHECK: %b = soac.map
 // CHECK: soac.transpose(0, 1) %b
-// WHY: remark: 'soac.map' %b not fused: its outputs are transposed, and neither it nor its consumers are map nests deep enough to move the transposition (8.1)
+// WHY: remark: 'soac.map' %b not fused: its outputs are transposed, and neither it nor its consumers are map nests deep enough to move the transposition, that can neither fail nor print (8.1)
 
 // -----
 
