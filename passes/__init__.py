@@ -46,6 +46,8 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "rebind": _lazy("l0.passes.rebind", "RebindPass"),
     # fusion (thesis 7)
     "fuse": _lazy("l0.passes.fuse", "FusePass"),
+    # fusion-enabling transformations (thesis 8)
+    "iswim": _lazy("l0.passes.iswim", "IswimPass"),
     # hindrance removal (thesis 9)
     "inline-map-index": _lazy("l0.passes.inline_map_index", "InlineMapIndexPass"),
     "size-hindrance": _lazy("l0.passes.size_hindrance", "SizeHindrancePass"),

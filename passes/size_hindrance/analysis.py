@@ -81,10 +81,10 @@ class SizeAnalysis:
     consumption: Consumption
     depths: Depths = field(default_factory=Depths)
     best_memo: dict[tuple[SSAValue, int, bool], Expr] = field(default_factory=dict)
-    invariant_memo: dict[tuple[scf.ForOp, int, int], bool] = field(default_factory=dict)
-    in_progress: set[tuple[scf.ForOp, int, int]] = field(default_factory=set)
+    invariant_memo: dict[tuple[Operation, int, int], bool] = field(default_factory=dict)
+    in_progress: set[tuple[Operation, int, int]] = field(default_factory=set)
     tentative_best: dict[tuple[SSAValue, int, bool], Expr] = field(default_factory=dict)
-    tentative_invariant: dict[tuple[scf.ForOp, int, int], bool] = field(default_factory=dict)
+    tentative_invariant: dict[tuple[Operation, int, int], bool] = field(default_factory=dict)
     """What was found while a loop's invariance was being decided, on the assumption that
     it is not invariant; forgotten once it is decided (Note [Memoising loop sizes])."""
     consumed: frozenset[SSAValue] = frozenset()
@@ -222,7 +222,11 @@ class SizeAnalysis:
                 return [Dim(owner.inputs[arg.index], k + 1)]
             case soac.ReduceOp() | soac.ScanOp():
                 rows = arg.index - len(owner.neutral)
-                return [Dim(owner.inputs[rows], k + 1)] if rows >= 0 else []
+                if rows >= 0:
+                    return [Dim(owner.inputs[rows], k + 1)]
+                if self.merge_invariant(owner, arg.index, k):
+                    return [Dim(owner.neutral[arg.index], k)]  # a fold keeping its size
+                return []
             case soac.RedomapOp():
                 rows = arg.index - len(owner.neutral)
                 inner = arg.block.parent_region() is owner.inner
@@ -263,10 +267,13 @@ class SizeAnalysis:
 
     # -- loops ---------------------------------------------------------------------------
 
-    def merge_invariant(self, loop: scf.ForOp, merge: int, k: int) -> bool:
-        """Whether every iteration of `loop` keeps dimension `k` of merge value `merge`:
-        the value yielded for it is, by the equations above, of the size of the merge
-        parameter itself (induction over the iterations; 9.1.1's loop rule)."""
+    def merge_invariant(self, loop: scf.ForOp | soac.ReduceOp | soac.ScanOp, merge: int,
+                        k: int) -> bool:
+        """Whether every iteration of `loop` keeps dimension `k` of merge value `merge`
+        (a loop's carried value, or a fold's accumulator): the value yielded for it is,
+        by the equations above, of the size of the merge parameter itself (induction
+        over the iterations; 9.1.1's loop rule). A fold is taken as the left fold the
+        interpreter and the CPU back end run."""
         key = (loop, merge, k)
         found = self.invariant_memo.get(key, self.tentative_invariant.get(key))
         if found is not None:
@@ -286,11 +293,13 @@ class SizeAnalysis:
             self.tentative_invariant.clear()
         return result
 
-    def _reaches_parameter(self, loop: scf.ForOp, merge: int, k: int) -> bool:
+    def _reaches_parameter(self, loop: scf.ForOp | soac.ReduceOp | soac.ScanOp, merge: int,
+                           k: int) -> bool:
         body = loop.body.block
-        target = body.args[merge + 1]
+        target = body.args[merge + 1 if isinstance(loop, scf.ForOp) else merge]
         last = body.last_op
-        if not isinstance(last, scf.YieldOp) or not isinstance(target.type, TensorType):
+        if not isinstance(last, scf.YieldOp | soac.YieldOp) or \
+                not isinstance(target.type, TensorType):
             return False
         seen: set[tuple[SSAValue, int]] = set()
         stack = [(last.operands[merge], k)]
