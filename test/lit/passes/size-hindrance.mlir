@@ -417,3 +417,30 @@ func.func @loop_of_maps(%a: tensor<?x?xi64>, %n: i64) -> (i64, i64) {
 // CHECK-NEXT: scf.yield %m, [[Q]]
 // CHECK: [[U:%.*]] = soac.size(1) %a : tensor<?x?xi64>
 // CHECK-NEXT: func.return [[U]], %s
+
+// -----
+
+// A scan whose lambda maps over its accumulator keeps the accumulator's size: inside,
+// the size of %x is that of the neutral element (so the zip check no longer depends on
+// the lambda and can be hoisted, which `iswim` needs); a scan that concatenates does not.
+func.func @fold_accumulator(%a: tensor<?x?xi64>, %ne: tensor<?xi64>) -> (tensor<?x?xi64>, tensor<?x?xi64>) {
+  %s = soac.scan(%x = %ne : tensor<?xi64>) over(%y = %a : tensor<?x?xi64>) {
+    %n = soac.size(0) %x : tensor<?xi64>
+    %m = soac.map(%p = %x, %q = %y : tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64> {
+      %z = arith.addi %p, %n : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m : tensor<?xi64>
+  }
+  %t = soac.scan(%x = %ne : tensor<?xi64>) over(%y = %a : tensor<?x?xi64>) {
+    %n = soac.size(0) %x : tensor<?xi64>
+    %c = soac.concat %x, %y : tensor<?xi64>
+    soac.yield %c : tensor<?xi64>
+  }
+  func.return %s, %t : tensor<?x?xi64>, tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @fold_accumulator
+// CHECK:         %s = soac.scan
+// CHECK-NEXT:      %n = soac.size(0) %ne : tensor<?xi64>
+// CHECK:         %t = soac.scan
+// CHECK-NEXT:      %{{.*}} = soac.size(0) %x_1 : tensor<?xi64>
