@@ -607,6 +607,32 @@ class IotaOp(IRDLOperation):
         return op
 
 
+def _print_count_and_operand(printer: Printer, op: IRDLOperation, count: SSAValue,
+                             operand: SSAValue) -> None:
+    """` %n, %v <certs> {attrs} : T` (T the type of `%v`): replicate's and split's syntax."""
+    printer.print_string(" ")
+    printer.print_operand(count)
+    printer.print_string(", ")
+    printer.print_operand(operand)
+    _print_certs(printer, op.certs)  # type: ignore[attr-defined]
+    _print_attr_dict(printer, op)
+    printer.print_string(" : ")
+    printer.print_attribute(operand.type)
+
+
+def _parse_count_and_operand(parser: Parser) -> tuple[SSAValue, SSAValue, list[SSAValue],
+                                                      dict[str, Attribute]]:
+    """The count (an i64), the operand, the certs and the attributes of
+    `_print_count_and_operand`'s syntax."""
+    count = parser.resolve_operand(parser.parse_unresolved_operand(), i64)
+    parser.parse_punctuation(",")
+    operand = parser.parse_unresolved_operand()
+    certs = _parse_certs(parser)
+    attrs = _parse_attr_dict(parser)
+    parser.parse_punctuation(":")
+    return count, parser.resolve_operand(operand, parser.parse_type()), certs, attrs
+
+
 @irdl_op_definition
 class ReplicateOp(IRDLOperation):
     """`replicate(n, v)`: an array of `n` copies of `v` (a cert guards `n >= 0`).
@@ -632,24 +658,12 @@ class ReplicateOp(IRDLOperation):
                      "an array of the replicated value's type")
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.n)
-        printer.print_string(", ")
-        printer.print_operand(self.value)
-        _print_certs(printer, self.certs)
-        _print_attr_dict(printer, self)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
+        _print_count_and_operand(printer, self, self.n, self.value)
 
     @classmethod
     def parse(cls, parser: Parser) -> ReplicateOp:
-        n = parser.resolve_operand(parser.parse_unresolved_operand(), i64)
-        parser.parse_punctuation(",")
-        value = parser.parse_unresolved_operand()
-        certs = _parse_certs(parser)
-        attrs = _parse_attr_dict(parser)
-        parser.parse_punctuation(":")
-        op = cls(n, parser.resolve_operand(value, parser.parse_type()), certs)
+        n, value, certs, attrs = _parse_count_and_operand(parser)
+        op = cls(n, value, certs)
         op.attributes |= attrs
         return op
 
@@ -1103,24 +1117,12 @@ class SplitOp(IRDLOperation):
         _expect_result_types(self, [self.array.type] * 2, "the type of the array")
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.at)
-        printer.print_string(", ")
-        printer.print_operand(self.array)
-        _print_certs(printer, self.certs)
-        _print_attr_dict(printer, self)
-        printer.print_string(" : ")
-        printer.print_attribute(self.array.type)
+        _print_count_and_operand(printer, self, self.at, self.array)
 
     @classmethod
     def parse(cls, parser: Parser) -> SplitOp:
-        at = parser.resolve_operand(parser.parse_unresolved_operand(), i64)
-        parser.parse_punctuation(",")
-        array = parser.parse_unresolved_operand()
-        certs = _parse_certs(parser)
-        attrs = _parse_attr_dict(parser)
-        parser.parse_punctuation(":")
-        op = cls(at, parser.resolve_operand(array, parser.parse_type()), certs)
+        at, array, certs, attrs = _parse_count_and_operand(parser)
+        op = cls(at, array, certs)
         op.attributes |= attrs
         return op
 

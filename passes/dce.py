@@ -42,6 +42,7 @@ Reusable pieces: `effectful_functions(module)` and `has_effects(op, effectful)`
 from __future__ import annotations
 
 from collections.abc import Set
+from functools import cached_property
 
 from l0.dialects import soac
 from l0.passes.analysis.shapes import row_shape
@@ -273,13 +274,10 @@ class EraseDeadOp(RewritePattern):
 
     def __init__(self, module: ModuleOp) -> None:
         self.module = module
-        self._effectful: set[str] | None = None
 
-    @property
+    @cached_property
     def effectful(self) -> set[str]:
-        if self._effectful is None:
-            self._effectful = effectful_functions(self.module)
-        return self._effectful
+        return effectful_functions(self.module)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if any(r.first_use is not None for r in op.results):

@@ -26,9 +26,8 @@ from dataclasses import dataclass
 
 from l0.dialects import soac
 from l0.passes.analysis.speculation import Speculation
-from l0.passes.dce import has_effects
 from l0.passes.fuse.compose import detach_region
-from l0.passes.fuse.legality import free_values
+from l0.passes.fuse.legality import free_values, lambda_effects
 from l0.passes.size_hindrance.analysis import defined_inside
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
@@ -63,7 +62,7 @@ def why_not(scan: soac.ScanOp, failing: frozenset[str]) -> str | None:
         return "the inner map's checks are made inside the scan"
     if any(v in block.args for v in free_values(inner) if v not in inner.inputs):
         return "the inner lambda uses the scan's rows or accumulators directly"
-    if any(has_effects(o, failing) for o in inner.body.block.ops):
+    if lambda_effects(inner, failing):
         return "the inner lambda may fail or print"
     return None
 

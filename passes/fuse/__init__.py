@@ -28,11 +28,11 @@ from l0.passes.fuse.compose import (
     compose_guarded,
     compose_map,
     dedupe_inputs,
-    detach_region,
     merged_certs,
+    rebuilt,
     rows_block,
 )
-from l0.passes.fuse.legality import Fusibility, consumes_argument, lambda_effects, regular
+from l0.passes.fuse.legality import Fusibility, lambda_effects, regular
 from l0.passes.fuse.transpose import (
     can_push,
     moved_depth,
@@ -43,7 +43,7 @@ from l0.passes.fuse.transpose import (
 )
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block, Operation, OpResult, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -92,23 +92,12 @@ def _fused(rewriter: PatternRewriter, producer: soac.MapOp | soac.FilterOp,
         otherwise = None if isinstance(consumer, soac.FilterOp) else list(block.args[:first])
         new_inputs = compose_guarded(rewriter, block, first, inputs, producer, producer_block,
                                      otherwise)
-    new: Operation
-    match consumer:
-        case soac.MapOp():
-            loc = None if consumer.loc is None else consumer.loc.data
-            new = soac.MapOp(new_inputs, consumer.result_types,
-                             detach_region(consumer.body), certs, loc)
-            values = list(new.results)
-        case soac.RedomapOp():
-            new = soac.RedomapOp(list(consumer.neutral), new_inputs,
-                                 detach_region(consumer.outer),
-                                 detach_region(consumer.inner), certs)
-            values = list(new.results)
-        case soac.FilterOp():
-            new = soac.FilterOp(new_inputs, detach_region(consumer.body), certs)
-            where = {r: i for i, r in enumerate(producer.results)}
-            values = [new.results[where[v]] for v in inputs]
-    new.attributes |= original.attributes
+    new = rebuilt(consumer, new_inputs, certs)
+    if isinstance(new, soac.FilterOp):  # its results follow its inputs, the producer's
+        where = {r: i for i, r in enumerate(producer.results)}
+        values = [new.results[where[v]] for v in inputs]
+    else:
+        values = list(new.results)
     if consumer is not original:
         consumer.erase()  # the intermediate redomap, now without regions
     return new, values
@@ -251,28 +240,16 @@ class FuseReplicate(RewritePattern):
                   if arg not in dropped]
         for arg in dropped:
             rewriter.erase_block_argument(arg)
-        new: Operation
-        if isinstance(target, soac.MapOp):
-            loc = None if target.loc is None else target.loc.data
-            new = soac.MapOp(inputs, target.result_types, detach_region(target.body),
-                             list(target.certs), loc)
-        else:
-            new = soac.RedomapOp(list(target.neutral), inputs,
-                                 detach_region(target.outer),
-                                 detach_region(target.inner), list(target.certs))
-        new.attributes |= op.attributes
+        new = rebuilt(target, inputs)
         if target is not op:
             target.erase()  # the intermediate redomap, now without regions
         rewriter.replace(op, new)
         self.analyses.changed()
 
     @staticmethod
-    def _legal(op: Operation, arg: SSAValue, v: SSAValue, check: Fusibility) -> bool:
+    def _legal(op: Operation, arg: BlockArgument, v: SSAValue, check: Fusibility) -> bool:
         assert isinstance(v, OpResult) and isinstance(v.op, soac.ReplicateOp)
-        from xdsl.ir import BlockArgument
-
-        assert isinstance(arg, BlockArgument)
-        if consumes_argument(op, arg):
+        if check.consumes_argument(op, arg):
             return False
         value = v.op.value
         return check.consumption.consumed_between([value], v.op, op) is None

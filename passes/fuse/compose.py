@@ -149,12 +149,12 @@ def dedupe_inputs(rewriter: PatternRewriter, block: Block, first: int,
 
 
 def as_redomap(reduce: soac.ReduceOp) -> soac.RedomapOp:
-    """`reduce(f, ne, a)` as `redomap(f, f, ne, a)` (7.1.1), taking `reduce`'s region."""
-    outer = reduce.body.clone()
-    inner = Region()
-    reduce.body.move_blocks(inner)
-    return soac.RedomapOp(list(reduce.neutral), list(reduce.inputs), outer, inner,
-                          list(reduce.certs))
+    """`reduce(f, ne, a)` as `redomap(f, f, ne, a)` (7.1.1), taking `reduce`'s region.
+    The redomap is not inserted; `rebuilt` makes the op that is."""
+    new = soac.RedomapOp(list(reduce.neutral), list(reduce.inputs), reduce.body.clone(),
+                         detach_region(reduce.body), list(reduce.certs))
+    new.attributes |= reduce.attributes
+    return new
 
 
 def detach_region(region: Region) -> Region:
@@ -162,3 +162,22 @@ def detach_region(region: Region) -> Region:
     moved = Region()
     region.move_blocks(moved)
     return moved
+
+
+def rebuilt(op: Consumer, inputs: Sequence[SSAValue],
+            certs: Sequence[SSAValue] | None = None) -> Consumer:
+    """A SOAC like `op` over `inputs` and `certs` (default: `op`'s), taking `op`'s
+    regions and keeping its location and attributes; `op` is left without regions."""
+    certs = list(op.certs) if certs is None else list(certs)
+    new: Consumer
+    match op:
+        case soac.MapOp():
+            loc = None if op.loc is None else op.loc.data
+            new = soac.MapOp(inputs, op.result_types, detach_region(op.body), certs, loc)
+        case soac.RedomapOp():
+            new = soac.RedomapOp(list(op.neutral), inputs, detach_region(op.outer),
+                                 detach_region(op.inner), certs)
+        case soac.FilterOp():
+            new = soac.FilterOp(inputs, detach_region(op.body), certs)
+    new.attributes |= op.attributes
+    return new

@@ -32,7 +32,7 @@ from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
 from l0.dialects import soac
-from l0.passes.analysis.consumption import SOACS, Consumption, alias_closure, consumed_operands
+from l0.passes.analysis.consumption import SOACS, Consumption, consumed_operands
 from l0.passes.analysis.shapes import row_shape
 from l0.passes.dce import has_effects
 from xdsl.dialects import scf
@@ -55,17 +55,6 @@ def free_values(op: Operation) -> list[SSAValue]:
             if owner is None or not op.is_ancestor(owner):
                 found.append(v)
     return found
-
-
-def consumes_argument(lam: Operation, arg: BlockArgument) -> bool:
-    """Whether an op in `lam`'s regions may consume `arg` or an alias of it."""
-    for top in lam.regions:
-        for block in top.blocks:
-            for o in block.ops:
-                for inner in o.walk():
-                    if any(arg in alias_closure(v) for v in consumed_operands(inner)):
-                        return True
-    return False
 
 
 def regular(producer: soac.MapOp | soac.FilterOp) -> bool:
@@ -149,6 +138,12 @@ class Fusibility:
         found.sort(key=self.consumption.position)
         return found
 
+    def consumes_argument(self, lam: Operation, arg: BlockArgument) -> bool:
+        """Whether an op in `lam`'s regions may consume `arg` or an alias of it."""
+        return any(arg in self.consumption.closure(v)
+                   for r in lam.regions for b in r.blocks for top in b.ops
+                   for inner in top.walk() for v in consumed_operands(inner))
+
     def problem(self, producer: Operation, consumer: Operation,
                 outputs: Sequence[SSAValue] | None = None) -> str | None:
         """Why `producer` may not be fused into `consumer` (None: it may); `outputs` as
@@ -157,11 +152,11 @@ class Fusibility:
         if self.consumption.consumed_between(read, producer, consumer) is not None:
             return "an array the producer reads may be consumed before the consumer"
         consumed = consumed_operands(consumer)
-        if consumed and any(alias_closure(c) & frozenset(read) for c in consumed):
+        if any(self.consumption.closure(c) & frozenset(read) for c in consumed):
             return "the consumer may consume an array the producer reads"
         produced = set(producer.results if outputs is None else outputs)
         for arg, v in soac.row_arguments(consumer):
-            if v in produced and consumes_argument(consumer, arg):
+            if v in produced and self.consumes_argument(consumer, arg):
                 return "the consumer's lambda consumes a row of the producer's output"
         if lambda_effects(producer, self.failing):
             if consumer.parent_block() is not producer.parent_block():

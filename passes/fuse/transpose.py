@@ -22,7 +22,7 @@ as having a delayed representation").
 from __future__ import annotations
 
 from l0.dialects import soac
-from l0.passes.fuse.compose import detach_region
+from l0.passes.fuse.compose import rebuilt
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
@@ -81,16 +81,13 @@ def pull_transpose(rewriter: PatternRewriter, producer: soac.MapOp, k: int, n: i
     moved = [soac.TransposeOp(a, k, n) for a in producer.inputs]
     for t in moved:
         rewriter.insert(t, InsertPoint.before(producer))
-    loc = None if producer.loc is None else producer.loc.data
-    new = soac.MapOp([t.result for t in moved], producer.result_types,
-                     detach_region(producer.body),
-                     list(producer.certs), loc)
-    new.attributes |= producer.attributes
+    new = rebuilt(producer, [t.result for t in moved])
     rewriter.insert(new, InsertPoint.before(producer))
     for t in transposes:
         index = producer.results.index(t.array)  # type: ignore[arg-type]
         rewriter.replace(t, [], [new.results[index]])
     rewriter.erase(producer)
+    assert isinstance(new, soac.MapOp)
     return new
 
 
@@ -116,13 +113,11 @@ def push_transpose(rewriter: PatternRewriter, consumer: soac.MapOp, k: int, n: i
             inverse = soac.TransposeOp(v, k + n, -n)
             rewriter.insert(inverse, InsertPoint.before(consumer))
             inputs.append(inverse.result)
-    loc = None if consumer.loc is None else consumer.loc.data
-    new = soac.MapOp(inputs, consumer.result_types, detach_region(consumer.body),
-                     list(consumer.certs), loc)
-    new.attributes |= consumer.attributes
+    new = rebuilt(consumer, inputs)
     rewriter.insert(new, InsertPoint.before(consumer))
     back = [soac.TransposeOp(r, k, n) for r in new.results]
     for t in back:
         rewriter.insert(t, InsertPoint.before(consumer))
     rewriter.replace(consumer, [], [t.result for t in back])
+    assert isinstance(new, soac.MapOp)
     return new

@@ -39,6 +39,7 @@ where they are and still fail there (`dce` keeps every `soac.assert`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from typing import cast
 
 from l0.dialects import soac
@@ -217,13 +218,10 @@ class UnrollConstantSoac(RewritePattern):
         self.module = module
         self.walker = walker
         self.consumed = consumed
-        self._effectful: set[str] | None = None
 
-    @property
+    @cached_property
     def effectful(self) -> set[str]:
-        if self._effectful is None:
-            self._effectful = effectful_functions(self.module)
-        return self._effectful
+        return effectful_functions(self.module)
 
     def _rows(self, op: Operation, inputs: Sequence[SSAValue]) -> list[list[Row]] | None:
         """The rows of each input, row by row (a list per row), if the SOAC may be

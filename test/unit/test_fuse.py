@@ -122,24 +122,43 @@ def _soac_count(module) -> int:  # type: ignore[no-untyped-def]
                           soac.ScanOp) for op in module.walk())
 
 
+def _same_behaviour(src: str, inputs: list[str], check_count: bool = False) -> None:
+    """`src` behaves the same on `inputs` without `fuse`, with `fuse` alone and with -O."""
+    prog = load_program(src, "p.l0")
+    plain = to_module(prog)
+    fused = to_module(prog)
+    FusePass().apply(l0_context(), fused)
+    fused.verify()
+    full = to_module(prog)
+    optimise(full, verify=True)
+    if check_count:
+        assert _soac_count(fused) <= _soac_count(plain)
+    for text in inputs:
+        expected = _run(plain, src, text)
+        assert _run(fused, src, text) == expected, (src, text)
+        assert _run(full, src, text) == expected, (src, text)
+
+
+def _same_compiled(src: str, inputs: list[str]) -> None:
+    """`src` compiled with -O for the CPU gives the result or error of the interpreter
+    without `fuse` (traces go to the process's stderr there: not compared)."""
+    from l0.api import CompiledProgram
+
+    plain = to_module(load_program(src, "p.l0"))
+    compiled = CompiledProgram(src, "p.l0", "cpu")
+    for text in inputs:
+        expected = _run(plain, src, text).split(" | ")[0]
+        try:
+            got = compiled.run_main(text)
+        except L0Error as err:
+            got = err.render()
+        assert got == expected, (src, text)
+
+
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs())
 def test_fusion_keeps_behaviour(src: str) -> None:
-    def check() -> None:
-        prog = load_program(src, "p.l0")
-        plain = to_module(prog)
-        fused = to_module(prog)
-        FusePass().apply(l0_context(), fused)
-        fused.verify()
-        full = to_module(prog)
-        optimise(full, verify=True)
-        assert _soac_count(fused) <= _soac_count(plain)
-        for text in INPUTS:
-            expected = _run(plain, src, text)
-            assert _run(fused, src, text) == expected, (src, text)
-            assert _run(full, src, text) == expected, (src, text)
-
-    call_with_big_stack(check)
+    call_with_big_stack(lambda: _same_behaviour(src, INPUTS, check_count=True))
 
 
 def test_generated_programs_do_fuse() -> None:
@@ -166,20 +185,7 @@ def test_fused_programs_run_the_same_compiled(src: str) -> None:
     """The fused forms (redomaps whose inner lambda maps, filters under `scf.if`) through
     the CPU back end: the same result or error as the interpreter without `fuse` (the
     traces go to the process's stderr there, so only results are compared)."""
-    from l0.api import CompiledProgram
-
-    def check() -> None:
-        plain = to_module(load_program(src, "p.l0"))
-        compiled = CompiledProgram(src, "p.l0", "cpu")
-        for text in INPUTS:
-            expected = _run(plain, src, text).split(" | ")[0]
-            try:
-                got = compiled.run_main(text)
-            except L0Error as err:
-                got = err.render()
-            assert got == expected, (src, text)
-
-    call_with_big_stack(check)
+    call_with_big_stack(lambda: _same_compiled(src, INPUTS))
 
 
 # ---------------------------------------------------------------------------------------
@@ -257,37 +263,11 @@ def matrix_programs(draw: st.DrawFn) -> str:
           suppress_health_check=[HealthCheck.too_slow])
 @given(matrix_programs())
 def test_fusion_keeps_behaviour_on_matrices(src: str) -> None:
-    def check() -> None:
-        prog = load_program(src, "p.l0")
-        plain = to_module(prog)
-        fused = to_module(prog)
-        FusePass().apply(l0_context(), fused)
-        fused.verify()
-        full = to_module(prog)
-        optimise(full, verify=True)
-        for text in MATRIX_INPUTS:
-            expected = _run(plain, src, text)
-            assert _run(fused, src, text) == expected, (src, text)
-            assert _run(full, src, text) == expected, (src, text)
-
-    call_with_big_stack(check)
+    call_with_big_stack(lambda: _same_behaviour(src, MATRIX_INPUTS))
 
 
 @settings(max_examples=max(EXAMPLES // 10, 3), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(matrix_programs())
 def test_matrix_programs_run_the_same_compiled(src: str) -> None:
-    from l0.api import CompiledProgram
-
-    def check() -> None:
-        plain = to_module(load_program(src, "p.l0"))
-        compiled = CompiledProgram(src, "p.l0", "cpu")
-        for text in MATRIX_INPUTS:
-            expected = _run(plain, src, text).split(" | ")[0]
-            try:
-                got = compiled.run_main(text)
-            except L0Error as err:
-                got = err.render()
-            assert got == expected, (src, text)
-
-    call_with_big_stack(check)
+    call_with_big_stack(lambda: _same_compiled(src, MATRIX_INPUTS))
