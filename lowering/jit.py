@@ -36,6 +36,7 @@ from typing import Any, cast
 import llvmlite.binding as llvm
 import numpy as np
 from l0.dialects.soac import CertType
+from l0.lowering import checked_memory
 from l0.lowering.llvm import EmittedModule, abi, emit_module
 from l0.lowering.llvm.types import LoweringError, layout_of
 from numpy.lib.array_utils import byte_bounds
@@ -60,7 +61,8 @@ STACK_MARGIN = 1 << 20
 
 _lock = threading.RLock()
 _initialised = False
-_cache: OrderedDict[tuple[str, bool, tuple[str, ...] | None], CompiledModule] = OrderedDict()
+_cache: OrderedDict[tuple[str, bool, tuple[str, ...] | None, bool], CompiledModule] = \
+    OrderedDict()
 _libc = ctypes.CDLL(None)
 _free = _libc.free
 _free.argtypes = [ctypes.c_void_p]
@@ -112,9 +114,10 @@ def _optimise(mod: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
 
 
 def _build(module: ModuleOp, fast_math: bool, entries: Sequence[str] | None,
-           tm: llvm.TargetMachine) -> tuple[llvm.ModuleRef, EmittedModule]:
+           tm: llvm.TargetMachine, checked: bool = False) -> tuple[llvm.ModuleRef, EmittedModule]:
     emitted = emit_module(module, fast_math=fast_math, entries=entries,
-                          triple=llvm.get_process_triple(), data_layout=str(tm.target_data))
+                          triple=llvm.get_process_triple(), data_layout=str(tm.target_data),
+                          checked_memory=checked)
     mod = llvm.parse_assembly(str(emitted.llvm))
     mod.verify()
     _optimise(mod, tm)
@@ -136,20 +139,27 @@ class CompiledModule:
     errors: abi.ErrorTable
     signatures: dict[str, FunctionType]
     addresses: dict[str, int]
+    checked_memory: bool = False
 
 
 def compile_module(module: ModuleOp, *, fast_math: bool = False,
                    entries: Iterable[str] | None = None) -> CompiledModule:
-    """Compile `module` (or fetch it from the cache, keyed by its text and the options)."""
+    """Compile `module` (or fetch it from the cache, keyed by its text and the options).
+
+    With `L0_CHECK_MEMORY` set, the code allocates through the checking heap
+    (`l0.lowering.checked_memory`)."""
     names = tuple(entries) if entries is not None else None
-    key = (str(module), fast_math, names)
+    checked = checked_memory.enabled()
+    key = (str(module), fast_math, names, checked)
     with _lock:
         hit = _cache.get(key)
         if hit is not None:
             _cache.move_to_end(key)
             return hit
         tm = host_target_machine()
-        mod, emitted = _build(module, fast_math, names, tm)
+        if checked:
+            checked_memory.register_symbols()
+        mod, emitted = _build(module, fast_math, names, tm, checked)
         engine = llvm.create_mcjit_compiler(mod, tm)
         engine.finalize_object()
         addresses = {name: engine.get_function_address(abi.ENTRY_PREFIX + name)
@@ -157,7 +167,8 @@ def compile_module(module: ModuleOp, *, fast_math: bool = False,
         missing = [name for name, addr in addresses.items() if not addr]
         if missing:
             raise RuntimeError(f"MCJIT produced no code for entry points {missing}")
-        compiled = CompiledModule(engine, emitted.errors, dict(emitted.entries), addresses)
+        compiled = CompiledModule(engine, emitted.errors, dict(emitted.entries), addresses,
+                                  checked)
         _cache[key] = compiled
         if len(_cache) > CACHE_SIZE:
             _cache.popitem(last=False)
@@ -216,7 +227,7 @@ class JitFunction:
         status = self._cfunc(ctx.ctypes.data, slots.ctypes.data)
         if status != 0:
             raise _runtime_error(self._compiled.errors, ctx)
-        owners: dict[int, _Owner] = {}
+        owners = _Owners(checked_memory.free if self._compiled.checked_memory else _free)
         out = []
         for spec in self._results:
             out.append(spec.read(slots, pos, keep, owners))
@@ -250,7 +261,7 @@ class _ScalarSpec:
             slots[pos] = ((n + 2**63) % 2**64) - 2**63  # L0 integers wrap
 
     def read(self, slots: np.ndarray, pos: int, keep: list[np.ndarray],
-             owners: dict[int, _Owner]) -> object:
+             owners: _Owners) -> object:
         t = self.t
         if isinstance(t, Float64Type | Float32Type):
             return float(slots.view(np.float64)[pos])
@@ -337,7 +348,7 @@ class _ArraySpec:
                                          strict=True))
 
     def read(self, slots: np.ndarray, pos: int, keep: list[np.ndarray],
-             owners: dict[int, _Owner]) -> np.ndarray:
+             owners: _Owners) -> np.ndarray:
         r = self.rank
         allocated, aligned, offset = (int(x) for x in slots[pos : pos + 3])
         shape = tuple(int(x) for x in slots[pos + 3 : pos + 3 + r])
@@ -345,10 +356,7 @@ class _ArraySpec:
         strides = tuple(int(x) * item for x in slots[pos + 3 + r : pos + 3 + 2 * r])
         data = aligned + offset * item
         if allocated:
-            owner = owners.get(allocated)
-            if owner is None:
-                owner = owners[allocated] = _Owner(allocated)
-            return _wrap(data, shape, strides, self.dtype, owner)
+            return _wrap(data, shape, strides, self.dtype, owners.owner(allocated))
         if any(n == 0 for n in shape):
             return np.empty(shape, dtype=self.dtype)
         for a in keep:
@@ -368,8 +376,22 @@ def _spec(t: Attribute) -> _ScalarSpec | _ArraySpec:
 class _Owner:
     """Owns a buffer the compiled code allocated: frees it when no array uses it."""
 
-    def __init__(self, allocated: int) -> None:
-        weakref.finalize(self, _free, allocated)
+    def __init__(self, allocated: int, free: Any) -> None:
+        weakref.finalize(self, free, allocated)
+
+
+class _Owners:
+    """The owners of one call's result buffers (one per buffer), freeing with `free`."""
+
+    def __init__(self, free: Any) -> None:
+        self.free = free
+        self._owners: dict[int, _Owner] = {}
+
+    def owner(self, allocated: int) -> _Owner:
+        got = self._owners.get(allocated)
+        if got is None:
+            got = self._owners[allocated] = _Owner(allocated, self.free)
+        return got
 
 
 class _View:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from xdsl.dialects import func, memref, scf
+from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
@@ -41,6 +41,24 @@ def view_source(v: SSAValue) -> SSAValue | None:
             return op.operands[0]
         if isinstance(op, memref.ExtractStridedMetaDataOp) and v is op.base_buffer:
             return op.source
+    return None
+
+
+POINTER_CASTS = (arith.IndexCastOp,)
+"""Integer casts that keep a pointer extracted from a memref a pointer into its buffer."""
+
+
+def pointer_source(v: SSAValue) -> SSAValue | None:
+    """The memref whose buffer the integer `v` points into, if it is its extracted pointer.
+
+    Such an integer (passed to the runtime, say) keeps the buffer in use: a free placed
+    after the extraction but before the integer's last use would leave it dangling.
+    """
+    cur = v
+    while isinstance(cur, OpResult) and isinstance(cur.op, POINTER_CASTS):
+        cur = cur.op.operands[0]
+    if isinstance(cur, OpResult) and isinstance(cur.op, memref.ExtractAlignedPointerAsIndexOp):
+        return cur.op.source
     return None
 
 
@@ -118,7 +136,11 @@ class UsedMemrefs:
         got = self._memo.get(op)
         if got is not None:
             return got
-        seen: dict[SSAValue, None] = {v: None for v in op.operands if is_memref(v)}
+        seen: dict[SSAValue, None] = {}
+        for v in op.operands:
+            source = v if is_memref(v) else pointer_source(v)
+            if source is not None:
+                seen[source] = None
         for region in op.regions:
             for block in region.blocks:
                 for inner in block.ops:

@@ -80,13 +80,16 @@ def emit_module(
     entries: Iterable[str] | None = None,
     triple: str = "",
     data_layout: str = "",
+    checked_memory: bool = False,
 ) -> EmittedModule:
     """Translate `module` to LLVM IR.
 
     `entries` names the functions to expose as `l0.entry.NAME` (default: every public
-    function with a body); `fast_math` sets LLVM's `fast` flags on all float operations.
+    function with a body); `fast_math` sets LLVM's `fast` flags on all float operations;
+    `checked_memory` allocates through the checking heap (`l0.lowering.checked_memory`).
     """
-    return ModuleEmitter(module, fast_math=fast_math).emit(entries, triple, data_layout)
+    emitter = ModuleEmitter(module, fast_math=fast_math, checked_memory=checked_memory)
+    return emitter.emit(entries, triple, data_layout)
 
 
 def print_llvm_ir(module: ModuleOp, *, fast_math: bool = False) -> str:
@@ -107,11 +110,12 @@ class FuncInfo:
 class ModuleEmitter:
     """Declares every function, then emits bodies and entry points into one LLVM module."""
 
-    def __init__(self, module: ModuleOp, *, fast_math: bool = False) -> None:
+    def __init__(self, module: ModuleOp, *, fast_math: bool = False,
+                 checked_memory: bool = False) -> None:
         self.module = module
         self.fast_math = fast_math
         self.llvm = ir.Module(name="l0")
-        self.rt: Runtime = Runtime(self.llvm)
+        self.rt: Runtime = Runtime(self.llvm, checked_memory=checked_memory)
         self.errors = abi.ErrorTable()
         self.funcs: dict[str, FuncInfo] = {}
         self.globals: dict[str, tuple[ir.GlobalVariable, MemRefType]] = {}

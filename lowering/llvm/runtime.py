@@ -7,6 +7,8 @@ functions named `l0.rt.*` that LLVM inlines where it pays.
   when `bytes` is negative (an overflowed size) or the allocation fails. Callers turn
   NULL into the "out of memory" error. Returned pointers are `noalias`, which is how
   LLVM knows fresh buffers alias nothing else.
+  With `checked_memory`, `l0_checked_alloc`/`l0_checked_free` replace libc's
+  allocator (`l0.lowering.checked_memory`).
 * `l0.rt.ipowi.iN(x, n)`: integer power by squaring, wrapping.
 """
 
@@ -22,8 +24,11 @@ ALIGNMENT = 64
 class Runtime:
     """The declarations of one LLVM module."""
 
-    def __init__(self, module: ir.Module) -> None:
+    def __init__(self, module: ir.Module, *, checked_memory: bool = False) -> None:
         self.module = module
+        # The checking heap (`l0.lowering.checked_memory`) stands in for libc's.
+        self._alloc_name = "l0_checked_alloc" if checked_memory else "aligned_alloc"
+        self._free_name = "l0_checked_free" if checked_memory else "free"
         self._cache: dict[str, ir.Function] = {}
 
     def _get(self, name: str, fnty: ir.FunctionType, *attrs: str) -> ir.Function:
@@ -59,7 +64,7 @@ class Runtime:
         return self._get("llvm.stackrestore.p0", ir.FunctionType(VOID, [PTR]))
 
     def free(self) -> ir.Function:
-        return self._get("free", ir.FunctionType(VOID, [PTR]), "nounwind")
+        return self._get(self._free_name, ir.FunctionType(VOID, [PTR]), "nounwind")
 
     def memmove(self) -> ir.Function:
         return self._get("llvm.memmove.p0.p0.i64", ir.FunctionType(VOID, [PTR, PTR, I64, I1]))
@@ -68,7 +73,8 @@ class Runtime:
         name = RUNTIME_PREFIX + "alloc"
         if name in self._cache:
             return self._cache[name]
-        aligned_alloc = self._get("aligned_alloc", ir.FunctionType(PTR, [I64, I64]), "nounwind")
+        aligned_alloc = self._get(self._alloc_name, ir.FunctionType(PTR, [I64, I64]),
+                                  "nounwind")
         aligned_alloc.return_value.add_attribute("noalias")
         fn = self._get(name, ir.FunctionType(PTR, [I64]), "nounwind")
         fn.linkage = "internal"

@@ -1,0 +1,116 @@
+"""A checking heap for compiled code: the memory checker of the CPU back end.
+
+With `L0_CHECK_MEMORY=1` in the environment, code compiled from then on allocates and
+frees through this module instead of libc (`aligned_alloc`/`free`), the way a debug
+build of a runtime would:
+
+* a new buffer is filled with `FRESH` bytes, so reading memory nothing wrote shows up
+  as garbage instead of as a lucky zero;
+* a freed buffer is filled with `FREED` bytes and kept (quarantined, not reused), so a
+  read after the free sees garbage deterministically: the corpus tests, which compare
+  every result with the interpreter's, then fail;
+* freeing a pointer that is not a live buffer of ours (a double free, a free of a
+  view's interior) is recorded in `problems()` instead of corrupting the heap;
+* `live()` counts the buffers not yet freed, for leak checks (buffers returned to
+  Python are freed when their last numpy array dies).
+
+It is slow (every allocation calls into Python) and keeps freed memory: for tests,
+never for production runs. `make memcheck` runs the program corpus with it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from collections import deque
+
+ENV = "L0_CHECK_MEMORY"
+ALLOC, FREE = "l0_checked_alloc", "l0_checked_free"
+FRESH, FREED = 0xCB, 0xA5
+QUARANTINE_BYTES = 256 << 20
+"""Freed memory kept poisoned before it really goes back to libc (oldest first)."""
+
+_libc = ctypes.CDLL(None)
+_aligned_alloc = _libc.aligned_alloc
+_aligned_alloc.argtypes = [ctypes.c_size_t, ctypes.c_size_t]
+_aligned_alloc.restype = ctypes.c_void_p
+_free = _libc.free
+_free.argtypes = [ctypes.c_void_p]
+_free.restype = None
+
+_lock = threading.Lock()
+_live: dict[int, int] = {}
+_quarantine: deque[tuple[int, int]] = deque()
+_quarantined = 0
+_problems: list[str] = []
+
+
+def enabled() -> bool:
+    """Whether code compiled now should use the checking heap."""
+    return os.environ.get(ENV, "") not in ("", "0")
+
+
+def _alloc(align: int, nbytes: int) -> int:
+    ptr = _aligned_alloc(align, nbytes)
+    if not ptr:
+        return 0
+    ctypes.memset(ptr, FRESH, nbytes)
+    with _lock:
+        _live[ptr] = nbytes
+    return ptr
+
+
+def free(ptr: int | None) -> None:
+    """Poison and quarantine a buffer of ours; record a free of anything else."""
+    global _quarantined
+    if not ptr:
+        return
+    with _lock:
+        nbytes = _live.pop(ptr, None)
+        if nbytes is None:
+            _problems.append(f"free of 0x{ptr:x}, which is not a live buffer "
+                             "(a double free, or a pointer into a buffer)")
+            return
+        ctypes.memset(ptr, FREED, nbytes)
+        _quarantine.append((ptr, nbytes))
+        _quarantined += nbytes
+        while _quarantined > QUARANTINE_BYTES:
+            old, size = _quarantine.popleft()
+            _quarantined -= size
+            _free(old)
+
+
+def live() -> int:
+    """How many buffers are allocated and not freed."""
+    with _lock:
+        return len(_live)
+
+
+def problems() -> list[str]:
+    """The bad frees seen so far (a copy)."""
+    with _lock:
+        return list(_problems)
+
+
+def reset_problems() -> None:
+    with _lock:
+        _problems.clear()
+
+
+_ALLOC_T = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
+_FREE_T = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_CALLBACKS = {ALLOC: _ALLOC_T(_alloc), FREE: _FREE_T(free)}
+_registered = False
+
+
+def register_symbols() -> None:
+    """Make the checking heap's functions known to LLVM's JIT linker (once per process)."""
+    global _registered
+    if _registered:
+        return
+    import llvmlite.binding as llvm
+
+    for name, cb in _CALLBACKS.items():
+        llvm.add_symbol(name, ctypes.cast(cb, ctypes.c_void_p).value)
+    _registered = True
