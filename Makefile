@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: example test lit bench clean
+.PHONY: example test lit memcheck bench clean
 
 $(BIN)/l0-run: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,11 @@ test: $(BIN)/l0-run
 
 lit: $(BIN)/l0-run
 	$(BIN)/lit -sv test/lit
+
+# The corpus on the checking heap (poisoned fresh and freed buffers, double frees, leaks);
+# also part of `make test`.
+memcheck: $(BIN)/l0-run
+	$(BIN)/pytest -n 2 test/test_corpus_memcheck.py
 
 bench: $(BIN)/l0-run
 	$(BIN)/python -m benchmarks.run
