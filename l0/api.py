@@ -8,6 +8,9 @@
 Arguments and results follow the source types: scalars are Python values (chars are
 one-character strings), arrays numpy arrays (arrays of chars too: of code points),
 tuples Python tuples, and an array of tuples a tuple of arrays (thesis 4.1).
+Arguments, positional or by parameter name, are checked and converted by
+`l0.values.python.from_python` whatever the back end: a wrong one raises TypeError or
+ValueError naming the parameter. `help(prog.main)` shows the L0 signature.
 Compiling the same source twice in one process reuses the first compilation.
 
 Back ends: "cpu" (the default) compiles to native code (`l0.lowering.pipeline`);
