@@ -9,11 +9,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from l0.api import CompiledProgram
+    from l0.api import compile as compile
+
+__all__ = ["compile"]
 
 
-def compile(source_or_path: Any, **options: Any) -> CompiledProgram:  # noqa: A001
-    """Compile an L0 program (source text or a `.l0` path); see `l0.api.compile`."""
-    from l0.api import compile as _compile
+def __getattr__(name: str) -> Any:
+    # `l0.compile` is `l0.api.compile` itself (its signature and docstring for `help`),
+    # imported on first use: `l0.api` imports no code generator.
+    if name == "compile":
+        from l0.api import compile
 
-    return _compile(source_or_path, **options)
+        return compile
+    raise AttributeError(f"module 'l0' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), "compile"])

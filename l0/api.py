@@ -8,6 +8,9 @@
 Arguments and results follow the source types: scalars are Python values (chars are
 one-character strings), arrays numpy arrays (arrays of chars too: of code points),
 tuples Python tuples, and an array of tuples a tuple of arrays (thesis 4.1).
+Arguments, positional or by parameter name, are checked and converted by
+`l0.values.python.from_python` whatever the back end: a wrong one raises TypeError or
+ValueError naming the parameter. `help(prog.main)` shows the L0 signature.
 Compiling the same source twice in one process reuses the first compilation.
 
 Back ends: "cpu" (the default) compiles to native code (`l0.lowering.pipeline`);
@@ -19,6 +22,8 @@ last bits).
 
 from __future__ import annotations
 
+import inspect
+import keyword
 import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -26,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error, Loc
 from l0.syntax import ast
-from l0.types import CHAR, ArrayType, BasicType, TupleType, Type, flatten
+from l0.types import CHAR, ArrayType, TupleType, Type, flatten
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
@@ -46,7 +51,21 @@ def compile(  # noqa: A001 - the API's name, like re.compile
 ) -> CompiledProgram:
     """Compile an L0 program given as source text or as the path of a `.l0` file.
 
-    `optimise` runs the default pipeline (`l0.passes.pipeline`), as `l0-run -O` does.
+    A string without a newline that ends in `.l0`, or an `os.PathLike`, is read as a file.
+    Options:
+
+    * `filename`: the name used in error messages (default: the path, or "<string>");
+    * `backend`: "cpu" (default) compiles to native code through LLVM, "interp" runs the
+      reference interpreter; both check and convert arguments the same way;
+    * `optimise` (default True): run the default pipeline (`l0.passes.pipeline`), as
+      `l0-run -O` does;
+    * `fast_math` (default False, cpu only): let LLVM reassociate real arithmetic
+      (vectorised reductions; results may differ in the last bits).
+
+    Returns a `CompiledProgram` whose functions are attributes: `prog.main(a, n)` or
+    `prog.main(a=..., n=...)`; `help(prog.main)` shows the L0 signature. Arguments are
+    checked against the L0 types (TypeError or ValueError naming the parameter). Compiling
+    the same source with the same options again returns the same program.
     Raises `L0Error` for errors in the program.
     """
     text, name = _source_of(source_or_path, filename)
@@ -150,63 +169,69 @@ class CompiledProgram:
         functions = self.__dict__.get("functions", {})
         if name not in functions:
             raise AttributeError(f"the program has no function {name!r}")
-        fundef = functions[name]
+        # One callable per function, so `prog.f is prog.f` and its signature is built once.
+        calls = self.__dict__.setdefault("_calls", {})
+        if name not in calls:
+            calls[name] = self._callable(functions[name])
+        return calls[name]
 
-        def call(*args: Any) -> Any:
-            if len(args) != len(fundef.params):
-                raise TypeError(
-                    f"{name} takes {len(fundef.params)} arguments, {len(args)} given"
-                )
-            from l0.values import check_arguments, from_ir_results, to_ir_arguments
+    def _callable(self, fundef: ast.FunDef) -> Callable[..., Any]:
+        name = fundef.name
+        params = [p.type for p in fundef.params]
+        signature = _signature(fundef)
 
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError as err:
+                raise TypeError(f"{_header(fundef)}: {err}") from None
+            from l0.values import from_ir_results, to_ir_arguments
+            from l0.values.python import from_python
+
+            # The one check and conversion of arguments, whatever the back end.
             flat: list[Any] = []
-            for p, a in zip(fundef.params, args, strict=True):
-                flat.extend(_flatten_value(p.type, a))
-            params = [p.type for p in fundef.params]
-            check_arguments(params, flat, Loc(f"<{name}>", 1, 1))
+            for p, a in zip(fundef.params, bound.args, strict=True):
+                flat.extend(from_python(p.type, a, f"argument {p.name!r} of {name}"))
             ir_results = self.call_flat(name, to_ir_arguments(params, flat))
             results = from_ir_results(fundef.ret, ir_results)
             value, _ = _unflatten(fundef.ret, results, 0)
             return value
 
-        call.__name__ = name
+        call.__name__ = call.__qualname__ = name
+        call.__signature__ = signature  # type: ignore[attr-defined]
+        call.__doc__ = (
+            f"The L0 function `{_header(fundef)}` ({self.filename}).\n\n"
+            "Arguments follow the L0 types: ints (Python or numpy, 64 bits), reals (ints or\n"
+            "floats), bools, chars (one-character strings), numpy arrays or nested lists of\n"
+            "the parameter's rank, tuples, and an array of tuples as a tuple of its component\n"
+            "arrays. Wrong arguments raise TypeError or ValueError before anything runs."
+        )
         return call
+
+
+def _header(fundef: ast.FunDef) -> str:
+    params = ", ".join(f"{p.type} {p.name}" for p in fundef.params)
+    return f"fun {fundef.ret} {fundef.name}({params})"
+
+
+def _signature(fundef: ast.FunDef) -> inspect.Signature:
+    """The Python signature of an L0 function: its parameter names, annotated with their
+    L0 types (as strings); a name Python cannot take (`lambda`) is positional only."""
+    names = [p.name for p in fundef.params]
+    usable = len(set(names)) == len(names) and all(
+        n.isidentifier() and not keyword.iskeyword(n) for n in names)
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    if not usable:  # then all are positional (one may not follow a keyword parameter)
+        names, kind = [f"arg{i}_" for i in range(len(names))], inspect.Parameter.POSITIONAL_ONLY
+    params = [inspect.Parameter(n, kind, annotation=str(p.type))
+              for n, p in zip(names, fundef.params, strict=True)]
+    return inspect.Signature(params, return_annotation=str(fundef.ret))
 
 
 def _defines(module: ModuleOp, name: str) -> bool:
     from xdsl.dialects import func
 
     return any(isinstance(f, func.FuncOp) and f.sym_name.data == name for f in module.ops)
-
-
-def _flatten_value(t: Type, v: Any) -> list[Any]:
-    """Python value of source type `t` -> the flattened run-time values."""
-    import numpy as np
-
-    if isinstance(t, TupleType):
-        return [x for e, ve in zip(t.elems, v, strict=True) for x in _flatten_value(e, ve)]
-    if isinstance(t, ArrayType):
-        if isinstance(t.elem, TupleType):
-            comps = flatten(t)
-            return [np.asarray(x) for x in v] if len(comps) > 1 else [np.asarray(v)]
-        return [_to_array(t, v)]
-    if t == CHAR and isinstance(v, str):
-        return [ord(v)]
-    return [v]
-
-
-def _to_array(t: ArrayType, v: Any) -> Any:
-    import numpy as np
-
-    dtypes = {"int": np.int64, "real": np.float64, "bool": np.bool_, "char": np.int32}
-    assert isinstance(t.elem, BasicType)
-    if t.elem == CHAR and isinstance(v, str):
-        return np.array([ord(c) for c in v], dtype=np.int32)
-    dtype = dtypes.get(t.elem.kind.value, object)
-    array = np.asarray(v, dtype=dtype)
-    if array.ndim != t.rank:
-        raise TypeError(f"expected an array of rank {t.rank} for type {t}, got rank {array.ndim}")
-    return array
 
 
 def _unflatten(t: Type, vals: Sequence[Any], i: int) -> tuple[Any, int]:

@@ -8,6 +8,8 @@
 * `read_arguments(text, param_types, source)` reads and checks a whole function's
   arguments (`arguments.py`: components of an array of tuples must agree in shape);
   `to_ir_arguments` / `from_ir_results` add and drop the cert slots of the IR signature;
+* `python.from_python(t, v, what)` checks and converts a Python argument of the API
+  (`l0.api`) to the same values, for every back end;
 * `CHECKED` is the value of type `cert`; the representation of values is in `model.py`.
 """
 
