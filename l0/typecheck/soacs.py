@@ -290,14 +290,20 @@ def _fold(ck: Checker, e: A.Reduce | A.Scan, soac: str) -> tuple[Applied, Type]:
 def _check_fold_types(
     soac: str, accs: list[tuple[Type, Loc]], rows: list[tuple[Type, Loc]], rets: list[Type]
 ) -> None:
-    """4.3: the initial values and the array elements must fit the function's result."""
+    """4.3: the initial values and the array elements must fit the function's result.
+
+    An initial value must be a subtype of the result (`*t <= t`): over an empty array
+    it *is* the result, so it must be unique wherever the result claims to be. The
+    rows never become the result of a left fold (each step returns what the function
+    returns, and passing a row to a parameter is checked as a call), so they need only
+    be similar to it: `{[int], [int]}` rows fit a `{*[int], [int]}` accumulator."""
     for (t, loc), u in zip(accs, rets, strict=True):
         if not subtype(t, u):
             raise errors.type_error(
                 loc, f"initial value of {soac} has type {t}, but its function returns {u}"
             )
     for (t, loc), u in zip(rows, rets, strict=True):
-        if not subtype(t, u):
+        if not similar(t, u):
             raise errors.type_error(
                 loc,
                 f"elements of the array given to {soac} have type {t}, "

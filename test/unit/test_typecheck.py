@@ -640,11 +640,56 @@ def test_filter_cannot_consume() -> None:
           "parameter-mismatch", (1, 67))
 
 
-def test_reduce_with_unique_accumulator_needs_unique_rows() -> None:
-    # 4.3: the row type must be a subtype of the function's (unique) result.
-    fails("fun *[int] main([[int]] a, int n) = "
-          "reduce(fn *[int] (*[int] acc, [int] r) => acc, iota(n), a)", "type-error", (1, 93),
-          "elements of the array given to reduce have type [int]")
+def test_reduce_with_unique_accumulator_takes_nonunique_rows() -> None:
+    # *t <= t: the rows are only passed to `r`, they never become the result.
+    check("fun *[int] main([[int]] a, int n) = "
+          "reduce(fn *[int] (*[int] acc, [int] r) => acc, iota(n), a)")
+    # They must still be similar to it.
+    fails("fun *[int] main([[real]] a, int n) = "
+          "reduce(fn *[int] (*[int] acc, [real] r) => acc, iota(n), a)", "type-error", (1, 95),
+          "elements of the array given to reduce have type [real]")
+
+
+def test_reduce_initial_value_must_be_unique_where_the_result_is() -> None:
+    # Over an empty array the initial value is the result: it cannot be non-unique.
+    fails("fun *[int] main([[int]] a) = "
+          "reduce(fn *[int] ([int] acc, [int] r) => copy(acc), a[0], a)", "type-error", (1, 82),
+          "initial value of reduce has type [int], but its function returns *[int]")
+
+
+_TUPLE_ACC = """
+fun {[int], [int]} main([[int]] a, [[int]] b) =
+  let z = copy(a[0]) in
+  let nb = b[0] in
+  let r = SOAC(fn {*[int], [int]} ({*[int], [int]} acc, {[int], [int]} row) =>
+                 let {x, y} = acc in
+                 let {u, _} = row in
+                 let x[0] = x[0] + u[0] in {x, y},
+               {z, nb}, zip(a, b)) in
+  USE"""
+
+
+@pytest.mark.parametrize(("soac", "result"), [("reduce", "r"), ("scan", "r[0]")])
+def test_tuple_accumulator_over_nonunique_rows(soac: str, result: str) -> None:
+    # Rows {[int], [int]} fit the accumulator {*[int], [int]}; only the neutral
+    # element's unique component is consumed, its other one stays usable.
+    text = _TUPLE_ACC.replace("SOAC", soac)
+    check(text.replace("USE", f"let {{s, t}} = {result} in {{s, concat(t, nb)}}"))
+    fails(text.replace("USE", "{z, nb}"), "use-after-consume", (10, 4), "'z'")
+
+
+@pytest.mark.parametrize("soac", ["reduceT", "scanT"])
+def test_tuple_soac_unique_accumulator_over_nonunique_rows(soac: str) -> None:
+    text = f"""
+fun int main([[int]] a, [[int]] b) =
+  let z = copy(a[0]) in
+  let nb = b[0] in
+  let r = {soac}(fn {{*[int], [int]}} (*[int] x, [int] y, [int] u, [int] v) =>
+                   let x[0] = x[0] + u[0] in {{x, y}},
+                 {{z, nb}}, a, b) in
+  USE"""
+    check(text.replace("USE", "nb[0]"))
+    fails(text.replace("USE", "z[0]"), "use-after-consume", (8, 3), "'z'")
 
 
 # ----------------------------------------------------------------------------------
