@@ -203,7 +203,8 @@ class L0OptMain(xDSLOptMain):
     # -- passes ------------------------------------------------------------------------
 
     def setup_pipeline(self) -> None:
-        """Parse `-p` into passes; unknown names and bad options are usage errors."""
+        """Parse `-p` into passes; unknown names and bad options (of passes or of the
+        target) are usage errors."""
         try:
             specs = list(parse_pipeline(self.args.passes))
         except ArgSpecParseError as err:
@@ -220,6 +221,11 @@ class L0OptMain(xDSLOptMain):
                 passes.append(self.available_passes[spec.name]().from_pass_spec(spec))
             except Exception as err:  # xDSL reports bad options with assorted exceptions
                 raise UsageError(f"bad options for pass '{spec.name}': {err}") from None
+        target = parse_spec(self.args.target)
+        try:  # as `output_resulting_program` will, so that bad options fail before any work
+            self.available_targets[target.name]().from_spec(target)  # type: ignore[call-arg]
+        except Exception as err:
+            raise UsageError(f"bad options for target '{target.name}': {err}") from None
         if self.args.optimise:
             from l0.passes.pipeline import OptimisePass
 
@@ -360,6 +366,8 @@ def _opt(argv: Sequence[str] | None) -> int:
         L0OptMain(description="Run l0 passes on soac IR (.mlir) or an L0 program (.l0) "
                   "and print the resulting IR.", args=argv).run()
     except UsageError as err:
+        message = f"{PROG}: error: {err}"
+    except ArgSpecParseError as err:  # a malformed -t (xDSL parses it before setup_pipeline)
         message = f"{PROG}: error: {err}"
     except ParseError as err:
         message = _render_parse_error(err)

@@ -285,6 +285,21 @@ def test_every_target_works_or_is_refused(
     assert "internal compiler error" not in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize(("target", "message"), [
+    ("llvm-ir{x=1}", "l0-opt: error: bad options for target 'llvm-ir': "),
+    ("mlir{x=1}", "l0-opt: error: bad options for target 'mlir': "),
+    ("mlir{", "l0-opt: error: Error parsing pass pipeline specification"),
+])
+def test_bad_target_options_are_usage_errors(
+    target: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    src = tmp_path / "m.mlir"
+    src.write_text(MLIR)
+    status, out, err = run_opt([str(src), "-t", target], capsys)
+    assert (status, out) == (2, "")
+    assert err.startswith(message)
+
+
 def test_time_passes_reports_on_stderr(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
