@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from xdsl.passes import ModulePass
 
@@ -63,6 +63,10 @@ def pass_summary(pass_class: type[ModulePass]) -> str:
     return doc.split("\n", 1)[0].strip()
 
 
-def describe_passes() -> list[tuple[str, str]]:
-    """(name, summary) of every registered pass, sorted by name; imports every pass."""
-    return [(name, pass_summary(PASSES[name]())) for name in sorted(PASSES)]
+def describe_passes(
+    registry: Mapping[str, Callable[[], type[ModulePass]]] | None = None,
+) -> list[tuple[str, str]]:
+    """(name, summary) of every pass of `registry` (default `PASSES`), sorted by name;
+    imports every pass."""
+    passes = PASSES if registry is None else registry
+    return [(name, pass_summary(passes[name]())) for name in sorted(passes)]

@@ -4,10 +4,16 @@
 
 Built on xDSL's `xDSLOptMain` (so `--split-input-file`, `--verify-diagnostics`,
 `--parsing-diagnostics`, `--print-op-generic`, `--print-between-passes`, `-o` work as in
-`xdsl-opt`), restricted to l0's dialects and to the passes of `l0.passes.PASSES`. A
-`.l0` file goes through the front end and internalisation (`l0.frontend.l0_to_module`).
+`xdsl-opt`; the options that do nothing for l0 are dropped), restricted to l0's
+dialects and to the passes of `l0.passes.PASSES` and `l0.lowering.LOWERINGS`. A `.l0`
+file goes through the front end and internalisation (`l0.frontend.l0_to_module`).
 The module is verified before the first pass and after every pass. `-O` runs the
 default pipeline (`l0.passes.pipeline`, what `l0-run` does) after the passes of `-p`.
+`--time-passes` reports on stderr, so that stdout stays the IR.
+
+Output (`-t`): `mlir`, the IR, or `llvm-ir`, LLVM IR as the CPU back end emits it; for
+`llvm-ir` the lowering passes the IR still needs (`bufferise`, `convert-soac-to-scf`,
+`dealloc`, as `l0.lowering.pipeline` runs them) run after the requested ones.
 
 Errors never show a Python traceback: an error in an L0 program prints as
 `FILE:LINE:COL: error: message`, malformed IR (parse or verify error), an unknown pass
@@ -28,13 +34,13 @@ from importlib.metadata import version
 from typing import IO
 
 from xdsl.context import Context
-from xdsl.dialects import get_all_dialects
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func, get_all_dialects
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.universe import Universe
-from xdsl.utils.arg_spec import parse_pipeline
+from xdsl.utils.arg_spec import parse_pipeline, parse_spec
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
     DiagnosticException,
@@ -55,8 +61,26 @@ PROG = "l0-opt"
 UPSTREAM_DIALECTS = ("builtin", "func", "arith", "scf", "math", "tensor", "memref", "llvm")
 """xDSL dialects l0-opt reads: those of internal L0, then those of the lowering stages."""
 
-TARGETS = ("mlir", "llvm")
-"""Output formats (`-t`): the IR itself, or LLVM IR text from the llvm dialect."""
+TARGETS = ("mlir",)
+"""xDSL's output formats (`-t`) l0-opt offers: the IR itself. (xDSL's `llvm` translates
+only the llvm dialect, which l0 never produces; `llvm-ir` is ours.)"""
+
+DROPPED_OPTIONS = {"print_debuginfo": False, "shrink": False}
+"""xdsl-opt options that do nothing here, removed from the command line, with the value
+xDSL's driver reads: l0's ops carry no debug locations (they print `loc(unknown)`;
+source locations are attributes), and no l0 pass raises xDSL's `ShrinkException`."""
+
+HELP = {
+    "frontend": "how to read the input (default: by its extension; stdin is mlir)",
+    "disable_verify": "do not verify the IR before and after each pass",
+    "target": "output: mlir (the IR, the default) or llvm-ir (LLVM IR, after running the "
+    "lowering passes the IR still needs)",
+    "passes": "passes to run, comma-separated, options in braces: 'a,b{opt=1},c' "
+    "(listed below)",
+    "time_passes": "print the time each pass took to stderr",
+    "version": "print the version and exit",
+}
+"""Help of inherited options whose xDSL text is wrong or missing for l0-opt."""
 
 
 class UsageError(Exception):
@@ -71,14 +95,16 @@ def _msoac_dialect() -> Dialect:
 
 @dataclass(frozen=True)
 class LlvmIrTarget(Target):
-    """`-t llvm-ir`: LLVM IR from loop-level IR (after `dealloc`), as the CPU back end emits it."""
+    """`-t llvm-ir`: LLVM IR from loop-level IR, as the CPU back end emits it (`apply_passes`
+    lowers the IR to that level first)."""
 
     name = "llvm-ir"
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         from l0.lowering.llvm import print_llvm_ir
 
-        output.write(print_llvm_ir(module))
+        text = print_llvm_ir(module)
+        output.write(text if text.endswith("\n") else text + "\n")
 
 
 class L0OptMain(xDSLOptMain):
@@ -112,11 +138,15 @@ class L0OptMain(xDSLOptMain):
         for name in TARGETS:
             if name in targets:
                 self.available_targets[name] = targets[name]
-        self.available_targets["llvm-ir"] = lambda: LlvmIrTarget
+        self.available_targets[LlvmIrTarget.name] = lambda: LlvmIrTarget
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
         arg_parser.prog = PROG
+        _drop_options(arg_parser, DROPPED_OPTIONS)
+        for action in arg_parser._actions:
+            if action.dest in HELP:
+                action.help = HELP[action.dest]
         arg_parser.add_argument(
             "--pass-pipeline",
             dest="passes",
@@ -173,7 +203,8 @@ class L0OptMain(xDSLOptMain):
     # -- passes ------------------------------------------------------------------------
 
     def setup_pipeline(self) -> None:
-        """Parse `-p` into passes; unknown names and bad options are usage errors."""
+        """Parse `-p` into passes; unknown names and bad options (of passes or of the
+        target) are usage errors."""
         try:
             specs = list(parse_pipeline(self.args.passes))
         except ArgSpecParseError as err:
@@ -190,6 +221,11 @@ class L0OptMain(xDSLOptMain):
                 passes.append(self.available_passes[spec.name]().from_pass_spec(spec))
             except Exception as err:  # xDSL reports bad options with assorted exceptions
                 raise UsageError(f"bad options for pass '{spec.name}': {err}") from None
+        target = parse_spec(self.args.target)
+        try:  # as `output_resulting_program` will, so that bad options fail before any work
+            self.available_targets[target.name]().from_spec(target)  # type: ignore[call-arg]
+        except Exception as err:
+            raise UsageError(f"bad options for target '{target.name}': {err}") from None
         if self.args.optimise:
             from l0.passes.pipeline import OptimisePass
 
@@ -197,18 +233,29 @@ class L0OptMain(xDSLOptMain):
         self.pipeline = PassPipeline(tuple(passes))
 
     def apply_passes(self, prog: ModuleOp) -> None:
-        """Run the pipeline, verifying the input and the IR after every pass."""
+        """Run the pipeline, then the lowerings `-t llvm-ir` needs, verifying the input
+        and the IR after every pass."""
         self._verify(prog, None)
-        for index, p in enumerate(self.pipeline.passes):
-            start = time.perf_counter()
-            p.apply(self.ctx, prog)
-            if self.args.time_passes:
-                print(f"Pass {p.name} took {time.perf_counter() - start} seconds")
-            self._verify(prog, p)
-            if self.args.print_between_passes and index + 1 < len(self.pipeline.passes):
-                print(f"IR after {p.name}:")
-                Printer(stream=sys.stdout).print_op(prog)
-                print("\n\n\n")
+        previous: ModulePass | None = None
+        for p in self.pipeline.passes:
+            self._apply(prog, p, previous)
+            previous = p
+        if parse_spec(self.args.target).name == LlvmIrTarget.name:
+            for p in _lowerings_needed(prog, self.pipeline.passes):
+                self._apply(prog, p, previous)
+                previous = p
+
+    def _apply(self, prog: ModuleOp, p: ModulePass, previous: ModulePass | None) -> None:
+        if self.args.print_between_passes and previous is not None:
+            print(f"IR after {previous.name}:")
+            Printer(stream=sys.stdout).print_op(prog)
+            print("\n\n\n")
+        start = time.perf_counter()
+        p.apply(self.ctx, prog)
+        if self.args.time_passes:  # on stderr: stdout is the IR
+            print(f"Pass {p.name} took {time.perf_counter() - start} seconds",
+                  file=sys.stderr)
+        self._verify(prog, p)
 
     def _verify(self, prog: ModuleOp, after: ModulePass | None) -> None:
         if self.args.disable_verify:
@@ -226,15 +273,62 @@ class L0OptMain(xDSLOptMain):
             raise blamed from None
 
 
+def _lowerings_needed(prog: ModuleOp, ran: Sequence[ModulePass]) -> list[ModulePass]:
+    """The lowering passes to run before emitting LLVM IR: those after the last one the
+    pipeline ran, or, if it ran none, those the level of `prog` still needs (none for
+    loop-level IR, which may come without `dealloc`, as in `python -m l0.lowering.llvm`)."""
+    from l0.lowering import LOWERINGS
+
+    order = list(LOWERINGS)
+    done = [order.index(p.name) for p in ran if p.name in order]
+    start = max(done) + 1 if done else _lowering_stage(prog)
+    return [LOWERINGS[name]()() for name in order[start:]]
+
+
+def _lowering_stage(prog: ModuleOp) -> int:
+    """How many lowering passes `prog` has been through: 0 for soac IR (tensors), 1 for
+    bufferised IR (msoac ops), 3 for loop-level IR."""
+    stage = 3
+    for op in prog.walk():
+        if op.name.startswith("msoac."):
+            stage = 1
+        types = [*op.result_types, *(a.type for r in op.regions for b in r.blocks
+                                     for a in b.args)]
+        if isinstance(op, func.FuncOp):  # declarations have no block arguments
+            types += [*op.function_type.inputs.data, *op.function_type.outputs.data]
+        if op.name.startswith("soac.") or any(isinstance(t, TensorType) for t in types):
+            return 0
+    return stage
+
+
+def _drop_options(arg_parser: argparse.ArgumentParser, defaults: dict[str, object]) -> None:
+    """Remove the options whose `dest` is in `defaults`, which then give their values."""
+    for action in list(arg_parser._actions):
+        if action.dest in defaults:
+            arg_parser._remove_action(action)
+            for group in arg_parser._action_groups:
+                if action in group._group_actions:
+                    group._group_actions.remove(action)
+            for option in action.option_strings:
+                del arg_parser._option_string_actions[option]
+    arg_parser.set_defaults(**defaults)
+
+
 def _list_passes_in_help(arg_parser: argparse.ArgumentParser) -> None:
     """Make `--help` end with the passes and their summaries, imported only then."""
     format_help = arg_parser.format_help
 
     def format_help_with_passes() -> str:
-        rows = describe_passes()
-        width = max((len(name) for name, _ in rows), default=0)
-        lines = [f"  {name.ljust(width)}  {summary}" for name, summary in rows]
-        arg_parser.epilog = "passes (-p / --pass-pipeline):\n" + "\n".join(lines)
+        from l0.lowering import LOWERINGS
+
+        groups = [("passes (-p / --pass-pipeline)", describe_passes()),
+                  ("lowering passes (-p; -t llvm-ir runs those the IR still needs)",
+                   describe_passes(LOWERINGS))]
+        width = max(len(name) for _, rows in groups for name, _ in rows)
+        arg_parser.epilog = "\n\n".join(
+            f"{title}:\n" + "\n".join(f"  {name.ljust(width)}  {summary}"
+                                      for name, summary in rows)
+            for title, rows in groups)
         return format_help()
 
     setattr(arg_parser, "format_help", format_help_with_passes)  # noqa: B010 (an instance override)
@@ -272,6 +366,8 @@ def _opt(argv: Sequence[str] | None) -> int:
         L0OptMain(description="Run l0 passes on soac IR (.mlir) or an L0 program (.l0) "
                   "and print the resulting IR.", args=argv).run()
     except UsageError as err:
+        message = f"{PROG}: error: {err}"
+    except ArgSpecParseError as err:  # a malformed -t (xDSL parses it before setup_pipeline)
         message = f"{PROG}: error: {err}"
     except ParseError as err:
         message = _render_parse_error(err)

@@ -82,7 +82,22 @@ def build_argparser() -> argparse.ArgumentParser:
         help="skip the occurrence/consumption checks of the type checker (as l0c did); "
         "the program then runs unoptimised in the interpreter, which copies on every update",
     )
+    ap.add_argument("--version", action=_VersionAction)
     return ap
+
+
+class _VersionAction(argparse.Action):
+    """`--version`: `l0-run VERSION`; importlib.metadata is imported only then (start-up)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        from importlib.metadata import version
+
+        print(f"{parser.prog} {version('l0')}")
+        parser.exit()
 
 
 def main(argv: list[str] | None = None) -> None:

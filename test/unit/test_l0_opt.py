@@ -8,10 +8,12 @@ broken passes show how failures inside a pipeline are reported.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 from l0.dialects import soac
+from l0.lowering import LOWERINGS
 from l0.passes import PASSES, describe_passes
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -19,7 +21,7 @@ from xdsl.dialects.builtin import IntAttr, ModuleOp
 from xdsl.passes import ModulePass
 
 import l0.frontend
-from l0.cli.opt import main
+from l0.cli.opt import L0OptMain, main
 from l0.diagnostics import L0Error, Loc
 
 MLIR = """\
@@ -173,5 +175,137 @@ def test_help_lists_every_registered_pass_with_its_summary(
     status, out, _ = run_opt(["--help"], capsys)
     assert status == 0
     listing = out.split("passes (-p / --pass-pipeline):\n", 1)[1]
-    rows = [line.split(None, 1) for line in listing.splitlines() if line.strip()]
+    passes, lowerings = listing.split("\n\nlowering passes (", 1)
+    rows = [line.split(None, 1) for line in passes.splitlines() if line.strip()]
     assert rows == [[name, summary] for name, summary in describe_passes()]
+    rows = [line.split(None, 1) for line in lowerings.splitlines()[1:] if line.strip()]
+    assert rows == [[name, summary] for name, summary in describe_passes(LOWERINGS)]
+    assert [name for name, _ in rows] == ["bufferise", "convert-soac-to-scf", "dealloc"]
+
+
+def test_help_drops_the_xdsl_opt_options_that_do_nothing_here(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, _ = run_opt(["--help"], capsys)
+    assert status == 0
+    for kept in ("--split-input-file", "--verify-diagnostics", "--print-op-generic",
+                 "--print-between-passes", "--time-passes", "-o OUTPUT_FILE", "-p PASSES",
+                 "-t TARGET", "--version"):
+        assert kept in out
+    for dropped in ("--shrink", "--print-debuginfo"):
+        assert dropped not in out
+        status, _, err = run_opt([dropped], capsys)
+        assert status == 2 and f"unrecognized arguments: {dropped}" in err
+
+
+def test_version_is_the_package_version(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_opt(["--version"], capsys)
+    assert status == 0
+    assert out.startswith(f"l0-opt {version('l0')} ")
+
+
+MAP_MLIR = """\
+func.func @main(%a: tensor<?xf64>) -> f64 {
+  %z = arith.constant 0.0 : f64
+  %b = soac.map(%x = %a : tensor<?xf64>) -> tensor<?xf64> {
+    %y = arith.addf %x, %x : f64
+    soac.yield %y : f64
+  }
+  %r = soac.reduce(%acc = %z : f64) over(%e = %b : tensor<?xf64>) {
+    %s = arith.addf %acc, %e : f64
+    soac.yield %s : f64
+  }
+  func.return %r : f64
+}
+"""
+
+
+def _passes_run(err: str) -> list[str]:
+    """The passes `--time-passes` reported, in order."""
+    return [line.split()[1] for line in err.splitlines() if line.startswith("Pass ")]
+
+
+@pytest.mark.parametrize(("args", "lowerings"), [
+    ([], ["bufferise", "convert-soac-to-scf", "dealloc"]),
+    (["-O"], ["bufferise", "convert-soac-to-scf", "dealloc"]),
+    (["-p", "cse,bufferise"], ["convert-soac-to-scf", "dealloc"]),
+    (["-p", "bufferise,convert-soac-to-scf"], ["dealloc"]),
+    (["-p", "bufferise,convert-soac-to-scf,dealloc"], []),
+])
+def test_llvm_ir_target_runs_the_lowerings_still_needed(
+    args: list[str], lowerings: list[str], tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    src = tmp_path / "m.mlir"
+    src.write_text(MAP_MLIR)
+    status, out, err = run_opt([str(src), *args, "-t", "llvm-ir", "--time-passes"], capsys)
+    assert status == 0, err
+    assert 'define i32 @"l0.entry.main"' in out
+    ran = _passes_run(err)
+    assert ran[len(ran) - len(lowerings):] == lowerings  # after the requested passes
+    assert [p for p in ran if p in LOWERINGS] == list(LOWERINGS)  # each one once
+
+
+def test_llvm_ir_target_lowers_bufferised_ir_from_where_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    src = tmp_path / "m.mlir"
+    src.write_text(MAP_MLIR)
+    status, out, _ = run_opt([str(src), "-p", "bufferise"], capsys)
+    assert status == 0
+    bufferised = tmp_path / "b.mlir"
+    bufferised.write_text(out)
+    status, out, err = run_opt([str(bufferised), "-t", "llvm-ir", "--time-passes"], capsys)
+    assert status == 0, err
+    assert _passes_run(err) == ["convert-soac-to-scf", "dealloc"]
+    status, out, _ = run_opt([str(src), "-p", "bufferise,convert-soac-to-scf"], capsys)
+    loops = tmp_path / "l.mlir"
+    loops.write_text(out)
+    # loop-level IR is emitted as it is (it may come without dealloc)
+    status, out, err = run_opt([str(loops), "-t", "llvm-ir", "--time-passes"], capsys)
+    assert (status, _passes_run(err)) == (0, [])
+    assert 'define i32 @"l0.entry.main"' in out
+
+
+def test_every_target_works_or_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    src = tmp_path / "m.mlir"
+    src.write_text(MAP_MLIR)
+    targets = L0OptMain(args=[str(src)]).available_targets
+    assert sorted(targets) == ["llvm-ir", "mlir"]
+    for target in targets:
+        status, out, err = run_opt([str(src), "-t", target], capsys)
+        assert (status, err) == (0, "")
+        assert out.endswith("\n")
+    # xDSL's llvm target translates only the llvm dialect: not offered
+    status, out, err = run_opt([str(src), "-t", "llvm"], capsys)
+    assert status == 2
+    assert "l0-opt: error: argument -t/--target: invalid choice: 'llvm'" in err
+    assert "internal compiler error" not in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("target", "message"), [
+    ("llvm-ir{x=1}", "l0-opt: error: bad options for target 'llvm-ir': "),
+    ("mlir{x=1}", "l0-opt: error: bad options for target 'mlir': "),
+    ("mlir{", "l0-opt: error: Error parsing pass pipeline specification"),
+])
+def test_bad_target_options_are_usage_errors(
+    target: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    src = tmp_path / "m.mlir"
+    src.write_text(MLIR)
+    status, out, err = run_opt([str(src), "-t", target], capsys)
+    assert (status, out) == (2, "")
+    assert err.startswith(message)
+
+
+def test_time_passes_reports_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    src = tmp_path / "m.mlir"
+    src.write_text(MLIR)
+    status, out, err = run_opt([str(src), "-p", "cse,dce", "--time-passes"], capsys)
+    assert status == 0
+    assert out.startswith("builtin.module {") and "took" not in out
+    assert _passes_run(err) == ["cse", "dce"]

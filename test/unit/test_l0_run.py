@@ -96,3 +96,16 @@ def test_inhibit_uniqueness_checking_keeps_value_semantics(prog) -> None:
     assert l0_run([path], "3").returncode == 2
     r = l0_run(["--inhibit-uniqueness-checking", path], "3")
     assert r.returncode == 0 and r.stdout.strip() == "0"
+
+
+def test_version_is_the_package_version_and_imports_no_compiler() -> None:
+    from importlib.metadata import version
+
+    code = (
+        "import sys\nfrom l0.cli.run import main\n"
+        "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('xdsl', 'numpy', 'numba', 'llvmlite', 'l0.api')"
+        " if m in sys.modules))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.stdout.splitlines() == [f"l0-run {version('l0')}", "[]"], r.stderr

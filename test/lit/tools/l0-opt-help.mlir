@@ -9,3 +9,13 @@
 // CHECK-DAG: {{^}}  canonicalize {{ *}}Apply the canonicalisation patterns
 // CHECK-DAG: {{^}}  cse {{ *}}{{[A-Z].+}}
 // CHECK-DAG: {{^}}  dce {{ *}}{{[A-Z].+}}
+
+// The lowering passes follow, in a group of their own; the options that do nothing
+// for l0 (--shrink, --print-debuginfo) are gone, and xDSL's llvm target is not offered.
+
+// CHECK-NOT: --shrink
+// CHECK-NOT: --print-debuginfo
+// CHECK: lowering passes (-p; -t llvm-ir runs those the IR still needs):
+// CHECK-NEXT: {{^}}  bufferise {{ *}}{{[A-Z].+}}
+// CHECK-NEXT: {{^}}  convert-soac-to-scf {{ *}}{{[A-Z].+}}
+// CHECK-NEXT: {{^}}  dealloc {{ *}}{{[A-Z].+}}
