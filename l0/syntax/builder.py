@@ -191,9 +191,11 @@ class AstBuilder:
         loc = self.loc(op, operand)
         if op.value == "-":
             # The one place 2^63 may appear: `-9223372036854775808` is the int64 minimum.
-            # (We cannot tell what l0c did here: its `read` wrapped every literal, so
-            # 2^63 was -2^63 and its negation wrapped back; we accept just this spelling
-            # and reject every literal that cannot be an int64.)
+            # We cannot tell what l0c meant here: its `read` wrapped every literal, so
+            # 2^63 became -2^63, whose negation wraps to -2^63 again. We accept only this
+            # spelling (a `-` right before the literal, with nothing binding tighter:
+            # `-9223372036854775808 * 2` negates a product and is rejected) and reject
+            # every other literal that cannot be an int64.
             if isinstance(operand, A.IntLit) and operand.value == INT_LIMIT:
                 return A.IntLit(loc, value=-INT_LIMIT)
             return A.Negate(loc, operand=_int64(_unparen(operand)))
