@@ -107,13 +107,16 @@ class _Reader:
 
     # -- positions and errors ------------------------------------------------------
 
-    def loc(self, offset: int) -> Loc:
+    def loc(self, offset: int, length: int = 0) -> Loc:
+        """The position of `offset`; a span when the `length` characters there are known."""
         line = self.text.count("\n", 0, offset) + 1
         col = offset - (self.text.rfind("\n", 0, offset) + 1) + 1
-        return Loc(self.source, line, col)
+        if length <= 0:
+            return Loc(self.source, line, col)
+        return Loc(self.source, line, col, line, col + length - 1)
 
-    def fail(self, offset: int, message: str) -> NoReturn:
-        raise L0Error(self.loc(offset), message, "value-error")
+    def fail(self, offset: int, message: str, length: int = 0) -> NoReturn:
+        raise L0Error(self.loc(offset, length), message, "value-error")
 
     def fail_expected(self, want: Type, tok: _Tok | None, nested: bool) -> NoReturn:
         where = "in the array for" if nested else "for"
@@ -192,12 +195,14 @@ class _Reader:
             v = int(tok.text)
             if _INT_MIN <= v <= _INT_MAX:
                 return v
-        self.fail(tok.start, f"integer {_shown(tok)} is out of the 64-bit range")
+        self.fail(tok.start, f"integer {_shown(tok)} is out of the 64-bit range", len(tok.text))
 
     def real(self, tok: _Tok) -> float:
         v = float(tok.text)
         if math.isinf(v):  # `Infinity` is how to write it on purpose
-            self.fail(tok.start, f"real {_shown(tok)} is too large for a 64-bit real")
+            self.fail(
+                tok.start, f"real {_shown(tok)} is too large for a 64-bit real", len(tok.text)
+            )
         return v
 
     def char(self, tok: _Tok) -> int:
@@ -382,5 +387,6 @@ def _read_values(text: str, types: Sequence[Type], source: str, *, fast: bool) -
             extra.start,
             f"unexpected {_shown(extra)} after the last argument "
             f"(expected {_values(len(types))})",
+            len(extra.text),
         )
     return out

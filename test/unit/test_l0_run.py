@@ -135,6 +135,7 @@ def test_out_of_range_literals_are_errors(prog) -> None:
     r = l0_run([path], "\n 99999999999999999999999")
     assert r.returncode == 2
     assert r.stderr.startswith("<stdin>:2:2: error: integer `99999999999999999999999` is out")
+    assert r.stderr.splitlines()[3] == "  |  " + "^" * 23
     assert l0_run([path], "-9223372036854775808").stdout == "-9223372036854775808\n"
     r = l0_run([prog("fun int main() =\n  99999999999999999999999 + 1")])
     assert r.returncode == 2
