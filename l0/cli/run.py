@@ -23,7 +23,7 @@ import sys
 import time
 
 from l0.cli.guard import run_guarded
-from l0.diagnostics import L0Error, Loc
+from l0.diagnostics import L0Error, Loc, register_source
 
 BACKENDS = ("cpu", "interp")
 
@@ -113,14 +113,19 @@ def run(args: argparse.Namespace) -> int:
     from l0.values import format_result, from_ir_results, read_arguments, to_ir_arguments
 
     # No isolation: the inputs are ours (a fresh copy per run), and copying would be timed.
+    source = _read_source(args.program)
+    register_source(args.program, source)
     prog = CompiledProgram(
-        _read_source(args.program), args.program, args.backend,
+        source, args.program, args.backend,
         optimise=args.optimise, fast_math=args.fast_math,
         inhibit_uniqueness=args.inhibit_uniqueness_checking, main_only=True, isolate=False,
     )
     entry = prog.functions["main"]
     params = [p.type for p in entry.params]
-    inputs = read_arguments(sys.stdin.read(), params, "<stdin>") if params else []
+    # Without parameters a terminal is not waited on; piped input must then be empty.
+    text = sys.stdin.read() if params or not sys.stdin.isatty() else ""
+    register_source("<stdin>", text)
+    inputs = read_arguments(text, params, "<stdin>")
     inputs = to_ir_arguments(params, inputs)
 
     times: list[int] = []

@@ -57,7 +57,7 @@ class Exp:
 
 @dataclass(eq=False)
 class IntLit(Exp):
-    value: int = 0  # already wrapped to 64 bits
+    value: int = 0  # an int64 (the lexer rejects literals outside that range)
 
 
 @dataclass(eq=False)

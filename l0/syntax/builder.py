@@ -21,7 +21,7 @@ from typing import Any
 from l0 import types as T
 from l0.diagnostics import L0Error, Loc
 from l0.syntax import ast as A
-from l0.syntax.lexer import L0Token
+from l0.syntax.lexer import INT_LIMIT, L0Token
 from l0.syntax.operators import resolve
 
 Children = list[Any]
@@ -168,7 +168,7 @@ class AstBuilder:
 
     def exp(self, c: Children) -> A.Exp:
         if len(c) == 1:
-            return c[0].exp if isinstance(c[0], Paren) else c[0]
+            return _int64(c[0].exp if isinstance(c[0], Paren) else c[0])
         terms: list[tuple[list[L0Token], A.Exp | Paren]] = []
         binops: list[L0Token] = []
         prefixes: list[L0Token] = []
@@ -181,17 +181,25 @@ class AstBuilder:
                 terms.append((prefixes, x))
                 prefixes = []
         result = resolve(terms, binops, str, self._binary, self._prefix)
-        return result.exp if isinstance(result, Paren) else result
+        return _int64(result.exp if isinstance(result, Paren) else result)
 
     def _binary(self, op: L0Token, lhs: A.Exp | Paren, rhs: A.Exp | Paren) -> A.Exp:
         loc = self.loc(lhs, rhs)
-        return A.BinOp(loc, op=str(op), lhs=_unparen(lhs), rhs=_unparen(rhs))
+        return A.BinOp(loc, op=str(op), lhs=_int64(_unparen(lhs)), rhs=_int64(_unparen(rhs)))
 
     def _prefix(self, op: L0Token, operand: A.Exp | Paren) -> A.Exp:
         loc = self.loc(op, operand)
         if op.value == "-":
-            return A.Negate(loc, operand=_unparen(operand))
-        return A.Not(loc, operand=_unparen(operand))
+            # The one place 2^63 may appear: `-9223372036854775808` is the int64 minimum.
+            # We cannot tell what l0c meant here: its `read` wrapped every literal, so
+            # 2^63 became -2^63, whose negation wraps to -2^63 again. We accept only this
+            # spelling (a `-` right before the literal, with nothing binding tighter:
+            # `-9223372036854775808 * 2` negates a product and is rejected) and reject
+            # every other literal that cannot be an int64.
+            if isinstance(operand, A.IntLit) and operand.value == INT_LIMIT:
+                return A.IntLit(loc, value=-INT_LIMIT)
+            return A.Negate(loc, operand=_int64(_unparen(operand)))
+        return A.Not(loc, operand=_int64(_unparen(operand)))
 
     def prefixes(self, c: Children) -> list[L0Token]:
         return list(c)
@@ -257,7 +265,7 @@ class AstBuilder:
         return A.Replicate(self.span(c), n=c[2], value=c[4])
 
     def size(self, c: Children) -> A.Exp:  # [certs] size ( k , e )
-        return A.Size(self.span(c), dim=_lit(c[3]), array=c[5], certs=_certs(c[0]))
+        return A.Size(self.span(c), dim=self._small(c[3]), array=c[5], certs=_certs(c[0]))
 
     def reshape(self, c: Children) -> A.Exp:  # [certs] reshape ( ( exps ) , e )
         return A.Reshape(self.span(c), shape=c[4], array=c[7], certs=_certs(c[0]))
@@ -266,10 +274,10 @@ class AstBuilder:
         return A.Transpose(self.span(c), k=0, n=1, array=c[3], certs=_certs(c[0]))
 
     def transpose_kn(self, c: Children) -> A.Exp:  # [certs] transpose ( k , [-] n , e )
-        n = _lit(c[6])
+        n = self._small(c[6])
         return A.Transpose(
             self.span(c),
-            k=_lit(c[3]),
+            k=self._small(c[3]),
             n=-n if c[5] is not None else n,
             array=c[8],
             certs=_certs(c[0]),
@@ -497,9 +505,21 @@ class AstBuilder:
     def lambda_(self, c: Children) -> A.Fun:  # fn T ( params ) => e
         return A.Lambda(self.span(c), ret=c[1].value, params=c[3], body=c[6])
 
+    def _small(self, t: L0Token) -> int:
+        """An int literal that must be an int64 on its own (a dimension of `size` etc.)."""
+        return _int64(A.IntLit(self.tok_loc(t), value=_lit(t))).value  # type: ignore[attr-defined]
+
     def tfun(self, c: Children) -> A.Fun:  # fn { [typelist] } ( params ) => e
         ret = T.TupleType(tuple(c[2] or []))
         return A.Lambda(self.span(c), ret=ret, params=c[5], body=c[8], tuple_form=True)
+
+
+def _int64(e: A.Exp) -> A.Exp:
+    """`e`, unless it is the literal 2^63 anywhere but right after a prefix `-`."""
+    if isinstance(e, A.IntLit) and e.value == INT_LIMIT:
+        raise L0Error(e.loc, f"integer literal '{e.value}' is out of the 64-bit range",
+                      "lexical-error")
+    return e
 
 
 def _unparen(x: A.Exp | Paren) -> A.Exp:

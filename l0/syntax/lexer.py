@@ -6,8 +6,11 @@ lexer exactly and reports lexical errors well:
 
 * longest match over the whole token set, whatever the parser expects next
   (`x<-1` is `x <- 1`, a parse error outside let-with, section 1.5);
-* int literals wrap to 64-bit signed; real literals need digits on both sides of
-  a dot (`1.` and `.5` are lexical errors here, the original crashed on them);
+* an int literal above 2^63 is a lexical error, and 2^63 itself is allowed only as
+  the operand of a prefix `-` (checked by the builder); the 2014 lexer wrapped them
+  silently with Haskell's `read`. A real literal too large for a double (`1e999`) is an
+  error too, not infinity. Real literals need digits on both sides of a dot (`1.` and
+  `.5` are lexical errors here, the original crashed on them);
 * char and string literals decode Haskell escapes (`l0.syntax.escapes`); a raw
   tab, newline or other control character inside one is a lexical error;
 * any character that starts no token is `unexpected character '!'`.
@@ -21,6 +24,7 @@ Columns are 1-based and count characters (a tab is one column).
 
 from __future__ import annotations
 
+import math
 import re
 
 from l0.diagnostics import L0Error, Loc
@@ -99,17 +103,19 @@ def describe_char(c: str) -> str:
     return repr(c)[1:-1]
 
 
-def wrap_int(digits: str) -> int:
-    """The value of a decimal literal wrapped to a signed 64-bit int (Haskell `read`).
+INT_LIMIT = 1 << (_INT_BITS - 1)
+"""2^63: the largest int literal, and only as `-9223372036854775808` (`builder.py`)."""
 
-    Works in chunks so that huge literals do not hit Python's digit limit for
+
+def int_literal(digits: str) -> int | None:
+    """The value of a decimal literal, or None above `INT_LIMIT`.
+
+    The length test first, so that huge literals do not hit Python's digit limit for
     `int(str)`."""
-    mod = 1 << _INT_BITS
-    value = 0
-    for i in range(0, len(digits), 18):
-        chunk = digits[i : i + 18]
-        value = (value * 10 ** len(chunk) + int(chunk)) % mod
-    return value - mod if value >= 1 << (_INT_BITS - 1) else value
+    if len(digits.lstrip("0")) > 19:
+        return None
+    value = int(digits)
+    return value if value <= INT_LIMIT else None
 
 
 class _Lexer:
@@ -126,10 +132,11 @@ class _Lexer:
     def col_of(self, offset: int) -> int:
         return offset - self.line_start + 1
 
-    def error(self, offset: int, message: str) -> L0Error:
-        """A lexical error at `offset`, which must lie on the current line."""
+    def error(self, offset: int, message: str, length: int = 1) -> L0Error:
+        """A lexical error at `offset` (`length` characters), which must lie on the current
+        line."""
         col = self.col_of(offset)
-        loc = Loc(self.filename, self.line, col, self.line, col)
+        loc = Loc(self.filename, self.line, col, self.line, col + max(length, 1) - 1)
         return L0Error(loc, message, "lexical-error")
 
     def emit(self, kind: str, start: int, end: int, lit: object = None) -> None:
@@ -177,7 +184,12 @@ class _Lexer:
     def number(self, start: int, end: int) -> None:
         lexeme = self.text[start:end]
         if lexeme.isdigit():
-            self.emit("INTLIT", start, end, wrap_int(lexeme))
+            value = int_literal(lexeme)
+            if value is None:
+                raise self.error(
+                    start, f"integer literal '{lexeme}' is out of the 64-bit range", end - start,
+                )
+            self.emit("INTLIT", start, end, value)
             return
         mantissa = re.split(r"[eE]", lexeme, maxsplit=1)[0]
         if "." in mantissa:
@@ -187,7 +199,12 @@ class _Lexer:
                     start,
                     f"invalid real literal '{lexeme}': write digits on both sides of '.'",
                 )
-        self.emit("REALLIT", start, end, float(lexeme))
+        value = float(lexeme)
+        if math.isinf(value):
+            raise self.error(
+                start, f"real literal '{lexeme}' is too large for a 64-bit real", end - start
+            )
+        self.emit("REALLIT", start, end, value)
 
     def quoted(self, quote: str) -> None:
         """A char (`'`) or string (`"`) literal starting at the current position."""

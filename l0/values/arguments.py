@@ -25,7 +25,7 @@ from l0.values.reader import read_values
 def read_arguments(text: str, params: Sequence[Type], source: str = "<stdin>") -> list[Value]:
     """Read the flattened arguments of a function whose parameters have types `params`."""
     types = [c for t in params for c in flatten(t)]
-    values = read_values(text, types, source) if types else []
+    values = read_values(text, types, source)  # with no types: checks that `text` is empty
     check_arguments(params, values, Loc(source, 1, 1))
     return values
 

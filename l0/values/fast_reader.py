@@ -5,10 +5,10 @@ Python loop over its elements: numpy finds the matching `]`, one rank-specific r
 expression (possessive, so it never backtracks) checks the whole syntax, `np.fromstring`
 converts the numbers and numpy counts sub-arrays and commas to find the shape
 (comments are no obstacle: the reader has blanked them out beforehand). It accepts only
-the common case (no empty rows, no ints of 19 or more digits, which may need wrapping)
-and returns `None` for everything else, including every error: the careful reader in
-`reader.py` then reads the value again and reports the problem, so that messages never
-depend on which path ran.
+the common case (no empty rows, no ints of 19 or more digits, which may be out of range,
+no infinite reals, which may be overflows) and returns `None` for everything else,
+including every error: the careful reader in `reader.py` then reads the value again and
+reports the problem, so that messages never depend on which path ran.
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def try_fast_array(text: str, p: int, kind: Basic, rank: int) -> tuple[np.ndarra
         flat = b[(b == ord("T")) | (b == ord("F"))] == ord("T")
     else:
         if kind is Basic.INT and _LONG_INT.search(body):
-            return None  # may need wrapping to 64 bits, which numpy does not do
+            return None  # may be out of the 64-bit range, which numpy does not report
         numbers = body.replace("[", " ").replace("]", " ")
         with warnings.catch_warnings():
             warnings.simplefilter("error")
@@ -120,6 +120,8 @@ def try_fast_array(text: str, p: int, kind: Basic, rank: int) -> tuple[np.ndarra
                 flat = np.fromstring(numbers, dtype=_DTYPE[kind], sep=",")
             except (ValueError, DeprecationWarning):
                 return None
+        if kind is Basic.REAL and np.isinf(flat).any():
+            return None  # `Infinity`, or a real too large, which is an error
     shape = (flat.size,) if rank == 1 else _shape(raw, rank)
     if shape is None or int(np.prod(shape)) != flat.size:
         return None

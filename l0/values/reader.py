@@ -1,14 +1,17 @@
 """Reading `main`'s arguments from text (L0-REFERENCE 6.2, generalised).
 
 The 2014 `l0c -i` read one value per line; this reader reads a whitespace-separated
-stream, one value per flattened parameter of `main`, so values may span lines and
-anything after the last needed value is ignored (as l0c ignored extra lines). Accepted:
+stream, one value per flattened parameter of `main`, so values may span lines; a value
+left over after the last needed one is an error (l0c ignored extra lines silently, which
+hid data sets that did not match the program). Accepted:
 
     value ::= INT | REAL | "True" | "False" | CHAR | STRING | "Checked"
             | "[" [ value { "," value } ] "]" | "empty" "(" TYPE ")"
 
 * numbers may be negative (`-3`, `-2.5e-3`); a real needs a point or an exponent (`2.0`,
-  `1e5`, `1.`, `.5`) and `Infinity`, `-Infinity`, `NaN` are reals too; ints wrap to 64 bits;
+  `1e5`, `1.`, `.5`) and `Infinity`, `-Infinity`, `NaN` are reals too; an int outside
+  the 64-bit range, or a real too large for a double (`1e999`), is an error (l0c's `read`
+  wrapped or overflowed silently);
 * as in l0c, an int is *not* accepted where a real is expected (`2` for a `real`
   parameter is an error): the finpar data sets (`/work/shared/finpar`) never need it,
   they write every real with a point;
@@ -23,6 +26,7 @@ position. Big arrays of numbers or bools go through `fast_reader` first.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import NamedTuple, NoReturn
@@ -33,7 +37,7 @@ from l0.diagnostics import L0Error, Loc
 from l0.syntax.escapes import EscapeError, decode_escape
 from l0.types import ArrayType, Basic, BasicType, Type
 from l0.values.fast_reader import try_fast_array
-from l0.values.model import CHECKED, DTYPES, Value, wrap_int
+from l0.values.model import CHECKED, DTYPES, Value
 
 _REAL = r"-?(?:\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\.\d+(?:[eE][+-]?\d+)?)"
 _CHAR = r"'(?:\\[^\n]|[^'\\\n])[^'\n]*'"  # one char or escape, checked when decoded
@@ -51,6 +55,7 @@ _COMMENT = re.compile(r"//[^\n]*")
 _COMMENT_OR_QUOTED = re.compile(rf"{_CHAR}|{_STRING}|//[^\n]*")
 _SPECIAL_REALS = {"Infinity": float("inf"), "-Infinity": float("-inf"), "NaN": float("nan")}
 _BASIC_NAMES = {b.value: b for b in Basic}
+_INT_MIN, _INT_MAX = -(1 << 63), (1 << 63) - 1
 
 
 class _Tok(NamedTuple):
@@ -82,6 +87,10 @@ def _elements(n: int) -> str:
     return f"{n} element" if n == 1 else f"{n} elements"
 
 
+def _values(n: int) -> str:
+    return f"{n} value" if n == 1 else f"{n} values"
+
+
 def _array_type(kind: Basic, rank: int) -> Type:
     return BasicType(kind) if rank == 0 else ArrayType(BasicType(kind), rank)
 
@@ -98,13 +107,16 @@ class _Reader:
 
     # -- positions and errors ------------------------------------------------------
 
-    def loc(self, offset: int) -> Loc:
+    def loc(self, offset: int, length: int = 0) -> Loc:
+        """The position of `offset`; a span when the `length` characters there are known."""
         line = self.text.count("\n", 0, offset) + 1
         col = offset - (self.text.rfind("\n", 0, offset) + 1) + 1
-        return Loc(self.source, line, col)
+        if length <= 0:
+            return Loc(self.source, line, col)
+        return Loc(self.source, line, col, line, col + length - 1)
 
-    def fail(self, offset: int, message: str) -> NoReturn:
-        raise L0Error(self.loc(offset), message, "value-error")
+    def fail(self, offset: int, message: str, length: int = 0) -> NoReturn:
+        raise L0Error(self.loc(offset, length), message, "value-error")
 
     def fail_expected(self, want: Type, tok: _Tok | None, nested: bool) -> NoReturn:
         where = "in the array for" if nested else "for"
@@ -164,9 +176,9 @@ class _Reader:
         tok = self.next()
         if tok is not None:
             if kind is Basic.INT and tok.kind == "int":
-                return wrap_int(int(tok.text))
+                return self.int(tok)
             if kind is Basic.REAL and tok.kind == "real":
-                return float(tok.text)
+                return self.real(tok)
             if kind is Basic.REAL and tok.text in _SPECIAL_REALS:
                 return _SPECIAL_REALS[tok.text]
             if kind is Basic.BOOL and tok.text in ("True", "False"):
@@ -176,6 +188,22 @@ class _Reader:
             if kind is Basic.CERT and tok.text == "Checked":
                 return CHECKED
         self.fail_expected(BasicType(kind), tok, nested)
+
+    def int(self, tok: _Tok) -> int:
+        # The length test first: `int()` refuses strings of thousands of digits.
+        if len(tok.text.lstrip("-").lstrip("0")) <= 19:
+            v = int(tok.text)
+            if _INT_MIN <= v <= _INT_MAX:
+                return v
+        self.fail(tok.start, f"integer {_shown(tok)} is out of the 64-bit range", len(tok.text))
+
+    def real(self, tok: _Tok) -> float:
+        v = float(tok.text)
+        if math.isinf(v):  # `Infinity` is how to write it on purpose
+            self.fail(
+                tok.start, f"real {_shown(tok)} is too large for a 64-bit real", len(tok.text)
+            )
+        return v
 
     def char(self, tok: _Tok) -> int:
         if tok.text[1] != "\\":
@@ -353,4 +381,12 @@ def _read_values(text: str, types: Sequence[Type], source: str, *, fast: bool) -
     for n, t in enumerate(types, 1):
         reader.param = n
         out.append(reader.value(t, fast))
+    extra = reader.peek()
+    if extra is not None:
+        reader.fail(
+            extra.start,
+            f"unexpected {_shown(extra)} after the last argument "
+            f"(expected {_values(len(types))})",
+            len(extra.text),
+        )
     return out

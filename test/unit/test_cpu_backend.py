@@ -115,7 +115,7 @@ def test_l0_run_fault_status_and_location(tmp_path: Path, monkeypatch: pytest.Mo
     status, out, err = _l0_run(tmp_path, source, stdin, monkeypatch=monkeypatch, capsys=capsys)
     assert status == 2
     assert out == ""
-    assert err == f"{tmp_path / 'prog.l0'}:{expected}\n"
+    assert err.startswith(f"{tmp_path / 'prog.l0'}:{expected}\n  |\n2 |   a[i]\n  |   ^")
 
 
 def test_deep_recursion_is_an_error_not_a_crash() -> None:

@@ -109,3 +109,52 @@ def test_version_is_the_package_version_and_imports_no_compiler() -> None:
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.stdout.splitlines() == [f"l0-run {version('l0')}", "[]"], r.stderr
+
+
+def test_errors_show_the_source_line_with_a_marker(prog) -> None:
+    path = prog('fun int main(int x) =\n  let msg = trace("Computed RMS is:") in\n  msg + True')
+    r = l0_run([path], "1")
+    assert r.returncode == 2
+    lines = r.stderr.splitlines()
+    assert lines[0].startswith(f"{path}:3:3: error: ")  # the line tools parse stays first
+    assert lines[1:4] == ["  |", "3 |   msg + True", "  |   ^^^"]
+
+
+def test_runtime_errors_show_the_source_line(prog) -> None:
+    path = prog("fun int main([int] a) =\n\tlet b = a in\n\tb[3]")
+    for backend in ("cpu", "interp"):
+        r = l0_run([f"--backend={backend}", path], "[1, 2]")
+        assert r.returncode == 2
+        assert r.stderr.splitlines()[1:4] == ["  |", "3 | \tb[3]", "  | \t^"], r.stderr
+
+
+def test_values_left_over_on_stdin_are_errors(prog) -> None:
+    path = prog("fun int main(int x, [real] y) = x")
+    assert l0_run([path], "1 [2.0]\n// a comment\n\n").stdout == "1\n"
+    r = l0_run([path], "1 [2.0]\n// two values\n 3 4\n")
+    assert r.returncode == 2
+    assert r.stderr.splitlines() == [
+        "<stdin>:3:2: error: unexpected `3` after the last argument (expected 2 values)",
+        "  |",
+        "3 |  3 4",
+        "  |  ^",
+    ]
+    r = l0_run([prog("fun int main() = 1")], "5")
+    assert r.returncode == 2 and r.stderr.startswith("<stdin>:1:1: error: unexpected `5`")
+
+
+def test_out_of_range_literals_are_errors(prog) -> None:
+    path = prog("fun int main(int x) = x")
+    r = l0_run([path], "\n 99999999999999999999999")
+    assert r.returncode == 2
+    assert r.stderr.startswith("<stdin>:2:2: error: integer `99999999999999999999999` is out")
+    assert r.stderr.splitlines()[3] == "  |  " + "^" * 23
+    assert l0_run([path], "-9223372036854775808").stdout == "-9223372036854775808\n"
+    r = l0_run([prog("fun int main() =\n  99999999999999999999999 + 1")])
+    assert r.returncode == 2
+    assert r.stderr.splitlines()[0].endswith(":2:3: error: integer literal "
+                                             "'99999999999999999999999' is out of the 64-bit range")
+    assert r.stderr.splitlines()[3] == "  |   " + "^" * 23
+    assert l0_run([prog("fun int main() = -9223372036854775808")]).stdout == (
+        "-9223372036854775808\n"
+    )

@@ -567,12 +567,36 @@ def test_lexical_errors(source: str, col: int, fragment: str) -> None:
     assert fragment in e.message, e.message
 
 
-def test_int_literals_wrap_to_64_bits() -> None:
+def test_int_literals_cover_exactly_the_64_bit_range() -> None:
     assert ex("9223372036854775807") == str(2**63 - 1)
-    assert ex("9223372036854775808") == str(-(2**63))
-    assert ex("18446744073709551617") == "1"
-    huge = 7 * (10**5000 - 1) // 9  # 5000 sevens: past Python's limit for int(str)
-    assert ex("7" * 5000) == str((huge + 2**63) % 2**64 - 2**63)
+    assert ex("-9223372036854775808") == str(-(2**63))
+    assert ex("- 9223372036854775808") == str(-(2**63))
+    assert ex("x - -9223372036854775808") == ex(f"x - {-(2**63)}".replace("--", "- -"))
+
+
+@pytest.mark.parametrize(
+    ("body", "col", "width"),
+    [
+        ("9223372036854775808", 20, 19),
+        ("1 + 18446744073709551617", 24, 20),
+        ("x - 9223372036854775808", 24, 19),  # binary minus: x + 2^63 is no int64
+        ("-(9223372036854775808)", 22, 19),
+        ("size(9223372036854775808, x)", 25, 19),
+        ("7" * 5000, 20, 5000),  # past Python's limit for int(str)
+    ],
+)
+def test_int_literals_outside_64_bits_are_errors(body: str, col: int, width: int) -> None:
+    e = body_error(body)
+    assert e.kind == "lexical-error"
+    assert (e.loc.line, e.loc.col, e.loc.end_col) == (1, col, col + width - 1), e.render()
+    assert "out of the 64-bit range" in e.message
+
+
+def test_real_literals_overflowing_to_infinity_are_errors() -> None:
+    assert ex("1e-999") == "0.0"
+    e = body_error("1.5e309")
+    assert (e.kind, e.loc.col) == ("lexical-error", 20)
+    assert e.message == "real literal '1.5e309' is too large for a 64-bit real"
 
 
 def test_lexing() -> None:

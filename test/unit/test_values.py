@@ -119,13 +119,39 @@ def test_read_scalars() -> None:
     assert type(vals[0]) is int and type(vals[2]) is float and type(vals[10]) is bool
 
 
-def test_ints_wrap_to_64_bits_like_haskell_read() -> None:
-    assert read_both("9223372036854775808 -9223372036854775809", [INT, INT]) == [
-        -(2**63),
+def test_ints_cover_exactly_the_64_bit_range() -> None:
+    assert read_both("9223372036854775807 -9223372036854775808 -0009", [INT, INT, INT]) == [
         2**63 - 1,
+        -(2**63),
+        -9,
     ]
-    big = read_both("[18446744073709551617, 1]", [arr(INT)])[0]
-    assert big.tolist() == [1, 1] and big.dtype == np.int64
+    big = read_both("[-9223372036854775808, 1]", [arr(INT)])[0]
+    assert big.tolist() == [-(2**63), 1] and big.dtype == np.int64
+
+
+@pytest.mark.parametrize(
+    ("text", "types", "where"),
+    [
+        ("9223372036854775808", [INT], "1:1"),
+        ("1 -9223372036854775809", [INT, INT], "1:3"),
+        ("[1,\n 18446744073709551617]", [arr(INT)], "2:2"),
+        ("[[1], [99999999999999999999999]]", [arr(INT, 2)], "1:8"),
+        ("9" * 5000, [INT], "1:1"),  # past Python's limit for int(str)
+    ],
+)
+def test_ints_outside_64_bits_are_errors(text: str, types: list[Any], where: str) -> None:
+    with pytest.raises(L0Error) as info:
+        read_both(text, types)
+    assert str(info.value).startswith(f"<stdin>:{where}: error: integer `")
+    assert "out of the 64-bit range" in str(info.value)
+
+
+def test_reals_overflowing_to_infinity_are_errors() -> None:
+    assert read_both("1e-999 1.7976931348623157e308", [REAL, REAL]) == [0.0, 1.7976931348623157e308]
+    for text, where in [("1e999", "1:1"), ("[1.0, -2e400]", "1:7")]:
+        with pytest.raises(L0Error) as info:
+            read_both(text, [arr(REAL)] if text.startswith("[") else [REAL])
+        assert str(info.value).startswith(f"<stdin>:{where}: error: real `"), str(info.value)
 
 
 @pytest.mark.parametrize(
@@ -175,13 +201,32 @@ def test_read_empty_arrays() -> None:
     assert [v.dtype for v in vals[:3]] == [np.int64, np.int64, np.float64]
 
 
-def test_values_span_lines_comments_and_trailing_input_is_ignored() -> None:
-    text = "// header\n[1,   // first\n 2,\n\n 3]\n5 // five\n  anything at all ( ] 'x"
+def test_values_span_lines_and_comments() -> None:
+    text = "// header\n[1,   // first\n 2,\n\n 3]\n5 // five\n  // trailing comment\n\n"
     a, b = read_both(text, [arr(INT), INT])
     assert a.tolist() == [1, 2, 3] and b == 5
     assert read_both('"a//b" 1 // c', [arr(CHAR), INT])[0].tolist() == [97, 47, 47, 98]
     assert read_both("", []) == []
-    assert read_values("garbage", []) == []
+    assert read_both("  // nothing\n", []) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "types", "where", "found"),
+    [
+        ("[1, 2] 5\n// c\n  6 7", [arr(INT), INT], "3:3", "`6`"),
+        ("garbage", [], "1:1", "`garbage`"),
+        ("1\n[1, 2]", [INT], "2:1", "`[`"),
+    ],
+)
+def test_values_left_over_are_errors(
+    text: str, types: list[Any], where: str, found: str
+) -> None:
+    with pytest.raises(L0Error) as info:
+        read_both(text, types)
+    assert info.value.kind == "value-error"
+    assert str(info.value).startswith(
+        f"<stdin>:{where}: error: unexpected {found} after the last argument"
+    ), str(info.value)
 
 
 def test_the_l0c_one_line_per_parameter_format_reads() -> None:
