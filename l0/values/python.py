@@ -5,8 +5,8 @@ tuples as Python tuples and an array of tuples as a tuple of its component array
 back end gets its arguments from `from_python`, so all accept and refuse the same values,
 and they accept what the value reader (`reader.py`) accepts, no more:
 
-* `int`: Python ints and numpy integers within 64 bits (the reader wraps the digits it
-  reads, but a Python int too big for int64 is a mistake, not a wrap); no bools, no floats;
+* `int`: Python ints and numpy integers within 64 bits (the reader refuses larger ones
+  too); no bools, no floats;
 * `real`: ints and floats (Python or numpy), no bools; `bool`: bools only;
 * `char`: one-character strings; in arrays also strings as rows and code points (arrays of
   chars come back as code points);
