@@ -4,7 +4,7 @@ For a benchmark and a size, `ensure(name, n)` generates the arguments of `main` 
 fixed seed and caches them under `benchmarks/data/` (git-ignored) in three forms:
 
 * `NAME-nN-vV.in`: L0 value syntax, one value per parameter of `main`, read by `l0-run`
-  from stdin (L0-REFERENCE 6.2);
+  from stdin (docs/reference.md §6.2);
 * `NAME-nN-vV.bin`: the same arrays in the binary layout that `c/bench.h` reads: per array
   an int64 rank, int64 dimensions, then the elements (int64, float64, or one byte per bool);
 * `NAME-nN-vV.npz`: the same arrays for the NumPy versions.
@@ -13,7 +13,8 @@ The real-world benchmarks read finpar's datasets (`finpar_files`): their `input.
 fed to `l0-run` as it is (the L0 value reader reads that format), and its values, read by
 the L0 value reader with the types of the program's `main`, are cached in the other two
 forms. `finpar_reference` reads a dataset's expected result, `output.data`. The datasets
-are looked for in `$L0_FINPAR_DIR`, by default `../shared/finpar` beside the repository.
+are looked for in `$L0_FINPAR_DIR`, by default `shared/finpar` in
+the directory that holds the repository.
 
 The text and binary forms hold exactly the same numbers: reals are multiples of 1/100
 (or 1/1000), written with Python's shortest round-trip `repr`, so `l0-run` parses the very
@@ -173,7 +174,7 @@ def _write_cached(files: DataFiles, arrays: Arrays, *, text: bool) -> None:
 
 
 def finpar_dir() -> Path:
-    """Where finpar's datasets are: `$L0_FINPAR_DIR`, else `../shared/finpar` beside the repo."""
+    """Where finpar's datasets are: `$L0_FINPAR_DIR`, else `shared/finpar` next to the repo."""
     env = os.environ.get("L0_FINPAR_DIR")
     return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "finpar"
 

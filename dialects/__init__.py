@@ -4,5 +4,5 @@
 * `l0.dialects.context`: `l0_context()`, an xDSL context with the dialects internal L0
   is made of.
 
-Nothing here imports passes, lowering or the front end (`STYLE.md` section 5).
+Nothing here imports passes, lowering or the front end (`docs/architecture.md` §2).
 """

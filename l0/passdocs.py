@@ -2,7 +2,7 @@
 
     python -m l0.passdocs > docs/passes.md
 
-The docstring of each pass class is its documentation (STYLE.md 5); this page only
+The docstring of each pass class is its documentation (docs/style.md §1); this page only
 collects them, so it cannot drift from the code (a test compares it with the output).
 """
 

@@ -1,4 +1,4 @@
-"""Source-level L0 types (L0-REFERENCE section 4.1, thesis chapter 2).
+"""Source-level L0 types (docs/reference.md §4.1, thesis chapter 2).
 
 These are the types the programmer writes and the type checker reasons about. They
 know nothing of xDSL: the internaliser maps them to IR types (thesis chapter 4).
@@ -78,7 +78,7 @@ def array_of(t: Type, unique: bool = False) -> ArrayType:
 def row_type(t: ArrayType) -> Type:
     """The type of one row of `t`: `[[int]]` -> `[int]`, `[int]` -> `int`.
 
-    A row keeps the uniqueness of its array (L0-REFERENCE 4.3, indexing)."""
+    A row keeps the uniqueness of its array (docs/reference.md §4.3, indexing)."""
     if t.rank == 1:
         return t.elem
     return ArrayType(t.elem, t.rank - 1, t.unique)

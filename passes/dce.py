@@ -4,7 +4,7 @@ The thesis's simplifier removes a `let` binding none of whose names is used
 (chapter 5.3, "let pat = e in body"); in SSA that is an operation none of whose
 results is used. Unlike xDSL's generic `dce`, which trusts the effect traits alone,
 this pass knows which L0 operations observably do something besides computing their
-results, and keeps those even when nothing uses them (L0-REFERENCE 5: checks are
+results, and keeps those even when nothing uses them (docs/reference.md §5: checks are
 raised even if the value is unused):
 
 * `soac.assert` (it may fail) and `soac.trace` (it prints);

@@ -44,7 +44,7 @@ Note [Hoisting checks]
 ~~~~~~~~~~~~~~~~~~~~~~
 The 2014 compiler moved checks out of loops freely (thesis 10), which can change which
 of two failing checks is reported. L0's interpreter reports the first failure in
-evaluation order (L0-REFERENCE 5), so here a check, or any op that may fail, leaves a
+evaluation order (docs/reference.md §5), so here a check, or any op that may fail, leaves a
 loop only if everything before it in the body that may fail has left too: then, if it
 fails, it fails on the first iteration before anything else could have, exactly as in
 the original. An invariant check behind a variant one stays (the `bounds` pass moves

@@ -2,7 +2,7 @@
 
     l0-run [--backend=cpu|interp] [--fast-math] [-O | -O0] [-r N] [-t FILE] prog.l0 < input
 
-Prints `main`'s result exactly as the 2014 compiler did (L0-REFERENCE section 6.3).
+Prints `main`'s result exactly as the 2014 compiler did (docs/reference.md §6.3).
 `-r N` runs `main` N times and `-t FILE` writes the time of each run in microseconds,
 one per line; these times exclude compilation and value input/output, as the
 benchmark harness of Futhark's compiled programs does. `-O` (the default) runs the

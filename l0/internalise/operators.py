@@ -1,4 +1,4 @@
-"""Scalar operators and builtin functions (L0-REFERENCE 3 and 5; docs/ir.md "Scalars").
+"""Scalar operators and builtin functions (docs/reference.md §3 and 5; docs/ir.md "Scalars").
 
 Used both for source expressions (`a + b`, `-x`, `sqrt(r)`) and for SOAC functional
 arguments (`op +`, `op ~`, `map(sqrt, xs)`), so the operator is chosen from the IR type

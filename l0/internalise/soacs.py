@@ -11,7 +11,7 @@ input array (and the accumulators, for reductions):
 * an anonymous function: its body, internalised inline; free variables simply refer
   to the SSA values of the enclosing scope.
 
-Tuple shimming (L0-REFERENCE 2.4) needs no code once values are flat: the SOAC supplies
+Tuple shimming (docs/reference.md §2.4) needs no code once values are flat: the SOAC supplies
 the flattened components of its row, and they are distributed over the function's
 parameters in order. The T-forms check that their arrays have equal outer sizes.
 """

@@ -1,4 +1,4 @@
-"""Scalar `arith` ops in the interpreter (L0-REFERENCE section 5, `docs/ir.md`).
+"""Scalar `arith` ops in the interpreter (docs/reference.md §5, `docs/ir.md`).
 
 Integers are Python ints kept in the signed range of their width (i64: L0's wrapping
 `int`); i1 values are Python bools, whose signed value is 0 or -1 as in MLIR. Results of

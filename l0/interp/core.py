@@ -1,6 +1,6 @@
 """The interpreter's engine: soac-level IR compiled to Python source, once per function.
 
-The reference semantics of internal L0 (L0-REFERENCE section 5, `docs/ir.md`). Every pass
+The reference semantics of internal L0 (docs/reference.md §5, `docs/ir.md`). Every pass
 is checked against this interpreter, so it must be exactly right, and fast enough to run
 real test inputs; xDSL's own tree-walking interpreter costs ~29 µs per op, far too slow.
 
@@ -35,7 +35,7 @@ nothing else refers to. The invariant, kept by every emitter here:
   view), `array`, `empty`, `copy`, `concat`, results of `map`, `scan` and `filter` (also
   vectorised ones; a lambda yielding its argument or the same value twice is copied),
   array `arith.constant`s are read-only (an update of one is a bug caught by numpy);
-* views that alias their operand, as L0's aliasing rules say they do (L0-REFERENCE 4.4):
+* views that alias their operand, as L0's aliasing rules say they do (docs/reference.md §4.4):
   `index` returning a row, `reshape`, `transpose`, `split`, and values passed through
   `scf`/`func` unchanged; the type checker only lets such a result be updated when its
   operand is dead as well;

@@ -1,4 +1,4 @@
-"""Scalar `math` ops in the interpreter (L0-REFERENCE sections 3 and 5).
+"""Scalar `math` ops in the interpreter (docs/reference.md §§3 and 5).
 
 Reals follow the C library (the CPU back end calls the same libm): Python's `math`
 functions are libm's, and where they raise instead of returning an IEEE special value

@@ -1,5 +1,5 @@
 """The `soac` dialect in the interpreter: arrays, certificates and the SOACs
-(L0-REFERENCE section 5, thesis 2.1-2.2 and 4.2, `docs/ir.md`).
+(docs/reference.md §5, thesis 2.1-2.2 and 4.2, `docs/ir.md`).
 
 Arrays are rectangular numpy arrays (Note [Fresh buffers and in-place updates] in
 core.py says which ops return fresh buffers and which return views). A lambda region is
@@ -327,7 +327,7 @@ def _transpose(e: Emitter, op: Operation) -> None:
     k, n = op.k.data, op.n.data
     r = _result(e, op)
     e.line(f"{r} = np.moveaxis({e.name(op.array)}, {k}, {k + n})")
-    # An array without elements has every dimension 0 (L0-REFERENCE 5, `size`), also
+    # An array without elements has every dimension 0 (docs/reference.md §5, `size`), also
     # after a transpose moves its zero dimension inwards.
     e.line(f"{r} = {r} if {r}.size else {r}.reshape((0,) * {r}.ndim)")
 
@@ -538,7 +538,7 @@ def _scan(e: Emitter, op: Operation) -> None:
 
 @emits("soac.redomap")
 def _redomap(e: Emitter, op: Operation) -> None:
-    # The meaning of redomap is the left fold with its inner lambda (L0-REFERENCE 5);
+    # The meaning of redomap is the left fold with its inner lambda (docs/reference.md §5);
     # the outer (combining) lambda only matters to parallel implementations.
     assert isinstance(op, d.RedomapOp)
     _fold(e, op, op.inner.block, scan=False)

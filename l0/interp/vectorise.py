@@ -17,7 +17,7 @@ The vectorised result must be *identical* to the per-element one, bit for bit:
   min` are associative and commutative modulo 2^64, so a reduction or scan with them may
   be computed in any order (`np.add.reduce`, `np.cumsum`...);
 * real `+` and `*` are not associative: a reduce or scan over them is a strict left fold
-  (L0-REFERENCE 5), computed with `np.add.accumulate` / `np.multiply.accumulate`, which
+  (docs/reference.md §5), computed with `np.add.accumulate` / `np.multiply.accumulate`, which
   numpy evaluates sequentially (`out[i] = out[i-1] + in[i]`; unlike `np.add.reduce`,
   which sums pairwise), starting from the neutral element;
 * transcendental functions: numpy's own SIMD versions (AVX-512 builds of exp, log, pow...)

@@ -1,6 +1,6 @@
-"""The abstract syntax of source L0 (L0-REFERENCE section 2, thesis chapter 2).
+"""The abstract syntax of source L0 (docs/reference.md §2, thesis chapter 2).
 
-One dataclass per construct of the grammar in L0-REFERENCE 2.1. Every node carries
+One dataclass per construct of the grammar in docs/reference.md §2.1. Every node carries
 the `Loc` of its first token (and where it ends). The parser builds these; the type
 checker fills in the `type` slot of every expression (and the `Fun*` annotations
 documented below); the internaliser reads them. Nothing here knows about xDSL.
@@ -120,7 +120,7 @@ class BinOp(Exp):
 
 @dataclass(eq=False)
 class Negate(Exp):
-    """Prefix `-e` (precedence of binary minus, L0-REFERENCE 2.2)."""
+    """Prefix `-e` (precedence of binary minus, docs/reference.md §2.2)."""
 
     operand: Exp | None = None
 
@@ -398,7 +398,7 @@ class DoLoop(Exp):
     """`loop (pat = init) = for var < bound do body in rest`.
 
     The shorthand `loop (pat) = ...` parses with `init` built from the pattern's
-    variables (a `Var` or a `TupleLit` of them), as L0-REFERENCE 2.3 says.
+    variables (a `Var` or a `TupleLit` of them), as docs/reference.md §2.3 says.
     """
 
     pat: Pattern | None = None

@@ -1,4 +1,4 @@
-"""Building the L0 AST from the grammar's reductions (L0-REFERENCE section 2).
+"""Building the L0 AST from the grammar's reductions (docs/reference.md §2).
 
 `AstBuilder` is used as lark's *inline* transformer: the LALR parser calls one
 method per reduction, named after the rule or its alias in `grammar.lark`, with the

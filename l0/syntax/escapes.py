@@ -1,4 +1,4 @@
-"""Haskell escape sequences in L0 char and string literals (L0-REFERENCE 1.4).
+"""Haskell escape sequences in L0 char and string literals (docs/reference.md §1.4).
 
 The 2014 compiler decoded literals with Haskell's `read`, so the escapes are those
 of the Haskell report (section 2.6): `\\a \\b \\f \\n \\r \\t \\v \\\\ \\" \\'`,

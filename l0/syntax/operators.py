@@ -1,4 +1,4 @@
-"""Operator precedence of L0 expressions (L0-REFERENCE 2.2).
+"""Operator precedence of L0 expressions (docs/reference.md §2.2).
 
 The grammar hands each operator expression over as a flat sequence of prefix
 operators, operands and binary operators; `resolve` turns it into a tree exactly

@@ -1,4 +1,4 @@
-"""The L0 parser: source text to `ast.Program` (L0-REFERENCE sections 1 and 2).
+"""The L0 parser: source text to `ast.Program` (docs/reference.md §§1 and 2).
 
     parse_program(text, filename) -> ast.Program
     parse_type(text, filename) -> types.Type
@@ -202,7 +202,7 @@ def describe_expected(expected: set[str]) -> str:
 
 
 def _hint(found: str, previous: str, expected: set[str]) -> str:
-    """Extra advice for the classic mistakes (L0-REFERENCE 1.5, 2.3, 2.6)."""
+    """Extra advice for the classic mistakes (docs/reference.md §1.5, 2.3, 2.6)."""
     if expected == {"fn"} or (previous == "fn" and expected == {"{"}):
         return " (a T-SOAC takes a tuple lambda 'fn {T, ...} (params) => e')"
     if "+" not in expected:

@@ -1,4 +1,4 @@
-"""The L0 type checker: types, aliasing and uniqueness (L0-REFERENCE 3 and 4, thesis 3).
+"""The L0 type checker: types, aliasing and uniqueness (docs/reference.md §3 and 4, thesis 3).
 
     check_program(prog, *, inhibit_uniqueness=False) -> None
 

@@ -1,4 +1,4 @@
-"""Alias (sharing) information of values (L0-REFERENCE 4.4, thesis 3.1).
+"""Alias (sharing) information of values (docs/reference.md §4.4, thesis 3.1).
 
 Only arrays carry alias sets. The alias information of a value mirrors its type:
 a basic value has the empty set, an array (of anything, tuples included) one set,

@@ -1,4 +1,4 @@
-"""Typing of array operations and certificates (L0-REFERENCE 4.3 and 4.4).
+"""Typing of array operations and certificates (docs/reference.md §4.3 and 4.4).
 
 Indexing, `iota`, `replicate`, `size`, `reshape`, `transpose`, `split`, `concat`,
 `copy`, `zip`, `unzip`, `empty`, `assert` and `conjoin`. Each handler gives the type

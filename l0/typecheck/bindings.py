@@ -1,4 +1,4 @@
-"""Binding forms: `let`, let-with and `loop` (L0-REFERENCE 2.5, 4.5, 4.6).
+"""Binding forms: `let`, let-with and `loop` (docs/reference.md §2.5, 4.5, 4.6).
 
 Each is a generator driven by `Checker.check`: it checks what precedes the body,
 binds names, yields the body, receives the body's `Res`, checks the occurrences of
@@ -6,7 +6,7 @@ the names whose scope ends (4.5 rule 9) and returns the `Res` of the whole form.
 A binding form is a sequence point: what comes before the body is `seq`-uenced
 before it, so a let's right-hand side may observe what its body consumes.
 
-Let-with (4.5 rules 1 and 8, and L0-REFERENCE 9). `let b = a with [is] <- v in body`:
+Let-with (4.5 rules 1 and 8, and docs/reference.md §9). `let b = a with [is] <- v in body`:
 `a` must be unique; `v` must not alias `a`; `v` is sequenced before the consumption
 of `a`, but the indices are not: they are siblings of the consumption and the body,
 so observing in them an array that the body (or the update itself) consumes is a

@@ -1,4 +1,4 @@
-"""Built-in functions and the typing of operators (L0-REFERENCE 3 and 4.3).
+"""Built-in functions and the typing of operators (docs/reference.md §3 and 4.3).
 
 The builtins `toReal trunc sqrt log exp` are ordinary monomorphic functions in the
 function namespace (defining one is a duplicate definition). `trace` is there too,

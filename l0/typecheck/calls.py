@@ -1,5 +1,5 @@
 """Calls and returns: argument checking, consumption by unique parameters, and the
-rules on unique results (L0-REFERENCE 4.3 calls, 4.4, 4.5 rules 1 and 5).
+rules on unique results (docs/reference.md §4.3 calls, 4.4, 4.5 rules 1 and 5).
 
 Everything function-like goes through here: calls of user functions and builtins,
 SOAC applications of named functions, sections and lambdas, and the synthesized

@@ -1,4 +1,4 @@
-"""Term typing: the `Checker` and the typing of scalar expressions (L0-REFERENCE 4.3).
+"""Term typing: the `Checker` and the typing of scalar expressions (docs/reference.md §4.3).
 
 `Checker.check(e)` types an expression and returns a `result.Res`: its type (with
 the uniqueness 4.3 gives it), its alias information (`aliases.Als`, 4.4) and its
@@ -237,7 +237,7 @@ def check_if(ck: Checker, e: A.If) -> Res:
 
 def check_apply(ck: Checker, e: A.Apply) -> Res:
     if e.fname == TRACE:
-        # `trace` takes any one value and returns it (L0-REFERENCE 3).
+        # `trace` takes any one value and returns it (docs/reference.md §3).
         if len(e.args) != 1:
             raise errors.type_error(
                 e.loc, f"trace takes exactly one argument, but is given {len(e.args)}"

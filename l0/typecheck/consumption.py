@@ -1,4 +1,4 @@
-"""Occurrences of arrays and the sequence discipline of consumption (L0-REFERENCE 4.5).
+"""Occurrences of arrays and the sequence discipline of consumption (docs/reference.md §4.5).
 
 This is the uniqueness half of the checker, kept apart from term typing as Futhark
 keeps `Consumption.hs` apart. While checking, every expression yields an `Occ`: what

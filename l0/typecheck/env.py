@@ -1,4 +1,4 @@
-"""The checker's environment: variables, alias keys, functions (L0-REFERENCE 4.4-4.6).
+"""The checker's environment: variables, alias keys, functions (docs/reference.md §4.4-4.6).
 
 Scoping is lexical and strictly nested, so the environment is one mutable structure
 with an undo log instead of a persistent map copied at every binder: `mark()` before

@@ -1,4 +1,4 @@
-"""The type checker's error kinds and message builders (L0-REFERENCE 4.8).
+"""The type checker's error kinds and message builders (docs/reference.md §4.8).
 
 Every error the checker reports is built here, so that one kind always reads the
 same way wherever it is raised (the idea of mypy's `message_registry`). `KINDS` maps

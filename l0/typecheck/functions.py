@@ -1,4 +1,4 @@
-"""Function definitions and whole programs (L0-REFERENCE 3, 4.3, 4.5 rule 5, 6.1).
+"""Function definitions and whole programs (docs/reference.md §3, 4.3, 4.5 rule 5, 6.1).
 
 `check_program` builds the function table (builtins first: a user function named
 like a builtin is a duplicate definition), checks every function, and requires a

@@ -16,7 +16,7 @@ from l0.types import Type
 
 @dataclass(slots=True)
 class Res:
-    """The type of an expression (with the uniqueness L0-REFERENCE 4.3 gives it), its
+    """The type of an expression (with the uniqueness docs/reference.md §4.3 gives it), its
     alias information (4.4) and its occurrences (4.5)."""
 
     type: Type

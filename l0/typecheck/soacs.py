@@ -1,4 +1,4 @@
-"""SOACs and their functional arguments (L0-REFERENCE 2.4, 2.6, 4.3, 4.7).
+"""SOACs and their functional arguments (docs/reference.md §2.4, 2.6, 4.3, 4.7).
 
 A SOAC applies its function argument (a named function, possibly curried, an
 operator section or a lambda) to values it supplies: rows of its arrays, and

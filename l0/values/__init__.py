@@ -1,4 +1,4 @@
-"""Values of `main`: reading its arguments and printing its result (L0-REFERENCE 6.2, 6.3).
+"""Values of `main`: reading its arguments and printing its result (docs/reference.md §6.2, 6.3).
 
 * `read_values(text, types, source)` reads one value per flattened parameter type of
   `main` from a whitespace-separated stream (`reader.py`, fast path in `fast_reader.py`);

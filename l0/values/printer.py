@@ -1,4 +1,4 @@
-"""Printing values: `main`'s result as the 2014 `l0c -i` printed it (L0-REFERENCE 6.3).
+"""Printing values: `main`'s result as the 2014 `l0c -i` printed it (docs/reference.md §6.3).
 
 `format_result(t, values)` flattens the result as the internaliser did: tuples vanish,
 an array of tuples whose elements flatten to several components becomes `Checked`
@@ -11,7 +11,7 @@ followed by one array per component; one value prints alone, several as `{a, b}`
 * array of chars: the raw characters, no quotes, no escapes;
 * other arrays: `[a, b]`; an empty array: `empty(ROW)` with its row type.
 
-Decision on empty arrays (L0-REFERENCE 9): the original printed the whole runtime type of
+Decision on empty arrays (docs/reference.md §9): the original printed the whole runtime type of
 an empty array produced by e.g. `filter` (`empty(*[int])`) but the row type of an `empty`
 literal (`empty(int)`). Its output thus depended on where a value came from, which no
 optimising compiler can reproduce; we always print the non-unique row type of the
@@ -206,7 +206,7 @@ def format_value(t: Type, v: Value) -> str:
 
 def _printed_components(t: Type) -> list[Type | None]:
     """The printed items of a value of type `t`: its flattened components, with `None`
-    where the original printed the `Checked` of an array of tuples (L0-REFERENCE 6.3)."""
+    where the original printed the `Checked` of an array of tuples (docs/reference.md §6.3)."""
     if isinstance(t, BasicType):
         return [t]
     if isinstance(t, TupleType):
@@ -221,7 +221,7 @@ def _printed_components(t: Type) -> list[Type | None]:
 
 def format_result(t: Type, values: Sequence[Value]) -> str:
     """Print `main`'s result of L0 type `t`, given as its flattened values (one per
-    component of `flatten(t)`), on one line without the final newline (L0-REFERENCE 6.3)."""
+    component of `flatten(t)`), on one line without the final newline (docs/reference.md §6.3)."""
     items = _printed_components(t)
     if sum(c is not None for c in items) != len(values):
         raise ValueError(f"a value of type {t} has {len(flatten(t))} components, got {len(values)}")

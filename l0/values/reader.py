@@ -1,4 +1,4 @@
-"""Reading `main`'s arguments from text (L0-REFERENCE 6.2, generalised).
+"""Reading `main`'s arguments from text (docs/reference.md §6.2, generalised).
 
 The 2014 `l0c -i` read one value per line; this reader reads a whitespace-separated
 stream, one value per flattened parameter of `main`, so values may span lines; a value
@@ -13,7 +13,7 @@ hid data sets that did not match the program). Accepted:
   the 64-bit range, or a real too large for a double (`1e999`), is an error (l0c's `read`
   wrapped or overflowed silently);
 * as in l0c, an int is *not* accepted where a real is expected (`2` for a `real`
-  parameter is an error): the finpar data sets (`/work/shared/finpar`) never need it,
+  parameter is an error): the finpar data sets (`$L0_FINPAR_DIR`) never need it,
   they write every real with a point;
 * chars `'a'` and strings `"ab"` (a `[char]`) with Haskell escapes, as in programs;
 * `[]` and `empty(T)` are empty arrays, typed by the parameter (`T` must be its row type);

@@ -2,9 +2,9 @@
 
 Input: a `builtin.module` of `func.func`s over scf + cf + arith + math + memref (plus
 `soac.assert`, whose certificate result is dropped). Output: an `llvmlite.ir.Module`
-following the calling convention of `abi.py`. This is the direct-emission design of
-`notes/xdsl-llvmlite-numba.md` §3.3: one visitor over xDSL ops, with per-dialect
-handlers in `arith.py`, `math.py`, `memref.py` and `scf.py`.
+following the calling convention of `abi.py`. The emission is direct (no MLIR, no
+mlir-translate): one visitor over xDSL ops, with per-dialect handlers in `arith.py`,
+`math.py`, `memref.py` and `scf.py`.
 
 Runtime failures (`soac.assert`, `cf.assert`, allocation failure, stack exhaustion) store
 an error id and its values into the context and leave the function through its `fail`

@@ -10,7 +10,7 @@ the body by one check each before the loop (Note [Exact first failure]).
 
 Note [Exact first failure]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~
-L0 reports the first failure in evaluation order (L0-REFERENCE 5), so moving checks out
+L0 reports the first failure in evaluation order (docs/reference.md §5), so moving checks out
 of a loop must not change which check fails, nor the values its message shows. For a
 comparison `e(t) >= 0` with e affine in t, e(t) = c*t + s (s = e(0)):
 

@@ -21,7 +21,7 @@ parameter is the shortest, not counting copies and indexing (9.1). So in
 Note [Sizes of empty arrays]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 The inner shape of an empty array is unknowable in L0: `size(k, a)` for k > 0 is 0 when
-`a` has no rows (L0-REFERENCE 5, and the interpreter's Note [Empty arrays and
+`a` has no rows (docs/reference.md §5, and the interpreter's Note [Empty arrays and
 irregularity]: a dimension after a 0 counts as 0). So several equations of 9.1.1 hold
 only when an outer size is non-zero: `size(1, replicate(n, v))` is `size(0, v)` only
 when n > 0, and `size(1, map(f, a))` is the size of what `f` returns only when `a` has

@@ -631,7 +631,7 @@ def test_negative_iota_without_assert_is_an_internal_error(arrays: Interpreter) 
 
 def test_size_of_empty_arrays_is_normalised(arrays: Interpreter) -> None:
     assert arrays.call("sizes", [np.zeros((2, 5), np.int64)]) == [2, 5]
-    # The inner size of an empty array is 0, as in the original (L0-REFERENCE 5).
+    # The inner size of an empty array is 0, as in the original (docs/reference.md §5).
     assert arrays.call("sizes", [np.zeros((0, 5), np.int64)]) == [0, 0]
 
 

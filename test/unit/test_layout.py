@@ -1,8 +1,10 @@
-"""Project layout rules: every package is installed, and dependencies run one way (STYLE.md 5)."""
+"""Project layout rules: every package is installed, dependencies run one way
+(docs/architecture.md §2), and the repository cites no document outside itself."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -58,4 +60,30 @@ def test_dependencies_run_one_way() -> None:
             for imported in _imports(path):
                 if any(imported == f or imported.startswith(f + ".") for f in FORBIDDEN[part]):
                     bad.append(f"{path.relative_to(ROOT)} imports {imported}")
+    assert not bad, "\n".join(bad)
+
+
+# Documents that lived beside the repository while it was written; what the code needs of
+# them is in docs/ (reference.md, style.md, architecture.md), so nothing may cite them.
+# The names are split so that this file does not mention them itself.
+OUTSIDE_DOCUMENTS = tuple(a + b for a, b in [
+    ("L0-", "REFERENCE"), ("STYLE", ".md"), ("DESIGN", ".md"), ("../", "shared"),
+    ("shared/", "notes"),
+])
+
+
+def test_no_citations_of_outside_documents() -> None:
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
+                            check=True).stdout.decode().split("\0")
+    bad = []
+    for name in filter(None, listed):
+        path = ROOT / name
+        if not path.is_file():
+            continue
+        data = path.read_bytes()
+        if b"\0" in data:  # binary
+            continue
+        text = data.decode("utf-8", errors="replace")
+        for lineno, line in enumerate(text.splitlines(), 1):
+            bad += [f"{name}:{lineno}: {word}" for word in OUTSIDE_DOCUMENTS if word in line]
     assert not bad, "\n".join(bad)

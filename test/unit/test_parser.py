@@ -1,4 +1,4 @@
-"""Unit tests of the L0 lexer and parser (L0-REFERENCE sections 1 and 2).
+"""Unit tests of the L0 lexer and parser (docs/reference.md §§1 and 2).
 
 Trees are compared through `sx`, a compact s-expression rendering of the AST:
 operators as `(+ a b)`, prefix minus as `(neg x)`, every other node as
@@ -100,7 +100,7 @@ def test_grammar_is_complete_and_conflict_free() -> None:
 
 
 # ---------------------------------------------------------------------------------
-# Operator precedence (L0-REFERENCE 2.2; Note [Operator precedence]).
+# Operator precedence (docs/reference.md §2.2; Note [Operator precedence]).
 
 
 @pytest.mark.parametrize(

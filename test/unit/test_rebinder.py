@@ -1,5 +1,5 @@
 """The Rebinder passes (`hoist`, `cse`, `rebind`) and `bounds`: legality reasons, and
-that programs behave exactly as before, failures included (thesis 6, L0-REFERENCE 5).
+that programs behave exactly as before, failures included (thesis 6, docs/reference.md §5).
 
 The lit tests (`test/lit/passes/{hoist,cse,rebind,bounds}.mlir`) show what the passes
 do; here each pass runs on small L0 programs whose checks sit in loops and lambdas, and

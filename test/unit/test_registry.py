@@ -1,7 +1,7 @@
 """The pass registries (`l0.passes.PASSES`, `l0.lowering.LOWERINGS`) are consistent with
 the passes they name.
 
-As xDSL's `tests/test_cli.py` does: every key is its pass's `name`, and (STYLE.md 5)
+As xDSL's `tests/test_cli.py` does: every key is its pass's `name`, and (docs/style.md §1)
 every pass is documented, lives in the module its name gives, and is listed by
 `l0-opt --help`.
 """

@@ -1,4 +1,4 @@
-"""The type checker: types, aliasing and uniqueness (L0-REFERENCE 3, 4, 8, 9).
+"""The type checker: types, aliasing and uniqueness (docs/reference.md §3, 4, 8, 9).
 
 Snippets are parsed with the real parser; `fails` pins an error's kind, its line and
 column, and a fragment of its message. A snippet without `main` gets a trivial one
@@ -781,7 +781,7 @@ def test_inhibit_skips_only_occurrence_checks() -> None:
 
 
 # ----------------------------------------------------------------------------------
-# L0-REFERENCE 8 and 9.
+# docs/reference.md §8 and 9.
 
 
 def test_reference_section8_program() -> None:
@@ -858,7 +858,7 @@ def test_thesis_chapter3_examples() -> None:
 
 
 # ----------------------------------------------------------------------------------
-# The 2014 suite's expected failures (L0-REFERENCE 7), reconstructed from the
+# The 2014 suite's expected failures (docs/reference.md §7), reconstructed from the
 # descriptions there (the original files are not in this repository), with the
 # kinds the original reported. `map2-error1` is a parse error (test_parser.py).
 

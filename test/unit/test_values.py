@@ -1,4 +1,4 @@
-"""Tests of `l0.values`: reading `main`'s arguments, printing its result (L0-REFERENCE 6.2, 6.3)."""
+"""Tests of `l0.values`: reading `main`'s arguments, printing its result (reference §6.2, 6.3)."""
 
 from __future__ import annotations
 
@@ -230,7 +230,7 @@ def test_values_left_over_are_errors(
 
 
 def test_the_l0c_one_line_per_parameter_format_reads() -> None:
-    # The input of L0-REFERENCE 8 (one value per line, as the 2014 test suite wrote them).
+    # The input of docs/reference.md §8 (one value per line, as the 2014 test suite wrote them).
     a, b = read_both("[1.0, 2.0, 3.0]\n[1, 2, 3]\n", [arr(REAL), arr(INT)])
     assert a.tolist() == [1.0, 2.0, 3.0] and b.tolist() == [1, 2, 3]
 
@@ -323,7 +323,7 @@ def test_error_locations_use_the_source_name() -> None:
     ("x", "shown"),
     [
         (3.0, "3.000000"), (-0.0, "-0.000000"), (0.000266, "0.000266"), (-1e-9, "-0.000000"),
-        # Ties of the shortest digits round half to even (L0-REFERENCE 6.3, observed in GHC).
+        # Ties of the shortest digits round half to even (docs/reference.md §6.3, observed in GHC).
         (5.0e-7, "0.000000"), (1.5e-6, "0.000002"), (2.5e-6, "0.000002"),
         (3.5e-6, "0.000004"), (0.0078125, "0.007812"), (1.0000005, "1.000000"),
         (-2.5e-6, "-0.000002"), (123456.0000015, "123456.000002"),
@@ -414,7 +414,7 @@ def _tuple(*ts: Type) -> TupleType:
          "{[1.000000], [2.000000]}"),
         (array_of(_tuple(INT, REAL)), [np.array([1, 2]), np.array([0.5, 1.0])],
          "{Checked, [1, 2], [0.500000, 1.000000]}"),
-        # [{int}] flattens to a single array: no certificate (L0-REFERENCE 7, map3).
+        # [{int}] flattens to a single array: no certificate (docs/reference.md §7, map3).
         (array_of(_tuple(INT)), [np.array([2, 3, 4])], "[2, 3, 4]"),
         # Nested arrays of tuples: one Checked in front of all the arrays.
         (array_of(_tuple(INT, array_of(_tuple(REAL, BOOL)))),
@@ -563,7 +563,7 @@ def test_fast_path_is_taken_for_plain_numeric_arrays() -> None:
 
 # -- the finpar data sets -----------------------------------------------------------
 
-# finpar's data sets live in shared/ beside the repository (or where $L0_FINPAR_DIR says).
+# finpar's data sets: $L0_FINPAR_DIR, else shared/finpar beside the repository.
 FINPAR = Path(
     os.environ.get("L0_FINPAR_DIR")
     or Path(__file__).resolve().parents[3] / "shared" / "finpar"

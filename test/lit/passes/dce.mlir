@@ -2,7 +2,7 @@
 // RUN: l0-opt %s -p dce,verify-uniqueness --split-input-file > /dev/null
 
 // Thesis 5.3: a binding none of whose names is used is removed; its operands may
-// then be dead too. The check stays: it may fail (L0-REFERENCE 5), even though the
+// then be dead too. The check stays: it may fail (docs/reference.md §5), even though the
 // index it guards is gone.
 func.func @dead_chain(%a: tensor<?xi64>, %i: i64) -> i64 {
   %n = soac.size(0) %a : tensor<?xi64>
