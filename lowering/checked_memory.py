@@ -100,17 +100,5 @@ def reset_problems() -> None:
 
 _ALLOC_T = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 _FREE_T = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-_CALLBACKS = {ALLOC: _ALLOC_T(_alloc), FREE: _FREE_T(free)}
-_registered = False
-
-
-def register_symbols() -> None:
-    """Make the checking heap's functions known to LLVM's JIT linker (once per process)."""
-    global _registered
-    if _registered:
-        return
-    import llvmlite.binding as llvm
-
-    for name, cb in _CALLBACKS.items():
-        llvm.add_symbol(name, ctypes.cast(cb, ctypes.c_void_p).value)
-    _registered = True
+CALLBACKS = {ALLOC: _ALLOC_T(_alloc), FREE: _FREE_T(free)}
+"""The checking heap's functions, by the names compiled code calls (`jit.link_callbacks`)."""

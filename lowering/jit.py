@@ -73,6 +73,19 @@ _ENTRY = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p)
 # --------------------------------------------------------------------------- LLVM
 
 
+_linked: set[str] = set()
+
+
+def link_callbacks(callbacks: dict[str, Any]) -> None:
+    """Make ctypes callbacks (name -> CFUNCTYPE object) callable by their names from
+    JIT-compiled code; each name is registered with LLVM's linker once per process."""
+    with _lock:
+        for name, cb in callbacks.items():
+            if name not in _linked:
+                llvm.add_symbol(name, ctypes.cast(cb, ctypes.c_void_p).value)
+                _linked.add(name)
+
+
 def _initialise() -> None:
     global _initialised
     if _initialised:
@@ -158,7 +171,7 @@ def compile_module(module: ModuleOp, *, fast_math: bool = False,
             return hit
         tm = host_target_machine()
         if checked:
-            checked_memory.register_symbols()
+            link_callbacks(checked_memory.CALLBACKS)
         mod, emitted = _build(module, fast_math, names, tm, checked)
         engine = llvm.create_mcjit_compiler(mod, tm)
         engine.finalize_object()

@@ -33,7 +33,7 @@ from l0.lowering import trace
 from l0.lowering.bufferise import BufferisePass
 from l0.lowering.convert_soac_to_scf import ConvertSoacToScfPass
 from l0.lowering.dealloc import DeallocPass
-from l0.lowering.jit import JitModule
+from l0.lowering.jit import JitModule, link_callbacks
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
 
@@ -62,7 +62,7 @@ def compile_module(module: ModuleOp, *, fast_math: bool = False,
                    entries: Iterable[str] | None = None) -> JitModule:
     """Compile the soac-level `module` to native code; `entries` as for `lower`."""
     names = list(entries) if entries is not None else None
-    trace.register_symbols()
+    link_callbacks(trace.CALLBACKS)
     return JitModule(lower(module, entries=names), fast_math=fast_math, entries=names)
 
 

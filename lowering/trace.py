@@ -3,7 +3,7 @@
 `trace(e)` prints its value, as the 2014 compiler did and as the interpreter does
 (`l0.interp.soac`), and returns it. Compiled code calls three external functions
 (body-less `func.func`s the back end declares as C functions), which the JIT resolves
-to ctypes callbacks registered with LLVM (`register_symbols`):
+to ctypes callbacks registered with LLVM (`CALLBACKS`, linked by `jit.link_callbacks`):
 
     l0_trace_scalar(i64 site, i64 value)        int, bool, char and cert values
     l0_trace_real(i64 site, f64 value)
@@ -192,17 +192,5 @@ _SCALAR_T = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64)
 _REAL_T = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_double)
 _ARRAY_T = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
                             ctypes.c_int64)
-_CALLBACKS = {SCALAR: _SCALAR_T(_scalar), REAL_FN: _REAL_T(_real), ARRAY: _ARRAY_T(_array)}
-_registered = False
-
-
-def register_symbols() -> None:
-    """Make the runtime functions known to LLVM's JIT linker (once per process)."""
-    global _registered
-    if _registered:
-        return
-    import llvmlite.binding as llvm
-
-    for name, cb in _CALLBACKS.items():
-        llvm.add_symbol(name, ctypes.cast(cb, ctypes.c_void_p).value)
-    _registered = True
+CALLBACKS = {SCALAR: _SCALAR_T(_scalar), REAL_FN: _REAL_T(_real), ARRAY: _ARRAY_T(_array)}
+"""The runtime functions, by the names compiled code calls (`jit.link_callbacks`)."""

@@ -30,22 +30,23 @@ def _runnable(path: Path) -> bool:
 PROGRAMS = [p for p in sorted(ROOT.rglob("*.l0")) if _runnable(p)]
 
 
-def _squash(s: str) -> str:
+def squash(s: str) -> str:
     return re.sub(r"\s+", "", s)
 
 
-def _compile(path: Path) -> CompiledProgram:
+def compile_cpu(path: Path, optimise: bool = False) -> CompiledProgram:
     text = path.read_text(encoding="utf-8")
-    return call_with_big_stack(lambda: CompiledProgram(text, str(path), "cpu", optimise=False))
+    return call_with_big_stack(lambda: CompiledProgram(text, str(path), "cpu",
+                                                       optimise=optimise))
 
 
 @pytest.mark.parametrize("path", PROGRAMS, ids=[str(p.relative_to(ROOT)) for p in PROGRAMS])
 def test_program_cpu(path: Path) -> None:
     inp, out, err = (path.with_suffix(s) for s in (".in", ".out", ".err"))
-    prog = _compile(path)
+    prog = compile_cpu(path)
     if out.exists():
         actual = prog.run_main(inp.read_text(encoding="utf-8"))
-        assert _squash(actual) == _squash(out.read_text(encoding="utf-8"))
+        assert squash(actual) == squash(out.read_text(encoding="utf-8"))
         return
     with pytest.raises(L0Error) as info:
         prog.run_main(inp.read_text(encoding="utf-8"))

@@ -12,38 +12,23 @@ not live (double frees), and every buffer must be freed once the result is print
 from __future__ import annotations
 
 import gc
-import re
 from pathlib import Path
 
 import pytest
 from l0.lowering import checked_memory
+from test_corpus_cpu import PROGRAMS as RUNNABLE
+from test_corpus_cpu import ROOT, compile_cpu, squash
 
-from l0.api import CompiledProgram
-from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error
 
-ROOT = Path(__file__).parent / "programs"
-
-PROGRAMS = [p for p in sorted(ROOT.rglob("*.l0"))
-            if p.with_suffix(".in").exists() and p.with_suffix(".out").exists()]
-FAULTS = [p for p in sorted(ROOT.rglob("*.l0"))
-          if p.with_suffix(".in").exists() and p.with_suffix(".err").exists()]
-
-
-def _squash(s: str) -> str:
-    return re.sub(r"\s+", "", s)
+PROGRAMS = [p for p in RUNNABLE if p.with_suffix(".out").exists()]
+FAULTS = [p for p in RUNNABLE if p.with_suffix(".err").exists()]
 
 
 @pytest.fixture
 def checked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(checked_memory.ENV, "1")
     checked_memory.reset_problems()
-
-
-def _compile(path: Path, optimise: bool) -> CompiledProgram:
-    text = path.read_text(encoding="utf-8")
-    return call_with_big_stack(lambda: CompiledProgram(text, str(path), "cpu",
-                                                       optimise=optimise))
 
 
 def _ids(paths: list[Path]) -> list[str]:
@@ -53,12 +38,12 @@ def _ids(paths: list[Path]) -> list[str]:
 @pytest.mark.parametrize("optimise", [True, False], ids=["O", "O0"])
 @pytest.mark.parametrize("path", PROGRAMS, ids=_ids(PROGRAMS))
 def test_program_memcheck(path: Path, optimise: bool, checked: None) -> None:
-    prog = _compile(path, optimise)
+    prog = compile_cpu(path, optimise)
     gc.collect()
     before = checked_memory.live()
     actual = prog.run_main(path.with_suffix(".in").read_text(encoding="utf-8"))
     gc.collect()
-    assert _squash(actual) == _squash(path.with_suffix(".out").read_text(encoding="utf-8"))
+    assert squash(actual) == squash(path.with_suffix(".out").read_text(encoding="utf-8"))
     assert checked_memory.problems() == []
     assert checked_memory.live() == before, "buffers leaked"
 
@@ -66,7 +51,7 @@ def test_program_memcheck(path: Path, optimise: bool, checked: None) -> None:
 @pytest.mark.parametrize("path", FAULTS, ids=_ids(FAULTS))
 def test_fault_memcheck(path: Path, checked: None) -> None:
     """A run that fails must fail the same way, and free nothing twice on the way out."""
-    prog = _compile(path, True)
+    prog = compile_cpu(path, True)
     with pytest.raises(L0Error) as info:
         prog.run_main(path.with_suffix(".in").read_text(encoding="utf-8"))
     assert info.value.kind == "runtime-error", info.value.render()

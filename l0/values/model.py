@@ -52,10 +52,5 @@ DTYPES: Final[dict[Basic, type]] = {
     Basic.CERT: np.object_,
 }
 
-_INT_RANGE = 1 << 64
-_INT_MIN = -(1 << 63)
-
-
-def wrap_int(v: int) -> int:
-    """`v` wrapped to a signed 64-bit int, as Haskell's `read :: Int` does."""
-    return (v - _INT_MIN) % _INT_RANGE + _INT_MIN
+INT_MIN, INT_MAX = -(1 << 63), (1 << 63) - 1
+"""The range of `int` values; values and literals outside it are errors, not wrapped."""

@@ -24,9 +24,8 @@ from typing import Any
 import numpy as np
 
 from l0.types import ArrayType, Basic, BasicType, TupleType, Type, flatten
-from l0.values.model import DTYPES, Value
+from l0.values.model import DTYPES, INT_MAX, INT_MIN, Value
 
-_INT_MIN, _INT_MAX = -(1 << 63), (1 << 63) - 1
 _MAX_CODE_POINT = 0x10FFFF
 # numpy dtype kinds each element type accepts (`b` bool, `i`/`u` integers, `f` floats).
 _KINDS = {Basic.INT: "iu", Basic.REAL: "iuf", Basic.BOOL: "b", Basic.CHAR: "iu"}
@@ -104,7 +103,7 @@ def _scalar(t: BasicType, v: Any, what: str) -> Value:
 
 
 def _in_int_range(n: int, what: str) -> int:
-    if not _INT_MIN <= n <= _INT_MAX:
+    if not INT_MIN <= n <= INT_MAX:
         raise ValueError(f"{what}: {_short(n)} does not fit in an int (64 bits)")
     return n
 
@@ -145,7 +144,7 @@ def _array(t: ArrayType, v: Any, what: str) -> np.ndarray:
 def _check_range(arr: np.ndarray, kind: Basic, what: str) -> None:
     if arr.size == 0 or arr.dtype.kind not in "iu":
         return
-    low, high = (0, _MAX_CODE_POINT) if kind is Basic.CHAR else (_INT_MIN, _INT_MAX)
+    low, high = (0, _MAX_CODE_POINT) if kind is Basic.CHAR else (INT_MIN, INT_MAX)
     lo, hi = int(arr.min()), int(arr.max())
     if lo < low or hi > high:
         name = "a code point" if kind is Basic.CHAR else "an int (64 bits)"

@@ -37,7 +37,7 @@ from l0.diagnostics import L0Error, Loc
 from l0.syntax.escapes import EscapeError, decode_escape
 from l0.types import ArrayType, Basic, BasicType, Type
 from l0.values.fast_reader import try_fast_array
-from l0.values.model import CHECKED, DTYPES, Value
+from l0.values.model import CHECKED, DTYPES, INT_MAX, INT_MIN, Value
 
 _REAL = r"-?(?:\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\.\d+(?:[eE][+-]?\d+)?)"
 _CHAR = r"'(?:\\[^\n]|[^'\\\n])[^'\n]*'"  # one char or escape, checked when decoded
@@ -55,7 +55,6 @@ _COMMENT = re.compile(r"//[^\n]*")
 _COMMENT_OR_QUOTED = re.compile(rf"{_CHAR}|{_STRING}|//[^\n]*")
 _SPECIAL_REALS = {"Infinity": float("inf"), "-Infinity": float("-inf"), "NaN": float("nan")}
 _BASIC_NAMES = {b.value: b for b in Basic}
-_INT_MIN, _INT_MAX = -(1 << 63), (1 << 63) - 1
 
 
 class _Tok(NamedTuple):
@@ -193,7 +192,7 @@ class _Reader:
         # The length test first: `int()` refuses strings of thousands of digits.
         if len(tok.text.lstrip("-").lstrip("0")) <= 19:
             v = int(tok.text)
-            if _INT_MIN <= v <= _INT_MAX:
+            if INT_MIN <= v <= INT_MAX:
                 return v
         self.fail(tok.start, f"integer {_shown(tok)} is out of the 64-bit range", len(tok.text))
 
