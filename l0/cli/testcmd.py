@@ -1,0 +1,116 @@
+"""`l0 test`: test L0 programs against their expectations (l0.testing), in parallel.
+
+    l0 test [--backend B]... [-O0] [-j N] [--json FILE] PATH...
+
+Every `.l0` under each PATH is tested on every back end named (default: cpu), the
+programs spread over N worker processes. Each failure prints `FAIL program (backend):
+why`; the last line is `N passed, M failed`; the exit status is 1 when any failed.
+`--json FILE` writes every verdict.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import sys
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+from l0.cli.progress import Progress
+from l0.testing import Verdict, check_program, find_programs
+
+BACKENDS = ("cpu", "interp")
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    ap = commands.add_parser(
+        "test",
+        help="test programs against their expected outputs and errors",
+        description="Test every .l0 program under the PATHs: X.in/X.out, X.err and "
+        "compile-failure programs as the 2014 test protocol has them, plus the expectations "
+        "of a `// ==` test block in the program (inputs and outputs, errors with kind and "
+        "location, SOAC counts after optimisation). See docs/tools.md.",
+        epilog="Exit status: 0 when every test passed, 1 when one failed, 2 for bad arguments.",
+    )
+    ap.add_argument("paths", nargs="+", metavar="PATH", help="a .l0 file or a directory")
+    ap.add_argument("--backend", action="append", choices=BACKENDS,
+                    help="a back end to test on; repeat for several (default: cpu)")
+    ap.add_argument("-O0", dest="optimise", action="store_false",
+                    help="run no optimisation pass (structure expectations still use -O)")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                    help="worker processes (default: the number of CPUs; 1 runs in this process)")
+    ap.add_argument("--json", metavar="FILE", help="write every verdict to FILE as JSON")
+    ap.add_argument("-q", "--quiet", action="store_true",
+                    help="print only the summary line")
+    ap.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.jobs < 1:
+        print("l0 test: error: -j needs a positive number", file=sys.stderr)
+        return 2
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:
+        print(f"l0 test: error: no such file or directory: {missing[0]}", file=sys.stderr)
+        return 2
+    programs = find_programs([Path(p) for p in args.paths])
+    backends = args.backend or ["cpu"]
+    jobs = [(p, b) for p in programs for b in backends]
+    verdicts = run_tests(jobs, args.optimise, args.jobs)
+    for v in verdicts:
+        if not v.passed and not args.quiet:
+            print(f"FAIL {v.program} ({v.backend}): {v.message}")
+    passed = sum(v.passed for v in verdicts)
+    failed = len(verdicts) - passed
+    print(f"{passed} passed, {failed} failed")
+    if args.json and not _write_json(args.json, verdicts):
+        return 2
+    return 1 if failed else 0
+
+
+def run_tests(jobs: list[tuple[Path, str]], optimise: bool, workers: int) -> list[Verdict]:
+    """The verdicts of `jobs` (program, back end), in the order of `jobs`."""
+    progress = Progress(len(jobs))
+    verdicts: dict[int, Verdict] = {}
+    if workers == 1 or len(jobs) < 2:
+        for i, (path, backend) in enumerate(jobs):
+            verdicts[i] = _quiet_check(path, backend, optimise)
+            progress.update(i + 1, str(path))
+    else:
+        # forkserver: workers start from a clean process, not from this one's threads.
+        import multiprocessing
+
+        context = multiprocessing.get_context("forkserver")
+        with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context) as pool:
+            futures: dict[Future[Verdict], int] = {
+                pool.submit(_quiet_check, path, backend, optimise): i
+                for i, (path, backend) in enumerate(jobs)
+            }
+            for done, future in enumerate(as_completed(futures), 1):
+                verdicts[futures[future]] = future.result()
+                progress.update(done, verdicts[futures[future]].program)
+    progress.finish()
+    return [verdicts[i] for i in range(len(jobs))]
+
+
+def _quiet_check(path: Path, backend: str, optimise: bool) -> Verdict:
+    """`check_program` with what the program traces kept off the terminal."""
+    with contextlib.redirect_stderr(io.StringIO()):
+        return check_program(path, backend, optimise=optimise)
+
+
+def _write_json(path: str, verdicts: list[Verdict]) -> bool:
+    passed = sum(v.passed for v in verdicts)
+    doc = {"passed": passed, "failed": len(verdicts) - passed,
+           "tests": [v.to_json() for v in verdicts]}
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+    except OSError as err:
+        print(f"l0 test: error: cannot write {path}: {err.strerror}", file=sys.stderr)
+        return False
+    return True

@@ -1,0 +1,378 @@
+"""The test protocol of L0 programs: what a program is expected to do, and checking it.
+
+Two sources of expectations, which may be combined (docs/tools.md "l0 test"):
+
+* the 2014 protocol of sibling files (docs/reference.md §6.4, test/programs/README.md):
+  `X.l0` + `X.in` + `X.out` must print `X.out` (whitespace ignored); + `X.in` + `X.err`
+  must fail at run time at the `LINE:COL` of `X.err` with a message starting with its
+  phrase; `X.l0` + `X.in` must compile; `X.l0` alone must fail to compile, with the kind
+  named by a first line `// error: KIND` if there is one;
+* a test block in the program itself: a comment line `// ==` followed by comment lines
+
+      // input { 1 [2, 3] }          the values of main's parameters (as on stdin)
+      // output { 6 }                what main prints (whitespace ignored)
+      // input @ big.in              values, or expected output, from a file beside
+      // output @ big.out            the program (text or binary values)
+      // input { [1] 5 }
+      // error: runtime-error 9:7 index     a run-time failure: kind, location, phrase
+      // error: type-error 3:12      before any input: compilation must fail
+      // structure { map 1 reduce 0 }       SOACs left after the optimisation pipeline
+
+  In an `error:` line each part is optional: a first word containing a hyphen is the
+  error kind, then `LINE:COL`, and the rest a phrase the message must contain.
+
+`spec_of(path)` reads both into a `Spec`; `check_program(path, backend)` runs it in this
+process and returns a `Verdict`. `l0 test` runs this over directories; the corpus tests
+use the same functions.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from l0.bigstack import call_with_big_stack
+from l0.diagnostics import L0Error
+
+# The ops counted by `structure`: the SOACs and array constructions of the soac dialect.
+STRUCTURE_OPS = ("map", "reduce", "scan", "filter", "redomap", "iota", "replicate", "concat",
+                 "copy", "reshape", "transpose", "split", "update", "index", "array")
+
+
+@dataclass(frozen=True)
+class ErrorSpec:
+    """An expected error; a part left `None` is not checked."""
+
+    kind: str | None = None
+    line: int | None = None
+    col: int | None = None
+    phrase: str | None = None
+
+    def mismatch(self, err: L0Error) -> str | None:
+        """Why `err` is not the expected error, or `None` when it is."""
+        if self.kind is not None and err.kind != self.kind:
+            return f"expected an error of kind {self.kind}, got {err.kind}: {err.render()}"
+        if self.line is not None and (err.loc.line, err.loc.col) != (self.line, self.col):
+            return f"expected an error at {self.line}:{self.col}, got {err.render()}"
+        if self.phrase is not None and self.phrase not in err.message:
+            return f"expected an error containing {self.phrase!r}, got {err.render()}"
+        return None
+
+    def __str__(self) -> str:
+        parts = [self.kind or "", f"{self.line}:{self.col}" if self.line else "", self.phrase or ""]
+        return " ".join(p for p in parts if p) or "an error"
+
+
+@dataclass(frozen=True)
+class RunCase:
+    """One run of `main`: its input, and either its printed output or an error."""
+
+    name: str  # for messages: `X.in` or `input 2`
+    input: bytes
+    output: str | None = None
+    error: ErrorSpec | None = None
+
+
+@dataclass
+class Spec:
+    """Everything expected of one program."""
+
+    compile_error: ErrorSpec | None = None  # compilation must fail (so nothing runs)
+    runs: list[RunCase] = field(default_factory=list)
+    structure: dict[str, int] | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of testing one program on one back end."""
+
+    program: str
+    backend: str
+    passed: bool
+    message: str = ""
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, object]:
+        return asdict(self)
+
+
+class SpecError(Exception):
+    """A malformed test block; reported as a failure of that program."""
+
+
+# -- reading the expectations -----------------------------------------------------------
+
+_FIRST_LINE_KIND = re.compile(r"//\s*error:\s*([a-z][a-z-]*)")
+_ERROR_WORDS = re.compile(
+    r"\s*(?P<kind>[a-z]+(?:-[a-z]+)+)?\s*(?:(?P<line>\d+):(?P<col>\d+))?\s*(?P<phrase>.*?)\s*$"
+)
+
+
+def spec_of(path: Path) -> Spec:
+    """The expectations of the program at `path`: its sibling files and its test block."""
+    text = path.read_text(encoding="utf-8")
+    spec = _block_spec(text, path.parent)
+    inp, out, err = (path.with_suffix(s) for s in (".in", ".out", ".err"))
+    if inp.exists() and out.exists():
+        spec.runs.insert(0, RunCase(inp.name, inp.read_bytes(),
+                                    output=out.read_text(encoding="utf-8")))
+    elif inp.exists() and err.exists():
+        spec.runs.insert(0, RunCase(inp.name, inp.read_bytes(), error=_err_file(err)))
+    elif not inp.exists() and not spec.runs and spec.structure is None:
+        # `X.l0` alone: the 2014 protocol expects a compile-time failure.
+        first = (text.splitlines() or [""])[0]
+        m = _FIRST_LINE_KIND.match(first)
+        if spec.compile_error is None:
+            spec.compile_error = ErrorSpec(kind=m.group(1) if m else None)
+    return spec
+
+
+def _err_file(path: Path) -> ErrorSpec:
+    """`X.err`: one line `LINE:COL: error: PHRASE` (test/programs/README.md)."""
+    line = path.read_text(encoding="utf-8").strip()
+    m = re.fullmatch(r"(\d+):(\d+):\s*error:\s*(.*)", line)
+    if m is None:
+        raise SpecError(f"{path.name}: expected `LINE:COL: error: PHRASE`, found {line!r}")
+    return ErrorSpec(line=int(m.group(1)), col=int(m.group(2)), phrase=m.group(3) or None)
+
+
+def _block_lines(text: str) -> list[str] | None:
+    """The comment lines after `// ==` with their `//` removed; `None` without a block."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.strip() == "// ==":
+            body = []
+            for after in lines[i + 1:]:
+                stripped = after.strip()
+                if not stripped.startswith("//"):
+                    break
+                body.append(stripped[2:])
+            return body
+    return None
+
+
+def _block_spec(text: str, directory: Path) -> Spec:
+    spec = Spec()
+    lines = _block_lines(text)
+    if lines is None:
+        return spec
+    body = "\n".join(lines)
+    pos = 0
+    pending: tuple[str, bytes] | None = None  # an input waiting for its output or error
+    while True:
+        pos = _skip_space(body, pos)
+        if pos >= len(body):
+            break
+        word = re.match(r"[a-z]+:?", body[pos:])
+        if word is None:
+            raise SpecError(f"test block: unexpected {body[pos:].split()[0]!r}")
+        key = word.group()
+        pos += len(key)
+        if key == "input":
+            if pending is not None:
+                raise SpecError(f"test block: {pending[0]} has no output or error")
+            data, pos = _payload(body, pos, directory)
+            pending = (f"input {len(spec.runs) + 1}", data)
+        elif key == "output":
+            if pending is None:
+                raise SpecError("test block: output without an input")
+            data, pos = _payload(body, pos, directory)
+            spec.runs.append(RunCase(pending[0], pending[1], output=data.decode("utf-8")))
+            pending = None
+        elif key == "error:":
+            end = body.find("\n", pos)
+            end = len(body) if end < 0 else end
+            expected = _error_words(body[pos:end])
+            pos = end
+            if pending is None:
+                spec.compile_error = expected
+            else:
+                spec.runs.append(RunCase(pending[0], pending[1], error=expected))
+                pending = None
+        elif key == "structure":
+            braces, pos = _braces(body, pos)
+            spec.structure = _structure(braces)
+        else:
+            raise SpecError(f"test block: unknown entry {key!r} (input, output, error:, "
+                            "structure)")
+    if pending is not None:
+        raise SpecError(f"test block: {pending[0]} has no output or error")
+    return spec
+
+
+def _skip_space(body: str, pos: int) -> int:
+    while pos < len(body) and body[pos].isspace():
+        pos += 1
+    return pos
+
+
+def _payload(body: str, pos: int, directory: Path) -> tuple[bytes, int]:
+    """`{ values }` or `@ FILE` after `input`/`output`."""
+    pos = _skip_space(body, pos)
+    if body.startswith("@", pos):
+        m = re.match(r"@\s*(\S+)", body[pos:])
+        if m is None:
+            raise SpecError("test block: expected a file name after `@`")
+        file = directory / m.group(1)
+        try:
+            return file.read_bytes(), pos + m.end()
+        except OSError as err:
+            raise SpecError(f"test block: cannot read {m.group(1)}: {err.strerror}") from None
+    inner, pos = _braces(body, pos)
+    return inner.encode("utf-8"), pos
+
+
+def _braces(body: str, pos: int) -> tuple[str, int]:
+    """The text inside the `{ ... }` at `pos` (nested braces and quotes respected)."""
+    pos = _skip_space(body, pos)
+    if not body.startswith("{", pos):
+        raise SpecError("test block: expected `{`")
+    depth, i = 0, pos
+    while i < len(body):
+        c = body[i]
+        if c in "\"'":  # a char or string literal: skip to its closing quote
+            i += 1
+            while i < len(body) and body[i] != c:
+                i += 2 if body[i] == "\\" else 1
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return body[pos + 1 : i], i + 1
+        i += 1
+    raise SpecError("test block: unbalanced `{`")
+
+
+def _error_words(words: str) -> ErrorSpec:
+    m = _ERROR_WORDS.match(words)
+    assert m is not None  # every part of the pattern is optional
+    line, col = m.group("line"), m.group("col")
+    return ErrorSpec(kind=m.group("kind"), line=int(line) if line else None,
+                     col=int(col) if col else None, phrase=m.group("phrase") or None)
+
+
+def _structure(text: str) -> dict[str, int]:
+    words = text.split()
+    if len(words) % 2:
+        raise SpecError("test block: structure needs pairs `OP COUNT`")
+    out = {}
+    for op, count in zip(words[0::2], words[1::2], strict=True):
+        if op not in STRUCTURE_OPS or not count.isdigit():
+            raise SpecError(f"test block: bad structure entry `{op} {count}` (ops: "
+                            f"{', '.join(STRUCTURE_OPS)})")
+        out[op] = int(count)
+    return out
+
+
+# -- checking ---------------------------------------------------------------------------
+
+
+def check_program(path: Path, backend: str, *, optimise: bool = True) -> Verdict:
+    """Test the program at `path` on `backend` in this process."""
+    start = time.perf_counter()
+    try:
+        problem = call_with_big_stack(lambda: _problem(path, backend, optimise))
+    except SpecError as err:
+        problem = str(err)
+    except RecursionError:
+        problem = "program nested or recursive too deeply"
+    except Exception as err:  # a crash of the compiler: the test fails, the run goes on
+        problem = f"internal compiler error: {type(err).__name__}: {err}"
+    seconds = time.perf_counter() - start
+    return Verdict(str(path), backend, problem is None, problem or "", seconds)
+
+
+def _problem(path: Path, backend: str, optimise: bool) -> str | None:
+    """What is wrong with the program at `path` on `backend`, or `None`."""
+    from l0.api import CompiledProgram
+
+    spec = spec_of(path)
+    source = path.read_text(encoding="utf-8")
+    try:
+        prog = CompiledProgram(source, str(path), backend, optimise=optimise)
+    except L0Error as err:
+        if spec.compile_error is None:
+            return f"compilation failed: {err.render()}"
+        return spec.compile_error.mismatch(err)
+    if spec.compile_error is not None:
+        return f"compiled, but expected a compile-time error ({spec.compile_error})"
+    if "main" not in prog.functions:
+        return "the program has no main"
+    if spec.structure is not None:
+        problem = _structure_problem(source, str(path), spec.structure)
+        if problem:
+            return problem
+    for case in spec.runs:
+        problem = _run_problem(prog, case)
+        if problem:
+            return problem
+    return None
+
+
+def _run_problem(prog: object, case: RunCase) -> str | None:
+    from l0.api import CompiledProgram
+
+    assert isinstance(prog, CompiledProgram)
+    try:
+        actual = prog.run_main(_input_text(case.input))
+    except L0Error as err:
+        if case.error is None:
+            return f"{case.name}: failed: {err.render()}"
+        problem = case.error.mismatch(err)
+        return f"{case.name}: {problem}" if problem else None
+    if case.error is not None:
+        return f"{case.name}: ran, but expected an error ({case.error}); printed {actual}"
+    assert case.output is not None
+    if squash(actual) != squash(case.output):
+        return f"{case.name}: expected {_short(case.output)}, got {_short(actual)}"
+    return None
+
+
+def _input_text(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise SpecError(f"input is not UTF-8 text: {err}") from None
+
+
+def _structure_problem(source: str, filename: str, expected: dict[str, int]) -> str | None:
+    counts = structure_of(source, filename)
+    wrong = [f"{op} {counts.get(op, 0)} (expected {n})" for op, n in expected.items()
+             if counts.get(op, 0) != n]
+    return "structure: " + ", ".join(wrong) if wrong else None
+
+
+def structure_of(source: str, filename: str) -> dict[str, int]:
+    """How many of each `STRUCTURE_OPS` op the optimised module holds, nested ones included."""
+    from l0.frontend import load_program, to_module
+    from l0.passes.pipeline import optimise
+
+    module = to_module(load_program(source, filename), verify=False)
+    optimise(module)
+    counts: dict[str, int] = {}
+    for op in module.walk():
+        dialect, _, name = op.name.partition(".")
+        if dialect == "soac" and name in STRUCTURE_OPS:
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def squash(text: str) -> str:
+    """`text` without whitespace: outputs are compared so (docs/reference.md §6.4)."""
+    return re.sub(r"\s+", "", text)
+
+
+def _short(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def find_programs(paths: list[Path]) -> list[Path]:
+    """The `.l0` files named or found (recursively, sorted) under `paths`."""
+    out: list[Path] = []
+    for p in paths:
+        out.extend(sorted(p.rglob("*.l0")) if p.is_dir() else [p])
+    return out

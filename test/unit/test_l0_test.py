@@ -1,0 +1,195 @@
+"""`l0 test`: the verdicts of the project's corpus, test blocks in programs, and the
+command's summary, JSON and exit statuses (run in this process through `main`)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from l0.cli.testcmd import run_tests
+from l0.cli.tool import main
+from l0.testing import ErrorSpec, SpecError, _error_words, check_program, spec_of
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "test" / "programs"
+
+
+def l0(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as info:
+        main(args)
+    out, err = capsys.readouterr()
+    return int(info.value.code or 0), out, err
+
+
+# -- the corpus: the same verdicts as its own tests, which all pass --------------------
+
+
+@pytest.mark.parametrize("directory,backend", [
+    ("errors", "interp"), ("runtime", "interp"), ("tuples", "interp"), ("runtime", "cpu"),
+    ("uniqueness", "cpu"),
+])
+def test_corpus_directories_pass(directory: str, backend: str) -> None:
+    programs = sorted((CORPUS / directory).rglob("*.l0"))
+    verdicts = run_tests([(p, backend) for p in programs], optimise=True, workers=1)
+    assert [v.message for v in verdicts if not v.passed] == []
+    assert len(verdicts) == len(programs) > 5
+
+
+def _copy(name: str, tmp_path: Path) -> Path:
+    """A corpus program with its sibling files, copied into `tmp_path`."""
+    src = CORPUS / name
+    for sibling in src.parent.glob(src.stem + ".*"):
+        shutil.copy(sibling, tmp_path / sibling.name)
+    return tmp_path / src.name
+
+
+def test_wrong_output_fails(tmp_path: Path) -> None:
+    prog = _copy("soacs/reduce_noncomm.l0", tmp_path)
+    out = prog.with_suffix(".out")
+    out.write_text(out.read_text().replace("1", "2", 1))
+    v = check_program(prog, "interp")
+    assert not v.passed and v.message.startswith("reduce_noncomm.in: expected ")
+
+
+def test_wrong_runtime_error_location_fails(tmp_path: Path) -> None:
+    prog = _copy("runtime/div_zero.l0", tmp_path)
+    err = prog.with_suffix(".err")
+    line, col, rest = err.read_text().split(":", 2)
+    err.write_text(f"{int(line) + 1}:{col}:{rest}")
+    v = check_program(prog, "cpu")
+    assert not v.passed and "expected an error at" in v.message
+
+
+def test_wrong_compile_error_kind_fails(tmp_path: Path) -> None:
+    prog = _copy("errors/unknown_variable.l0", tmp_path)
+    text = prog.read_text().splitlines()
+    assert text[0].startswith("// error: ")
+    prog.write_text("\n".join(["// error: parse-error", *text[1:]]) + "\n")
+    v = check_program(prog, "interp")
+    assert not v.passed and "expected an error of kind parse-error" in v.message
+
+
+def test_compile_only_program_that_fails_to_compile(tmp_path: Path) -> None:
+    (tmp_path / "p.l0").write_text("fun int main() = x")
+    (tmp_path / "p.in").write_text("")
+    v = check_program(tmp_path / "p.l0", "interp")
+    assert not v.passed and v.message.startswith("compilation failed: ")
+
+
+# -- test blocks ----------------------------------------------------------------------
+
+BLOCK = """\
+// ==
+// input { [1, 2, 3] }
+// output { 14 }
+// input {
+//   [4]
+// }
+// output { 16 }
+// input { empty(int) } output { 0 }
+// structure { map 0 redomap 1 }
+fun int main([int] a) = reduce(op +, 0, map(fn int (int x) => x * x, a))
+"""
+
+
+def test_block_inputs_outputs_and_structure(tmp_path: Path) -> None:
+    prog = tmp_path / "sq.l0"
+    prog.write_text(BLOCK)
+    spec = spec_of(prog)
+    assert [(c.input.strip(), c.output) for c in spec.runs] == [
+        (b"[1, 2, 3]", " 14 "), (b"[4]", " 16 "), (b"empty(int)", " 0 ")]
+    assert spec.structure == {"map": 0, "redomap": 1}
+    for backend in ("cpu", "interp"):
+        assert check_program(prog, backend).passed
+
+
+def test_block_structure_mismatch(tmp_path: Path) -> None:
+    prog = tmp_path / "sq.l0"
+    prog.write_text(BLOCK.replace("map 0 redomap 1", "map 1 redomap 1"))
+    v = check_program(prog, "interp")
+    assert v.message == "structure: map 0 (expected 1)"
+
+
+def test_block_runtime_error_and_file_input(tmp_path: Path) -> None:
+    (tmp_path / "big.in").write_text("[5, 6]\n3\n")
+    prog = tmp_path / "idx.l0"
+    prog.write_text("// ==\n// input @ big.in\n// error: runtime-error 5:3 index 3\n"
+                    "fun int main([int] a, int i) =\n  a[i]\n")
+    assert check_program(prog, "cpu").passed
+    prog.write_text(prog.read_text().replace("5:3", "5:4"))
+    assert "expected an error at 5:4" in check_program(prog, "cpu").message
+
+
+def test_block_compile_error_with_location(tmp_path: Path) -> None:
+    prog = tmp_path / "bad.l0"
+    prog.write_text("// ==\n// error: unexpected-type 3:12\nfun bool main(bool p) =\n"
+                    "  let q = p < True in q\n")
+    v = check_program(prog, "interp")
+    assert not v.passed and "expected an error at 3:12" in v.message
+    prog.write_text(prog.read_text().replace("3:12", "4:11"))
+    assert check_program(prog, "interp").passed
+
+
+def test_error_words() -> None:
+    assert _error_words(" type-error 3:4 bad thing") == ErrorSpec("type-error", 3, 4, "bad thing")
+    assert _error_words(" index") == ErrorSpec(phrase="index")
+    assert _error_words(" 7:1") == ErrorSpec(line=7, col=1)
+
+
+@pytest.mark.parametrize("block,message", [
+    ("// input { 1 }\n", "has no output or error"),
+    ("// output { 1 }\n", "output without an input"),
+    ("// input { 1 } output { 1\n", "unbalanced"),
+    ("// frobnicate { 1 }\n", "unknown entry"),
+    ("// structure { map }\n", "pairs"),
+    ("// input @ nowhere.in output { 1 }\n", "cannot read nowhere.in"),
+])
+def test_malformed_blocks_fail_the_program(tmp_path: Path, block: str, message: str) -> None:
+    prog = tmp_path / "p.l0"
+    prog.write_text("// ==\n" + block + "fun int main(int x) = x\n")
+    with pytest.raises(SpecError, match=message):
+        spec_of(prog)
+    v = check_program(prog, "interp")
+    assert not v.passed and message in v.message
+
+
+# -- the command ----------------------------------------------------------------------
+
+
+def test_command_summary_json_and_status(tmp_path: Path, capsys) -> None:
+    (tmp_path / "good.l0").write_text(BLOCK)
+    (tmp_path / "bad.l0").write_text("// ==\n// input { 1 } output { 2 }\n"
+                                     "fun int main(int x) = x\n")
+    report = tmp_path / "r.json"
+    status, out, _ = l0(["test", "-j", "1", "--backend", "cpu", "--backend", "interp",
+                         "--json", str(report), str(tmp_path)], capsys)
+    assert status == 1
+    assert out.splitlines()[-1] == "2 passed, 2 failed"
+    assert f"FAIL {tmp_path / 'bad.l0'} (cpu): input 1: expected 2, got 1" in out
+    doc = json.loads(report.read_text())
+    assert (doc["passed"], doc["failed"]) == (2, 2)
+    assert {(Path(t["program"]).name, t["backend"], t["passed"]) for t in doc["tests"]} == {
+        ("bad.l0", "cpu", False), ("bad.l0", "interp", False),
+        ("good.l0", "cpu", True), ("good.l0", "interp", True)}
+
+
+def test_command_in_parallel(capsys) -> None:
+    status, out, _ = l0(["test", "-j", "2", "--backend", "interp", str(CORPUS / "loops")],
+                        capsys)
+    assert status == 0, out
+    assert out.splitlines()[-1].endswith(" passed, 0 failed")
+
+
+@pytest.mark.parametrize("args", [["test"], ["test", "--backend", "gpu", "x.l0"],
+                                  ["test", "nowhere"], ["test", "-j", "0", "."], []])
+def test_bad_arguments(args: list[str], capsys) -> None:
+    status, _, err = l0(args, capsys)
+    assert status == 2 and "error" in err
+
+
+def test_help(capsys) -> None:
+    status, out, _ = l0(["test", "--help"], capsys)
+    assert status == 0 and "--backend" in out and "test block" in out
