@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from l0.cli import testcmd
+from l0.cli import bench, testcmd
 
 
 def build_argparser() -> argparse.ArgumentParser:
@@ -29,6 +29,7 @@ def build_argparser() -> argparse.ArgumentParser:
     ap.add_argument("--version", action="store_true", help="print the version and exit")
     commands = ap.add_subparsers(dest="command", metavar="COMMAND")
     testcmd.add_parser(commands)
+    bench.add_parser(commands)
     return ap
 
 
@@ -41,5 +42,5 @@ def main(argv: list[str] | None = None) -> None:
         print(f"l0 {version('l0')}")
         sys.exit(0)
     if args.command is None:
-        ap.error("a command is needed: test")
+        ap.error("a command is needed: test or bench")
     sys.exit(args.run(args))
