@@ -1,6 +1,7 @@
 """`l0-run`: compile an L0 program and run its `main` on values read from standard input.
 
-    l0-run [--backend=cpu|interp] [--fast-math] [-O | -O0] [-r N] [-t FILE] prog.l0 < input
+    l0-run [--backend=cpu|interp] [--fast-math] [-O | -O0] [-r N] [-t FILE] [-b] [-v]
+           prog.l0 < input
 
 Prints `main`'s result exactly as the 2014 compiler did (docs/reference.md §6.3).
 `-r N` runs `main` N times and `-t FILE` writes the time of each run in microseconds,
@@ -13,6 +14,10 @@ default optimisation pipeline (`l0.passes.pipeline`) before running; `-O0` runs 
 arithmetic (vectorised reductions); it is off by default, so reductions run in the
 strict left-to-right order of the interpreter. `--backend=interp` runs the reference
 interpreter.
+
+The input may mix text values and binary ones (Futhark's binary format,
+`l0/values/binary.py`); `-b` writes the result in binary. `-v` reports the time of
+each stage on stderr (`l0/cli/stages.py`).
 """
 
 from __future__ import annotations
@@ -77,6 +82,18 @@ def build_argparser() -> argparse.ArgumentParser:
         help="write the run time of each run of main in microseconds to FILE, one per line",
     )
     ap.add_argument(
+        "-b",
+        "--binary-output",
+        action="store_true",
+        help="write the result in Futhark's binary value format (one value per component)",
+    )
+    ap.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="report the time of each stage (parse, check, passes, LLVM, JIT, run) on stderr",
+    )
+    ap.add_argument(
         "--inhibit-uniqueness-checking",
         action="store_true",
         help="skip the occurrence/consumption checks of the type checker (as l0c did); "
@@ -105,6 +122,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.runs < 1:
         print("l0-run: error: -r needs a positive number of runs", file=sys.stderr)
         sys.exit(2)
+    if args.verbose:
+        from l0.cli.stages import run_with_stage_times
+
+        sys.exit(run_with_stage_times(lambda: run_guarded(lambda: run(args), what=args.program)))
     sys.exit(run_guarded(lambda: run(args), what=args.program))
 
 
@@ -123,9 +144,8 @@ def run(args: argparse.Namespace) -> int:
     entry = prog.functions["main"]
     params = [p.type for p in entry.params]
     # Without parameters a terminal is not waited on; piped input must then be empty.
-    text = sys.stdin.read() if params or not sys.stdin.isatty() else ""
-    register_source("<stdin>", text)
-    inputs = read_arguments(text, params, "<stdin>")
+    data = _read_stdin() if params or not sys.stdin.isatty() else b""
+    inputs = read_arguments(data, params, "<stdin>")  # text and binary values
     inputs = to_ir_arguments(params, inputs)
 
     times: list[int] = []
@@ -137,11 +157,29 @@ def run(args: argparse.Namespace) -> int:
         results = prog.call_flat("main", run_inputs)
         times.append((time.perf_counter_ns() - start) // 1000)
 
-    sys.stdout.write(format_result(entry.ret, from_ir_results(entry.ret, results)) + "\n")
-    sys.stdout.flush()
+    if args.binary_output:
+        from l0.values.binary import write_binary_values
+
+        sys.stdout.flush()
+        sys.stdout.buffer.write(write_binary_values(entry.ret,
+                                                    from_ir_results(entry.ret, results)))
+        sys.stdout.buffer.flush()
+    else:
+        sys.stdout.write(format_result(entry.ret, from_ir_results(entry.ret, results)) + "\n")
+        sys.stdout.flush()
     if args.timing:
         _write_times(args.timing, times)
     return 0
+
+
+def _read_stdin() -> bytearray:
+    """All of stdin as bytes: binary values are read from it without copies."""
+    from l0.values.binary import read_input_bytes
+
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:  # a text stream put in place of stdin (tests)
+        return bytearray(sys.stdin.read().encode("utf-8"))
+    return read_input_bytes(buffer)
 
 
 def _read_source(path: str) -> str:

@@ -22,8 +22,11 @@ from l0.values.model import CHECKED, Value
 from l0.values.reader import read_values
 
 
-def read_arguments(text: str, params: Sequence[Type], source: str = "<stdin>") -> list[Value]:
-    """Read the flattened arguments of a function whose parameters have types `params`."""
+def read_arguments(
+    text: str | bytes | bytearray, params: Sequence[Type], source: str = "<stdin>"
+) -> list[Value]:
+    """Read the flattened arguments of a function whose parameters have types `params`
+    (from bytes: text and binary values mixed, `binary.py`)."""
     types = [c for t in params for c in flatten(t)]
     values = read_values(text, types, source)  # with no types: checks that `text` is empty
     check_arguments(params, values, Loc(source, 1, 1))

@@ -365,11 +365,18 @@ class _Reader:
         return self.array(kind, t.rank)
 
 
-def read_values(text: str, types: Sequence[Type], source: str = "<stdin>") -> list[Value]:
+def read_values(
+    text: str | bytes | bytearray, types: Sequence[Type], source: str = "<stdin>"
+) -> list[Value]:
     """Read one value per type in `types` (the flattened parameter types of `main`, from
-    `l0.types.flatten`) from `text`; see the module docstring for the syntax.
+    `l0.types.flatten`) from `text`; see the module docstring for the syntax. Given
+    bytes, text and binary values may be mixed (`binary.py`).
 
     Raises `L0Error` (kind `value-error`) at the position of the offending input."""
+    if not isinstance(text, str):
+        from l0.values.binary import read_mixed
+
+        return read_mixed(text, types, source)
     return _read_values(text, types, source, fast=True)
 
 
