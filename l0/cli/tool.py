@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from l0.cli import bench, testcmd
+from l0.cli import bench, dataset, testcmd
 
 
 def build_argparser() -> argparse.ArgumentParser:
@@ -30,6 +30,7 @@ def build_argparser() -> argparse.ArgumentParser:
     commands = ap.add_subparsers(dest="command", metavar="COMMAND")
     testcmd.add_parser(commands)
     bench.add_parser(commands)
+    dataset.add_parser(commands)
     return ap
 
 
@@ -42,5 +43,5 @@ def main(argv: list[str] | None = None) -> None:
         print(f"l0 {version('l0')}")
         sys.exit(0)
     if args.command is None:
-        ap.error("a command is needed: test or bench")
+        ap.error("a command is needed: test, bench or dataset")
     sys.exit(args.run(args))
