@@ -118,3 +118,18 @@ def test_errors_in_the_program_or_its_data(tmp_path: Path, capsys) -> None:
     p.with_suffix(".in").write_text("1.5")
     status, _, err = l0(["bench", str(p)], capsys)
     assert status == 2 and "<p.in>:1:1: error: expected a value of type int" in err
+
+
+def test_binary_datasets(prog: Path, tmp_path: Path, capsys) -> None:
+    import numpy as np
+
+    from l0.types import ArrayType, Basic, BasicType
+    from l0.values.binary import write_binary
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "ones.in").write_bytes(write_binary(ArrayType(BasicType(Basic.INT), 1),
+                                                np.ones(1000, dtype=np.int64)))
+    (data / "ones.out").write_text("1003")
+    status, out = l0(["bench", "-r", "2", "--datasets", str(data), str(prog)], capsys)[:2]
+    assert status == 0 and out.startswith("ones.in: "), out
