@@ -80,20 +80,42 @@ def run_tests(jobs: list[tuple[Path, str]], optimise: bool, workers: int) -> lis
             verdicts[i] = _quiet_check(path, backend, optimise)
             progress.update(i + 1, str(path))
     else:
-        # forkserver: workers start from a clean process, not from this one's threads.
-        import multiprocessing
-
-        context = multiprocessing.get_context("forkserver")
-        with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context) as pool:
-            futures: dict[Future[Verdict], int] = {
-                pool.submit(_quiet_check, path, backend, optimise): i
-                for i, (path, backend) in enumerate(jobs)
-            }
-            for done, future in enumerate(as_completed(futures), 1):
-                verdicts[futures[future]] = future.result()
-                progress.update(done, verdicts[futures[future]].program)
+        crashed = _in_pool(list(enumerate(jobs)), optimise, min(workers, len(jobs)), verdicts,
+                           progress)
+        # A crash (a signal in compiled code) takes the whole pool down: the jobs it
+        # left run again one per process, so that only the crashing one fails.
+        for i in crashed:
+            if _in_pool([(i, jobs[i])], optimise, 1, verdicts, progress):
+                path, backend = jobs[i]
+                verdicts[i] = Verdict(str(path), backend, False,
+                                      "the test process crashed (a signal or out of memory)")
     progress.finish()
     return [verdicts[i] for i in range(len(jobs))]
+
+
+def _in_pool(jobs: list[tuple[int, tuple[Path, str]]], optimise: bool, workers: int,
+             verdicts: dict[int, Verdict], progress: Progress) -> list[int]:
+    """Run `jobs` in a pool of `workers` processes into `verdicts`; return the indices of
+    the jobs that did not finish because a worker died."""
+    import multiprocessing
+    from concurrent.futures.process import BrokenProcessPool
+
+    # forkserver: workers start from a clean process, not from this one's threads.
+    context = multiprocessing.get_context("forkserver")
+    crashed: list[int] = []
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        futures: dict[Future[Verdict], int] = {
+            pool.submit(_quiet_check, path, backend, optimise): i for i, (path, backend) in jobs
+        }
+        for future in as_completed(futures):
+            i = futures[future]
+            try:
+                verdicts[i] = future.result()
+            except BrokenProcessPool:
+                crashed.append(i)
+                continue
+            progress.update(len(verdicts), verdicts[i].program)
+    return sorted(crashed)
 
 
 def _quiet_check(path: Path, backend: str, optimise: bool) -> Verdict:

@@ -208,3 +208,25 @@ def test_binary_inputs(tmp_path: Path) -> None:
                     "fun [real] main(real k, [real] v) = map(op * (k), v)\n")
     assert check_program(prog, "cpu").passed
     assert check_program(prog, "interp").passed
+
+
+def test_a_crashing_test_fails_alone(tmp_path: Path, monkeypatch) -> None:
+    import l0.cli.testcmd as testcmd
+
+    for name in ("a", "crash", "b"):
+        (tmp_path / f"{name}.l0").write_text("// ==\n// input { 1 } output { 1 }\n"
+                                             "fun int main(int x) = x\n")
+    jobs = [(tmp_path / f"{name}.l0", "interp") for name in ("a", "crash", "b")]
+    monkeypatch.setattr(testcmd, "_quiet_check", _crash_on_crash)
+    verdicts = run_tests(jobs, optimise=True, workers=2)
+    assert [(Path(v.program).stem, v.passed) for v in verdicts] == [
+        ("a", True), ("crash", False), ("b", True)]
+    assert "crashed" in verdicts[1].message
+
+
+def _crash_on_crash(path: Path, backend: str, optimise: bool):
+    import os
+
+    if path.stem == "crash":
+        os._exit(70)  # as a signal in compiled code would end the worker
+    return check_program(path, backend, optimise=optimise)
