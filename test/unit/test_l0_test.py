@@ -204,7 +204,8 @@ def test_binary_inputs(tmp_path: Path) -> None:
     data = write_binary(ArrayType(BasicType(Basic.REAL), 1), np.arange(4.0))
     (tmp_path / "v.in").write_bytes(b"2.0 " + data)
     prog = tmp_path / "scale.l0"
-    prog.write_text("// ==\n// input @ v.in\n// output { [0.000000, 2.000000, 4.000000, 6.000000] }\n"
+    prog.write_text("// ==\n// input @ v.in\n"
+                    "// output { [0.000000, 2.000000, 4.000000, 6.000000] }\n"
                     "fun [real] main(real k, [real] v) = map(op * (k), v)\n")
     assert check_program(prog, "cpu").passed
     assert check_program(prog, "interp").passed
