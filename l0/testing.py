@@ -4,7 +4,7 @@ Two sources of expectations, which may be combined (docs/tools.md "l0 test"):
 
 * the 2014 protocol of sibling files (docs/reference.md §6.4, test/programs/README.md):
   `X.l0` + `X.in` + `X.out` must print `X.out` (whitespace ignored); + `X.in` + `X.err`
-  must fail at run time at the `LINE:COL` of `X.err` with a message starting with its
+  must fail when run, at the `LINE:COL` of `X.err`, with a message containing its
   phrase; `X.l0` + `X.in` must compile; `X.l0` alone must fail to compile, with the kind
   named by a first line `// error: KIND` if there is one;
 * a test block in the program itself: a comment line `// ==` followed by comment lines
@@ -22,8 +22,8 @@ Two sources of expectations, which may be combined (docs/tools.md "l0 test"):
   error kind, then `LINE:COL`, and the rest a phrase the message must contain.
 
 `spec_of(path)` reads both into a `Spec`; `check_program(path, backend)` runs it in this
-process and returns a `Verdict`. `l0 test` runs this over directories; the corpus tests
-use the same functions.
+process and returns a `Verdict`. `l0 test` runs this over directories, and other test
+drivers (the corpus tests) can use the same functions.
 """
 
 from __future__ import annotations
@@ -73,6 +73,7 @@ class RunCase:
     input: bytes
     output: str | None = None
     error: ErrorSpec | None = None
+    file: str | None = None  # where the input came from: `X.in`, or `input @ FILE`
 
 
 @dataclass
@@ -117,9 +118,10 @@ def spec_of(path: Path) -> Spec:
     inp, out, err = (path.with_suffix(s) for s in (".in", ".out", ".err"))
     if inp.exists() and out.exists():
         spec.runs.insert(0, RunCase(inp.name, inp.read_bytes(),
-                                    output=out.read_text(encoding="utf-8")))
+                                    output=out.read_text(encoding="utf-8"), file=inp.name))
     elif inp.exists() and err.exists():
-        spec.runs.insert(0, RunCase(inp.name, inp.read_bytes(), error=_err_file(err)))
+        spec.runs.insert(0, RunCase(inp.name, inp.read_bytes(), error=_err_file(err),
+                                    file=inp.name))
     elif not inp.exists() and not spec.runs and spec.structure is None:
         # `X.l0` alone: the 2014 protocol expects a compile-time failure.
         first = (text.splitlines() or [""])[0]
@@ -160,7 +162,8 @@ def _block_spec(text: str, directory: Path) -> Spec:
         return spec
     body = "\n".join(lines)
     pos = 0
-    pending: tuple[str, bytes] | None = None  # an input waiting for its output or error
+    # An input waiting for its output or error: its name, values and file.
+    pending: tuple[str, bytes, str | None] | None = None
     while True:
         pos = _skip_space(body, pos)
         if pos >= len(body):
@@ -173,13 +176,14 @@ def _block_spec(text: str, directory: Path) -> Spec:
         if key == "input":
             if pending is not None:
                 raise SpecError(f"test block: {pending[0]} has no output or error")
-            data, pos = _payload(body, pos, directory)
-            pending = (f"input {len(spec.runs) + 1}", data)
+            data, pos, file = _payload(body, pos, directory)
+            pending = (f"input {len(spec.runs) + 1}", data, file)
         elif key == "output":
             if pending is None:
                 raise SpecError("test block: output without an input")
-            data, pos = _payload(body, pos, directory)
-            spec.runs.append(RunCase(pending[0], pending[1], output=data.decode("utf-8")))
+            data, pos, _ = _payload(body, pos, directory)
+            spec.runs.append(RunCase(pending[0], pending[1], output=data.decode("utf-8"),
+                                     file=pending[2]))
             pending = None
         elif key == "error:":
             end = body.find("\n", pos)
@@ -189,7 +193,8 @@ def _block_spec(text: str, directory: Path) -> Spec:
             if pending is None:
                 spec.compile_error = expected
             else:
-                spec.runs.append(RunCase(pending[0], pending[1], error=expected))
+                spec.runs.append(RunCase(pending[0], pending[1], error=expected,
+                                         file=pending[2]))
                 pending = None
         elif key == "structure":
             braces, pos = _braces(body, pos)
@@ -208,8 +213,9 @@ def _skip_space(body: str, pos: int) -> int:
     return pos
 
 
-def _payload(body: str, pos: int, directory: Path) -> tuple[bytes, int]:
-    """`{ values }` or `@ FILE` after `input`/`output`."""
+def _payload(body: str, pos: int, directory: Path) -> tuple[bytes, int, str | None]:
+    """`{ values }` or `@ FILE` after `input`/`output`: the bytes, the position after
+    them, and the file's name if they came from one."""
     pos = _skip_space(body, pos)
     if body.startswith("@", pos):
         m = re.match(r"@\s*(\S+)", body[pos:])
@@ -217,11 +223,11 @@ def _payload(body: str, pos: int, directory: Path) -> tuple[bytes, int]:
             raise SpecError("test block: expected a file name after `@`")
         file = directory / m.group(1)
         try:
-            return file.read_bytes(), pos + m.end()
+            return file.read_bytes(), pos + m.end(), m.group(1)
         except OSError as err:
             raise SpecError(f"test block: cannot read {m.group(1)}: {err.strerror}") from None
     inner, pos = _braces(body, pos)
-    return inner.encode("utf-8"), pos
+    return inner.encode("utf-8"), pos, None
 
 
 def _braces(body: str, pos: int) -> tuple[str, int]:

@@ -100,16 +100,17 @@ def datasets_of(program: Path, directory: Path | None) -> list[Dataset]:
     except SpecError as err:
         raise L0Error(Loc(str(program), 1, 1), str(err), "test-block-error") from None
     sibling = program.with_suffix(".in")
-    return [Dataset(_dataset_name(case.name, case.input, sibling), case.input, case.output)
-            for case in spec.runs if case.error is None] + (
-        [Dataset(sibling.name, sibling.read_bytes(), None)]
-        if sibling.exists() and not any(c.name == sibling.name for c in spec.runs) else [])
+    found = [Dataset(_dataset_name(case.name, case.file, case.input), case.input, case.output)
+             for case in spec.runs if case.error is None]
+    if sibling.exists() and not any(c.file == sibling.name for c in spec.runs):
+        found.append(Dataset(sibling.name, sibling.read_bytes(), None))
+    return found
 
 
-def _dataset_name(case: str, data: bytes, sibling: Path) -> str:
-    """A file's name, or for values in the test block `#N` and the values abbreviated."""
-    if case == sibling.name:
-        return case
+def _dataset_name(case: str, file: str | None, data: bytes) -> str:
+    """A dataset's file, or for values in the test block `#N` and the values abbreviated."""
+    if file is not None:
+        return file
     text = " ".join(data.decode("utf-8", "replace").split())
     shown = text if len(text) <= 40 else text[:37] + "..."
     return f"#{case.split()[-1]} ({shown})"

@@ -133,3 +133,14 @@ def test_binary_datasets(prog: Path, tmp_path: Path, capsys) -> None:
     (data / "ones.out").write_text("1003")
     status, out = l0(["bench", "-r", "2", "--datasets", str(data), str(prog)], capsys)[:2]
     assert status == 0 and out.startswith("ones.in: "), out
+
+
+def test_a_file_of_the_test_block_names_its_dataset(tmp_path: Path, capsys) -> None:
+    (tmp_path / "big.in").write_text(str(list(range(100))))
+    prog = tmp_path / "p.l0"
+    prog.write_text("// ==\n// input @ big.in\n// output { 4950 }\n"
+                    "fun int main([int] a) = reduce(op +, 0, a)\n")
+    prog.with_suffix(".in").write_text("[1]")
+    status, out, _ = l0(["bench", "-r", "1", str(prog)], capsys)
+    assert status == 0, out
+    assert [line.split(":")[0] for line in out.splitlines()] == ["big.in", "p.in"]
