@@ -283,6 +283,8 @@ def check_program(path: Path, backend: str, *, optimise: bool = True) -> Verdict
         problem = call_with_big_stack(lambda: _problem(path, backend, optimise))
     except SpecError as err:
         problem = str(err)
+    except (OSError, UnicodeDecodeError) as err:
+        problem = f"cannot read the program or its files: {err}"
     except RecursionError:
         problem = "program nested or recursive too deeply"
     except Exception as err:  # a crash of the compiler: the test fails, the run goes on

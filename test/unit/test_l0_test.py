@@ -231,3 +231,10 @@ def _crash_on_crash(path: Path, backend: str, optimise: bool):
     if path.stem == "crash":
         os._exit(70)  # as a signal in compiled code would end the worker
     return check_program(path, backend, optimise=optimise)
+
+
+def test_unreadable_files_fail_the_program(tmp_path: Path) -> None:
+    prog = tmp_path / "p.l0"
+    prog.write_bytes(b"fun int main() = 1 // \xff\n")
+    v = check_program(prog, "interp")
+    assert not v.passed and v.message.startswith("cannot read the program or its files: ")
