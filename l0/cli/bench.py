@@ -28,7 +28,7 @@ from typing import Any
 from l0.cli.guard import run_guarded
 from l0.cli.progress import Progress
 from l0.diagnostics import L0Error, Loc, register_source
-from l0.testing import SpecError, spec_of, squash
+from l0.testing import RunCase, SpecError, spec_of, squash
 
 BACKENDS = ("cpu", "interp")
 
@@ -100,20 +100,24 @@ def datasets_of(program: Path, directory: Path | None) -> list[Dataset]:
     except SpecError as err:
         raise L0Error(Loc(str(program), 1, 1), str(err), "test-block-error") from None
     sibling = program.with_suffix(".in")
-    found = [Dataset(_dataset_name(case.name, case.file, case.input), case.input, case.output)
+    found = [Dataset(_dataset_name(case), case.input, case.output)
              for case in spec.runs if case.error is None]
     if sibling.exists() and not any(c.file == sibling.name for c in spec.runs):
         found.append(Dataset(sibling.name, sibling.read_bytes(), None))
     return found
 
 
-def _dataset_name(case: str, file: str | None, data: bytes) -> str:
-    """A dataset's file, or for values in the test block `#N` and the values abbreviated."""
-    if file is not None:
-        return file
-    text = " ".join(data.decode("utf-8", "replace").split())
+def _dataset_name(case: RunCase) -> str:
+    """A dataset's file, or for values in the test block `#N` and the values abbreviated
+    (or the generators of a random input)."""
+    if case.file is not None:
+        return case.file
+    number = case.name.split()[-1]
+    if case.random is not None:
+        return f"#{number} (random {case.random})"
+    text = " ".join(case.input.decode("utf-8", "replace").split())
     shown = text if len(text) <= 40 else text[:37] + "..."
-    return f"#{case.split()[-1]} ({shown})"
+    return f"#{number} ({shown})"
 
 
 def bench(args: argparse.Namespace) -> int:

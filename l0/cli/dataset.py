@@ -24,6 +24,7 @@ import numpy as np
 from l0.cli.guard import run_guarded
 from l0.diagnostics import L0Error, Loc
 from l0.types import ArrayType, Basic, BasicType, Type, flatten
+from l0.values.generate import GeneratorError, parse_generator, random_value
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if sources != 1:
             raise UsageError("give one of -g TYPE[:DIMS]..., -t TYPE... or --for PROG.l0")
-        generators = [parse_generator(spec) for spec in args.generate]
+        generators = [_generator(spec) for spec in args.generate]
         ints = _bounds(args.int_bounds, int, "--int-bounds")
         reals = _bounds(args.real_bounds, float, "--real-bounds")
         given = [_parse_type(text, "-t") for text in args.type]
@@ -82,6 +83,13 @@ def run(args: argparse.Namespace) -> int:
     return run_guarded(work, what=args.program or "<stdin>")
 
 
+def _generator(spec: str) -> tuple[Type, tuple[int, ...]]:
+    try:
+        return parse_generator(spec)
+    except GeneratorError as err:
+        raise UsageError(f"-g {err}") from None
+
+
 def _parse_type(text: str, option: str) -> Type:
     from l0.syntax.parser import parse_type
 
@@ -89,44 +97,6 @@ def _parse_type(text: str, option: str) -> Type:
         return parse_type(text.strip(), option)
     except L0Error as err:
         raise UsageError(f"{option} {text}: {err.message}") from None
-
-
-def parse_generator(spec: str) -> tuple[Type, tuple[int, ...]]:
-    """`TYPE[:DIMS]` as a type and its dimensions; `L0Error` when malformed."""
-    type_text, _, dims_text = spec.partition(":")
-    t = _parse_type(type_text, "-g")
-    if not (isinstance(t, BasicType) or (isinstance(t, ArrayType)
-                                         and isinstance(t.elem, BasicType))):
-        raise UsageError(f"-g {spec}: only basic types and arrays of them can be generated "
-                         "(generate a tuple one component at a time)")
-    kind = t.kind if isinstance(t, BasicType) else t.elem.kind  # type: ignore[union-attr]
-    if kind is Basic.CERT:
-        raise UsageError(f"-g {spec}: cert has only the value Checked")
-    rank = t.rank if isinstance(t, ArrayType) else 0
-    try:
-        dims = tuple(int(d) for d in dims_text.split("x")) if dims_text.strip() else ()
-    except ValueError:
-        raise UsageError(f"-g {spec}: dimensions are written NxM..., found {dims_text!r}") from None
-    if len(dims) != rank or any(d < 0 for d in dims):
-        raise UsageError(f"-g {spec}: type {t} needs {rank} non-negative dimension(s), "
-                         f"found {len(dims)}")
-    return ArrayType(t.elem, t.rank) if isinstance(t, ArrayType) else t, dims
-
-
-def random_value(t: Type, dims: tuple[int, ...], rng: np.random.Generator,
-                 ints: tuple[int, int], reals: tuple[float, float]) -> Any:
-    kind = t.kind if isinstance(t, BasicType) else t.elem.kind  # type: ignore[union-attr]
-    if kind is Basic.INT:
-        arr = rng.integers(ints[0], ints[1], size=dims, endpoint=True, dtype=np.int64)
-    elif kind is Basic.REAL:
-        arr = rng.uniform(reals[0], reals[1], size=dims)
-    elif kind is Basic.BOOL:
-        arr = rng.integers(0, 1, size=dims, endpoint=True, dtype=np.uint8).astype(np.bool_)
-    else:  # printable ASCII characters
-        arr = rng.integers(32, 126, size=dims, endpoint=True, dtype=np.int32)
-    if not dims:
-        return arr.item()
-    return arr
 
 
 def _bounds(text: str, kind: type, option: str) -> tuple[Any, Any]:

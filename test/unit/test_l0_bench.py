@@ -144,3 +144,12 @@ def test_a_file_of_the_test_block_names_its_dataset(tmp_path: Path, capsys) -> N
     status, out, _ = l0(["bench", "-r", "1", str(prog)], capsys)
     assert status == 0, out
     assert [line.split(":")[0] for line in out.splitlines()] == ["big.in", "p.in"]
+
+
+def test_random_datasets(tmp_path: Path, capsys) -> None:
+    prog = tmp_path / "p.l0"
+    prog.write_text("// ==\n// random input { [int]:1000 }\n"
+                    "fun int main([int] a) = reduce(op +, 0, a)\n")
+    status, out, _ = l0(["bench", "-r", "2", str(prog)], capsys)
+    assert status == 0, out
+    assert out.startswith("#1 (random [int]:1000): ")

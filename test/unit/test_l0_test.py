@@ -140,7 +140,8 @@ def test_error_words() -> None:
 
 
 @pytest.mark.parametrize("block,message", [
-    ("// input { 1 }\n", "has no output or error"),
+    ("// random { 1 }\n", "expected `input` after `random`"),
+    ("// random input { [int]:2x3 }\n", "needs 1 non-negative dimension"),
     ("// output { 1 }\n", "output without an input"),
     ("// input { 1 } output { 1\n", "unbalanced"),
     ("// frobnicate { 1 }\n", "unknown entry"),
@@ -238,3 +239,19 @@ def test_unreadable_files_fail_the_program(tmp_path: Path) -> None:
     prog.write_bytes(b"fun int main() = 1 // \xff\n")
     v = check_program(prog, "interp")
     assert not v.passed and v.message.startswith("cannot read the program or its files: ")
+
+
+def test_random_inputs_and_inputs_that_only_need_to_run(tmp_path: Path) -> None:
+    prog = tmp_path / "r.l0"
+    prog.write_text("// ==\n// random input { [real]:1000 int }\n// input { [0.5] 0 }\n"
+                    "// random input { [real]:3 int } output { 0.000000 }\n"
+                    "fun real main([real] a, int k) = reduce(op +, 0.0, a) * toReal(k / 1000)\n")
+    spec = spec_of(prog)
+    assert [(c.random, c.output) for c in spec.runs] == [
+        ("[real]:1000 int", None), (None, None), ("[real]:3 int", " 0.000000 ")]
+    assert spec_of(prog).runs[0].input == spec.runs[0].input  # seeded: the same every time
+    assert len(spec.runs[0].input) == (7 + 8 + 8000) + (7 + 8)  # binary: headers, data
+    assert check_program(prog, "cpu").passed
+    prog.write_text(prog.read_text().replace("k / 1000", "1000 / k"))
+    v = check_program(prog, "interp")
+    assert not v.passed and "input 2: failed: " in v.message and "division by zero" in v.message
