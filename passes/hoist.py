@@ -73,13 +73,15 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from l0.dialects import soac
+from l0.passes.analysis.constants import constant_int
+from l0.passes.analysis.consumption import SOACS, consumes, why_result_consumed
+from l0.passes.analysis.scope import defined_inside
+from l0.passes.analysis.shapes import static_shape
 from l0.passes.analysis.speculation import Speculation
-from l0.passes.dce import constant_int, static_shape
-from l0.passes.simplify.common import may_be_consumed
 from xdsl.context import Context
-from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, TensorType, i64
-from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import ModuleOp, TensorType, i64
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -89,10 +91,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
-from xdsl.traits import IsTerminator, SymbolTable
-
-SOACS = (soac.MapOp, soac.ReduceOp, soac.ScanOp, soac.FilterOp, soac.RedomapOp)
-"""SOACs: their regions are lambdas, run once per row of their inputs."""
+from xdsl.traits import IsTerminator
 
 
 class RegionKind(Enum):
@@ -153,14 +152,6 @@ def build_runs_zero_times(holder: Operation) -> tuple[list[Operation], SSAValue]
     return [size, zero, empty], empty.result
 
 
-def defined_inside(v: SSAValue, op: Operation) -> bool:
-    """Whether `v` is defined in one of `op`'s regions (a block argument or a result)."""
-    if isinstance(v, BlockArgument):
-        return op.is_ancestor(v.block)
-    owner = v.owner
-    return isinstance(owner, Operation) and owner is not op and op.is_ancestor(owner)
-
-
 def is_invariant(op: Operation, holder: Operation) -> bool:
     """Whether every value `op` (or an op nested in it) uses from outside `op` is also
     defined outside `holder`."""
@@ -169,65 +160,6 @@ def is_invariant(op: Operation, holder: Operation) -> bool:
             if defined_inside(v, holder) and not defined_inside(v, op):
                 return False
     return True
-
-
-# ---------------------------------------------------------------------------------------
-# Uniqueness
-# ---------------------------------------------------------------------------------------
-
-
-def carried_param(use_op: Operation, index: int) -> BlockArgument | None:
-    """The parameter that operand `index` of the terminator `use_op` is carried into on
-    the next iteration (a loop merge value, a fold accumulator), if any."""
-    parent = use_op.parent_op()
-    if isinstance(use_op, scf.YieldOp) and isinstance(parent, scf.ForOp):
-        return parent.body.block.args[index + 1]
-    if isinstance(use_op, soac.YieldOp) and isinstance(
-        parent, soac.ReduceOp | soac.ScanOp | soac.RedomapOp
-    ):
-        region = use_op.parent_region()
-        assert region is not None
-        return region.block.args[index]
-    return None
-
-
-def why_result_consumed(op: Operation) -> str | None:
-    """Why an array result of `op` must stay fresh on every run of its region
-    (thesis 6.1.1), or None."""
-    for r in op.results:
-        if not isinstance(r.type, TensorType):
-            continue
-        if may_be_consumed(r):
-            return "its result may be consumed"
-        for use in r.uses:
-            param = carried_param(use.operation, use.index)
-            if param is not None and may_be_consumed(param):
-                return "its result is carried into a parameter that the body consumes"
-    return None
-
-
-def _is_unique_param(callee: Operation | None, index: int) -> bool:
-    if not isinstance(callee, func.FuncOp):
-        return True
-    attrs = callee.arg_attrs.data if callee.arg_attrs is not None else ()
-    if index >= len(attrs):
-        return False
-    a = attrs[index]
-    return isinstance(a, DictionaryAttr) and soac.UNIQUE_ATTR in a.data
-
-
-def consumes(op: Operation) -> bool:
-    """Whether `op` or an op nested in it is a consumption point (`soac.update`, or an
-    array passed to a unique parameter)."""
-    for inner in op.walk():
-        if isinstance(inner, soac.UpdateOp):
-            return True
-        if isinstance(inner, func.CallOp):
-            callee = SymbolTable.lookup_symbol(inner, inner.callee)
-            for i, a in enumerate(inner.arguments):
-                if isinstance(a.type, TensorType) and _is_unique_param(callee, i):
-                    return True
-    return False
 
 
 # ---------------------------------------------------------------------------------------

@@ -25,10 +25,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from l0.dialects import soac
+from l0.passes.analysis.scope import defined_inside, free_values
 from l0.passes.analysis.speculation import Speculation
 from l0.passes.fuse.compose import detach_region
-from l0.passes.fuse.legality import free_values, lambda_effects
-from l0.passes.size_hindrance.analysis import defined_inside
+from l0.passes.fuse.legality import lambda_effects
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64

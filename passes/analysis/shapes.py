@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from l0.dialects import soac
+from l0.passes.analysis.constants import constant_int
+from l0.passes.analysis.scope import defined_outside
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
@@ -56,20 +58,6 @@ Item = Dim | Val | Const | Norm
 Shape = list[Item]
 
 
-def is_outside(v: SSAValue, scope: Operation) -> bool:
-    """Whether `v` is defined outside the regions of `scope` (and so before it)."""
-    if isinstance(v, OpResult):
-        owner: Operation | None = v.op
-    else:
-        assert isinstance(v, BlockArgument)
-        owner = v.block.parent_op()
-    while owner is not None:
-        if owner is scope:
-            return False
-        owner = owner.parent_op()
-    return True
-
-
 def _rank(v: SSAValue) -> int:
     t = v.type
     return t.get_num_dims() if isinstance(t, TensorType) else 0
@@ -77,7 +65,7 @@ def _rank(v: SSAValue) -> int:
 
 def row_shape(v: SSAValue, scope: Operation) -> Shape | None:
     """The shape of array `v` as items computable before `scope`, or None."""
-    if is_outside(v, scope):
+    if defined_outside(v, scope):
         return [Dim(v, k) for k in range(_rank(v))]
     if isinstance(v, BlockArgument):
         return _arg_shape(v, scope)
@@ -106,7 +94,7 @@ def _arg_shape(v: BlockArgument, scope: Operation) -> Shape | None:
 
 def scalar(v: SSAValue, scope: Operation) -> Item | None:
     """The i64 `v` as an item computable before `scope`, or None."""
-    if is_outside(v, scope):
+    if defined_outside(v, scope):
         return Val(v)
     if not isinstance(v, OpResult):
         return None
@@ -203,3 +191,40 @@ _RULES: dict[type[Operation], Callable[[Operation, int, Operation], Shape | None
     soac.TraceOp: _trace,
 }
 
+
+def static_shape(v: SSAValue, depth: int = 8) -> tuple[int, ...] | None:
+    """The shape of the array `v` when the IR fixes it at compile time, else None:
+    `soac.empty`, `soac.iota` of a constant, `soac.replicate` of a constant count, and
+    literals whose elements all have one static shape (or are scalars)."""
+    if depth <= 0:
+        return None
+    op = v.owner
+    match op:
+        case soac.EmptyOp():
+            t = v.type
+            return (0,) * t.get_num_dims() if isinstance(t, TensorType) else None
+        case soac.IotaOp():
+            n = constant_int(op.n)
+            return (n,) if n is not None and n >= 0 else None
+        case soac.ReplicateOp():
+            n = constant_int(op.n)
+            if n is None or n < 0:
+                return None
+            if not isinstance(op.value.type, TensorType):
+                return (n,)
+            inner = static_shape(op.value, depth - 1)
+            return None if inner is None else (n, *inner)
+        case soac.ArrayOp():
+            if not isinstance(op.elems[0].type, TensorType):
+                return (len(op.elems),)
+            inner = static_shape(op.elems[0], depth - 1)
+            if inner is None:
+                return None
+            for e in op.elems[1:]:
+                if e is not op.elems[0] and static_shape(e, depth - 1) != inner:
+                    return None
+            return (len(op.elems), *inner)
+        case soac.CopyOp():
+            return static_shape(op.array, depth - 1)
+        case _:
+            return None

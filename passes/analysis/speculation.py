@@ -11,7 +11,7 @@ that computes a value and nothing else, and wrong for two kinds of op:
 * an op that *may fail*: run where the original did not, it can report an error the
   original never reports (thesis 6.1.1: `if c then y / x else ...`). These are the
   checks themselves (`soac.assert`), every op that the interpreter can fail on
-  without an assert guarding it (`l0.passes.dce.local_effects`: irregular arrays,
+  without an assert guarding it (`l0.passes.analysis.effects.local_effects`: irregular arrays,
   integer division, shifts, `fptosi`, `ipowi`), and the ops that rely on a
   certificate to be safe: indexing and `let-with` (out of bounds), `reshape`,
   `split`, `iota`/`replicate` of a count not known to be non-negative, a SOAC over
@@ -28,13 +28,12 @@ may fail, provided the one kept runs first; only printing ops are never merged.
 from __future__ import annotations
 
 from l0.dialects import soac
-from l0.passes.dce import constant_int, effectful_functions, local_effects
+from l0.passes.analysis.constants import constant_int
+from l0.passes.analysis.consumption import SOACS
+from l0.passes.analysis.effects import effectful_functions, local_effects
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
-
-_SOACS = (soac.MapOp, soac.ReduceOp, soac.ScanOp, soac.FilterOp, soac.RedomapOp)
-"""The second-order array combinators: ops whose regions are lambdas."""
 
 
 def known_non_negative(v: SSAValue) -> bool:
@@ -111,7 +110,7 @@ class Speculation:
         self.defined = set(graph)
         self.printing = _printing_functions(module, graph)
         self.effectful = effectful_functions(module)
-        """Functions whose calls may fail or print (`l0.passes.dce`)."""
+        """Functions whose calls may fail or print (`l0.passes.analysis.effects`)."""
         self.failing = self.effectful | _recursive_functions(graph)
         """Functions whose calls may fail, print or not terminate."""
 
@@ -151,7 +150,7 @@ class Speculation:
                 return None
             case _:
                 pass
-        if isinstance(op, _SOACS) and len(op.inputs) > 1:
+        if isinstance(op, SOACS) and len(op.inputs) > 1:
             return "the arrays it takes together may differ in size"
         if local_effects(op, self.failing):
             return "it may fail at run time"

@@ -29,9 +29,8 @@ import math
 from collections.abc import Callable
 
 import numpy as np
+from l0.passes.analysis.constants import constant_float, constant_int
 from l0.passes.simplify.common import (
-    constant_float,
-    constant_int,
     make_constant,
     replace_by_constant,
     same_constant,

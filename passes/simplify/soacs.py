@@ -19,7 +19,7 @@ literal (`soac.array`) of them, or by a literal of the kept rows for `filter`
 makes a program bigger.
 
 Nothing is unrolled when:
-* the lambda contains an op that may fail or print (`l0.passes.dce.has_effects`:
+* the lambda contains an op that may fail or print (`l0.passes.analysis.effects.has_effects`:
   `soac.assert`, `soac.trace`, unguarded division, calls of such functions, ...),
   since the clones would run it a different number of times or in another order
   than the interpreter would, or report another location;
@@ -43,8 +43,9 @@ from functools import cached_property
 from typing import cast
 
 from l0.dialects import soac
-from l0.passes.dce import effectful_functions, has_effects
-from l0.passes.simplify.common import constant_int
+from l0.passes.analysis.constants import constant_int
+from l0.passes.analysis.effects import effectful_functions, has_effects
+from l0.passes.analysis.scope import free_values
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -121,20 +122,6 @@ def _cost(region: Region) -> int:
             inner = sum(_cost(r) for r in o.regions)
             total += 1 + (MAX_UNROLL_ELEMENTS * inner if isinstance(o, SOAC_OPS) else inner)
     return total
-
-
-def _free_values(op: Operation) -> list[SSAValue]:
-    """The values defined outside `op` that ops nested in it use."""
-    seen: dict[SSAValue, None] = {}
-    for inner in op.walk():
-        if inner is op:
-            continue
-        for v in inner.operands:
-            owner = v.owner
-            inside = op.is_ancestor(owner.parent_op() if isinstance(owner, Block) else owner)
-            if not inside:
-                seen[v] = None
-    return list(seen)
 
 
 class _Scratch:
@@ -239,7 +226,7 @@ class UnrollConstantSoac(RewritePattern):
             return None
         if has_effects(op, self.effectful):
             return None
-        if not all(_materialisable(v) for v in _free_values(op)):
+        if not all(_materialisable(v) for v in free_values(op, own_operands=False)):
             return None
         return [[rows[j] for rows in per_input] for j in range(n)]
 

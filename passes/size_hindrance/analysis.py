@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
+from l0.passes.analysis.scope import defined_outside
 from l0.passes.size_hindrance.expressions import (
     Add,
     Const,
@@ -50,12 +51,6 @@ from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 def _rank(v: SSAValue) -> int:
     return v.type.get_num_dims() if isinstance(v.type, TensorType) else 0
-
-
-def defined_inside(v: SSAValue, op: Operation) -> bool:
-    """Whether `v` is defined in one of `op`'s regions."""
-    owner = v.op if isinstance(v, OpResult) else v.block if isinstance(v, BlockArgument) else None
-    return owner is not None and op.is_ancestor(owner)
 
 
 def transpose_permutation(rank: int, k: int, n: int) -> list[int]:
@@ -249,7 +244,7 @@ class SizeAnalysis:
         if not isinstance(yielded, soac.YieldOp):
             return []
         row = self.best(yielded.values[index], k - 1, strict)
-        if any(defined_inside(v, op) for v in free_values(row)):
+        if any(not defined_outside(v, op) for v in free_values(row)):
             return []
         return [nonzero(Dim(op.inputs[0], 0), row)]
 
@@ -261,7 +256,7 @@ class SizeAnalysis:
             if not isinstance(last, scf.YieldOp) or index >= len(last.operands):
                 return []
             sizes.append(self.best(last.operands[index], k, strict))
-        if sizes[0] != sizes[1] or any(defined_inside(v, op) for v in free_values(sizes[0])):
+        if sizes[0] != sizes[1] or any(not defined_outside(v, op) for v in free_values(sizes[0])):
             return []
         return [sizes[0]]
 
@@ -307,7 +302,7 @@ class SizeAnalysis:
             v, d = stack.pop()
             if v is target and d == k:
                 return True
-            if (v, d) in seen or not defined_inside(v, loop):
+            if (v, d) in seen or defined_outside(v, loop):
                 continue
             seen.add((v, d))
             if isinstance(v, BlockArgument) and v.block is body:
