@@ -18,38 +18,17 @@ a call of a pure function, a loop whose body is pure) is erased when unused.
 Non-termination is not an effect: a dead call of a pure recursive function goes,
 as it did in the 2014 compiler.
 
-The effect analysis itself is `l0.passes.analysis.effects`; this module is the
-pattern (`EraseDeadOp`, which `simplify` also runs) and the pass.
+The effect analysis is `l0.passes.analysis.effects`, and the pattern that erases
+(which `simplify` runs too) `l0.passes.cores.erase_dead.EraseDeadOp`.
 """
 
 from __future__ import annotations
 
-from functools import cached_property
-
-from l0.passes.analysis.effects import effectful_functions, is_dead
+from l0.passes.cores.erase_dead import EraseDeadOp
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
-
-
-class EraseDeadOp(RewritePattern):
-    """Erase an op none of whose results is used and that has no effects. The effectful
-    functions of `module` are computed when first needed (most ops are used)."""
-
-    def __init__(self, module: ModuleOp) -> None:
-        self.module = module
-
-    @cached_property
-    def effectful(self) -> set[str]:
-        return effectful_functions(self.module)
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if any(r.first_use is not None for r in op.results):
-            return
-        if is_dead(op, self.effectful):
-            rewriter.erase(op)
+from xdsl.pattern_rewriter import PatternRewriteWalker
 
 
 class DcePass(ModulePass):

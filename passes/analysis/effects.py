@@ -166,3 +166,8 @@ def is_dead(op: Operation, effectful: Set[str]) -> bool:
     if parent is None or isinstance(parent, ModuleOp):
         return False
     return not has_effects(op, effectful)
+
+
+def lambda_effects(op: Operation, failing: Set[str]) -> bool:
+    """Whether an op inside `op`'s lambdas may fail or print."""
+    return any(has_effects(o, failing) for r in op.regions for b in r.blocks for o in b.ops)

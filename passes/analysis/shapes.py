@@ -11,6 +11,18 @@ a nested `map` over a row, `iota(n)` and `replicate(n, ...)` with `n` computable
 outside, `copy`, `transpose`, row indexing, `update`. When there is none (a lambda
 yielding `iota(i)` for its element `i`, or the result of a call), the rows may differ in
 shape and the map must check them.
+
+Note [Two kinds of size expression]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Two analyses build symbolic sizes from the same leaves (`Dim`, `Val`, `Const`, here),
+for different questions, so their compound forms differ. A row shape here is a list
+of items that the CPU back end computes before a `map` (`l0.lowering.bufferise.shapes`):
+its only compound item is `Norm`, dimension k of a shape the way `soac.size` reports
+it (0 once an outer dimension is 0), and it must be exact for every row. The size
+expressions of `size-hindrance` (`l0.passes.size_hindrance.expressions`) are the
+*alternative* ways of computing one size, with `+`, `-`, `max` and guards, ranked by
+how early they can be computed; they are never lowered as such, only turned back
+into arithmetic ops in the IR.
 """
 
 from __future__ import annotations
@@ -21,14 +33,14 @@ from dataclasses import dataclass
 from l0.dialects import soac
 from l0.passes.analysis.constants import constant_int
 from l0.passes.analysis.scope import defined_outside
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr, TensorType
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 
 @dataclass(frozen=True)
 class Dim:
-    """Dimension `k` of the array `array` (an original IR value defined outside)."""
+    """Dimension `k` of the array `array` (an original IR value; in a row shape, one
+    defined outside the scope)."""
 
     array: SSAValue
     k: int
@@ -36,13 +48,15 @@ class Dim:
 
 @dataclass(frozen=True)
 class Val:
-    """An i64 value defined outside."""
+    """An existing i64 value (in a row shape, one defined outside the scope)."""
 
     value: SSAValue
 
 
 @dataclass(frozen=True)
 class Const:
+    """An integer constant."""
+
     value: int
 
 
@@ -99,8 +113,9 @@ def scalar(v: SSAValue, scope: Operation) -> Item | None:
     if not isinstance(v, OpResult):
         return None
     op = v.op
-    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
-        return Const(op.value.value.data)
+    c = constant_int(v)
+    if c is not None:
+        return Const(c)
     if isinstance(op, soac.SizeOp):
         shape = row_shape(op.array, scope)
         return None if shape is None else Norm(tuple(shape), op.dim.data)

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from l0.dialects import soac
 from l0.passes.analysis.consumption import SOACS, Consumption, consumed_operands
-from l0.passes.analysis.effects import has_effects
+from l0.passes.analysis.effects import has_effects, lambda_effects
 from l0.passes.analysis.scope import free_values
 from l0.passes.analysis.shapes import row_shape
 from xdsl.dialects import scf
@@ -52,11 +52,6 @@ def regular(producer: soac.MapOp | soac.FilterOp) -> bool:
     assert isinstance(last, soac.YieldOp)
     return all(not isinstance(v.type, TensorType) or row_shape(v, producer) is not None
                for v in last.values)
-
-
-def lambda_effects(op: Operation, failing: Set[str]) -> bool:
-    """Whether an op inside `op`'s lambdas may fail or print."""
-    return any(has_effects(o, failing) for r in op.regions for b in r.blocks for o in b.ops)
 
 
 def _home_chain(op: Operation, home: Block) -> list[Operation] | None:

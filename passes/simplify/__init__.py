@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
-from l0.passes.dce import EraseDeadOp
+from l0.passes.cores.erase_dead import EraseDeadOp
 from l0.passes.simplify.arith import ARITH_OPS, arith_patterns
 from l0.passes.simplify.arrays import FoldIndex, FoldSize, TransposeIdentity
 from l0.passes.simplify.certs import CERTIFIED_OPS, AssertTrue, PruneCerts, SimplifyConjoin

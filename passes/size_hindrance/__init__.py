@@ -58,8 +58,8 @@ from l0.passes.size_hindrance.expressions import (
     Expr,
     Max,
     NonZero,
-    Scalar,
     Sub,
+    Val,
 )
 from xdsl.context import Context
 from xdsl.dialects import arith
@@ -87,11 +87,11 @@ class _Builder:
 
     def value(self, e: Expr) -> SSAValue:
         match e:
-            case Scalar(value=v):
+            case Val(value=v):
                 return v
             case Const(value=c):
                 return self._add(arith.ConstantOp.from_int_and_width(c, i64))
-            case Dim(array=a, dim=k):
+            case Dim(array=a, k=k):
                 return self._add(soac.SizeOp(a, k, self.certs))
             case Add(left=x, right=y):
                 return self._add(arith.AddiOp(self.value(x), self.value(y)))

@@ -23,8 +23,8 @@ from l0.passes.size_hindrance.expressions import (
     Expr,
     Max,
     NonZero,
-    Scalar,
     Sub,
+    Val,
     add,
     free_values,
     maximum,
@@ -127,9 +127,9 @@ class SizeAnalysis:
     def resolve(self, e: Expr, strict: bool = False) -> Expr:
         """`e` with each size replaced by its best form, simplified."""
         match e:
-            case Dim(array=a, dim=k):
+            case Dim(array=a, k=k):
                 return self.best(a, k, strict)
-            case Scalar(value=v):
+            case Val(value=v):
                 if isinstance(v, OpResult) and isinstance(v.op, soac.SizeOp):
                     return self.best(v.op.array, v.op.dim.data, strict)
                 return e
@@ -170,9 +170,9 @@ class SizeAnalysis:
         op = array.op
         match op:
             case soac.IotaOp():
-                return [Scalar(op.n)]
+                return [Val(op.n)]
             case soac.ReplicateOp():
-                return [Scalar(op.n) if k == 0 else nonzero(Scalar(op.n), Dim(op.value, k - 1))]
+                return [Val(op.n) if k == 0 else nonzero(Val(op.n), Dim(op.value, k - 1))]
             case soac.ArrayOp():
                 return [Const(len(op.elems)) if k == 0 else Dim(op.elems[0], k - 1)]
             case soac.EmptyOp():
@@ -184,14 +184,14 @@ class SizeAnalysis:
             case soac.IndexOp():
                 return [Dim(op.array, k + len(op.indices))]
             case soac.ReshapeOp():
-                guards: list[Expr] = [Scalar(d) for d in op.shape[:k]]
-                return [_guarded(guards, Scalar(op.shape[k]))]
+                guards: list[Expr] = [Val(d) for d in op.shape[:k]]
+                return [_guarded(guards, Val(op.shape[k]))]
             case soac.TransposeOp():
                 perm = transpose_permutation(_rank(op.array), op.k.data, op.n.data)
                 guards = [Dim(op.array, perm[i]) for i in range(k) if perm[i] > perm[k]]
                 return [_guarded(guards, Dim(op.array, perm[k]))]
             case soac.SplitOp():
-                rows = Scalar(op.at) if array.index == 0 else Sub(Dim(op.array, 0), Scalar(op.at))
+                rows = Val(op.at) if array.index == 0 else Sub(Dim(op.array, 0), Val(op.at))
                 return [rows if k == 0 else nonzero(rows, Dim(op.array, k))]
             case soac.ConcatOp():
                 if k == 0:
@@ -307,5 +307,5 @@ class SizeAnalysis:
             seen.add((v, d))
             if isinstance(v, BlockArgument) and v.block is body:
                 continue  # another merge parameter: nothing is assumed about it
-            stack.extend((e.array, e.dim) for e in self.alternatives(v, d) if isinstance(e, Dim))
+            stack.extend((e.array, e.k) for e in self.alternatives(v, d) if isinstance(e, Dim))
         return False

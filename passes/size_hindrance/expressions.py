@@ -1,8 +1,9 @@
 """Size expressions and their quality, for `size-hindrance` (thesis 9.1).
 
 An `Expr` is a symbolic integer built from sizes of arrays (`Dim`), existing i64 values
-(`Scalar`), constants, `+`, `-`, `max` and `nonzero(g, e)` ("e if g != 0, else 0",
-Note [Sizes of empty arrays] in `l0.passes.size_hindrance`). The smart constructors
+(`Val`), constants, `+`, `-`, `max` and `nonzero(g, e)` ("e if g != 0, else 0",
+Note [Sizes of empty arrays] in `l0.passes.size_hindrance`). The leaves are those of
+`l0.passes.analysis.shapes` (Note [Two kinds of size expression]). The smart constructors
 (`nonzero`, `add`, `sub`, `maximum`) simplify as they build. `Depths` measures the
 quality of 9.1: the longest data-flow path from a value to a constant or a parameter,
 not counting copies and indexing.
@@ -13,35 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from l0.dialects import soac
-from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import IntegerAttr
+from l0.passes.analysis.constants import constant_int
+from l0.passes.analysis.shapes import Const, Dim, Val
+from xdsl.dialects import func
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 # ---------------------------------------------------------------------------------------
 # Size expressions
 # ---------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Dim:
-    """`size(dim, array)`."""
-
-    array: SSAValue
-    dim: int
-
-
-@dataclass(frozen=True)
-class Scalar:
-    """An existing i64 value."""
-
-    value: SSAValue
-
-
-@dataclass(frozen=True)
-class Const:
-    """An integer constant."""
-
-    value: int
 
 
 @dataclass(frozen=True)
@@ -70,7 +50,7 @@ class NonZero:
     value: Expr
 
 
-Expr = Dim | Scalar | Const | Add | Sub | Max | NonZero
+Expr = Dim | Val | Const | Add | Sub | Max | NonZero
 
 
 def free_values(e: Expr) -> list[SSAValue]:
@@ -78,7 +58,7 @@ def free_values(e: Expr) -> list[SSAValue]:
     match e:
         case Dim(array=a):
             return [a]
-        case Scalar(value=v):
+        case Val(value=v):
             return [v]
         case Const():
             return []
@@ -91,7 +71,7 @@ def free_values(e: Expr) -> list[SSAValue]:
 def op_count(e: Expr) -> int:
     """How many ops materialising `e` creates (`nonzero` is a compare and a select)."""
     match e:
-        case Scalar():
+        case Val():
             return 0
         case Dim() | Const():
             return 1
@@ -105,11 +85,7 @@ def const_value(e: Expr) -> int | None:
     """The value of `e` when it is a constant (also an `arith.constant` operand)."""
     if isinstance(e, Const):
         return e.value
-    if isinstance(e, Scalar) and isinstance(e.value, OpResult):
-        op = e.value.op
-        if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
-            return op.value.value.data
-    return None
+    return constant_int(e.value) if isinstance(e, Val) else None
 
 
 def _zero_with(guard: Expr, e: Expr) -> bool:
@@ -117,7 +93,7 @@ def _zero_with(guard: Expr, e: Expr) -> bool:
     if guard == e:
         return True
     match guard, e:
-        case Dim(array=a, dim=j), Dim(array=b, dim=k):
+        case Dim(array=a, k=j), Dim(array=b, k=k):
             return a is b and j < k  # a dimension after a 0 counts as 0
         case _, NonZero(guard=g, value=x):
             return _zero_with(guard, g) or _zero_with(guard, x)
