@@ -13,19 +13,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from l0.dialects import soac
 from l0.passes.analysis.speculation import Speculation
-from l0.passes.cores.hoisting import Hoister
+from l0.passes.cores.hoisting import Hoister, hoisting_regions
 from xdsl.context import Context
-from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
-    op_type_rewrite_pattern,
 )
 
 # ---------------------------------------------------------------------------------------
@@ -34,40 +32,15 @@ from xdsl.pattern_rewriter import (
 
 
 @dataclass
-class HoistOutOfLoop(RewritePattern):
-    """Hoist invariant ops out of an `scf.for` body."""
+class HoistOutOfRegions(RewritePattern):
+    """Hoist invariant ops out of the lambdas of a SOAC, an `scf.for` body or the
+    branches of an `scf.if` (`hoisting_regions` says which regions, and how they run)."""
 
     hoister: Hoister
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: scf.ForOp, rewriter: PatternRewriter) -> None:
-        self.hoister.hoist(op, rewriter)
-
-
-@dataclass
-class HoistOutOfLambda(RewritePattern):
-    """Hoist invariant ops out of the lambdas of a SOAC."""
-
-    hoister: Hoister
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self,
-        op: soac.MapOp | soac.ReduceOp | soac.ScanOp | soac.FilterOp | soac.RedomapOp,
-        rewriter: PatternRewriter,
-    ) -> None:
-        self.hoister.hoist(op, rewriter)
-
-
-@dataclass
-class HoistOutOfBranch(RewritePattern):
-    """Hoist cheap invariant ops that cannot fail out of the branches of an `scf.if`."""
-
-    hoister: Hoister
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: scf.IfOp, rewriter: PatternRewriter) -> None:
-        self.hoister.hoist(op, rewriter)
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if hoisting_regions(op):
+            self.hoister.hoist(op, rewriter)
 
 
 @dataclass(frozen=True)
@@ -106,7 +79,7 @@ class HoistPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         hoister = Hoister(Speculation(op), self.aggressive)
         patterns = GreedyRewritePatternApplier(
-            [HoistOutOfLoop(hoister), HoistOutOfLambda(hoister), HoistOutOfBranch(hoister)],
+            [HoistOutOfRegions(hoister)],
             dce_enabled=False,  # erasing dead ops is `dce`'s business
         )
         PatternRewriteWalker(

@@ -7,7 +7,7 @@ arguments. Both ask here.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -94,16 +94,34 @@ def root_functions(module: ModuleOp) -> set[str]:
             if f.sym_visibility is None or f.sym_visibility.data == "public"}
 
 
+def closure(start: Iterable[str], edges: Mapping[str, Iterable[str]]) -> set[str]:
+    """`start` and every name reachable from it along `edges`."""
+    seen = set(start)
+    work = list(seen)
+    while work:
+        for n in edges.get(work.pop(), ()):
+            if n not in seen:
+                seen.add(n)
+                work.append(n)
+    return seen
+
+
 def reachable_functions(module: ModuleOp) -> set[str]:
     """The functions reachable by calls from `main`, or from every public function
     when the module has no `main`."""
+    return closure(root_functions(module), call_graph(module))
+
+
+def functions_calling(module: ModuleOp, holds: Callable[[func.FuncOp], bool]) -> set[str]:
+    """The functions of `module` for which `holds` is true, or about which nothing is
+    known (declarations, and callers of functions the module does not define), and
+    every function that calls one of them, directly or through others."""
+    funcs = functions(module)
     graph = call_graph(module)
-    roots = root_functions(module)
-    seen = set(roots)
-    work = list(roots)
-    while work:
-        for callee in graph.get(work.pop(), ()):
-            if callee not in seen:
-                seen.add(callee)
-                work.append(callee)
-    return seen
+    callers: dict[str, list[str]] = {}
+    for name, callees in graph.items():
+        for callee in callees:
+            callers.setdefault(callee, []).append(name)
+    seeds = [name for name, f in funcs.items()
+             if not f.body.blocks or any(c not in funcs for c in graph[name]) or holds(f)]
+    return closure(seeds, callers)

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Set
 
 from l0.dialects import soac
+from l0.passes.analysis.calls import functions_calling
 from l0.passes.analysis.constants import constant_float, constant_int
 from l0.passes.analysis.shapes import row_shape, static_shape
 from xdsl.dialects import func
@@ -131,28 +132,8 @@ def effectful_functions(module: ModuleOp) -> set[str]:
     """The names of the functions in `module` whose calls have effects: those that
     contain an op with effects, call a function this module does not define, or call
     such a function (transitively)."""
-    funcs = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
-    callers: dict[str, set[str]] = {name: set() for name in funcs}
-    effectful: set[str] = set()
-    for name, f in funcs.items():
-        if not f.body.blocks:
-            effectful.add(name)  # a declaration: nothing is known about it
-        for op in f.walk():
-            if isinstance(op, func.CallOp):
-                callee = op.callee.string_value()
-                if callee in callers:
-                    callers[callee].add(name)
-                else:
-                    effectful.add(name)
-            elif op is not f and local_effects(op, ()):
-                effectful.add(name)
-    work = list(effectful)
-    while work:
-        for caller in callers.get(work.pop(), ()):
-            if caller not in effectful:
-                effectful.add(caller)
-                work.append(caller)
-    return effectful
+    return functions_calling(
+        module, lambda f: any(local_effects(op, ()) for op in f.walk() if op is not f))
 
 
 def is_dead(op: Operation, effectful: Set[str]) -> bool:

@@ -25,7 +25,8 @@ Nothing is unrolled when:
   than the interpreter would, or report another location;
 * the lambda reads a value from outside that is not a known constant (a
   parameter, a value computed at run time);
-* an input may be consumed (Note [Using an array again] in common.py);
+* an input may be consumed (Note [Using an array again] in
+  `l0.passes.analysis.consumption`);
 * the inputs have different lengths (the SOAC's certificate reports that at run
   time), an input is longer than `MAX_UNROLL_ELEMENTS`, or the unrolled lambda
   would have more than `MAX_UNROLL_OPS` ops (a nested SOAC counted as if unrolled

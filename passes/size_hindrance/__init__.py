@@ -50,16 +50,14 @@ from dataclasses import dataclass, field
 
 from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
+from l0.passes.analysis.shapes import Const, Dim, Val
 from l0.passes.size_hindrance.analysis import SizeAnalysis
 from l0.passes.size_hindrance.expressions import (
     Add,
-    Const,
-    Dim,
     Expr,
     Max,
     NonZero,
     Sub,
-    Val,
 )
 from xdsl.context import Context
 from xdsl.dialects import arith

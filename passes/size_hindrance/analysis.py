@@ -15,16 +15,14 @@ from dataclasses import dataclass, field
 from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
 from l0.passes.analysis.scope import defined_outside
+from l0.passes.analysis.shapes import Const, Dim, Val
 from l0.passes.size_hindrance.expressions import (
     Add,
-    Const,
     Depths,
-    Dim,
     Expr,
     Max,
     NonZero,
     Sub,
-    Val,
     add,
     free_values,
     maximum,

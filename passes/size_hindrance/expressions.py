@@ -25,21 +25,24 @@ from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 
 @dataclass(frozen=True)
-class Add:
+class Binary:
+    """An operator applied to two expressions; equal only to the same operator (the
+    dataclass equality compares classes), so `Add(x, y) != Sub(x, y)`."""
+
     left: Expr
     right: Expr
 
 
-@dataclass(frozen=True)
-class Sub:
-    left: Expr
-    right: Expr
+class Add(Binary):
+    """`left + right`."""
 
 
-@dataclass(frozen=True)
-class Max:
-    left: Expr
-    right: Expr
+class Sub(Binary):
+    """`left - right`."""
+
+
+class Max(Binary):
+    """`max(left, right)`."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,7 @@ def free_values(e: Expr) -> list[SSAValue]:
             return [v]
         case Const():
             return []
-        case Add(left=x, right=y) | Sub(left=x, right=y) | Max(left=x, right=y):
+        case Binary(left=x, right=y):
             return free_values(x) + free_values(y)
         case NonZero(guard=g, value=x):
             return free_values(g) + free_values(x)
@@ -75,7 +78,7 @@ def op_count(e: Expr) -> int:
             return 0
         case Dim() | Const():
             return 1
-        case Add(left=x, right=y) | Sub(left=x, right=y) | Max(left=x, right=y):
+        case Binary(left=x, right=y):
             return 1 + op_count(x) + op_count(y)
         case NonZero(guard=g, value=x):
             return 3 + op_count(g) + op_count(x)

@@ -63,7 +63,7 @@ def test_dependencies_run_one_way() -> None:
     assert not bad, "\n".join(bad)
 
 
-# Inside passes/ (docs/architecture.md, "Passes and analyses"): analyses form one layer
+# Inside passes/ (docs/architecture.md §4): analyses form one layer
 # that imports no pass; the shared rewriting cores import analyses; a pass imports
 # analyses, cores and its own package, never another pass. The exceptions are the
 # composite passes, each with the one core it shares: `rebind` runs the CSE driver of
