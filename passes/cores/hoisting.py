@@ -2,8 +2,8 @@
 
 An op whose operands are all defined outside a SOAC lambda, an `scf.for` body or an
 `scf.if` branch computes the same value on every run of that region, so it can run once,
-just before the SOAC, loop or `if` (thesis Figure 15). Inner regions are processed
-first, so an op climbs out of as many levels as it is invariant in. Which ops may move
+just before the SOAC, loop or `if` (thesis Figure 15). Both users process inner
+holders first, so an op climbs out of as many levels as it is invariant in. Which ops may move
 is decided here, from the IR, by `Hoister.why_not` (a reason, or None when it may):
 
 1. It must be invariant: no operand (of the op or of an op nested in it) is defined
