@@ -197,6 +197,18 @@ def _array(values: Sequence[Attribute], t: Attribute, loc: str | None
     return [*consts, lit], lit.result
 
 
+def _replace_by_arrays(op: soac.MapOp | soac.ScanOp, columns: Sequence[Sequence[Attribute]],
+                       loc: str | None, rewriter: PatternRewriter) -> None:
+    """Replace `op` by arrays of constants, `columns[i]` for its output number i."""
+    ops: list[Operation] = []
+    new: list[SSAValue] = []
+    for column, out in zip(columns, op.outputs, strict=True):
+        built, v = _array(column, out.type, loc)
+        ops += built
+        new.append(v)
+    rewriter.replace(op, ops, new)
+
+
 class UnrollConstantSoac(RewritePattern):
     """`reduce(op +, 0, map(sq, iota(4)))` -> `14`: a SOAC over small known constant
     arrays evaluated at compile time (Note [Unrolling constant SOACs])."""
@@ -260,13 +272,7 @@ class UnrollConstantSoac(RewritePattern):
             return
         k = len(op.outputs)
         loc = op.loc.data if op.loc is not None else None
-        ops: list[Operation] = []
-        new: list[SSAValue] = []
-        for i, out in enumerate(op.outputs):
-            built, v = _array(values[i::k], out.type, loc)
-            ops += built
-            new.append(v)
-        rewriter.replace(op, ops, new)
+        _replace_by_arrays(op, [values[i::k] for i in range(k)], loc, rewriter)
 
     def fold(self, op: soac.ReduceOp | soac.ScanOp | soac.RedomapOp, body: Region,
              neutral: Sequence[SSAValue], inputs: Sequence[SSAValue],
@@ -291,13 +297,8 @@ class UnrollConstantSoac(RewritePattern):
             consts = [arith.ConstantOp(v) for v in values[-k:]]
             rewriter.replace(op, consts, [c.result for c in consts])
             return
-        ops: list[Operation] = []
-        new: list[SSAValue] = []
-        for i, out in enumerate(op.outputs):
-            built, v = _array(values[k + i::k], out.type, None)  # inclusive: no neutral
-            ops += built
-            new.append(v)
-        rewriter.replace(op, ops, new)
+        # inclusive: the neutral elements are not among the results
+        _replace_by_arrays(op, [values[k + i::k] for i in range(k)], None, rewriter)
 
     def filter(self, op: soac.FilterOp, rewriter: PatternRewriter) -> None:
         rows = self._rows(op, op.inputs)
