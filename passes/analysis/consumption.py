@@ -220,7 +220,9 @@ def alias_sources(v: SSAValue) -> list[SSAValue]:
 
 def alias_closure(v: SSAValue) -> frozenset[SSAValue]:
     """`v` and every array it may alias, back to fresh arrays and parameters."""
-    return frozenset(_closure([v], alias_sources) or ())
+    found = _closure([v], alias_sources, limit=None)
+    assert found is not None
+    return frozenset(found)
 
 
 def _sharers(use_op: Operation, index: int) -> list[SSAValue] | None:
@@ -252,14 +254,14 @@ def _sharers(use_op: Operation, index: int) -> list[SSAValue] | None:
     return list(use_op.results)
 
 
-def _closure(start: list[SSAValue], step: Callable[[SSAValue], list[SSAValue] | None]
-             ) -> set[SSAValue] | None:
+def _closure(start: list[SSAValue], step: Callable[[SSAValue], list[SSAValue] | None],
+             limit: int | None = _SEARCH_LIMIT) -> set[SSAValue] | None:
     """The arrays reachable from `start` by `step` (a step giving None adds nothing);
-    None when the search grows past its limit."""
+    None when the search grows past `limit` (the caller then assumes the worst)."""
     seen = {v for v in start if is_array(v)}
     work = list(seen)
     while work:
-        if len(seen) > _SEARCH_LIMIT:
+        if limit is not None and len(seen) > limit:
             return None
         for s in step(work.pop()) or ():
             if is_array(s) and s not in seen:
