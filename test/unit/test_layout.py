@@ -63,12 +63,11 @@ def test_dependencies_run_one_way() -> None:
     assert not bad, "\n".join(bad)
 
 
-# Inside passes/ (docs/architecture.md §4): analyses form one layer
-# that imports no pass; the shared rewriting cores import analyses; a pass imports
-# analyses, cores and its own package, never another pass. The exceptions are the
-# composite passes, each with the one core it shares: `rebind` runs the CSE driver of
-# `cse` (its keys are the cse module's op facts), and the pipeline runs passes through
-# the registry.
+# Inside passes/ (docs/architecture.md §4): analyses form one layer that imports no
+# pass; the shared rewriting cores import analyses; a pass imports analyses, cores and
+# its own package, never another pass. The exceptions are the composite passes, each
+# with the one core it shares: `rebind` runs the CSE driver of `cse` (its keys are the
+# cse module's op facts), and the pipeline runs passes through the registry.
 PASS_LAYERS = {"analysis": {"analysis"}, "cores": {"analysis", "cores"}}
 COMPOSITES = {"rebind": {"cse"}, "pipeline": {""}}
 """A composite pass -> the other parts of `l0.passes` it may import ("": the registry)."""
@@ -97,6 +96,9 @@ def pass_import_violations(root: Path) -> list[str]:
         if rel.parts == ("__init__.py",):
             continue  # the registry names every pass, importing none
         part = rel.parts[0].removesuffix(".py")
+        if any(isinstance(node, ast.ImportFrom) and node.level > 0
+               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))):
+            bad.append(f"passes/{rel.as_posix()} has a relative import (say l0.passes...)")
         for imported in _imports(path):
             target = _part_of_passes(imported)
             if target is not None and target not in _allowed_parts(part):
@@ -114,13 +116,15 @@ def test_the_pass_import_rule_catches_a_cross_import(tmp_path: Path) -> None:
                        "hoist.py": "from l0.passes.cores.hoisting import Hoister\n",
                        "analysis/effects.py": "from l0.passes.dce import EraseDeadOp\n",
                        "cores/hoisting.py": "import l0.passes.simplify.common\n",
-                       "rebind.py": "from l0.passes.cse import CseDriver\n"}.items():
+                       "rebind.py": "from l0.passes.cse import CseDriver\n",
+                       "fuse/transpose.py": "from ..hoist import Hoister\n"}.items():
         (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_text(text)
     assert pass_import_violations(tmp_path) == [
         "passes/analysis/effects.py imports l0.passes.dce",
         "passes/cores/hoisting.py imports l0.passes.simplify.common",
         "passes/cse.py imports l0.passes.hoist",
+        "passes/fuse/transpose.py has a relative import (say l0.passes...)",
     ]
 
 
