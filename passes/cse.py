@@ -39,9 +39,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from l0.dialects import soac
+from l0.passes.analysis.consumption import consumes, why_result_consumed
+from l0.passes.analysis.effects import is_dead
+from l0.passes.analysis.order import DefinitionOrder
 from l0.passes.analysis.speculation import Speculation
-from l0.passes.dce import is_dead
-from l0.passes.hoist import consumes, why_result_consumed
 from xdsl.context import Context
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp
@@ -78,29 +79,6 @@ Poly = dict[Monomial, int]
 # ---------------------------------------------------------------------------------------
 # Keys
 # ---------------------------------------------------------------------------------------
-
-
-class DefinitionOrder:
-    """Numbers the values under `root` in the order of their definitions (an op's
-    results, then the arguments of its regions' blocks, then the ops inside), so that
-    canonical operand orders never depend on object identities. Values created later
-    get numbers when first asked."""
-
-    def __init__(self, root: Operation) -> None:
-        self._numbers: dict[SSAValue, int] = {}
-        for op in root.walk():
-            for v in op.results:
-                self(v)
-            for region in op.regions:
-                for block in region.blocks:
-                    for a in block.args:
-                        self(a)
-
-    def __call__(self, v: SSAValue) -> int:
-        n = self._numbers.get(v)
-        if n is None:
-            n = self._numbers[v] = len(self._numbers)
-        return n
 
 
 def _wrap(x: int, width: int) -> int:

@@ -3,349 +3,28 @@
 An op whose operands are all defined outside a SOAC lambda, an `scf.for` body or an
 `scf.if` branch computes the same value on every run of that region, so it can run once,
 just before the SOAC, loop or `if` (thesis Figure 15). Inner regions are processed
-first, so an op climbs out of as many levels as it is invariant in. Which ops may move
-is decided here, from the IR, by `Hoister.why_not` (a reason, or None when it may):
-
-1. It must be invariant: no operand (of the op or of an op nested in it) is defined
-   inside the region.
-2. It must not print (`soac.trace`, a call of a tracing function): moving it would
-   change how often the program prints (`l0.passes.analysis.speculation`).
-3. Uniqueness (thesis 6.1.1): an op whose array result may be consumed (by a
-   `soac.update`, a unique parameter, a consumed merge value, directly or through an
-   alias) stays: each run of the region needs a fresh array. So does an op whose array
-   result is carried, as a loop merge value or fold accumulator, into a parameter that
-   the body consumes. An op that consumes something never leaves a branch (the other
-   branch may still use what it consumes).
-4. Failure (thesis 6.1.1, "what not to hoist"). An op that may fail
-   (`Speculation.may_fail`: checks, division, indexing, ...) never leaves a branch,
-   nor the combining lambda of a `redomap` (which the sequential semantics never runs).
-   It leaves a loop or lambda only if every op before it in the body that may fail
-   leaves too, so the first error the program reports is unchanged (Note [Hoisting
-   checks]), and only if the loop is known to run at least once, except for a check:
-   see Note [Loops that run zero times].
-5. Cost: out of a branch, only cheap ops move (no regions, no array built); the
-   thesis's compiler hoisted everything that cannot fail out of branches, which the
-   option `aggressive` restores (`hoist{aggressive=true}`).
-
-Note [Loops that run zero times]
-~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-The thesis's compiler hoisted out of loops as if every loop ran at least once (6.1.1).
-Here an op that cannot fail is hoisted regardless (if the loop runs zero times, the
-value is computed and not used, which costs time, not meaning). An op that may fail is
-hoisted out of a loop only when the loop is known to run at least once (constant
-bounds; a SOAC over a literal, or `iota`/`replicate` of a positive constant). A check
-(`soac.assert %c`) is hoisted in any case, as `soac.assert (%c || <the loop runs zero
-times>)` with the same message and location: when the loop runs, that is the original
-check, and when it does not, it cannot fail. The ops the check guards stay in the loop
-(they may fail: their certificate no longer proves anything when the loop is empty),
-so what is saved is the check on every iteration.
-
-Note [Hoisting checks]
-~~~~~~~~~~~~~~~~~~~~~~
-The 2014 compiler moved checks out of loops freely (thesis 10), which can change which
-of two failing checks is reported. L0's interpreter reports the first failure in
-evaluation order (docs/reference.md §5), so here a check, or any op that may fail, leaves a
-loop only if everything before it in the body that may fail has left too: then, if it
-fails, it fails on the first iteration before anything else could have, exactly as in
-the original. An invariant check behind a variant one stays (the `bounds` pass moves
-such checks with their exact first failure).
-
-Before:
-    %r = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
-      %k = arith.addi %y, %z : i64
-      %s = arith.addi %x, %k : i64
-      soac.yield %s : i64
-    }
-After:
-    %k = arith.addi %y, %z : i64
-    %r = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
-      %s = arith.addi %x, %k : i64
-      soac.yield %s : i64
-    }
-
-`Hoister.hoist(holder, rewriter)` is the reusable core (`rebind` calls it on each
-region holder after CSE has visited its regions); it returns the ops it moved, in order.
+first, so an op climbs out of as many levels as it is invariant in. Which ops may move,
+and how a check leaves a loop that may run zero times, is the hoisting core's business
+(`l0.passes.cores.hoisting`, which `rebind` shares): invariance, printing, uniqueness,
+failure and cost. `HoistPass` shows an example.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from enum import Enum
+from dataclasses import dataclass
 
-from l0.dialects import soac
 from l0.passes.analysis.speculation import Speculation
-from l0.passes.dce import constant_int, static_shape
-from l0.passes.simplify.common import may_be_consumed
+from l0.passes.cores.hoisting import Hoister, hoisting_regions
 from xdsl.context import Context
-from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, TensorType, i64
-from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
-    op_type_rewrite_pattern,
 )
-from xdsl.rewriter import InsertPoint
-from xdsl.traits import IsTerminator, SymbolTable
-
-SOACS = (soac.MapOp, soac.ReduceOp, soac.ScanOp, soac.FilterOp, soac.RedomapOp)
-"""SOACs: their regions are lambdas, run once per row of their inputs."""
-
-
-class RegionKind(Enum):
-    """How often a region runs when its holder runs."""
-
-    LOOP = "loop"
-    """Once per iteration (or row): zero or more times."""
-    BRANCH = "branch"
-    """Once or not at all, depending on a condition."""
-    COMBINE = "combine"
-    """The combining lambda of a `redomap`: an unknown number of times, maybe never."""
-
-
-def hoisting_regions(holder: Operation) -> list[tuple[Region, RegionKind]]:
-    """The regions of `holder` that ops can be hoisted out of, with how they run."""
-    match holder:
-        case scf.ForOp():
-            return [(holder.body, RegionKind.LOOP)]
-        case scf.IfOp():
-            return [(holder.true_region, RegionKind.BRANCH),
-                    (holder.false_region, RegionKind.BRANCH)]
-        case soac.RedomapOp():
-            return [(holder.inner, RegionKind.LOOP), (holder.outer, RegionKind.COMBINE)]
-        case soac.MapOp() | soac.ReduceOp() | soac.ScanOp() | soac.FilterOp():
-            return [(holder.body, RegionKind.LOOP)]
-        case _:
-            return []
-
-
-# ---------------------------------------------------------------------------------------
-# Facts about loops
-# ---------------------------------------------------------------------------------------
-
-
-def runs_at_least_once(holder: Operation) -> bool:
-    """Whether the loop or SOAC `holder` certainly runs its body at least once."""
-    if isinstance(holder, scf.ForOp):
-        lb, ub = constant_int(holder.lb), constant_int(holder.ub)
-        return lb is not None and ub is not None and ub > lb
-    if isinstance(holder, SOACS):
-        for v in holder.inputs:
-            shape = static_shape(v)
-            if shape is not None and shape[0] >= 1:
-                return True
-    return False
-
-
-def build_runs_zero_times(holder: Operation) -> tuple[list[Operation], SSAValue]:
-    """Ops (not yet inserted) computing whether the loop or SOAC `holder` runs zero
-    times, and their i1 result."""
-    if isinstance(holder, scf.ForOp):
-        empty = arith.CmpiOp(holder.ub, holder.lb, "sle")
-        return [empty], empty.result
-    assert isinstance(holder, SOACS)
-    size = soac.SizeOp(holder.inputs[0], 0)
-    zero = arith.ConstantOp.from_int_and_width(0, i64)
-    empty = arith.CmpiOp(size.result, zero.result, "eq")
-    return [size, zero, empty], empty.result
-
-
-def defined_inside(v: SSAValue, op: Operation) -> bool:
-    """Whether `v` is defined in one of `op`'s regions (a block argument or a result)."""
-    if isinstance(v, BlockArgument):
-        return op.is_ancestor(v.block)
-    owner = v.owner
-    return isinstance(owner, Operation) and owner is not op and op.is_ancestor(owner)
-
-
-def is_invariant(op: Operation, holder: Operation) -> bool:
-    """Whether every value `op` (or an op nested in it) uses from outside `op` is also
-    defined outside `holder`."""
-    for inner in op.walk():
-        for v in inner.operands:
-            if defined_inside(v, holder) and not defined_inside(v, op):
-                return False
-    return True
-
-
-# ---------------------------------------------------------------------------------------
-# Uniqueness
-# ---------------------------------------------------------------------------------------
-
-
-def carried_param(use_op: Operation, index: int) -> BlockArgument | None:
-    """The parameter that operand `index` of the terminator `use_op` is carried into on
-    the next iteration (a loop merge value, a fold accumulator), if any."""
-    parent = use_op.parent_op()
-    if isinstance(use_op, scf.YieldOp) and isinstance(parent, scf.ForOp):
-        return parent.body.block.args[index + 1]
-    if isinstance(use_op, soac.YieldOp) and isinstance(
-        parent, soac.ReduceOp | soac.ScanOp | soac.RedomapOp
-    ):
-        region = use_op.parent_region()
-        assert region is not None
-        return region.block.args[index]
-    return None
-
-
-def why_result_consumed(op: Operation) -> str | None:
-    """Why an array result of `op` must stay fresh on every run of its region
-    (thesis 6.1.1), or None."""
-    for r in op.results:
-        if not isinstance(r.type, TensorType):
-            continue
-        if may_be_consumed(r):
-            return "its result may be consumed"
-        for use in r.uses:
-            param = carried_param(use.operation, use.index)
-            if param is not None and may_be_consumed(param):
-                return "its result is carried into a parameter that the body consumes"
-    return None
-
-
-def _is_unique_param(callee: Operation | None, index: int) -> bool:
-    if not isinstance(callee, func.FuncOp):
-        return True
-    attrs = callee.arg_attrs.data if callee.arg_attrs is not None else ()
-    if index >= len(attrs):
-        return False
-    a = attrs[index]
-    return isinstance(a, DictionaryAttr) and soac.UNIQUE_ATTR in a.data
-
-
-def consumes(op: Operation) -> bool:
-    """Whether `op` or an op nested in it is a consumption point (`soac.update`, or an
-    array passed to a unique parameter)."""
-    for inner in op.walk():
-        if isinstance(inner, soac.UpdateOp):
-            return True
-        if isinstance(inner, func.CallOp):
-            callee = SymbolTable.lookup_symbol(inner, inner.callee)
-            for i, a in enumerate(inner.arguments):
-                if isinstance(a.type, TensorType) and _is_unique_param(callee, i):
-                    return True
-    return False
-
-
-# ---------------------------------------------------------------------------------------
-# Legality
-# ---------------------------------------------------------------------------------------
-
-
-def is_cheap(op: Operation) -> bool:
-    """Whether `op` costs about as much as an arithmetic op: no regions, no array built."""
-    if op.regions:
-        return False
-    if isinstance(op, soac.TransposeOp):
-        return True  # a view
-    return not any(isinstance(r.type, TensorType) for r in op.results)
-
-
-@dataclass
-class RegionScan:
-    """What is known while scanning one region of a holder, op by op."""
-
-    holder: Operation
-    kind: RegionKind
-    nonempty: bool
-    blocked_by: Operation | None = None
-    """An op that may fail and stays in the region (later ops that may fail stay too)."""
-    runs_zero_times: SSAValue | None = None
-    hoisted: list[Operation] = field(default_factory=list[Operation])
-
-
-@dataclass
-class Hoister:
-    """The legality and mechanics of hoisting (see the module docstring)."""
-
-    speculation: Speculation
-    aggressive: bool = False
-    """Also hoist costly ops that cannot fail out of branches (as the thesis did)."""
-
-    def why_not(self, op: Operation, scan: RegionScan) -> str | None:
-        """Why `op` may not leave its region of `scan.holder`; None if it may."""
-        if op.has_trait(IsTerminator):
-            return "it is the region's terminator"
-        if not is_invariant(op, scan.holder):
-            return "it uses a value defined inside the region"
-        if self.speculation.prints(op):
-            return "it prints"
-        reason = why_result_consumed(op)
-        if reason is not None:
-            return reason
-        if scan.kind is RegionKind.BRANCH:
-            return self._why_not_out_of_branch(op)
-        failure = self.speculation.why_may_fail(op)
-        if failure is None:
-            return None
-        if scan.kind is RegionKind.COMBINE:
-            return f"it may fail ({failure}) and the combining lambda may never run"
-        if scan.blocked_by is not None:
-            return f"it may fail ({failure}) after '{scan.blocked_by.name}', which stays"
-        if scan.nonempty or isinstance(op, soac.AssertOp):
-            return None
-        return f"it may fail ({failure}) and the loop may run zero times"
-
-    def _why_not_out_of_branch(self, op: Operation) -> str | None:
-        failure = self.speculation.why_may_fail(op)
-        if failure is not None:
-            return f"it may fail ({failure}) and the branch may not be taken"
-        if consumes(op):
-            return "it consumes an array, which the other branch may still use"
-        if not self.aggressive and not is_cheap(op):
-            return "it is costly and the branch may not be taken"
-        return None
-
-    # -- mechanics ----------------------------------------------------------------------
-
-    def hoist(self, holder: Operation, rewriter: PatternRewriter) -> list[Operation]:
-        """Move every op that may leave a region of `holder` to just before `holder`,
-        in order; return the moved (and created) ops, in program order."""
-        hoisted: list[Operation] = []
-        for region, kind in hoisting_regions(holder):
-            if not region.blocks:
-                continue
-            nonempty = kind is RegionKind.LOOP and runs_at_least_once(holder)
-            scan = RegionScan(holder, kind, nonempty)
-            self._hoist_block(region.block, scan, rewriter)
-            hoisted.extend(scan.hoisted)
-        return hoisted
-
-    def _hoist_block(self, block: Block, scan: RegionScan, rewriter: PatternRewriter) -> None:
-        for op in list(block.ops):
-            if self.why_not(op, scan) is None:
-                self._move(op, scan, rewriter)
-            elif scan.kind is RegionKind.LOOP and self.speculation.may_fail(op):
-                scan.blocked_by = scan.blocked_by or op
-
-    def _move(self, op: Operation, scan: RegionScan, rewriter: PatternRewriter) -> None:
-        where = InsertPoint.before(scan.holder)
-        if isinstance(op, soac.AssertOp) and not scan.nonempty:
-            self._move_guarded_check(op, scan, rewriter)
-            return
-        op.detach()
-        rewriter.insert(op, where)
-        scan.hoisted.append(op)
-
-    def _move_guarded_check(self, op: soac.AssertOp, scan: RegionScan,
-                            rewriter: PatternRewriter) -> None:
-        """Note [Loops that run zero times]: `assert c` becomes `assert (c || empty)`."""
-        created: list[Operation] = []
-        if scan.runs_zero_times is None:
-            ops, scan.runs_zero_times = build_runs_zero_times(scan.holder)
-            created.extend(ops)
-        guard = arith.OrIOp(op.cond, scan.runs_zero_times)
-        check = soac.AssertOp(guard.result, op.msg.data, op.loc.data, list(op.values))
-        check.attributes |= op.attributes
-        created += [guard, check]
-        rewriter.insert(created, InsertPoint.before(scan.holder))
-        rewriter.replace_all_uses_with(op.cert, check.cert)
-        rewriter.erase(op)
-        scan.hoisted.extend(created)
-
 
 # ---------------------------------------------------------------------------------------
 # Patterns and pass
@@ -353,40 +32,15 @@ class Hoister:
 
 
 @dataclass
-class HoistOutOfLoop(RewritePattern):
-    """Hoist invariant ops out of an `scf.for` body."""
+class HoistOutOfRegions(RewritePattern):
+    """Hoist invariant ops out of the lambdas of a SOAC, an `scf.for` body or the
+    branches of an `scf.if` (`hoisting_regions` says which regions, and how they run)."""
 
     hoister: Hoister
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: scf.ForOp, rewriter: PatternRewriter) -> None:
-        self.hoister.hoist(op, rewriter)
-
-
-@dataclass
-class HoistOutOfLambda(RewritePattern):
-    """Hoist invariant ops out of the lambdas of a SOAC."""
-
-    hoister: Hoister
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self,
-        op: soac.MapOp | soac.ReduceOp | soac.ScanOp | soac.FilterOp | soac.RedomapOp,
-        rewriter: PatternRewriter,
-    ) -> None:
-        self.hoister.hoist(op, rewriter)
-
-
-@dataclass
-class HoistOutOfBranch(RewritePattern):
-    """Hoist cheap invariant ops that cannot fail out of the branches of an `scf.if`."""
-
-    hoister: Hoister
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: scf.IfOp, rewriter: PatternRewriter) -> None:
-        self.hoister.hoist(op, rewriter)
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if hoisting_regions(op):
+            self.hoister.hoist(op, rewriter)
 
 
 @dataclass(frozen=True)
@@ -425,7 +79,7 @@ class HoistPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         hoister = Hoister(Speculation(op), self.aggressive)
         patterns = GreedyRewritePatternApplier(
-            [HoistOutOfLoop(hoister), HoistOutOfLambda(hoister), HoistOutOfBranch(hoister)],
+            [HoistOutOfRegions(hoister)],
             dce_enabled=False,  # erasing dead ops is `dce`'s business
         )
         PatternRewriteWalker(

@@ -15,14 +15,20 @@ consumed those already (`verify-uniqueness`).
 Only the functions that survive (`main`, or the public functions when there is no
 `main`, and recursive ones) are inlined into; the others are copied into them, and
 the last copy of a body is moved rather than copied (Note [Moving the last copy]).
-`functions` and `recursive_functions` are reused by `simplify` (constant calls).
+The call graph (which functions are recursive, which reachable) is
+`l0.passes.analysis.calls`.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 
+from l0.passes.analysis.calls import (
+    functions,
+    reachable_functions,
+    recursive_functions,
+    root_functions,
+)
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -34,107 +40,6 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
-
-# ---------------------------------------------------------------------------------------
-# The call graph
-# ---------------------------------------------------------------------------------------
-
-
-def functions(module: ModuleOp) -> dict[str, func.FuncOp]:
-    """The functions defined at the top level of `module`, by name."""
-    return {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
-
-
-def call_graph(module: ModuleOp) -> dict[str, list[str]]:
-    """Function name -> the names of the functions it calls (each once, in order of
-    first call), for every function of `module`."""
-    graph: dict[str, list[str]] = {}
-    for name, f in functions(module).items():
-        callees: dict[str, None] = {}
-        for op in f.walk():
-            if isinstance(op, func.CallOp):
-                callees[op.callee.string_value()] = None
-        graph[name] = list(callees)
-    return graph
-
-
-def _sccs(graph: dict[str, list[str]]) -> list[list[str]]:
-    """Strongly connected components of `graph` (Tarjan's algorithm, iteratively, so
-    deep call chains cannot overflow the stack), callees' components first."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    out: list[list[str]] = []
-
-    def visit(node: str) -> Iterator[str]:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        return iter([s for s in graph[node] if s in graph])
-
-    for root in graph:
-        if root in index:
-            continue
-        work = [(root, visit(root))]
-        while work:
-            node, succs = work[-1]
-            for s in succs:
-                if s not in index:
-                    work.append((s, visit(s)))
-                    break
-                if s in on_stack:
-                    low[node] = min(low[node], index[s])
-            else:
-                work.pop()
-                if work:
-                    parent = work[-1][0]
-                    low[parent] = min(low[parent], low[node])
-                if low[node] == index[node]:
-                    component: list[str] = []
-                    while True:
-                        w = stack.pop()
-                        on_stack.discard(w)
-                        component.append(w)
-                        if w == node:
-                            break
-                    out.append(component)
-    return out
-
-
-def recursive_functions(module: ModuleOp) -> set[str]:
-    """The functions of `module` that can call themselves, directly or through others."""
-    graph = call_graph(module)
-    out: set[str] = set()
-    for component in _sccs(graph):
-        if len(component) > 1 or component[0] in graph[component[0]]:
-            out.update(component)
-    return out
-
-
-def root_functions(module: ModuleOp) -> set[str]:
-    """`main`, or every public function when the module has no `main`."""
-    funcs = functions(module)
-    if "main" in funcs:
-        return {"main"}
-    return {n for n, f in funcs.items()
-            if f.sym_visibility is None or f.sym_visibility.data == "public"}
-
-
-def reachable_functions(module: ModuleOp) -> set[str]:
-    """The functions reachable by calls from `main`, or from every public function
-    when the module has no `main`."""
-    graph = call_graph(module)
-    roots = root_functions(module)
-    seen = set(roots)
-    work = list(roots)
-    while work:
-        for callee in graph.get(work.pop(), ()):
-            if callee not in seen:
-                seen.add(callee)
-                work.append(callee)
-    return seen
-
 
 # ---------------------------------------------------------------------------------------
 # Pattern and pass

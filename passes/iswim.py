@@ -25,17 +25,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from l0.dialects import soac
+from l0.passes.analysis.effects import lambda_effects
+from l0.passes.analysis.scope import defined_inside, free_values
 from l0.passes.analysis.speculation import Speculation
-from l0.passes.fuse.compose import detach_region
-from l0.passes.fuse.legality import free_values, lambda_effects
-from l0.passes.size_hindrance.analysis import defined_inside
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
-from xdsl.rewriter import InsertPoint
+from xdsl.rewriter import InsertPoint, Rewriter
 
 
 def _element_type(v: SSAValue) -> Attribute:
@@ -94,8 +93,8 @@ class InterchangeScan(RewritePattern):
         else_block.add_ops(columns)
         elements = [_element_type(n) for n in op.neutral]
         lam = Block(arg_types=[*elements, *(soac.array_of(t) for t in elements)])
-        element_scan = soac.ScanOp(list(lam.args[:k]), list(lam.args[k:]),
-                                   detach_region(inner.body), list(op.certs))
+        body = Rewriter.move_region_contents_to_new_regions(inner.body)
+        element_scan = soac.ScanOp(list(lam.args[:k]), list(lam.args[k:]), body, list(op.certs))
         lam.add_ops([element_scan, soac.YieldOp(*element_scan.results)])
         per_column = soac.MapOp([*op.neutral, *(c.result for c in columns)],
                                 [soac.array_of(soac.array_of(t)) for t in elements],

@@ -139,15 +139,13 @@ def _context() -> Context:
 def check(module: ModuleOp, ctx: Context, after: str | None) -> None:
     """Verify `module` and check uniqueness (`verify-uniqueness`); a failure is a
     `PipelineError` blaming pass `after` (None: the input of the pipeline)."""
-    from l0.passes.verify_uniqueness import VerifyUniquenessPass
-
     try:
         module.verify()
     except Exception as err:
         problem = "left IR that does not verify" if after else "does not verify"
         raise PipelineError(after, f"{problem}: {err}", module_text(module)) from err
     try:
-        VerifyUniquenessPass().apply(ctx, module)
+        PASSES["verify-uniqueness"]()().apply(ctx, module)
     except Exception as err:
         problem = "broke uniqueness" if after else "breaks uniqueness"
         raise PipelineError(after, f"{problem}: {err}", module_text(module)) from err

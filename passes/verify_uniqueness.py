@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from l0.dialects import soac
+from l0.passes.analysis.scope import defined_inside
 from xdsl.context import Context
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, TensorType
@@ -43,7 +44,7 @@ class _Body:
     params: Roots
 
     def may_consume(self, root: SSAValue) -> bool:
-        return root in self.params or _defined_inside(root, self.op)
+        return root in self.params or defined_inside(root, self.op)
 
 
 @dataclass
@@ -257,7 +258,7 @@ class _Checker:
             if not consumed_merge[i]:
                 continue
             if i < len(yielded) and any(
-                not _defined_inside(r, op) for r in self.roots(inner, yielded[i])
+                not defined_inside(r, op) for r in self.roots(inner, yielded[i])
             ):
                 raise PassFailedException(
                     f"verify-uniqueness: {_describe(op)} consumes its merge value "
@@ -293,17 +294,6 @@ class _Checker:
         for p, source in zip(params, sources, strict=False):
             if p in inner.consumed:
                 self.consume(state, op, source, allowed)
-
-
-def _defined_inside(v: SSAValue, op: Operation) -> bool:
-    """Whether `v` is defined in one of `op`'s regions (a block argument or an op result)."""
-    owner = v.owner
-    parent = owner.parent_op() if isinstance(owner, Block) else owner.parent_op()
-    while parent is not None:
-        if parent is op:
-            return True
-        parent = parent.parent_op()
-    return False
 
 
 def _arg_attrs(f: func.FuncOp) -> list[dict[str, object]]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from l0.passes.analysis.scope import defined_inside
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
@@ -110,20 +111,6 @@ class UnionFind:
 
     def values(self) -> Iterator[SSAValue]:
         return iter(self._parent)
-
-
-def defined_inside(v: SSAValue, op: Operation) -> bool:
-    """Whether `v` is defined inside the regions of `op`."""
-    if isinstance(v, OpResult):
-        owner = v.op.parent_op()
-    else:
-        assert isinstance(v, BlockArgument)
-        owner = v.block.parent_op()
-    while owner is not None:
-        if owner is op:
-            return True
-        owner = owner.parent_op()
-    return False
 
 
 class UsedMemrefs:

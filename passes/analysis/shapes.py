@@ -11,6 +11,18 @@ a nested `map` over a row, `iota(n)` and `replicate(n, ...)` with `n` computable
 outside, `copy`, `transpose`, row indexing, `update`. When there is none (a lambda
 yielding `iota(i)` for its element `i`, or the result of a call), the rows may differ in
 shape and the map must check them.
+
+Note [Two kinds of size expression]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Two analyses build symbolic sizes from the same leaves (`Dim`, `Val`, `Const`, here),
+for different questions, so their compound forms differ. A row shape here is a list
+of items that the CPU back end computes before a `map` (`l0.lowering.bufferise.shapes`):
+its only compound item is `Norm`, dimension k of a shape the way `soac.size` reports
+it (0 once an outer dimension is 0), and it must be exact for every row. The size
+expressions of `size-hindrance` (`l0.passes.size_hindrance.expressions`) are the
+*alternative* ways of computing one size, with `+`, `-`, `max` and guards, ranked by
+how early they can be computed; they are never lowered as such, only turned back
+into arithmetic ops in the IR.
 """
 
 from __future__ import annotations
@@ -19,14 +31,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from l0.dialects import soac
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr, TensorType
+from l0.passes.analysis.constants import constant_int
+from l0.passes.analysis.scope import defined_outside
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 
 @dataclass(frozen=True)
 class Dim:
-    """Dimension `k` of the array `array` (an original IR value defined outside)."""
+    """Dimension `k` of the array `array` (an original IR value; in a row shape, one
+    defined outside the scope)."""
 
     array: SSAValue
     k: int
@@ -34,13 +48,15 @@ class Dim:
 
 @dataclass(frozen=True)
 class Val:
-    """An i64 value defined outside."""
+    """An existing i64 value (in a row shape, one defined outside the scope)."""
 
     value: SSAValue
 
 
 @dataclass(frozen=True)
 class Const:
+    """An integer constant."""
+
     value: int
 
 
@@ -56,20 +72,6 @@ Item = Dim | Val | Const | Norm
 Shape = list[Item]
 
 
-def is_outside(v: SSAValue, scope: Operation) -> bool:
-    """Whether `v` is defined outside the regions of `scope` (and so before it)."""
-    if isinstance(v, OpResult):
-        owner: Operation | None = v.op
-    else:
-        assert isinstance(v, BlockArgument)
-        owner = v.block.parent_op()
-    while owner is not None:
-        if owner is scope:
-            return False
-        owner = owner.parent_op()
-    return True
-
-
 def _rank(v: SSAValue) -> int:
     t = v.type
     return t.get_num_dims() if isinstance(t, TensorType) else 0
@@ -77,7 +79,7 @@ def _rank(v: SSAValue) -> int:
 
 def row_shape(v: SSAValue, scope: Operation) -> Shape | None:
     """The shape of array `v` as items computable before `scope`, or None."""
-    if is_outside(v, scope):
+    if defined_outside(v, scope):
         return [Dim(v, k) for k in range(_rank(v))]
     if isinstance(v, BlockArgument):
         return _arg_shape(v, scope)
@@ -106,13 +108,14 @@ def _arg_shape(v: BlockArgument, scope: Operation) -> Shape | None:
 
 def scalar(v: SSAValue, scope: Operation) -> Item | None:
     """The i64 `v` as an item computable before `scope`, or None."""
-    if is_outside(v, scope):
+    if defined_outside(v, scope):
         return Val(v)
     if not isinstance(v, OpResult):
         return None
     op = v.op
-    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
-        return Const(op.value.value.data)
+    c = constant_int(v)
+    if c is not None:
+        return Const(c)
     if isinstance(op, soac.SizeOp):
         shape = row_shape(op.array, scope)
         return None if shape is None else Norm(tuple(shape), op.dim.data)
@@ -203,3 +206,40 @@ _RULES: dict[type[Operation], Callable[[Operation, int, Operation], Shape | None
     soac.TraceOp: _trace,
 }
 
+
+def static_shape(v: SSAValue, depth: int = 8) -> tuple[int, ...] | None:
+    """The shape of the array `v` when the IR fixes it at compile time, else None:
+    `soac.empty`, `soac.iota` of a constant, `soac.replicate` of a constant count, and
+    literals whose elements all have one static shape (or are scalars)."""
+    if depth <= 0:
+        return None
+    op = v.owner
+    match op:
+        case soac.EmptyOp():
+            t = v.type
+            return (0,) * t.get_num_dims() if isinstance(t, TensorType) else None
+        case soac.IotaOp():
+            n = constant_int(op.n)
+            return (n,) if n is not None and n >= 0 else None
+        case soac.ReplicateOp():
+            n = constant_int(op.n)
+            if n is None or n < 0:
+                return None
+            if not isinstance(op.value.type, TensorType):
+                return (n,)
+            inner = static_shape(op.value, depth - 1)
+            return None if inner is None else (n, *inner)
+        case soac.ArrayOp():
+            if not isinstance(op.elems[0].type, TensorType):
+                return (len(op.elems),)
+            inner = static_shape(op.elems[0], depth - 1)
+            if inner is None:
+                return None
+            for e in op.elems[1:]:
+                if e is not op.elems[0] and static_shape(e, depth - 1) != inner:
+                    return None
+            return (len(op.elems), *inner)
+        case soac.CopyOp():
+            return static_shape(op.array, depth - 1)
+        case _:
+            return None

@@ -11,7 +11,7 @@ that computes a value and nothing else, and wrong for two kinds of op:
 * an op that *may fail*: run where the original did not, it can report an error the
   original never reports (thesis 6.1.1: `if c then y / x else ...`). These are the
   checks themselves (`soac.assert`), every op that the interpreter can fail on
-  without an assert guarding it (`l0.passes.dce.local_effects`: irregular arrays,
+  without an assert guarding it (`l0.passes.analysis.effects.local_effects`: irregular arrays,
   integer division, shifts, `fptosi`, `ipowi`), and the ops that rely on a
   certificate to be safe: indexing and `let-with` (out of bounds), `reshape`,
   `split`, `iota`/`replicate` of a count not known to be non-negative, a SOAC over
@@ -28,13 +28,13 @@ may fail, provided the one kept runs first; only printing ops are never merged.
 from __future__ import annotations
 
 from l0.dialects import soac
-from l0.passes.dce import constant_int, effectful_functions, local_effects
+from l0.passes.analysis.calls import functions, functions_calling, recursive_functions
+from l0.passes.analysis.constants import constant_int
+from l0.passes.analysis.consumption import SOACS
+from l0.passes.analysis.effects import effectful_functions, local_effects
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
-
-_SOACS = (soac.MapOp, soac.ReduceOp, soac.ScanOp, soac.FilterOp, soac.RedomapOp)
-"""The second-order array combinators: ops whose regions are lambdas."""
 
 
 def known_non_negative(v: SSAValue) -> bool:
@@ -49,70 +49,17 @@ def _callee(op: func.CallOp) -> str:
     return op.callee.string_value()
 
 
-def _call_graph(module: ModuleOp) -> dict[str, set[str]]:
-    """Function name -> names of the functions it calls (only those the module defines)."""
-    funcs = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
-    graph: dict[str, set[str]] = {name: set() for name in funcs}
-    for name, f in funcs.items():
-        for op in f.walk():
-            if isinstance(op, func.CallOp) and _callee(op) in funcs:
-                graph[name].add(_callee(op))
-    return graph
-
-
-def _recursive_functions(graph: dict[str, set[str]]) -> set[str]:
-    """The functions that can reach themselves through calls (they may not terminate)."""
-    recursive: set[str] = set()
-    for start in graph:
-        seen: set[str] = set()
-        work = list(graph[start])
-        while work:
-            f = work.pop()
-            if f == start:
-                recursive.add(start)
-                break
-            if f not in seen:
-                seen.add(f)
-                work.extend(graph.get(f, ()))
-    return recursive
-
-
-def _printing_functions(module: ModuleOp, graph: dict[str, set[str]]) -> set[str]:
-    """The functions that contain a `soac.trace`, or call one that does (transitively),
-    or call a function the module does not define."""
-    printing: set[str] = set()
-    names = set(graph)
-    for f in module.ops:
-        if not isinstance(f, func.FuncOp):
-            continue
-        name = f.sym_name.data
-        if not f.body.blocks:
-            printing.add(name)
-        for op in f.walk():
-            unknown_call = isinstance(op, func.CallOp) and _callee(op) not in names
-            if isinstance(op, soac.TraceOp) or unknown_call:
-                printing.add(name)
-                break
-    changed = True
-    while changed:
-        changed = False
-        for name, callees in graph.items():
-            if name not in printing and callees & printing:
-                printing.add(name)
-                changed = True
-    return printing
-
-
 class Speculation:
     """Which ops of one module print and which may fail (see the module docstring)."""
 
     def __init__(self, module: ModuleOp) -> None:
-        graph = _call_graph(module)
-        self.defined = set(graph)
-        self.printing = _printing_functions(module, graph)
+        self.defined = set(functions(module))
+        self.printing = functions_calling(
+            module, lambda f: any(isinstance(op, soac.TraceOp) for op in f.walk()))
+        """Functions that trace, or call an unknown or tracing function."""
         self.effectful = effectful_functions(module)
-        """Functions whose calls may fail or print (`l0.passes.dce`)."""
-        self.failing = self.effectful | _recursive_functions(graph)
+        """Functions whose calls may fail or print (`l0.passes.analysis.effects`)."""
+        self.failing = self.effectful | recursive_functions(module)
         """Functions whose calls may fail, print or not terminate."""
 
     # -- printing -----------------------------------------------------------------------
@@ -151,7 +98,7 @@ class Speculation:
                 return None
             case _:
                 pass
-        if isinstance(op, _SOACS) and len(op.inputs) > 1:
+        if isinstance(op, SOACS) and len(op.inputs) > 1:
             return "the arrays it takes together may differ in size"
         if local_effects(op, self.failing):
             return "it may fail at run time"

@@ -18,10 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from l0.passes.analysis.consumption import Consumption
+from l0.passes.analysis.order import DefinitionOrder
 from l0.passes.analysis.speculation import Speculation
 from l0.passes.bounds.pattern import HoistChecks, ProveCheck
 from l0.passes.bounds.ranges import Ranges
-from l0.passes.cse import DefinitionOrder
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass

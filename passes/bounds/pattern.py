@@ -40,13 +40,14 @@ from dataclasses import dataclass, field
 
 from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
+from l0.passes.analysis.effects import is_dead, local_effects
+from l0.passes.analysis.scope import defined_outside
 from l0.passes.analysis.speculation import Speculation
 from l0.passes.bounds.conditions import Atom, leaves
 from l0.passes.bounds.ranges import Affine, Ranges, Sym, row_params
-from l0.passes.dce import is_dead, local_effects
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, i64
-from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import BlockArgument, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
     RewritePattern,
@@ -256,12 +257,6 @@ def _available_before(v: SSAValue, op: Operation) -> bool:
         isinstance(owner, Operation) and owner is not node and owner.is_before_in_block(node))
 
 
-def _defined_outside(v: SSAValue, op: Operation) -> bool:
-    owner = v.owner
-    node = owner.parent_op() if isinstance(owner, Block) else owner
-    return not (isinstance(node, Operation) and op.is_ancestor(node))
-
-
 @dataclass
 class _Planned:
     """One check of the body, read as affine comparisons in t."""
@@ -344,7 +339,7 @@ class HoistChecks(RewritePattern):
                 continue
             if s.kind == "size" and self.witness(s, op) is None:
                 return False
-            if s.kind == "value" and not _defined_outside(s.value, op):
+            if s.kind == "value" and not defined_outside(s.value, op):
                 return False
         return True
 
@@ -397,7 +392,7 @@ class HoistChecks(RewritePattern):
                 beaten = [build.cmp("sle" if j < k else "slt", other.first()[0], mine)
                           for j, other in enumerate(failures) if j != k]
             cond = build.any([failure.fast, *beaten])
-            values = [v if _defined_outside(v, op) else failure.at_first(e, iters)
+            values = [v if defined_outside(v, op) else failure.at_first(e, iters)
                       for v, e in zip(plan.check.values, plan.values, strict=True)]
             check = soac.AssertOp(cond, plan.check.msg.data, plan.check.loc.data, values)
             check.attributes |= plan.check.attributes

@@ -44,7 +44,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from l0.dialects import soac
-from l0.passes.cse import DefinitionOrder
+from l0.passes.analysis.order import DefinitionOrder
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue

@@ -22,6 +22,7 @@ from typing import TextIO
 
 from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
+from l0.passes.analysis.effects import lambda_effects
 from l0.passes.analysis.speculation import Speculation
 from l0.passes.fuse.compose import (
     as_redomap,
@@ -32,7 +33,7 @@ from l0.passes.fuse.compose import (
     rebuilt,
     rows_block,
 )
-from l0.passes.fuse.legality import Fusibility, lambda_effects, regular
+from l0.passes.fuse.legality import Fusibility, regular
 from l0.passes.fuse.transpose import (
     can_push,
     moved_depth,

@@ -33,28 +33,14 @@ from dataclasses import dataclass
 
 from l0.dialects import soac
 from l0.passes.analysis.consumption import SOACS, Consumption, consumed_operands
+from l0.passes.analysis.effects import has_effects, lambda_effects
+from l0.passes.analysis.scope import free_values
 from l0.passes.analysis.shapes import row_shape
-from l0.passes.dce import has_effects
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 FOLDS = (soac.ReduceOp, soac.RedomapOp)
-
-
-def free_values(op: Operation) -> list[SSAValue]:
-    """The values `op` (with its regions) uses that are defined outside it."""
-    seen: set[SSAValue] = set()
-    found: list[SSAValue] = []
-    for inner in op.walk():
-        for v in inner.operands:
-            if v in seen:
-                continue
-            seen.add(v)
-            owner = v.op if isinstance(v, OpResult) else v.block.parent_op()
-            if owner is None or not op.is_ancestor(owner):
-                found.append(v)
-    return found
 
 
 def regular(producer: soac.MapOp | soac.FilterOp) -> bool:
@@ -66,11 +52,6 @@ def regular(producer: soac.MapOp | soac.FilterOp) -> bool:
     assert isinstance(last, soac.YieldOp)
     return all(not isinstance(v.type, TensorType) or row_shape(v, producer) is not None
                for v in last.values)
-
-
-def lambda_effects(op: Operation, failing: Set[str]) -> bool:
-    """Whether an op inside `op`'s lambdas may fail or print."""
-    return any(has_effects(o, failing) for r in op.regions for b in r.blocks for o in b.ops)
 
 
 def _home_chain(op: Operation, home: Block) -> list[Operation] | None:

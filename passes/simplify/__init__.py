@@ -25,11 +25,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from l0.dialects import soac
-from l0.passes.dce import EraseDeadOp
+from l0.passes.analysis.consumption import Consumption
+from l0.passes.cores.erase_dead import EraseDeadOp
 from l0.passes.simplify.arith import ARITH_OPS, arith_patterns
 from l0.passes.simplify.arrays import FoldIndex, FoldSize, TransposeIdentity
 from l0.passes.simplify.certs import CERTIFIED_OPS, AssertTrue, PruneCerts, SimplifyConjoin
-from l0.passes.simplify.common import Consumption
 from l0.passes.simplify.control import (
     FoldConstantCall,
     ForInvariantMerge,
@@ -80,7 +80,7 @@ def _table(module: ModuleOp, walker: Callable[[], PatternRewriteWalker]
     add(CERTIFIED_OPS, PruneCerts())
     add((soac.AssertOp,), AssertTrue())
     add((soac.ConjoinOp,), SimplifyConjoin())
-    consumed = Consumption()
+    consumed = Consumption(module).may_be_consumed
     add((soac.SizeOp,), FoldSize(consumed))
     add((soac.IndexOp,), FoldIndex(consumed))
     add((soac.TransposeOp,), TransposeIdentity())

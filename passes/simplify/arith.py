@@ -20,7 +20,8 @@ a shift by a negative count, `fptosi` of NaN, an infinity or an out-of-range rea
 do; `floordivsi` floors, `divsi` and `remsi` truncate; shifts by 64 or more shift
 every bit out. Reals are Python floats, i.e. IEEE doubles rounded as at run time;
 where Python raises (division by zero, `sqrt(-1)`, `log(0)`, overflow in `exp` or
-`pow`) the IEEE result is taken from numpy, as the interpreter does.
+`pow`) the IEEE result is taken from numpy: the real functions are the interpreter's
+own (`l0.interp.math`, `l0.interp.arith.fdiv0`), so the two cannot disagree.
 """
 
 from __future__ import annotations
@@ -28,10 +29,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-import numpy as np
+from l0.passes.analysis.constants import constant_float, constant_int
 from l0.passes.simplify.common import (
-    constant_float,
-    constant_int,
     make_constant,
     replace_by_constant,
     same_constant,
@@ -45,8 +44,8 @@ from xdsl.dialects.builtin import f64, i1
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-_NAN = float("nan")
-_INF = float("inf")
+from l0.interp.arith import fdiv0
+from l0.interp.math import UNARY_REAL, powf
 
 # ---------------------------------------------------------------------------------------
 # Integer semantics (Note [Exact folding]); None means "do not fold"
@@ -168,22 +167,7 @@ _CMPF_NEGATED |= {v: k for k, v in _CMPF_NEGATED.items()}
 
 
 def _divf(a: float, b: float) -> float:
-    if b:
-        return a / b
-    if a != a or a == 0.0:
-        return _NAN
-    return math.copysign(_INF, a) * math.copysign(1.0, b)
-
-
-def _ieee(scalar: Callable[..., float], vector: np.ufunc) -> Callable[..., float]:
-    def fn(*xs: float) -> float:
-        try:
-            return scalar(*xs)
-        except (ValueError, OverflowError, ZeroDivisionError):
-            with np.errstate(all="ignore"):
-                return float(vector(*xs))
-
-    return fn
+    return a / b if b else fdiv0(a, b)
 
 
 _REAL_BINARY: dict[str, Callable[[float, float], float]] = {
@@ -191,15 +175,15 @@ _REAL_BINARY: dict[str, Callable[[float, float], float]] = {
     "arith.subf": lambda a, b: a - b,
     "arith.mulf": lambda a, b: a * b,
     "arith.divf": _divf,
-    "math.powf": _ieee(math.pow, np.power),
+    "math.powf": powf,
 }
 
 _REAL_UNARY: dict[str, Callable[[float], float]] = {
     "arith.negf": lambda a: -a,
     "math.absf": abs,
-    "math.sqrt": _ieee(math.sqrt, np.sqrt),
-    "math.exp": _ieee(math.exp, np.exp),
-    "math.log": _ieee(math.log, np.log),
+    "math.sqrt": UNARY_REAL["math.sqrt"][0],
+    "math.exp": UNARY_REAL["math.exp"][0],
+    "math.log": UNARY_REAL["math.log"][0],
 }
 
 # ---------------------------------------------------------------------------------------

@@ -14,7 +14,8 @@ index. The bounds checks stay: they are `soac.assert`s of their own, which run (
 fail) where they are whatever becomes of the index (thesis 5.3 notes that dropping
 them would make invalid programs valid), and the rewritten index carries the
 certificates of every op it replaces. A rule that makes an op read an earlier array
-first checks that nothing consumes it (Note [Using an array again] in common.py).
+first checks that nothing consumes it (Note [Using an array again] in
+`l0.passes.analysis.consumption`).
 
 Note [Sizes of empty arrays]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -36,11 +37,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from l0.dialects import soac
+from l0.passes.analysis.constants import constant_int
+from l0.passes.analysis.consumption import may_be_consumed
 from l0.passes.simplify.common import (
-    constant_int,
     join_certs,
     make_constant,
-    may_be_consumed,
 )
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import TensorType, i64

@@ -11,7 +11,8 @@ to `false` by the arithmetic rules, which changes nothing).
 from __future__ import annotations
 
 from l0.dialects import soac
-from l0.passes.simplify.common import constant_int, is_checked, join_certs, set_certs
+from l0.passes.analysis.constants import constant_int
+from l0.passes.simplify.common import is_checked, join_certs, set_certs
 from xdsl.ir import Operation
 from xdsl.irdl import IRDLOperation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern

@@ -30,11 +30,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from l0.dialects import soac
-from l0.passes.inline import functions, recursive_functions
+from l0.passes.analysis.calls import functions, recursive_functions
+from l0.passes.analysis.constants import constant_float, constant_int
+from l0.passes.analysis.scope import defined_outside
 from l0.passes.simplify.common import (
-    constant_float,
-    constant_int,
-    defined_outside,
     is_checked,
     make_constant,
     real_bits,

@@ -19,13 +19,14 @@ literal (`soac.array`) of them, or by a literal of the kept rows for `filter`
 makes a program bigger.
 
 Nothing is unrolled when:
-* the lambda contains an op that may fail or print (`l0.passes.dce.has_effects`:
+* the lambda contains an op that may fail or print (`l0.passes.analysis.effects.has_effects`:
   `soac.assert`, `soac.trace`, unguarded division, calls of such functions, ...),
   since the clones would run it a different number of times or in another order
   than the interpreter would, or report another location;
 * the lambda reads a value from outside that is not a known constant (a
   parameter, a value computed at run time);
-* an input may be consumed (Note [Using an array again] in common.py);
+* an input may be consumed (Note [Using an array again] in
+  `l0.passes.analysis.consumption`);
 * the inputs have different lengths (the SOAC's certificate reports that at run
   time), an input is longer than `MAX_UNROLL_ELEMENTS`, or the unrolled lambda
   would have more than `MAX_UNROLL_OPS` ops (a nested SOAC counted as if unrolled
@@ -43,8 +44,9 @@ from functools import cached_property
 from typing import cast
 
 from l0.dialects import soac
-from l0.passes.dce import effectful_functions, has_effects
-from l0.passes.simplify.common import constant_int
+from l0.passes.analysis.constants import constant_int
+from l0.passes.analysis.effects import effectful_functions, has_effects
+from l0.passes.analysis.scope import free_values
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -123,20 +125,6 @@ def _cost(region: Region) -> int:
     return total
 
 
-def _free_values(op: Operation) -> list[SSAValue]:
-    """The values defined outside `op` that ops nested in it use."""
-    seen: dict[SSAValue, None] = {}
-    for inner in op.walk():
-        if inner is op:
-            continue
-        for v in inner.operands:
-            owner = v.owner
-            inside = op.is_ancestor(owner.parent_op() if isinstance(owner, Block) else owner)
-            if not inside:
-                seen[v] = None
-    return list(seen)
-
-
 class _Scratch:
     """A function without parameters into which constants and lambda clones are put,
     to be simplified on its own."""
@@ -209,6 +197,18 @@ def _array(values: Sequence[Attribute], t: Attribute, loc: str | None
     return [*consts, lit], lit.result
 
 
+def _replace_by_arrays(op: soac.MapOp | soac.ScanOp, columns: Sequence[Sequence[Attribute]],
+                       loc: str | None, rewriter: PatternRewriter) -> None:
+    """Replace `op` by arrays of constants, `columns[i]` for its output number i."""
+    ops: list[Operation] = []
+    new: list[SSAValue] = []
+    for column, out in zip(columns, op.outputs, strict=True):
+        built, v = _array(column, out.type, loc)
+        ops += built
+        new.append(v)
+    rewriter.replace(op, ops, new)
+
+
 class UnrollConstantSoac(RewritePattern):
     """`reduce(op +, 0, map(sq, iota(4)))` -> `14`: a SOAC over small known constant
     arrays evaluated at compile time (Note [Unrolling constant SOACs])."""
@@ -239,7 +239,7 @@ class UnrollConstantSoac(RewritePattern):
             return None
         if has_effects(op, self.effectful):
             return None
-        if not all(_materialisable(v) for v in _free_values(op)):
+        if not all(_materialisable(v) for v in free_values(op, own_operands=False)):
             return None
         return [[rows[j] for rows in per_input] for j in range(n)]
 
@@ -272,13 +272,7 @@ class UnrollConstantSoac(RewritePattern):
             return
         k = len(op.outputs)
         loc = op.loc.data if op.loc is not None else None
-        ops: list[Operation] = []
-        new: list[SSAValue] = []
-        for i, out in enumerate(op.outputs):
-            built, v = _array(values[i::k], out.type, loc)
-            ops += built
-            new.append(v)
-        rewriter.replace(op, ops, new)
+        _replace_by_arrays(op, [values[i::k] for i in range(k)], loc, rewriter)
 
     def fold(self, op: soac.ReduceOp | soac.ScanOp | soac.RedomapOp, body: Region,
              neutral: Sequence[SSAValue], inputs: Sequence[SSAValue],
@@ -303,13 +297,8 @@ class UnrollConstantSoac(RewritePattern):
             consts = [arith.ConstantOp(v) for v in values[-k:]]
             rewriter.replace(op, consts, [c.result for c in consts])
             return
-        ops: list[Operation] = []
-        new: list[SSAValue] = []
-        for i, out in enumerate(op.outputs):
-            built, v = _array(values[k + i::k], out.type, None)  # inclusive: no neutral
-            ops += built
-            new.append(v)
-        rewriter.replace(op, ops, new)
+        # inclusive: the neutral elements are not among the results
+        _replace_by_arrays(op, [values[k + i::k] for i in range(k)], None, rewriter)
 
     def filter(self, op: soac.FilterOp, rewriter: PatternRewriter) -> None:
         rows = self._rows(op, op.inputs)

@@ -50,15 +50,13 @@ from dataclasses import dataclass, field
 
 from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
+from l0.passes.analysis.shapes import Const, Dim, Val
 from l0.passes.size_hindrance.analysis import SizeAnalysis
 from l0.passes.size_hindrance.expressions import (
     Add,
-    Const,
-    Dim,
     Expr,
     Max,
     NonZero,
-    Scalar,
     Sub,
 )
 from xdsl.context import Context
@@ -87,11 +85,11 @@ class _Builder:
 
     def value(self, e: Expr) -> SSAValue:
         match e:
-            case Scalar(value=v):
+            case Val(value=v):
                 return v
             case Const(value=c):
                 return self._add(arith.ConstantOp.from_int_and_width(c, i64))
-            case Dim(array=a, dim=k):
+            case Dim(array=a, k=k):
                 return self._add(soac.SizeOp(a, k, self.certs))
             case Add(left=x, right=y):
                 return self._add(arith.AddiOp(self.value(x), self.value(y)))

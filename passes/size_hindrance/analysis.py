@@ -14,15 +14,14 @@ from dataclasses import dataclass, field
 
 from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
+from l0.passes.analysis.scope import defined_outside
+from l0.passes.analysis.shapes import Const, Dim, Val
 from l0.passes.size_hindrance.expressions import (
     Add,
-    Const,
     Depths,
-    Dim,
     Expr,
     Max,
     NonZero,
-    Scalar,
     Sub,
     add,
     free_values,
@@ -50,12 +49,6 @@ from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 def _rank(v: SSAValue) -> int:
     return v.type.get_num_dims() if isinstance(v.type, TensorType) else 0
-
-
-def defined_inside(v: SSAValue, op: Operation) -> bool:
-    """Whether `v` is defined in one of `op`'s regions."""
-    owner = v.op if isinstance(v, OpResult) else v.block if isinstance(v, BlockArgument) else None
-    return owner is not None and op.is_ancestor(owner)
 
 
 def transpose_permutation(rank: int, k: int, n: int) -> list[int]:
@@ -132,9 +125,9 @@ class SizeAnalysis:
     def resolve(self, e: Expr, strict: bool = False) -> Expr:
         """`e` with each size replaced by its best form, simplified."""
         match e:
-            case Dim(array=a, dim=k):
+            case Dim(array=a, k=k):
                 return self.best(a, k, strict)
-            case Scalar(value=v):
+            case Val(value=v):
                 if isinstance(v, OpResult) and isinstance(v.op, soac.SizeOp):
                     return self.best(v.op.array, v.op.dim.data, strict)
                 return e
@@ -175,9 +168,9 @@ class SizeAnalysis:
         op = array.op
         match op:
             case soac.IotaOp():
-                return [Scalar(op.n)]
+                return [Val(op.n)]
             case soac.ReplicateOp():
-                return [Scalar(op.n) if k == 0 else nonzero(Scalar(op.n), Dim(op.value, k - 1))]
+                return [Val(op.n) if k == 0 else nonzero(Val(op.n), Dim(op.value, k - 1))]
             case soac.ArrayOp():
                 return [Const(len(op.elems)) if k == 0 else Dim(op.elems[0], k - 1)]
             case soac.EmptyOp():
@@ -189,14 +182,14 @@ class SizeAnalysis:
             case soac.IndexOp():
                 return [Dim(op.array, k + len(op.indices))]
             case soac.ReshapeOp():
-                guards: list[Expr] = [Scalar(d) for d in op.shape[:k]]
-                return [_guarded(guards, Scalar(op.shape[k]))]
+                guards: list[Expr] = [Val(d) for d in op.shape[:k]]
+                return [_guarded(guards, Val(op.shape[k]))]
             case soac.TransposeOp():
                 perm = transpose_permutation(_rank(op.array), op.k.data, op.n.data)
                 guards = [Dim(op.array, perm[i]) for i in range(k) if perm[i] > perm[k]]
                 return [_guarded(guards, Dim(op.array, perm[k]))]
             case soac.SplitOp():
-                rows = Scalar(op.at) if array.index == 0 else Sub(Dim(op.array, 0), Scalar(op.at))
+                rows = Val(op.at) if array.index == 0 else Sub(Dim(op.array, 0), Val(op.at))
                 return [rows if k == 0 else nonzero(rows, Dim(op.array, k))]
             case soac.ConcatOp():
                 if k == 0:
@@ -249,7 +242,7 @@ class SizeAnalysis:
         if not isinstance(yielded, soac.YieldOp):
             return []
         row = self.best(yielded.values[index], k - 1, strict)
-        if any(defined_inside(v, op) for v in free_values(row)):
+        if any(not defined_outside(v, op) for v in free_values(row)):
             return []
         return [nonzero(Dim(op.inputs[0], 0), row)]
 
@@ -261,7 +254,7 @@ class SizeAnalysis:
             if not isinstance(last, scf.YieldOp) or index >= len(last.operands):
                 return []
             sizes.append(self.best(last.operands[index], k, strict))
-        if sizes[0] != sizes[1] or any(defined_inside(v, op) for v in free_values(sizes[0])):
+        if sizes[0] != sizes[1] or any(not defined_outside(v, op) for v in free_values(sizes[0])):
             return []
         return [sizes[0]]
 
@@ -307,10 +300,10 @@ class SizeAnalysis:
             v, d = stack.pop()
             if v is target and d == k:
                 return True
-            if (v, d) in seen or not defined_inside(v, loop):
+            if (v, d) in seen or defined_outside(v, loop):
                 continue
             seen.add((v, d))
             if isinstance(v, BlockArgument) and v.block is body:
                 continue  # another merge parameter: nothing is assumed about it
-            stack.extend((e.array, e.dim) for e in self.alternatives(v, d) if isinstance(e, Dim))
+            stack.extend((e.array, e.k) for e in self.alternatives(v, d) if isinstance(e, Dim))
         return False

@@ -1,8 +1,9 @@
 """Size expressions and their quality, for `size-hindrance` (thesis 9.1).
 
 An `Expr` is a symbolic integer built from sizes of arrays (`Dim`), existing i64 values
-(`Scalar`), constants, `+`, `-`, `max` and `nonzero(g, e)` ("e if g != 0, else 0",
-Note [Sizes of empty arrays] in `l0.passes.size_hindrance`). The smart constructors
+(`Val`), constants, `+`, `-`, `max` and `nonzero(g, e)` ("e if g != 0, else 0",
+Note [Sizes of empty arrays] in `l0.passes.size_hindrance`). The leaves are those of
+`l0.passes.analysis.shapes` (Note [Two kinds of size expression]). The smart constructors
 (`nonzero`, `add`, `sub`, `maximum`) simplify as they build. `Depths` measures the
 quality of 9.1: the longest data-flow path from a value to a constant or a parameter,
 not counting copies and indexing.
@@ -13,8 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from l0.dialects import soac
-from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import IntegerAttr
+from l0.passes.analysis.constants import constant_int
+from l0.passes.analysis.shapes import Const, Dim, Val
+from xdsl.dialects import func
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 # ---------------------------------------------------------------------------------------
@@ -23,43 +25,24 @@ from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 
 @dataclass(frozen=True)
-class Dim:
-    """`size(dim, array)`."""
+class Binary:
+    """An operator applied to two expressions; equal only to the same operator (the
+    dataclass equality compares classes), so `Add(x, y) != Sub(x, y)`."""
 
-    array: SSAValue
-    dim: int
-
-
-@dataclass(frozen=True)
-class Scalar:
-    """An existing i64 value."""
-
-    value: SSAValue
-
-
-@dataclass(frozen=True)
-class Const:
-    """An integer constant."""
-
-    value: int
-
-
-@dataclass(frozen=True)
-class Add:
     left: Expr
     right: Expr
 
 
-@dataclass(frozen=True)
-class Sub:
-    left: Expr
-    right: Expr
+class Add(Binary):
+    """`left + right`."""
 
 
-@dataclass(frozen=True)
-class Max:
-    left: Expr
-    right: Expr
+class Sub(Binary):
+    """`left - right`."""
+
+
+class Max(Binary):
+    """`max(left, right)`."""
 
 
 @dataclass(frozen=True)
@@ -70,7 +53,7 @@ class NonZero:
     value: Expr
 
 
-Expr = Dim | Scalar | Const | Add | Sub | Max | NonZero
+Expr = Dim | Val | Const | Add | Sub | Max | NonZero
 
 
 def free_values(e: Expr) -> list[SSAValue]:
@@ -78,11 +61,11 @@ def free_values(e: Expr) -> list[SSAValue]:
     match e:
         case Dim(array=a):
             return [a]
-        case Scalar(value=v):
+        case Val(value=v):
             return [v]
         case Const():
             return []
-        case Add(left=x, right=y) | Sub(left=x, right=y) | Max(left=x, right=y):
+        case Binary(left=x, right=y):
             return free_values(x) + free_values(y)
         case NonZero(guard=g, value=x):
             return free_values(g) + free_values(x)
@@ -91,11 +74,11 @@ def free_values(e: Expr) -> list[SSAValue]:
 def op_count(e: Expr) -> int:
     """How many ops materialising `e` creates (`nonzero` is a compare and a select)."""
     match e:
-        case Scalar():
+        case Val():
             return 0
         case Dim() | Const():
             return 1
-        case Add(left=x, right=y) | Sub(left=x, right=y) | Max(left=x, right=y):
+        case Binary(left=x, right=y):
             return 1 + op_count(x) + op_count(y)
         case NonZero(guard=g, value=x):
             return 3 + op_count(g) + op_count(x)
@@ -105,11 +88,7 @@ def const_value(e: Expr) -> int | None:
     """The value of `e` when it is a constant (also an `arith.constant` operand)."""
     if isinstance(e, Const):
         return e.value
-    if isinstance(e, Scalar) and isinstance(e.value, OpResult):
-        op = e.value.op
-        if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
-            return op.value.value.data
-    return None
+    return constant_int(e.value) if isinstance(e, Val) else None
 
 
 def _zero_with(guard: Expr, e: Expr) -> bool:
@@ -117,7 +96,7 @@ def _zero_with(guard: Expr, e: Expr) -> bool:
     if guard == e:
         return True
     match guard, e:
-        case Dim(array=a, dim=j), Dim(array=b, dim=k):
+        case Dim(array=a, k=j), Dim(array=b, k=k):
             return a is b and j < k  # a dimension after a 0 counts as 0
         case _, NonZero(guard=g, value=x):
             return _zero_with(guard, g) or _zero_with(guard, x)

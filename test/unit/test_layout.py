@@ -63,6 +63,71 @@ def test_dependencies_run_one_way() -> None:
     assert not bad, "\n".join(bad)
 
 
+# Inside passes/ (docs/architecture.md §4): analyses form one layer that imports no
+# pass; the shared rewriting cores import analyses; a pass imports analyses, cores and
+# its own package, never another pass. The exceptions are the composite passes, each
+# with the one core it shares: `rebind` runs the CSE driver of `cse` (its keys are the
+# cse module's op facts), and the pipeline runs passes through the registry.
+PASS_LAYERS = {"analysis": {"analysis"}, "cores": {"analysis", "cores"}}
+COMPOSITES = {"rebind": {"cse"}, "pipeline": {""}}
+"""A composite pass -> the other parts of `l0.passes` it may import ("": the registry)."""
+
+
+def _part_of_passes(module: str) -> str | None:
+    """The part of `l0.passes` that `module` is in ("" for the registry itself), or None
+    when it is not under `l0.passes`."""
+    if module == "l0.passes":
+        return ""
+    if not module.startswith("l0.passes."):
+        return None
+    return module.split(".")[2]
+
+
+def _allowed_parts(part: str) -> set[str]:
+    return PASS_LAYERS.get(part) or {"analysis", "cores", part, *COMPOSITES.get(part, ())}
+
+
+def pass_import_violations(root: Path) -> list[str]:
+    """`file imports module` for every import inside `root` (a passes/ directory) that
+    crosses from one part of `l0.passes` to one it may not use."""
+    bad = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        if rel.parts == ("__init__.py",):
+            continue  # the registry names every pass, importing none
+        part = rel.parts[0].removesuffix(".py")
+        if any(isinstance(node, ast.ImportFrom) and node.level > 0
+               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))):
+            bad.append(f"passes/{rel.as_posix()} has a relative import (say l0.passes...)")
+        for imported in _imports(path):
+            target = _part_of_passes(imported)
+            if target is not None and target not in _allowed_parts(part):
+                bad.append(f"passes/{rel.as_posix()} imports {imported}")
+    return bad
+
+
+def test_passes_import_no_other_pass() -> None:
+    bad = pass_import_violations(ROOT / "passes")
+    assert not bad, "\n".join(bad)
+
+
+def test_the_pass_import_rule_catches_a_cross_import(tmp_path: Path) -> None:
+    for name, text in {"cse.py": "from l0.passes.hoist import Hoister\n",
+                       "hoist.py": "from l0.passes.cores.hoisting import Hoister\n",
+                       "analysis/effects.py": "from l0.passes.dce import EraseDeadOp\n",
+                       "cores/hoisting.py": "import l0.passes.simplify.common\n",
+                       "rebind.py": "from l0.passes.cse import CseDriver\n",
+                       "fuse/transpose.py": "from ..hoist import Hoister\n"}.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert pass_import_violations(tmp_path) == [
+        "passes/analysis/effects.py imports l0.passes.dce",
+        "passes/cores/hoisting.py imports l0.passes.simplify.common",
+        "passes/cse.py imports l0.passes.hoist",
+        "passes/fuse/transpose.py has a relative import (say l0.passes...)",
+    ]
+
+
 # Documents that lived beside the repository while it was written; what the code needs of
 # them is in docs/ (reference.md, style.md, architecture.md), so nothing may cite them.
 # The names are split so that this file does not mention them itself.

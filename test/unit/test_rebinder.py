@@ -18,11 +18,12 @@ from l0.dialects import soac
 from l0.dialects.context import l0_context
 from l0.passes import PASSES
 from l0.passes.analysis.consumption import Consumption
+from l0.passes.analysis.order import DefinitionOrder
 from l0.passes.analysis.speculation import Speculation
 from l0.passes.bounds.pattern import HoistChecks, loop_of
 from l0.passes.bounds.ranges import Ranges
-from l0.passes.cse import DefinitionOrder, why_not_mergeable
-from l0.passes.hoist import Hoister, RegionKind, RegionScan
+from l0.passes.cores.hoisting import Hoister, RegionKind, RegionScan
+from l0.passes.cse import why_not_mergeable
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 

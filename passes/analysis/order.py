@@ -1,0 +1,33 @@
+"""A numbering of the values of a function in the order of their definitions.
+
+`cse` sorts the operands of commutative ops by it and `bounds` orders the symbols of
+its affine forms by it, so that what a pass produces never depends on where Python
+put an object in memory.
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation, SSAValue
+
+
+class DefinitionOrder:
+    """Numbers the values under `root` in the order of their definitions (an op's
+    results, then the arguments of its regions' blocks, then the ops inside), so that
+    canonical operand orders never depend on object identities. Values created later
+    get numbers when first asked."""
+
+    def __init__(self, root: Operation) -> None:
+        self._numbers: dict[SSAValue, int] = {}
+        for op in root.walk():
+            for v in op.results:
+                self(v)
+            for region in op.regions:
+                for block in region.blocks:
+                    for a in block.args:
+                        self(a)
+
+    def __call__(self, v: SSAValue) -> int:
+        n = self._numbers.get(v)
+        if n is None:
+            n = self._numbers[v] = len(self._numbers)
+        return n
