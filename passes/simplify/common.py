@@ -22,6 +22,7 @@ import struct
 from collections.abc import Callable, Sequence
 
 from l0.dialects import soac
+from l0.dialects.soac import is_checked, join_certs
 from l0.passes.dce import constant_float, constant_int
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
@@ -44,6 +45,7 @@ __all__ = [
     "constant_float",
     "constant_int",
     "is_checked",
+    "join_certs",
     "make_constant",
     "may_be_consumed",
     "set_certs",
@@ -116,11 +118,6 @@ def same_constant(a: SSAValue, b: SSAValue) -> bool:
 # ---------------------------------------------------------------------------------------
 
 
-def is_checked(v: SSAValue) -> bool:
-    """Whether `v` is the certificate constant `Checked`."""
-    return isinstance(v.owner, soac.CheckedOp)
-
-
 def set_certs(op: IRDLOperation, certs: Sequence[SSAValue], rewriter: PatternRewriter) -> None:
     """Replace the `certs` operands of the soac op `op` by `certs`."""
     definition = type(op).get_irdl_definition()
@@ -137,16 +134,6 @@ def set_certs(op: IRDLOperation, certs: Sequence[SSAValue], rewriter: PatternRew
             i32, [len(g) for g in groups]
         )
     rewriter.notify_op_modified(op)
-
-
-def join_certs(*lists: Sequence[SSAValue]) -> list[SSAValue]:
-    """The certificates of all `lists`, each once, in order, without `Checked`."""
-    out: dict[SSAValue, None] = {}
-    for certs in lists:
-        for c in certs:
-            if not is_checked(c):
-                out[c] = None
-    return list(out)
 
 
 # ---------------------------------------------------------------------------------------
