@@ -5,7 +5,9 @@ in `soac.yield`. Their syntax names the lambda's arguments (`l0.dialects.soac.sy
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import ClassVar, Self
 
 from l0.dialects.soac.syntax import (
     bound_args,
@@ -173,8 +175,59 @@ class MapOp(IRDLOperation):
 
 
 
+class _FoldOp(IRDLOperation, ABC):
+    """What `soac.reduce` and `soac.scan` share: k neutral elements, k input arrays and
+    one lambda from k accumulators and a row of each input to k accumulators. They
+    differ in their results, of the types `result_type` makes of the accumulators'."""
+
+    neutral = var_operand_def(VALUE)
+    inputs = var_operand_def(ARRAY)
+    certs = var_operand_def(CERT)
+    body = region_def("single_block")
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(RecursiveMemoryEffect())
+
+    RESULTS: ClassVar[str]
+    """Where the result types come from, for the verifier's messages."""
+
+    @staticmethod
+    @abstractmethod
+    def result_type(accumulator: Attribute) -> Attribute: ...
+
+    def __init__(self, neutral: Sequence[SSAValue | Operation],
+                 inputs: Sequence[SSAValue | Operation], body: Region,
+                 certs: Sequence[SSAValue | Operation] = ()) -> None:
+        super().__init__(operands=[neutral, inputs, certs],
+                         result_types=[[self.result_type(SSAValue.get(n).type)
+                                        for n in neutral]],
+                         regions=[body])
+
+    def verify_(self) -> None:
+        _verify_neutral_inputs(self.neutral, self.inputs)
+        _verify_lambda(self.body, "the lambda",
+                       _acc_args(self.neutral) + _row_args(self.inputs),
+                       _neutral_yields(self.neutral))
+        expect_result_types(self, [self.result_type(n.type) for n in self.neutral],
+                            self.RESULTS)
+
+    def print(self, printer: Printer) -> None:
+        bound = print_fold_header(printer, self.body, self.neutral, self.inputs)
+        print_certs(printer, self.certs)
+        print_lambda(printer, self.body, bound)
+        print_attr_dict(printer, self, keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        acc, ins, pos = parse_fold_header(parser)
+        certs = parse_certs(parser)
+        body = parse_fold_lambda(parser, acc, ins, pos)
+        op = cls(acc.operands, ins.operands, body, certs)
+        op.attributes |= parse_attr_dict(parser, keyword=True)
+        return op
+
+
 @irdl_op_definition
-class ReduceOp(IRDLOperation):
+class ReduceOp(_FoldOp):
     """`reduce(f, (n1, ..., nk), (a1, ..., ak))`: a left fold of the rows of the inputs,
     starting from the neutral elements. The lambda takes k accumulators and one row of
     each input (its type is the neutral element's) and yields k new accumulators.
@@ -187,94 +240,28 @@ class ReduceOp(IRDLOperation):
     """
 
     name = "soac.reduce"
-    neutral = var_operand_def(VALUE)
-    inputs = var_operand_def(ARRAY)
-    certs = var_operand_def(CERT)
     outputs = var_result_def(VALUE)
-    body = region_def("single_block")
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(RecursiveMemoryEffect())
+    RESULTS: ClassVar[str] = "the types of the neutral elements"
 
-    def __init__(self, neutral: Sequence[SSAValue | Operation],
-                 inputs: Sequence[SSAValue | Operation], body: Region,
-                 certs: Sequence[SSAValue | Operation] = ()) -> None:
-        super().__init__(operands=[neutral, inputs, certs],
-                         result_types=[[SSAValue.get(n).type for n in neutral]], regions=[body])
-
-    def verify_(self) -> None:
-        _verify_neutral_inputs(self.neutral, self.inputs)
-        _verify_lambda(self.body, "the lambda",
-                       _acc_args(self.neutral) + _row_args(self.inputs),
-                       _neutral_yields(self.neutral))
-        expect_result_types(self, [n.type for n in self.neutral],
-                             "the types of the neutral elements")
-
-    def print(self, printer: Printer) -> None:
-        bound = print_fold_header(printer, self.body, self.neutral, self.inputs)
-        print_certs(printer, self.certs)
-        print_lambda(printer, self.body, bound)
-        print_attr_dict(printer, self, keyword=True)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ReduceOp:
-        acc, ins, pos = parse_fold_header(parser)
-        certs = parse_certs(parser)
-        body = parse_fold_lambda(parser, acc, ins, pos)
-        op = cls(acc.operands, ins.operands, body, certs)
-        op.attributes |= parse_attr_dict(parser, keyword=True)
-        return op
+    @staticmethod
+    def result_type(accumulator: Attribute) -> Attribute:
+        return accumulator
 
 
 @irdl_op_definition
-class ScanOp(IRDLOperation):
+class ScanOp(_FoldOp):
     """`scan(f, (n1, ..., nk), (a1, ..., ak))`: the inclusive prefix scan, with the same
-    lambda as `soac.reduce`; the results are arrays of the accumulator types.
-
-    Syntax:
-        %s = soac.scan(%acc = %zero : f64) over(%x = %a : tensor<?xf64>) <%c> {
-          %y = arith.addf %acc, %x : f64
-          soac.yield %y : f64
-        }
-    """
+    lambda and the same syntax as `soac.reduce` (`%s = soac.scan(%acc = %zero : f64)
+    over(%x = %a : tensor<?xf64>) <%c> { ... }`); the results are arrays of the
+    accumulator types."""
 
     name = "soac.scan"
-    neutral = var_operand_def(VALUE)
-    inputs = var_operand_def(ARRAY)
-    certs = var_operand_def(CERT)
     outputs = var_result_def(ARRAY)
-    body = region_def("single_block")
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(RecursiveMemoryEffect())
+    RESULTS: ClassVar[str] = "arrays of the neutral elements' types"
 
-    def __init__(self, neutral: Sequence[SSAValue | Operation],
-                 inputs: Sequence[SSAValue | Operation], body: Region,
-                 certs: Sequence[SSAValue | Operation] = ()) -> None:
-        super().__init__(operands=[neutral, inputs, certs],
-                         result_types=[[array_of(SSAValue.get(n).type) for n in neutral]],
-                         regions=[body])
-
-    def verify_(self) -> None:
-        _verify_neutral_inputs(self.neutral, self.inputs)
-        _verify_lambda(self.body, "the lambda",
-                       _acc_args(self.neutral) + _row_args(self.inputs),
-                       _neutral_yields(self.neutral))
-        expect_result_types(self, [array_of(n.type) for n in self.neutral],
-                             "arrays of the neutral elements' types")
-
-    def print(self, printer: Printer) -> None:
-        bound = print_fold_header(printer, self.body, self.neutral, self.inputs)
-        print_certs(printer, self.certs)
-        print_lambda(printer, self.body, bound)
-        print_attr_dict(printer, self, keyword=True)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ScanOp:
-        acc, ins, pos = parse_fold_header(parser)
-        certs = parse_certs(parser)
-        body = parse_fold_lambda(parser, acc, ins, pos)
-        op = cls(acc.operands, ins.operands, body, certs)
-        op.attributes |= parse_attr_dict(parser, keyword=True)
-        return op
+    @staticmethod
+    def result_type(accumulator: Attribute) -> Attribute:
+        return array_of(accumulator)
 
 
 @irdl_op_definition
