@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from l0.dialects.soac.syntax import IndexedType, IntLiteral, located_parse_errors
+from l0.dialects.soac.syntax import IndexedType, IntLiteral, tolerant_syntax
 from l0.dialects.soac.types import (
     ARRAY,
     CERT,
@@ -79,7 +79,7 @@ class Canonicalization(HasCanonicalizationPatternsTrait):
         return ()  # they depend on the op: `get_patterns`
 
 
-@located_parse_errors
+@tolerant_syntax
 @irdl_op_definition
 class CheckedOp(IRDLOperation):
     """The certificate constant `Checked`.
@@ -96,7 +96,7 @@ class CheckedOp(IRDLOperation):
         super().__init__(result_types=[CERT])
 
 
-@located_parse_errors
+@tolerant_syntax
 @irdl_op_definition
 class AssertOp(IRDLOperation):
     """A run-time check: fails with `msg` at `loc` when `cond` is false, else yields a
@@ -139,7 +139,7 @@ class AssertOp(IRDLOperation):
             )
 
 
-@located_parse_errors
+@tolerant_syntax
 @irdl_op_definition
 class ConjoinOp(IRDLOperation):
     """The conjunction of certificates (`conjoin(c1, c2)`).
@@ -173,7 +173,7 @@ def join_certs(*lists: Sequence[SSAValue]) -> list[SSAValue]:
     return list(out)
 
 
-@located_parse_errors
+@tolerant_syntax
 @irdl_op_definition
 class IotaOp(IRDLOperation):
     """`iota(n)`: the array `[0, ..., n-1]` (a cert guards `n >= 0`).
@@ -193,7 +193,7 @@ class IotaOp(IRDLOperation):
         super().__init__(operands=[n, certs], result_types=[I64_ARRAY])
 
 
-@located_parse_errors
+@tolerant_syntax
 @irdl_op_definition
 class ReplicateOp(IRDLOperation):
     """`replicate(n, v)`: an array of `n` copies of `v` (a cert guards `n >= 0`).
@@ -220,7 +220,7 @@ class ReplicateOp(IRDLOperation):
                      "an array of the replicated value's type")
 
 
-@located_parse_errors
+@tolerant_syntax
 @irdl_op_definition
 class ArrayOp(IRDLOperation):
     """An array literal `[e1, ..., en]`, n >= 1, all elements of one type. When the
@@ -251,7 +251,7 @@ class ArrayOp(IRDLOperation):
                      "an array of the elements' type")
 
 
-@located_parse_errors
+@tolerant_syntax
 @irdl_op_definition
 class EmptyOp(IRDLOperation):
     """`empty(T)`: an array with every dimension 0.
@@ -268,7 +268,7 @@ class EmptyOp(IRDLOperation):
         super().__init__(result_types=[result_type])
 
 
-@located_parse_errors
+@tolerant_syntax
 @irdl_op_definition
 class CopyOp(IRDLOperation):
     """`copy(a)`: a fresh (unique) copy of an array.
@@ -289,7 +289,7 @@ class CopyOp(IRDLOperation):
         expect_type("the result", self.array.type, self.result.type, "the type of the array")
 
 
-@located_parse_errors
+@tolerant_syntax
 @irdl_op_definition
 class SizeOp(IRDLOperation):
     """`size(dim, a)`: the length of dimension `dim` of `a`.
@@ -316,7 +316,7 @@ class SizeOp(IRDLOperation):
         check_dim("dim", self.dim.data, self.array.type.get_num_dims())
 
 
-@located_parse_errors
+@tolerant_syntax
 @irdl_op_definition
 class IndexOp(IRDLOperation):
     """`a[i, j]`: an element (all dimensions indexed) or a row of lower rank. It does no
@@ -345,7 +345,7 @@ class IndexOp(IRDLOperation):
         expect_type("the result", expected, self.result.type, without_dims(len(self.indices)))
 
 
-@located_parse_errors
+@tolerant_syntax
 @irdl_op_definition
 class UpdateOp(IRDLOperation):
     """let-with (`a with [i] <- v`): `a` with the element or row at the indices replaced
@@ -381,7 +381,7 @@ class UpdateOp(IRDLOperation):
         expect_type("the result", self.array.type, self.result.type, "the type of the array")
 
 
-@located_parse_errors
+@tolerant_syntax
 @irdl_op_definition
 class ReshapeOp(IRDLOperation):
     """`reshape((d1, ..., dm), a)`: the elements of `a` in row-major order, regrouped in
@@ -413,7 +413,7 @@ class ReshapeOp(IRDLOperation):
                      "one per shape operand")
 
 
-@located_parse_errors
+@tolerant_syntax
 @irdl_op_definition
 class TransposeOp(IRDLOperation):
     """`transpose(k, n, a)`: dimension k of `a` moves to position k+n (n may be
@@ -448,7 +448,7 @@ class TransposeOp(IRDLOperation):
         expect_type("the result", self.array.type, self.result.type, "the type of the array")
 
 
-@located_parse_errors
+@tolerant_syntax
 @irdl_op_definition
 class SplitOp(IRDLOperation):
     """`split(i, a)`: the first `i` rows of `a` and the rest. A cert guards `i`.
@@ -474,7 +474,7 @@ class SplitOp(IRDLOperation):
         expect_result_types(self, [self.array.type] * 2, "the type of the array")
 
 
-@located_parse_errors
+@tolerant_syntax
 @irdl_op_definition
 class ConcatOp(IRDLOperation):
     """`concat(a, b)`: the rows of `a`, then those of `b`. A cert guards the row shapes;
@@ -502,7 +502,7 @@ class ConcatOp(IRDLOperation):
         expect_type("the result", self.a.type, self.result.type, "the type of the arrays")
 
 
-@located_parse_errors
+@tolerant_syntax
 @irdl_op_definition
 class TraceOp(IRDLOperation):
     """`trace(e)`: prints `loc: value` to stderr (as the 2014 compiler did) and returns

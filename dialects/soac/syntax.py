@@ -20,7 +20,7 @@ from l0.dialects.soac.types import CERT, row_type
 from l0.dialects.soac.verify import plural
 from xdsl.dialects.builtin import IntAttr, StringAttr
 from xdsl.ir import Attribute, BlockArgument, Operation, Region, SSAValue
-from xdsl.irdl import IRDLOperation
+from xdsl.irdl import IRDLOperation, OptionalDef
 from xdsl.irdl.declarative_assembly_format import (
     AttributeVariable,
     CustomDirective,
@@ -37,11 +37,26 @@ from xdsl.utils.exceptions import VerifyException
 _Op = TypeVar("_Op", bound=type[IRDLOperation])
 
 
-def located_parse_errors(op_class: _Op) -> _Op:
-    """Make the declarative parser of `op_class` report a type its constraints reject
-    (`soac.array [%x] : f64`) as a parse error at the op, as the hand-written parsers
-    did, instead of a `VerifyException` without a location (Note [Parse-time checks])."""
-    parse = op_class.parse
+def _properties_printable(op: IRDLOperation) -> bool:
+    """Whether `op` has the properties its declared syntax shows, of the right kinds."""
+    for name, prop in type(op).get_irdl_definition().properties.items():
+        value = op.properties.get(name)
+        if value is None:
+            if not isinstance(prop, OptionalDef):
+                return False
+        elif not prop.constr.verifies(value):
+            return False
+    return True
+
+
+def tolerant_syntax(op_class: _Op) -> _Op:
+    """Wrap the declared syntax of `op_class` (Note [Parse-time checks]): its parser
+    reports a type its constraints reject (`soac.array [%x] : f64`) as a parse error at
+    the op, as the hand-written parsers did, instead of a `VerifyException` without a
+    location; its printer prints an op whose properties are missing or malformed
+    (unverified IR) in the generic form, so that printing never fails and what it
+    prints parses."""
+    parse, print_ = op_class.parse, op_class.print
 
     def parse_located(cls: _Op, parser: Parser) -> IRDLOperation:
         start = parser.pos
@@ -52,7 +67,14 @@ def located_parse_errors(op_class: _Op) -> _Op:
             end = len(parser.lexer.input.content[: parser.pos].rstrip())
             parser.raise_error(str(err), start, max(start, end))
 
+    def print_or_generic(op: IRDLOperation, printer: Printer) -> None:
+        if _properties_printable(op):
+            print_(op, printer)
+        else:
+            printer.print_op_with_default_format(op)
+
     op_class.parse = classmethod(parse_located)  # type: ignore[assignment]
+    op_class.print = print_or_generic  # type: ignore[assignment]
     return op_class
 
 
@@ -60,10 +82,12 @@ def located_parse_errors(op_class: _Op) -> _Op:
 # ~~~~~~~~~~~~~~~~~~~~~~~~
 # xDSL's declarative parser checks the types written in an op against the op's IRDL
 # constraints while it parses (it needs them to infer the types left out), and raises a
-# plain `VerifyException`, which has no location. l0-opt promises a located error for
-# bad input, so the soac ops wrap their parser (`located_parse_errors`). Relations
-# between types (a result that must be an array of the operand's type) are not checked
-# there but by the op's verifier (Note [Verifier messages]).
+# plain `VerifyException`, which has no location; its printer prints whatever
+# properties an op has, so that an op without its `loc` prints as text that does not
+# parse. l0-opt promises a located error for bad input and printing that never fails,
+# so the soac ops wrap both (`tolerant_syntax`). Relations between types (a result that
+# must be an array of the operand's type) are not checked while parsing but by the
+# op's verifier (Note [Verifier messages]).
 
 
 @irdl_custom_directive
