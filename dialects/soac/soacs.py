@@ -10,24 +10,16 @@ from collections.abc import Sequence
 from typing import ClassVar, Self
 
 from l0.dialects.soac.syntax import (
-    bound_args,
     parse_attr_dict,
-    parse_bindings,
     parse_certs,
     parse_fold_header,
     parse_fold_lambda,
-    parse_lambda,
-    parse_loc,
-    parse_types,
+    parse_row_lambda,
     print_attr_dict,
-    print_bindings,
     print_certs,
     print_fold_header,
     print_lambda,
-    print_loc,
-    print_types,
-    row_types_for_print,
-    row_types_or_error,
+    print_row_lambda,
 )
 from l0.dialects.soac.types import ARRAY, CERT, VALUE, array_of
 from l0.dialects.soac.verify import expect_result_types, expect_type, plural, rows
@@ -107,7 +99,6 @@ def _neutral_yields(neutral: Sequence[SSAValue]) -> list[tuple[Attribute, str]]:
     return [(n.type, f"the type of neutral element {i}") for i, n in enumerate(neutral)]
 
 
-
 @irdl_op_definition
 class MapOp(IRDLOperation):
     """`map(f, a, b, ...)` over arrays of equal outer size (a cert guards the sizes):
@@ -150,29 +141,14 @@ class MapOp(IRDLOperation):
                              "arrays of the lambda's result types")
 
     def print(self, printer: Printer) -> None:
-        args = bound_args(self.body, row_types_for_print(self.inputs))
-        print_bindings(printer, args, self.inputs)
-        print_certs(printer, self.certs)
-        print_loc(printer, self.loc)
-        printer.print_string(" -> ")
-        print_types(printer, self.result_types)
-        print_lambda(printer, self.body, args is not None)
-        print_attr_dict(printer, self, keyword=True)
+        print_row_lambda(printer, self, self.inputs, self.certs, self.loc, self.result_types)
 
     @classmethod
     def parse(cls, parser: Parser) -> MapOp:
-        pos = parser.pos
-        ins = parse_bindings(parser)
-        certs = parse_certs(parser)
-        loc = parse_loc(parser)
-        parser.parse_punctuation("->")
-        result_types = parse_types(parser)
-        body = parse_lambda(parser, ins.names, row_types_or_error(parser, ins.operands, pos)
-                             if ins.names else [])
-        op = cls(ins.operands, result_types, body, certs, None if loc is None else loc.data)
-        op.attributes |= parse_attr_dict(parser, keyword=True)
+        m = parse_row_lambda(parser, with_results=True)
+        op = cls(m.inputs, m.result_types, m.body, m.certs, m.loc)
+        op.attributes |= m.attributes
         return op
-
 
 
 class _FoldOp(IRDLOperation, ABC):
@@ -296,21 +272,13 @@ class FilterOp(IRDLOperation):
         expect_result_types(self, [v.type for v in self.inputs], "the types of the inputs")
 
     def print(self, printer: Printer) -> None:
-        args = bound_args(self.body, row_types_for_print(self.inputs))
-        print_bindings(printer, args, self.inputs)
-        print_certs(printer, self.certs)
-        print_lambda(printer, self.body, args is not None)
-        print_attr_dict(printer, self, keyword=True)
+        print_row_lambda(printer, self, self.inputs, self.certs)
 
     @classmethod
     def parse(cls, parser: Parser) -> FilterOp:
-        pos = parser.pos
-        ins = parse_bindings(parser)
-        certs = parse_certs(parser)
-        body = parse_lambda(parser, ins.names, row_types_or_error(parser, ins.operands, pos)
-                             if ins.names else [])
-        op = cls(ins.operands, body, certs)
-        op.attributes |= parse_attr_dict(parser, keyword=True)
+        f = parse_row_lambda(parser, with_results=False)
+        op = cls(f.inputs, f.body, f.certs)
+        op.attributes |= f.attributes
         return op
 
 

@@ -307,3 +307,48 @@ def parse_fold_lambda(parser: Parser, acc: Bindings, ins: Bindings, pos: int) ->
     return parse_lambda(parser, acc.names + ins.names, types)
 
 
+def print_row_lambda(printer: Printer, op: Operation, inputs: Sequence[SSAValue],
+                     certs: Sequence[SSAValue], loc: Attribute | None = None,
+                     result_types: Sequence[Attribute] | None = None) -> None:
+    """`(%x = %a : A) <%c> at "loc" -> T { ... } attributes {...}`: the syntax of
+    `soac.map` (`soac.filter` has neither location nor result types), whose lambda, the
+    op's one region, takes one row of each input."""
+    body = op.regions[0]
+    args = bound_args(body, row_types_for_print(inputs))
+    print_bindings(printer, args, inputs)
+    print_certs(printer, certs)
+    print_loc(printer, loc)
+    if result_types is not None:
+        printer.print_string(" -> ")
+        print_types(printer, result_types)
+    print_lambda(printer, body, args is not None)
+    print_attr_dict(printer, op, keyword=True)
+
+
+@dataclass
+class RowLambda:
+    """What `parse_row_lambda` read."""
+
+    inputs: list[SSAValue]
+    certs: list[SSAValue]
+    loc: str | None
+    result_types: list[Attribute]
+    body: Region
+    attributes: dict[str, Attribute]
+
+
+def parse_row_lambda(parser: Parser, with_results: bool) -> RowLambda:
+    """The syntax `print_row_lambda` prints; `-> T` only `with_results`, and then the
+    location (`at "loc"`) may come too."""
+    pos = parser.pos
+    ins = parse_bindings(parser)
+    certs = parse_certs(parser)
+    loc = parse_loc(parser) if with_results else None
+    result_types: list[Attribute] = []
+    if with_results:
+        parser.parse_punctuation("->")
+        result_types = parse_types(parser)
+    body = parse_lambda(parser, ins.names, row_types_or_error(parser, ins.operands, pos)
+                        if ins.names else [])
+    return RowLambda(ins.operands, certs, None if loc is None else loc.data, result_types,
+                     body, parse_attr_dict(parser, keyword=True))
