@@ -11,13 +11,10 @@ from typing import ClassVar, Self
 
 from l0.dialects.soac.syntax import (
     parse_attr_dict,
-    parse_certs,
-    parse_fold_header,
-    parse_fold_lambda,
+    parse_fold,
     parse_row_lambda,
     print_attr_dict,
-    print_certs,
-    print_fold_header,
+    print_fold,
     print_lambda,
     print_row_lambda,
 )
@@ -187,17 +184,13 @@ class _FoldOp(IRDLOperation, ABC):
                             self.RESULTS)
 
     def print(self, printer: Printer) -> None:
-        bound = print_fold_header(printer, self.body, self.neutral, self.inputs)
-        print_certs(printer, self.certs)
-        print_lambda(printer, self.body, bound)
+        print_fold(printer, self.neutral, self.inputs, self.certs, self.body)
         print_attr_dict(printer, self, keyword=True)
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        acc, ins, pos = parse_fold_header(parser)
-        certs = parse_certs(parser)
-        body = parse_fold_lambda(parser, acc, ins, pos)
-        op = cls(acc.operands, ins.operands, body, certs)
+        neutral, inputs, certs, body = parse_fold(parser)
+        op = cls(neutral, inputs, body, certs)
         op.attributes |= parse_attr_dict(parser, keyword=True)
         return op
 
@@ -331,21 +324,17 @@ class RedomapOp(IRDLOperation):
                              "the types of the neutral elements")
 
     def print(self, printer: Printer) -> None:
-        bound = print_fold_header(printer, self.inner, self.neutral, self.inputs)
-        print_certs(printer, self.certs)
-        print_lambda(printer, self.inner, bound)
+        print_fold(printer, self.neutral, self.inputs, self.certs, self.inner)
         printer.print_string(" outer")
         print_lambda(printer, self.outer, False)
         print_attr_dict(printer, self, keyword=True)
 
     @classmethod
     def parse(cls, parser: Parser) -> RedomapOp:
-        acc, ins, pos = parse_fold_header(parser)
-        certs = parse_certs(parser)
-        inner = parse_fold_lambda(parser, acc, ins, pos)
+        neutral, inputs, certs, inner = parse_fold(parser)
         parser.parse_keyword("outer")
         outer = parser.parse_region()
-        op = cls(acc.operands, ins.operands, outer, inner, certs)
+        op = cls(neutral, inputs, outer, inner, certs)
         op.attributes |= parse_attr_dict(parser, keyword=True)
         return op
 

@@ -124,20 +124,20 @@ class IndexedType(CustomDirective):
         t = parser.parse_type()
         indices = state.operands[self.indices.index]
         self.array.set(state, (t,))
-        self.value.set(state, (row_or_error(parser, t, len(indices or ()), pos),))
+        self.value.set(state, (_row_or_error(parser, t, len(indices or ()), pos),))
 
     def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
         self.array.print(printer, state, op)
 
 
-def print_certs(printer: Printer, certs: Sequence[SSAValue]) -> None:
+def _print_certs(printer: Printer, certs: Sequence[SSAValue]) -> None:
     if certs:
         printer.print_string(" <")
         printer.print_list(certs, printer.print_operand)
         printer.print_string(">")
 
 
-def parse_certs(parser: Parser) -> list[SSAValue]:
+def _parse_certs(parser: Parser) -> list[SSAValue]:
     if parser.parse_optional_punctuation("<") is None:
         return []
     names = parser.parse_comma_separated_list(
@@ -147,7 +147,7 @@ def parse_certs(parser: Parser) -> list[SSAValue]:
     return [parser.resolve_operand(n, CERT) for n in names]
 
 
-def print_loc(printer: Printer, loc: Attribute | None) -> None:
+def _print_loc(printer: Printer, loc: Attribute | None) -> None:
     if loc is None:
         return
     printer.print_string(" at ")
@@ -157,7 +157,7 @@ def print_loc(printer: Printer, loc: Attribute | None) -> None:
         printer.print_attribute(loc)
 
 
-def parse_loc(parser: Parser) -> StringAttr | None:
+def _parse_loc(parser: Parser) -> StringAttr | None:
     if parser.parse_optional_keyword("at") is None:
         return None
     return StringAttr(parser.parse_str_literal(" (a source location)"))
@@ -174,15 +174,15 @@ def parse_attr_dict(parser: Parser, keyword: bool = False) -> dict[str, Attribut
     return parser.parse_optional_attr_dict()
 
 
-def print_types(printer: Printer, types: Sequence[Attribute]) -> None:
+def _print_types(printer: Printer, types: Sequence[Attribute]) -> None:
     printer.print_list(types, printer.print_attribute)
 
 
-def parse_types(parser: Parser) -> list[Attribute]:
+def _parse_types(parser: Parser) -> list[Attribute]:
     return parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
 
 
-def row_or_error(parser: Parser, t: Attribute, count: int, pos: int) -> Attribute:
+def _row_or_error(parser: Parser, t: Attribute, count: int, pos: int) -> Attribute:
     """The type of `t` indexed by `count` indices, or a parse error."""
     r = row_type(t, count)
     if r is None:
@@ -193,7 +193,7 @@ def row_or_error(parser: Parser, t: Attribute, count: int, pos: int) -> Attribut
     return r
 
 
-def bound_args(region: Region, types: Sequence[Attribute]) -> Sequence[BlockArgument] | None:
+def _bound_args(region: Region, types: Sequence[Attribute]) -> Sequence[BlockArgument] | None:
     """The entry block args of a lambda when they can be printed bound to its operands
     (a single block with one argument of the expected type per operand), else None."""
     block = region.blocks.first
@@ -204,7 +204,7 @@ def bound_args(region: Region, types: Sequence[Attribute]) -> Sequence[BlockArgu
     return block.args
 
 
-def print_bindings(printer: Printer, args: Sequence[BlockArgument] | None,
+def _print_bindings(printer: Printer, args: Sequence[BlockArgument] | None,
                     operands: Sequence[SSAValue]) -> None:
     """`(%x = %a, %y = %b : T1, T2)`, or `(%a, %b : T1, T2)` when `args` is None."""
     printer.print_string("(")
@@ -217,19 +217,19 @@ def print_bindings(printer: Printer, args: Sequence[BlockArgument] | None,
         printer.print_operand(v)
     if operands:
         printer.print_string(" : ")
-        print_types(printer, [v.type for v in operands])
+        _print_types(printer, [v.type for v in operands])
     printer.print_string(")")
 
 
 @dataclass
-class Bindings:
+class _Bindings:
     """A parsed `(%x = %a, ... : T, ...)` list: `names` is None when unnamed."""
 
     names: list[Parser.UnresolvedArgument] | None
     operands: list[SSAValue]
 
 
-def parse_bindings(parser: Parser) -> Bindings:
+def _parse_bindings(parser: Parser) -> _Bindings:
     pos = parser.pos
     parser.parse_punctuation("(")
     names: list[Parser.UnresolvedArgument] = []
@@ -246,15 +246,15 @@ def parse_bindings(parser: Parser) -> Bindings:
             if parser.parse_optional_punctuation(",") is None:
                 break
         parser.parse_punctuation(":")
-        types = parse_types(parser)
+        types = _parse_types(parser)
         parser.parse_punctuation(")")
     if names and len(names) != len(refs):
         parser.raise_error("expected every lambda argument to be named, or none", pos)
     operands = list(parser.resolve_operands(refs, types, pos))
-    return Bindings(names if names else None, operands)
+    return _Bindings(names if names else None, operands)
 
 
-def parse_lambda(parser: Parser, names: Sequence[Parser.UnresolvedArgument] | None,
+def _parse_lambda(parser: Parser, names: Sequence[Parser.UnresolvedArgument] | None,
                   arg_types: Sequence[Attribute]) -> Region:
     """The lambda region; its entry block args are `names` (typed `arg_types`) when the
     header named them, else the region spells out its entry block."""
@@ -268,43 +268,43 @@ def print_lambda(printer: Printer, region: Region, bound: bool) -> None:
     printer.print_region(region, print_entry_block_args=not bound)
 
 
-def row_types_for_print(values: Sequence[SSAValue]) -> list[Attribute]:
+def _row_types_for_print(values: Sequence[SSAValue]) -> list[Attribute]:
     """Row types of a lambda's input arrays; a non-array (invalid IR) stands for itself,
     so that the lambda then prints with an explicit entry block."""
     return [row_type(v.type) or v.type for v in values]
 
 
-def row_types_or_error(parser: Parser, values: Sequence[SSAValue], pos: int) -> list[Attribute]:
-    return [row_or_error(parser, v.type, 1, pos) for v in values]
+def _row_types_or_error(parser: Parser, values: Sequence[SSAValue], pos: int) -> list[Attribute]:
+    return [_row_or_error(parser, v.type, 1, pos) for v in values]
 
 
 
-def print_fold_header(printer: Printer, region: Region, neutral: Sequence[SSAValue],
+def _print_fold_header(printer: Printer, region: Region, neutral: Sequence[SSAValue],
                        inputs: Sequence[SSAValue]) -> bool:
     """`(%acc = %ne : T) over(%x = %a : A)` for reduce, scan and redomap's inner lambda.
     Returns whether the lambda's args were printed bound (so the region omits them)."""
-    args = bound_args(region, [v.type for v in neutral] + row_types_for_print(inputs))
-    print_bindings(printer, None if args is None else args[: len(neutral)], neutral)
+    args = _bound_args(region, [v.type for v in neutral] + _row_types_for_print(inputs))
+    _print_bindings(printer, None if args is None else args[: len(neutral)], neutral)
     printer.print_string(" over")
-    print_bindings(printer, None if args is None else args[len(neutral):], inputs)
+    _print_bindings(printer, None if args is None else args[len(neutral):], inputs)
     return args is not None
 
 
-def parse_fold_header(parser: Parser) -> tuple[Bindings, Bindings, int]:
+def _parse_fold_header(parser: Parser) -> tuple[_Bindings, _Bindings, int]:
     pos = parser.pos
-    acc = parse_bindings(parser)
+    acc = _parse_bindings(parser)
     parser.parse_keyword("over")
-    ins = parse_bindings(parser)
+    ins = _parse_bindings(parser)
     if (acc.names is None) != (ins.names is None):
         parser.raise_error("expected every lambda argument to be named, or none", pos)
     return acc, ins, pos
 
 
-def parse_fold_lambda(parser: Parser, acc: Bindings, ins: Bindings, pos: int) -> Region:
+def _parse_fold_lambda(parser: Parser, acc: _Bindings, ins: _Bindings, pos: int) -> Region:
     if acc.names is None or ins.names is None:
         return parser.parse_region()
-    types = [v.type for v in acc.operands] + row_types_or_error(parser, ins.operands, pos)
-    return parse_lambda(parser, acc.names + ins.names, types)
+    types = [v.type for v in acc.operands] + _row_types_or_error(parser, ins.operands, pos)
+    return _parse_lambda(parser, acc.names + ins.names, types)
 
 
 def print_row_lambda(printer: Printer, op: Operation, inputs: Sequence[SSAValue],
@@ -314,13 +314,13 @@ def print_row_lambda(printer: Printer, op: Operation, inputs: Sequence[SSAValue]
     `soac.map` (`soac.filter` has neither location nor result types), whose lambda, the
     op's one region, takes one row of each input."""
     body = op.regions[0]
-    args = bound_args(body, row_types_for_print(inputs))
-    print_bindings(printer, args, inputs)
-    print_certs(printer, certs)
-    print_loc(printer, loc)
+    args = _bound_args(body, _row_types_for_print(inputs))
+    _print_bindings(printer, args, inputs)
+    _print_certs(printer, certs)
+    _print_loc(printer, loc)
     if result_types is not None:
         printer.print_string(" -> ")
-        print_types(printer, result_types)
+        _print_types(printer, result_types)
     print_lambda(printer, body, args is not None)
     print_attr_dict(printer, op, keyword=True)
 
@@ -341,14 +341,30 @@ def parse_row_lambda(parser: Parser, with_results: bool) -> RowLambda:
     """The syntax `print_row_lambda` prints; `-> T` only `with_results`, and then the
     location (`at "loc"`) may come too."""
     pos = parser.pos
-    ins = parse_bindings(parser)
-    certs = parse_certs(parser)
-    loc = parse_loc(parser) if with_results else None
+    ins = _parse_bindings(parser)
+    certs = _parse_certs(parser)
+    loc = _parse_loc(parser) if with_results else None
     result_types: list[Attribute] = []
     if with_results:
         parser.parse_punctuation("->")
-        result_types = parse_types(parser)
-    body = parse_lambda(parser, ins.names, row_types_or_error(parser, ins.operands, pos)
+        result_types = _parse_types(parser)
+    body = _parse_lambda(parser, ins.names, _row_types_or_error(parser, ins.operands, pos)
                         if ins.names else [])
     return RowLambda(ins.operands, certs, None if loc is None else loc.data, result_types,
                      body, parse_attr_dict(parser, keyword=True))
+
+
+def print_fold(printer: Printer, neutral: Sequence[SSAValue], inputs: Sequence[SSAValue],
+               certs: Sequence[SSAValue], body: Region) -> None:
+    """`(%acc = %ne : T) over(%x = %a : A) <%c> { ... }`: a fold, the syntax of
+    `soac.reduce` and `soac.scan`, and of `soac.redomap` with its inner lambda."""
+    bound = _print_fold_header(printer, body, neutral, inputs)
+    _print_certs(printer, certs)
+    print_lambda(printer, body, bound)
+
+
+def parse_fold(parser: Parser) -> tuple[list[SSAValue], list[SSAValue], list[SSAValue], Region]:
+    """The neutral elements, inputs, certificates and lambda `print_fold` printed."""
+    acc, ins, pos = _parse_fold_header(parser)
+    certs = _parse_certs(parser)
+    return acc.operands, ins.operands, certs, _parse_fold_lambda(parser, acc, ins, pos)
