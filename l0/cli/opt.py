@@ -72,9 +72,9 @@ HELP = {
     "frontend": "how to read the input (default: by its extension; stdin is mlir)",
     "disable_verify": "do not verify the IR before and after each pass",
     "target": "output: mlir (the IR, the default) or llvm-ir (LLVM IR, after running the "
-    "lowering passes the IR still needs); options in braces: "
-    "'llvm-ir{lower=false optimize=true fast-math=true}' emits the IR as it is (it must be "
-    "loop-level), prints it after LLVM's O3 pipeline, with fast-math flags",
+    "lowering passes the IR still needs); options in braces: 'llvm-ir{lower=false}' emits "
+    "loop-level IR as it is, optimize=true prints the module after LLVM's O3 pipeline, "
+    "fast-math=true adds fast-math flags",
     "passes": "passes to run, comma-separated, options in braces: 'a,b{opt=1},c' "
     "(listed below)",
     "time_passes": "print the time each pass took to stderr",
@@ -93,7 +93,7 @@ class LlvmIrTarget(Target):
 
     * `lower` (default true): first run the lowering passes the IR still needs
       (`apply_passes`); `lower=false` emits the IR as it is, which must then be at the
-      loop level. It decides where the level is ambiguous: IR with checks
+      loop level. It matters where the level is ambiguous: IR with checks
       (`soac.assert`) but no arrays is taken for soac IR, and then `bufferise` adds
       the checks of `trunc`;
     * `optimize` (default false): print the module after LLVM's O3 pipeline, as the

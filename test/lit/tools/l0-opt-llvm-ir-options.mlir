@@ -36,4 +36,4 @@ func.func @f(%r: f64, %ok: i1) -> i64 {
 
 // BAD: l0-opt: error: bad options for target 'llvm-ir': Incompatible types: given ('maybe',), expected <class 'bool'>
 
-// HELP: 'llvm-ir{lower=false
+// HELP: 'llvm-ir{lower=false}'
