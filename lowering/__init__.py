@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from l0.passes import lazy_pass as _lazy
-from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
 
 LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
@@ -24,11 +23,3 @@ LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
 }
 """Pipeline name -> factory of the lowering pass class, in pipeline order."""
 
-
-def lowering_dialects() -> list[Dialect]:
-    """The dialects of the lowering levels, beyond those of soac IR: memref, cf, msoac."""
-    from l0.lowering.msoac import MSOAC
-    from xdsl.dialects.cf import Cf
-    from xdsl.dialects.memref import MemRef
-
-    return [MemRef, Cf, MSOAC]

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from l0.dialects import soac
-from l0.lowering.memref_types import row_of
+from l0.dialects.memref_types import row_of
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
     IndexType,

@@ -37,11 +37,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from l0.dialects import msoac
+from l0.dialects.memref_types import rank_of
 from l0.dialects.soac import CertType
-from l0.lowering import msoac
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.checks import check_row
-from l0.lowering.memref_types import rank_of
 from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp, i1, i64

@@ -13,7 +13,8 @@ from xdsl.transforms.canonicalize import CanonicalizePass as _Canonicalize
 class CanonicalizePass(_Canonicalize):
     """Apply the canonicalisation patterns and folders of every op, then erase dead code.
 
-    On soac IR this folds arith/scf constants and removes dead ops that have no effects
-    (never `soac.assert` or `soac.trace`); soac ops bring their own patterns once they
-    declare them.
+    On soac IR this folds arith/scf constants, runs the soac ops' own patterns
+    (`assert(True)` -> `Checked`; `conjoin` without `Checked`, repeats or nesting;
+    `transpose(k, 0, a)` -> `a`) and removes dead ops that have no effects (never
+    `soac.assert` or `soac.trace`).
     """

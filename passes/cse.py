@@ -8,10 +8,11 @@ leaves unused are erased too. Equality is decided on a *key* per op (`Keys.key`)
   failure would be reported: the earlier op ran without failing), attributes, result
   types, and the operands, with certificate operands taken as a set (their order is
   irrelevant);
-* commutative ops (`arith.addi/muli/andi/ori/xori/maxsi/minsi/...`, and `addf`/`mulf`,
-  commutative though not associative in IEEE arithmetic) sort their operands by the
-  order of their definitions in the function, so `x*y` and `y*x` meet; `cmpi`/`cmpf`
-  write `a > b` as `b < a`;
+* ops with the `Commutative` trait (`arith.addi/muli/andi/ori/xori/maxsi/minsi/...`,
+  `addf`/`mulf`, commutative though not associative in IEEE arithmetic, and
+  `soac.conjoin`; Note [Commutative upstream ops] in `l0.dialects.upstream`) sort their
+  operands by the order of their definitions in the function, so `x*y` and `y*x` meet;
+  `cmpi`/`cmpf` write `a > b` as `b < a`;
 * integer `+`, `-`, `*` and constants get a sum-of-products normal form (thesis 6.3.3):
   a polynomial over the values they combine, with coefficients wrapped to the type's
   width. Arithmetic modulo 2^w is a commutative ring, so this is exact: `(a+b)+c` and
@@ -50,15 +51,13 @@ from xdsl.ir import Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
-from xdsl.traits import IsolatedFromAbove, IsTerminator, SymbolOpInterface, is_side_effect_free
-
-COMMUTATIVE = frozenset({
-    "arith.addi", "arith.muli", "arith.andi", "arith.ori", "arith.xori",
-    "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui",
-    "arith.addf", "arith.mulf", "arith.maximumf", "arith.minimumf",
-    "arith.maxnumf", "arith.minnumf",
-})
-"""Ops whose two operands may be swapped."""
+from xdsl.traits import (
+    Commutative,
+    IsolatedFromAbove,
+    IsTerminator,
+    SymbolOpInterface,
+    is_side_effect_free,
+)
 
 _CMPI_SWAPPED = {4: 2, 5: 3, 8: 6, 9: 7}  # sgt->slt, sge->sle, ugt->ult, uge->ule
 _CMPI_SYMMETRIC = {0, 1}  # eq, ne
@@ -180,7 +179,7 @@ class Keys:
 
     def _operands_key(self, op: Operation) -> Hashable:
         operands = list(op.operands)
-        if op.name in COMMUTATIVE or isinstance(op, soac.ConjoinOp):
+        if op.has_trait(Commutative):
             return tuple(sorted(operands, key=self._ref))
         certs = sorted((v for v in operands if isinstance(v.type, soac.CertType)),
                        key=self._ref)

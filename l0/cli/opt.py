@@ -13,7 +13,9 @@ default pipeline (`l0.passes.pipeline`, what `l0-run` does) after the passes of 
 
 Output (`-t`): `mlir`, the IR, or `llvm-ir`, LLVM IR as the CPU back end emits it; for
 `llvm-ir` the lowering passes the IR still needs (`bufferise`, `convert-soac-to-scf`,
-`dealloc`, as `l0.lowering.pipeline` runs them) run after the requested ones.
+`dealloc`, as `l0.lowering.pipeline` runs them) run after the requested ones, unless
+`-t 'llvm-ir{lower=false}'`; `optimize=true` prints it after LLVM's O3 pipeline and
+`fast-math=true` sets fast-math flags (`LlvmIrTarget`).
 
 Errors never show a Python traceback: an error in an L0 program prints as
 `FILE:LINE:COL: error: message`, malformed IR (parse or verify error), an unknown pass
@@ -34,9 +36,8 @@ from importlib.metadata import version
 from typing import IO
 
 from xdsl.context import Context
-from xdsl.dialects import func, get_all_dialects
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.ir import Dialect
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.universe import Universe
@@ -53,13 +54,10 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from l0.cli.guard import EXIT_OK, EXIT_USER_ERROR, run_guarded
 from l0.diagnostics import L0Error, Loc
-from l0.dialects.soac import SOAC
+from l0.dialects.context import dialect_loaders
 from l0.passes import PASSES, describe_passes
 
 PROG = "l0-opt"
-
-UPSTREAM_DIALECTS = ("builtin", "func", "arith", "scf", "math", "tensor", "memref", "llvm")
-"""xDSL dialects l0-opt reads: those of internal L0, then those of the lowering stages."""
 
 TARGETS = ("mlir",)
 """xDSL's output formats (`-t`) l0-opt offers: the IR itself. (xDSL's `llvm` translates
@@ -74,7 +72,9 @@ HELP = {
     "frontend": "how to read the input (default: by its extension; stdin is mlir)",
     "disable_verify": "do not verify the IR before and after each pass",
     "target": "output: mlir (the IR, the default) or llvm-ir (LLVM IR, after running the "
-    "lowering passes the IR still needs)",
+    "lowering passes the IR still needs); options in braces: 'llvm-ir{lower=false}' emits "
+    "loop-level IR as it is, optimize=true prints the module after LLVM's O3 pipeline, "
+    "fast-math=true adds fast-math flags",
     "passes": "passes to run, comma-separated, options in braces: 'a,b{opt=1},c' "
     "(listed below)",
     "time_passes": "print the time each pass took to stderr",
@@ -87,23 +87,34 @@ class UsageError(Exception):
     """A bad command line or pipeline: printed as `l0-opt: error: ...`, exit status 2."""
 
 
-def _msoac_dialect() -> Dialect:
-    from l0.lowering.msoac import MSOAC
-
-    return MSOAC
-
-
 @dataclass(frozen=True)
 class LlvmIrTarget(Target):
-    """`-t llvm-ir`: LLVM IR from loop-level IR, as the CPU back end emits it (`apply_passes`
-    lowers the IR to that level first)."""
+    """`-t llvm-ir`: LLVM IR as the CPU back end emits it. Options (`-t 'llvm-ir{...}'`):
+
+    * `lower` (default true): first run the lowering passes the IR still needs
+      (`apply_passes`); `lower=false` emits the IR as it is, which must then be at the
+      loop level. It matters where the level is ambiguous: IR with checks
+      (`soac.assert`) but no arrays is taken for soac IR, and then `bufferise` adds
+      the checks of `trunc`;
+    * `optimize` (default false): print the module after LLVM's O3 pipeline, as the
+      JIT compiles it, instead of as emitted;
+    * `fast-math` (default false): fast-math flags on the float operations.
+    """
 
     name = "llvm-ir"
+    lower: bool = True
+    optimize: bool = False
+    fast_math: bool = False
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        from l0.lowering.llvm import print_llvm_ir
+        if self.optimize:
+            from l0.lowering.jit import optimized_llvm_ir
 
-        text = print_llvm_ir(module)
+            text = optimized_llvm_ir(module, fast_math=self.fast_math)
+        else:
+            from l0.lowering.llvm import print_llvm_ir
+
+            text = print_llvm_ir(module, fast_math=self.fast_math)
         output.write(text if text.endswith("\n") else text + "\n")
 
 
@@ -115,13 +126,9 @@ class L0OptMain(xDSLOptMain):
     # -- registration ----------------------------------------------------------------
 
     def register_all_dialects(self) -> None:
-        upstream = get_all_dialects()
-        for name in UPSTREAM_DIALECTS:
-            self.ctx.register_dialect(name, upstream[name])
-        self.ctx.register_dialect(SOAC.name, lambda: SOAC)
-        # The lowering levels (memref-level msoac, cf), loaded only when IR uses them.
-        self.ctx.register_dialect("cf", upstream["cf"])
-        self.ctx.register_dialect("msoac", _msoac_dialect)
+        # each loaded only when the IR uses it
+        for name, load in dialect_loaders().items():
+            self.ctx.register_dialect(name, load)
 
     def register_all_frontends(self) -> None:
         super().register_all_frontends()
@@ -221,16 +228,20 @@ class L0OptMain(xDSLOptMain):
                 passes.append(self.available_passes[spec.name]().from_pass_spec(spec))
             except Exception as err:  # xDSL reports bad options with assorted exceptions
                 raise UsageError(f"bad options for pass '{spec.name}': {err}") from None
-        target = parse_spec(self.args.target)
-        try:  # as `output_resulting_program` will, so that bad options fail before any work
-            self.available_targets[target.name]().from_spec(target)  # type: ignore[call-arg]
-        except Exception as err:
-            raise UsageError(f"bad options for target '{target.name}': {err}") from None
+        self._target()  # so that bad options fail before any work
         if self.args.optimise:
             from l0.passes.pipeline import OptimisePass
 
             passes.append(OptimisePass())
         self.pipeline = PassPipeline(tuple(passes))
+
+    def _target(self) -> Target:
+        """The output target with its options, as `output_resulting_program` builds it."""
+        spec = parse_spec(self.args.target)
+        try:
+            return self.available_targets[spec.name]().from_spec(spec)  # type: ignore[call-arg]
+        except Exception as err:
+            raise UsageError(f"bad options for target '{spec.name}': {err}") from None
 
     def apply_passes(self, prog: ModuleOp) -> None:
         """Run the pipeline, then the lowerings `-t llvm-ir` needs, verifying the input
@@ -240,7 +251,8 @@ class L0OptMain(xDSLOptMain):
         for p in self.pipeline.passes:
             self._apply(prog, p, previous)
             previous = p
-        if parse_spec(self.args.target).name == LlvmIrTarget.name:
+        target = self._target()
+        if isinstance(target, LlvmIrTarget) and target.lower:
             for p in _lowerings_needed(prog, self.pipeline.passes):
                 self._apply(prog, p, previous)
                 previous = p
@@ -276,7 +288,7 @@ class L0OptMain(xDSLOptMain):
 def _lowerings_needed(prog: ModuleOp, ran: Sequence[ModulePass]) -> list[ModulePass]:
     """The lowering passes to run before emitting LLVM IR: those after the last one the
     pipeline ran, or, if it ran none, those the level of `prog` still needs (none for
-    loop-level IR, which may come without `dealloc`, as in `python -m l0.lowering.llvm`)."""
+    loop-level IR, which may come without `dealloc`)."""
     from l0.lowering import LOWERINGS
 
     order = list(LOWERINGS)

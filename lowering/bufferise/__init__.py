@@ -6,7 +6,7 @@ with) consumes its source, so it is a store into the source's buffer, O(1), neve
 copy; every array the program builds is fresh, so only `copy` copies. `transpose`,
 `split`, row indexing and `reshape` of a contiguous array are views (strided memrefs
 over the same buffer). SOACs become `msoac` ops in destination-passing style (see
-`l0.lowering.msoac`): their results are allocated before they run where the shape is
+`l0.dialects.msoac`): their results are allocated before they run where the shape is
 known, so a `map` whose lambda yields a nested `map` computes every row in place.
 
 Layouts (`layouts.py`): fresh buffers are contiguous memrefs (`memref<?xT>`), views

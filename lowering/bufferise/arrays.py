@@ -18,12 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from l0.dialects import soac
-from l0.lowering import msoac
-from l0.lowering.bufferise.convert import Converter, handles
-from l0.lowering.builder import CodeBuilder
-from l0.lowering.checks import check_concat, check_row, enclosing_loc, normalised
-from l0.lowering.memref_types import (
+from l0.dialects import msoac, soac
+from l0.dialects.memref_types import (
     Kind,
     element_type,
     kind_of,
@@ -31,6 +27,9 @@ from l0.lowering.memref_types import (
     rank_of,
     row_kind,
 )
+from l0.lowering.bufferise.convert import Converter, handles
+from l0.lowering.builder import CodeBuilder
+from l0.lowering.checks import check_concat, check_row, enclosing_loc, normalised
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import MemRefType, TensorType
 from xdsl.ir import Operation, SSAValue

@@ -29,11 +29,11 @@ import sys
 from collections.abc import Callable, Sequence
 
 from l0.dialects import soac
+from l0.dialects.memref_types import Kind, memref_of
 from l0.lowering.bufferise.layouts import Layouts
 from l0.lowering.bufferise.manifest import manifested
 from l0.lowering.bufferise.readonly import map_is_view, replicate_is_view, unique_params
 from l0.lowering.builder import CodeBuilder
-from l0.lowering.memref_types import Kind, memref_of
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue

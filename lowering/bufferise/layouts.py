@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from l0.dialects import soac
-from l0.lowering.memref_types import Kind, join, row_kind
+from l0.dialects.memref_types import Kind, join, row_kind
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block, Operation, SSAValue

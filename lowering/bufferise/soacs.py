@@ -20,15 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from l0.dialects import soac
-from l0.lowering import msoac
+from l0.dialects import msoac, soac
+from l0.dialects.memref_types import Kind, rank_of, row_of
 from l0.lowering.bufferise.arrays import metadata, reinterpret
 from l0.lowering.bufferise.convert import Converter, handles
 from l0.lowering.bufferise.readonly import replicated_rows
 from l0.lowering.bufferise.shapes import materialise, row_shape
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.checks import enclosing_loc
-from l0.lowering.memref_types import Kind, rank_of, row_of
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
 

@@ -8,7 +8,8 @@ its users see the new value at once. The rules live by construct:
 * `arith`: folding of every scalar op (Note [Exact folding]), identities, constants
   to the front of commutative operators, reassociation;
 * `arrays`: `size` and indexing folded through the op that built the array;
-* `certs`: `assert(True)`, `Checked` in cert lists and `conjoin`;
+* `certs`: `Checked` in cert lists; and the soac ops' canonicalisation patterns
+  (`assert(True)`, `conjoin`, `transpose(k, 0, a)`; `l0.dialects.soac.canonicalization`);
 * `control`: `if` and `loop` on constants, branch- or iteration-invariant results,
   calls with constant arguments;
 * `soacs`: `map`, `reduce`, `scan`, `filter` and `redomap` over small arrays of known
@@ -28,8 +29,8 @@ from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
 from l0.passes.cores.erase_dead import EraseDeadOp
 from l0.passes.simplify.arith import ARITH_OPS, arith_patterns
-from l0.passes.simplify.arrays import FoldIndex, FoldSize, TransposeIdentity
-from l0.passes.simplify.certs import CERTIFIED_OPS, AssertTrue, PruneCerts, SimplifyConjoin
+from l0.passes.simplify.arrays import FoldIndex, FoldSize
+from l0.passes.simplify.certs import CERTIFIED_OPS, PruneCerts
 from l0.passes.simplify.control import (
     FoldConstantCall,
     ForInvariantMerge,
@@ -45,6 +46,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.traits import HasCanonicalizationPatternsTrait
 
 __all__ = ["SimplifyPass", "simplify_walker"]
 
@@ -78,12 +80,12 @@ def _table(module: ModuleOp, walker: Callable[[], PatternRewriteWalker]
 
     add(ARITH_OPS, *arith_patterns())
     add(CERTIFIED_OPS, PruneCerts())
-    add((soac.AssertOp,), AssertTrue())
-    add((soac.ConjoinOp,), SimplifyConjoin())
+    for op_class in soac.SOAC.operations:  # the ops' own rewrites (canonicalisation)
+        for trait in op_class.get_traits_of_type(HasCanonicalizationPatternsTrait):
+            add((op_class,), *trait.get_patterns(op_class))
     consumed = Consumption(module).may_be_consumed
     add((soac.SizeOp,), FoldSize(consumed))
     add((soac.IndexOp,), FoldIndex(consumed))
-    add((soac.TransposeOp,), TransposeIdentity())
     add((scf.IfOp,), IfConstant(), IfSameResult(), IfDropUnusedResults())
     add((scf.ForOp,), ForKnownTrips(), ForInvariantMerge())
     add((func.CallOp,), FoldConstantCall(module, walker))

@@ -282,12 +282,3 @@ class FoldIndex(RewritePattern):
         ops, flat = _flat_index(indices, dims)
         rewriter.replace(op, [*ops, soac.IndexOp(src.array, [flat], op.result.type,
                                                  join_certs(certs, src.certs))])
-
-
-class TransposeIdentity(RewritePattern):
-    """`transpose(k, 0, a)` -> `a`: moving a dimension to where it is does nothing."""
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: soac.TransposeOp, rewriter: PatternRewriter) -> None:
-        if op.n.data == 0:
-            rewriter.replace(op, [], [op.array])

@@ -8,7 +8,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 
-from l0.dialects import soac
+from l0.dialects.soac import is_checked, join_certs
 from l0.passes.analysis.constants import constant_float, constant_int
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
@@ -25,6 +25,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 
 __all__ = [
     "is_checked",
+    "join_certs",
     "make_constant",
     "set_certs",
     "width_of",
@@ -96,11 +97,6 @@ def same_constant(a: SSAValue, b: SSAValue) -> bool:
 # ---------------------------------------------------------------------------------------
 
 
-def is_checked(v: SSAValue) -> bool:
-    """Whether `v` is the certificate constant `Checked`."""
-    return isinstance(v.owner, soac.CheckedOp)
-
-
 def set_certs(op: IRDLOperation, certs: Sequence[SSAValue], rewriter: PatternRewriter) -> None:
     """Replace the `certs` operands of the soac op `op` by `certs`."""
     definition = type(op).get_irdl_definition()
@@ -117,13 +113,3 @@ def set_certs(op: IRDLOperation, certs: Sequence[SSAValue], rewriter: PatternRew
             i32, [len(g) for g in groups]
         )
     rewriter.notify_op_modified(op)
-
-
-def join_certs(*lists: Sequence[SSAValue]) -> list[SSAValue]:
-    """The certificates of all `lists`, each once, in order, without `Checked`."""
-    out: dict[SSAValue, None] = {}
-    for certs in lists:
-        for c in certs:
-            if not is_checked(c):
-                out[c] = None
-    return list(out)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from l0.dialects import soac
+from l0.dialects.context import DIALECTS, SOAC_LEVEL
 from l0.lowering import LOWERINGS
 from l0.passes import PASSES, describe_passes
 from xdsl.context import Context
@@ -269,6 +270,15 @@ def test_llvm_ir_target_lowers_bufferised_ir_from_where_it_is(
     status, out, err = run_opt([str(loops), "-t", "llvm-ir", "--time-passes"], capsys)
     assert (status, _passes_run(err)) == (0, [])
     assert 'define i32 @"l0.entry.main"' in out
+
+
+def test_l0_opt_registers_the_one_list_of_dialects(tmp_path: Path) -> None:
+    src = tmp_path / "m.mlir"
+    src.write_text(MLIR)
+    opt = L0OptMain(args=[str(src)])
+    assert tuple(opt.ctx.registered_dialect_names) == DIALECTS
+    # registered, not loaded: a run on soac IR never imports the lowering levels
+    assert {d.name for d in opt.ctx.loaded_dialects} <= set(SOAC_LEVEL)
 
 
 def test_every_target_works_or_is_refused(

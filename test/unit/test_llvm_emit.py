@@ -18,13 +18,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from l0.dialects.soac import SOAC
+from l0.dialects.context import LOWERING_LEVELS, SOAC_LEVEL, l0_context
 from l0.lowering import jit
 from l0.lowering.jit import JitModule, optimized_llvm_ir, parse_loc
 from l0.lowering.llvm import LoweringError, print_llvm_ir
-from xdsl.context import Context
-from xdsl.dialects import arith, builtin, cf, func, memref, scf
-from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
@@ -35,11 +32,7 @@ INT_MAX = 2**63 - 1
 
 
 def parse(src: str) -> ModuleOp:
-    ctx = Context()
-    for d in (builtin.Builtin, func.Func, arith.Arith, scf.Scf, xmath.Math, memref.MemRef,
-              cf.Cf, SOAC):
-        ctx.load_dialect(d)
-    module = Parser(ctx, src).parse_module()
+    module = Parser(l0_context(SOAC_LEVEL + LOWERING_LEVELS), src).parse_module()
     module.verify()
     return module
 

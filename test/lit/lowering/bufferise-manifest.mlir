@@ -1,4 +1,4 @@
-// RUN: python -m l0.lowering %s -p bufferise | filecheck %s
+// RUN: l0-opt %s -p bufferise | filecheck %s
 
 // A transpose read over and over with a large stride (an input of a SOAC inside a
 // lambda or loop the transpose is outside of) is copied once into a dense row-major

@@ -1,4 +1,4 @@
-// RUN: python -m l0.lowering %s -p bufferise | filecheck %s
+// RUN: l0-opt %s -p bufferise | filecheck %s
 
 // SOACs become msoac ops in destination-passing style: results are allocated before
 // the op when their shape is known, and a map whose lambda yields a nested map

@@ -1,4 +1,4 @@
-// RUN: python -m l0.lowering %s -p bufferise | filecheck %s
+// RUN: l0-opt %s -p bufferise | filecheck %s
 
 // Bufferisation: arrays become memrefs; uniqueness makes let-with a store into its
 // source (never a copy); rows, transpose, split and reshape of a contiguous array are

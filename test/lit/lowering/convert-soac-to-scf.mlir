@@ -1,4 +1,4 @@
-// RUN: python -m l0.lowering %s -p convert-soac-to-scf | filecheck %s
+// RUN: l0-opt %s -p convert-soac-to-scf | filecheck %s
 
 // Each msoac op becomes one scf.for over the rows (i64 induction variable), the lambda
 // inlined into the body; results are stored into (or copied into) the destinations.

@@ -1,4 +1,4 @@
-// RUN: python -m l0.lowering %s -p dealloc | filecheck %s
+// RUN: l0-opt %s -p dealloc | filecheck %s
 
 // Ownership-based deallocation: every buffer is freed after the last use of any value
 // that may alias it; memrefs crossing a boundary carry an i1 ownership flag.

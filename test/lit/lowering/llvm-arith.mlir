@@ -1,4 +1,4 @@
-// RUN: python -m l0.lowering.llvm %s | filecheck %s
+// RUN: l0-opt %s -t 'llvm-ir{lower=false}' | filecheck %s
 
 // L0 integers wrap: no nsw on arith ops; division is guarded so it never traps.
 

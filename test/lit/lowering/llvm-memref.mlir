@@ -1,5 +1,5 @@
-// RUN: python -m l0.lowering.llvm %s | filecheck %s
-// RUN: python -m l0.lowering.llvm --optimize %s | filecheck %s --check-prefix=OPT
+// RUN: l0-opt %s -t 'llvm-ir{lower=false}' | filecheck %s
+// RUN: l0-opt %s -t 'llvm-ir{lower=false optimize=true}' | filecheck %s --check-prefix=OPT
 
 // A strided view is its exploded descriptor; an access is an inbounds GEP on
 // offset + sum(i_k * stride_k), with nsw index arithmetic and a TBAA tag.

@@ -32,6 +32,29 @@ func.func @cse_commutative(%x: i64, %y: i64, %u: f64, %v: f64) -> (i64, i64, f64
 
 // -----
 
+// Commutativity is the ops' `Commutative` trait: minimum, maximum, IEEE maxnum and
+// the conjunction of certificates too; not subtraction or division.
+func.func @cse_commutative_traits(%x: i64, %y: i64, %u: f64, %v: f64, %ok: i1, %ok2: i1) -> (i64, i64, f64, f64, i64, i64, f64, f64, !soac.cert, !soac.cert) {
+  %a = arith.maxsi %x, %y : i64
+  %b = arith.maxsi %y, %x : i64
+  %c = arith.maxnumf %u, %v : f64
+  %d = arith.maxnumf %v, %u : f64
+  %e = arith.subi %x, %y : i64
+  %f = arith.subi %y, %x : i64
+  %g = arith.divf %u, %v : f64
+  %h = arith.divf %v, %u : f64
+  %c1 = soac.assert %ok, "one" at "p.l0:1:1"
+  %c2 = soac.assert %ok2, "two" at "p.l0:2:1"
+  %k = soac.conjoin(%c1, %c2)
+  %l = soac.conjoin(%c2, %c1)
+  func.return %a, %b, %c, %d, %e, %f, %g, %h, %k, %l : i64, i64, f64, f64, i64, i64, f64, f64, !soac.cert, !soac.cert
+}
+// CHECK-LABEL: func.func @cse_commutative_traits
+// CHECK:         %k = soac.conjoin(%c1, %c2)
+// CHECK-NEXT:    func.return %a, %a, %c, %c, %e, %f, %g, %h, %k, %k :
+
+// -----
+
 // Thesis 6.3.3, Figure 17: (x*y)*z, x*(y*z) and x*(z*y) have one sum-of-products form
 // on integers; so do a+b+c and c+a+b. The intermediate products left unused go.
 func.func @cse_figure_17(%x: i64, %y: i64, %z: i64) -> (i64, i64, i64, i64, i64) {

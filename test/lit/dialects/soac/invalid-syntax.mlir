@@ -41,7 +41,20 @@ func.func @f(%x: f64) {
   %r = soac.array [%x] : f64
   func.return
 }
-// CHECK: expected an array type with at least 1 dimension, found f64
+// CHECK:      invalid-syntax.mlir:[[# @LINE - 3]]:19
+// CHECK-NEXT:   %r = soac.array [%x] : f64
+// CHECK-NEXT:                   ^^^^^^^^^^
+// CHECK-NEXT:                   expected an array type tensor<?x...xT> with T one of i64, f64, i1, i32, !soac.cert, found f64
+
+// -----
+
+// assert: a value that is not an i64 (the syntax writes the types it checks)
+func.func @f(%ok: i1, %x: f64) {
+  %c = soac.assert %ok, "m {0}" (%x : f64) at "p.l0:1:1"
+  func.return
+}
+// CHECK:      invalid-syntax.mlir:[[# @LINE - 3]]:20
+// CHECK:      Expected attribute i64 but got f64
 
 // -----
 
@@ -61,7 +74,7 @@ func.func @f(%ok: i1) {
   %c = soac.assert %ok, "m"
   func.return
 }
-// CHECK: Expected 'at' (the location of the assertion)
+// CHECK: Expected 'at'
 
 // -----
 
@@ -108,4 +121,7 @@ func.func @f(%x: f64) {
   %r = soac.trace(%y = %x : f64) at "p"
   func.return
 }
-// CHECK: expected operands without names
+// CHECK:      invalid-syntax.mlir:[[# @LINE - 3]]:22
+// CHECK-NEXT:   %r = soac.trace(%y = %x : f64) at "p"
+// CHECK-NEXT:                      ^
+// CHECK-NEXT:                      Expected ':'

@@ -1,7 +1,8 @@
 // RUN: l0-opt %s --verify-diagnostics --split-input-file | filecheck %s
 
 // One case per verifier error of the soac dialect. Cases the custom syntax cannot
-// even express are written in the generic form.
+// even express, or rejects when it parses (types outside L0's), are written in the
+// generic form.
 
 // assert: placeholder without a value
 func.func @assert_placeholder_without_a_value(%ok: i1, %i: i64) {
@@ -36,7 +37,7 @@ func.func @assert_condition_not_i1(%i: i64) {
 
 // assert: values not i64
 func.func @assert_values_not_i64(%ok: i1, %x: f64) {
-  %c = soac.assert %ok, "m {0}" (%x : f64) at "p.l0:1:1"
+  %c = "soac.assert"(%ok, %x) <{msg = "m {0}", loc = "p.l0:1:1"}> : (i1, f64) -> !soac.cert
   func.return
 }
 // CHECK-LABEL: sym_name = "assert_values_not_i64"
@@ -69,7 +70,7 @@ func.func @iota_result(%n: i64) {
 
 // static dimension
 func.func @static_dimension(%a: tensor<3xf64>) {
-  %r = soac.copy %a : tensor<3xf64>
+  %r = "soac.copy"(%a) : (tensor<3xf64>) -> tensor<3xf64>
   func.return
 }
 // CHECK-LABEL: sym_name = "static_dimension"
@@ -80,7 +81,7 @@ func.func @static_dimension(%a: tensor<3xf64>) {
 
 // element type
 func.func @element_type(%a: tensor<?xf32>) {
-  %r = soac.copy %a : tensor<?xf32>
+  %r = "soac.copy"(%a) : (tensor<?xf32>) -> tensor<?xf32>
   func.return
 }
 // CHECK-LABEL: sym_name = "element_type"
@@ -91,7 +92,7 @@ func.func @element_type(%a: tensor<?xf32>) {
 
 // rank 0
 func.func @rank_0(%a: tensor<f64>) {
-  %r = soac.copy %a : tensor<f64>
+  %r = "soac.copy"(%a) : (tensor<f64>) -> tensor<f64>
   func.return
 }
 // CHECK-LABEL: sym_name = "rank_0"
@@ -102,7 +103,7 @@ func.func @rank_0(%a: tensor<f64>) {
 
 // scalar value type
 func.func @scalar_value_type(%n: i64, %x: f32) {
-  %r = soac.replicate %n, %x : f32
+  %r = "soac.replicate"(%n, %x) : (i64, f32) -> tensor<?xf32>
   func.return
 }
 // CHECK-LABEL: sym_name = "scalar_value_type"

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from l0.lowering.memref_types import row_of
+from l0.dialects.memref_types import row_of
 from xdsl.dialects.builtin import MemRefType, StringAttr, i1, i64
 from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
