@@ -34,7 +34,7 @@ After:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from l0.dialects.soac import CertType
@@ -42,10 +42,16 @@ from l0.lowering import msoac
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.checks import check_row
 from l0.lowering.memref_types import rank_of
+from l0.lowering.parallel_loops import (
+    chunk_bounds,
+    chunk_count,
+    nested_in_parallel,
+    parallel_for,
+)
 from xdsl.context import Context
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp, i1, i64
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -148,8 +154,16 @@ class LowerMap(RewritePattern):
             rest = ys[len(outs):]
             return [allocated_row(lb, a, y, i, n, loc) for a, y in zip(acc, rest, strict=True)]
 
+        if not carried and not nested_in_parallel(op):
+            parallel_for(b, b.i64(0), n, lambda lb, i: _no_carry(body(lb, i, [])))
+            rewriter.erase(op)
+            return
         results = b.for_(b.i64(0), n, carried, body)
         rewriter.replace(op, [], results)
+
+
+def _no_carry(carried: Sequence[SSAValue]) -> None:
+    assert not carried
 
 
 class LowerReduce(RewritePattern):
@@ -165,8 +179,42 @@ class LowerReduce(RewritePattern):
         def body(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
             return inline_lambda(block, lb, [*acc, *rows(lb, inputs, i)])
 
+        if _parallel_reduction(op):
+            rewriter.replace(op, [], [_reduce_parallel(b, op, n)])
+            return
         results = b.for_(b.i64(0), n, list(op.neutral), body)
         rewriter.replace(op, [], results)
+
+
+def _parallel_reduction(op: msoac.ReduceOp) -> bool:
+    """Whether `op` becomes `scf.parallel` + `scf.reduce`: its lambda is the operator
+    (`msoac.OPERATOR_ATTR`) on one scalar accumulator of its one input's element type
+    (`scf.reduce` combines each value on its own, so a tuple operator stays a fold)."""
+    if msoac.OPERATOR_ATTR not in op.attributes or nested_in_parallel(op):
+        return False
+    if len(op.neutral) != 1 or len(op.inputs) != 1:
+        return False
+    t = op.neutral[0].type
+    return not isinstance(t, MemRefType) and rank_of(op.inputs[0].type) == 1 and \
+        _memref(op.inputs[0]).element_type == t
+
+
+def _reduce_parallel(b: CodeBuilder, op: msoac.ReduceOp, n: SSAValue) -> SSAValue:
+    """`scf.parallel` over the rows yielding each to `scf.reduce`, whose region is the
+    lambda (the operator): run in order it is the left fold from the neutral element."""
+    block = Block(arg_types=[b.index(0).type])
+    inner = CodeBuilder.at_end(block)
+    x = inner.load(op.inputs[0], [inner.to_i64(block.args[0])])
+    lam = op.body.block
+    term = lam.last_op
+    assert isinstance(term, msoac.YieldOp)
+    (y,) = term.values
+    Rewriter.replace_op(term, scf.ReduceReturnOp(y))
+    op.body.detach_block(lam)
+    inner.add(scf.ReduceOp([x], [Region(lam)]))
+    par = b.add(scf.ParallelOp([b.index(0)], [b.to_index(n)], [b.index(1)], Region(block),
+                               [op.neutral[0]]))
+    return par.res[0]
 
 
 class LowerScan(RewritePattern):
@@ -177,6 +225,10 @@ class LowerScan(RewritePattern):
         b = CodeBuilder.before(op)
         inputs, outs = list(op.inputs), list(op.outs)
         n = b.dim(inputs[0], 0)
+        if _blocked_scan(op):
+            _scan_blocked(b, op, n)
+            rewriter.erase(op)
+            return
         k = len(op.neutral)
         carried = [*op.neutral, *[empty_result(b, _memref(r)) for r in op.allocated]]
         block = op.body.block
@@ -198,6 +250,76 @@ class LowerScan(RewritePattern):
         rewriter.replace(op, [], results[k:])
 
 
+def _blocked_scan(op: msoac.ScanOp) -> bool:
+    """Whether `op` becomes the blocked scan: outermost, and its accumulators are
+    scalars of its inputs' element types (a chunk's total starts from its first row)."""
+    if op.allocated or nested_in_parallel(op) or len(op.neutral) != len(op.inputs):
+        return False
+    return all(not isinstance(z.type, MemRefType) and rank_of(a.type) == 1
+               and _memref(a).element_type == z.type
+               for z, a in zip(op.neutral, op.inputs, strict=True))
+
+
+def _fold_rows(b: CodeBuilder, lam: Region, accs: Sequence[SSAValue],
+               inputs: Sequence[SSAValue], lo: SSAValue, hi: SSAValue,
+               outs: Sequence[SSAValue] = ()) -> list[SSAValue]:
+    """Fold rows [lo, hi) into `accs` with a copy of the lambda `lam`; with `outs`,
+    store every accumulator at its row (a scan)."""
+
+    def body(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+        ys = inline_lambda(lam.clone().block, lb, [*acc, *rows(lb, inputs, i)])
+        for y, o in zip(ys, outs, strict=False):
+            lb.store(y, o, [i])
+        return ys
+
+    return b.for_(lo, hi, list(accs), body)
+
+
+def _scan_blocked(b: CodeBuilder, op: msoac.ScanOp, n: SSAValue) -> None:
+    """The blocked scan (Note [Parallel width]): with C chunks, (1) the total of each
+    chunk but the last, in parallel, folding from its first row; (2) the carry-in of
+    each chunk, an exclusive scan of the totals from the neutral elements; (3) each
+    chunk scanned from its carry-in, in parallel. With one chunk, (1) and (2) are
+    skipped and (3) is the sequential scan."""
+    inputs, outs = list(op.inputs), list(op.outs)
+    types: list[Attribute] = [z.type for z in op.neutral]
+    count = chunk_count(b, n, op)
+    carry = [b.alloc(MemRefType(t, [DYNAMIC_INDEX]), [count]) for t in types]
+    lam = op.body
+
+    def totals(tb: CodeBuilder) -> list[SSAValue]:
+        # carry[c + 1] := the total of chunk c, for every chunk but the last.
+        def chunk(cb: CodeBuilder, c: SSAValue) -> None:
+            lo, hi = chunk_bounds(cb, c, n, count)
+            first = rows(cb, inputs, lo)
+            for t, m in zip(_fold_rows(cb, lam, first, inputs, cb.addi(lo, cb.i64(1)), hi),
+                            carry, strict=True):
+                cb.store(t, m, [cb.addi(c, cb.i64(1))])
+
+        parallel_for(tb, tb.i64(0), tb.subi(count, tb.i64(1)), chunk)
+
+        # carry[c] := neutral (+) total 0 (+) ... (+) total c-1.
+        def inclusive(lb: CodeBuilder, c: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+            chunk_totals = [lb.load(m, [c]) for m in carry]
+            new = inline_lambda(lam.clone().block, lb, [*acc, *chunk_totals])
+            for v, m in zip(new, carry, strict=True):
+                lb.store(v, m, [c])
+            return new
+
+        tb.for_(tb.i64(1), count, list(op.neutral), inclusive)
+        return []
+
+    for z, m in zip(op.neutral, carry, strict=True):
+        b.store(z, m, [b.i64(0)])
+    b.if_(b.cmpi("sgt", count, b.i64(1)), [], totals)
+
+    def scan_chunk(cb: CodeBuilder, c: SSAValue) -> None:
+        lo, hi = chunk_bounds(cb, c, n, count)
+        _fold_rows(cb, lam, [cb.load(m, [c]) for m in carry], inputs, lo, hi, outs)
+
+    parallel_for(b, b.i64(0), count, scan_chunk)
+
+
 class LowerFilter(RewritePattern):
     """`msoac.filter` -> a loop computing and counting the flags, then a filling loop."""
 
@@ -207,6 +329,9 @@ class LowerFilter(RewritePattern):
         inputs = list(op.inputs)
         n = b.dim(inputs[0], 0)
         flags = b.alloc(MemRefType(i1, [DYNAMIC_INDEX]), [n])
+        if not nested_in_parallel(op):
+            rewriter.replace(op, [], _filter_blocked(b, op, n, flags))
+            return
         block = op.body.block
 
         def count(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
@@ -232,6 +357,57 @@ class LowerFilter(RewritePattern):
         rewriter.replace(op, [], outs)
 
 
+def _filter_blocked(b: CodeBuilder, op: msoac.FilterOp, n: SSAValue,
+                    flags: SSAValue) -> list[SSAValue]:
+    """The blocked filter (Note [Parallel width]): in parallel, each chunk evaluates the
+    predicate into `flags` and counts what it keeps; an exclusive scan of the counts
+    gives each chunk's first output row (and the total, the result's size); in
+    parallel, each chunk copies its kept rows from there."""
+    inputs = list(op.inputs)
+    count = chunk_count(b, n, op)
+    offsets = b.alloc(MemRefType(i64, [DYNAMIC_INDEX]), [count])
+
+    def count_chunk(cb: CodeBuilder, c: SSAValue) -> None:
+        lo, hi = chunk_bounds(cb, c, n, count)
+
+        def step(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+            (keep,) = inline_lambda(op.body.clone().block, lb, rows(lb, inputs, i))
+            lb.store(keep, flags, [i])
+            return [lb.addi(acc[0], lb.val(_extui(keep)))]
+
+        (kept,) = cb.for_(lo, hi, [cb.i64(0)], step)
+        cb.store(kept, offsets, [c])
+
+    parallel_for(b, b.i64(0), count, count_chunk)
+
+    def exclusive(lb: CodeBuilder, c: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+        kept = lb.load(offsets, [c])
+        lb.store(acc[0], offsets, [c])
+        return [lb.addi(acc[0], kept)]
+
+    (total,) = b.for_(b.i64(0), count, [b.i64(0)], exclusive)
+    outs = [b.alloc(_memref(r), [total, *b.dims(a)[1:]])
+            for r, a in zip(op.outputs, inputs, strict=True)]
+
+    def fill_chunk(cb: CodeBuilder, c: SSAValue) -> None:
+        lo, hi = chunk_bounds(cb, c, n, count)
+
+        def step(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+            j = acc[0]
+
+            def kept(then: CodeBuilder) -> list[SSAValue]:
+                for a, o in zip(inputs, outs, strict=True):
+                    store_row(then, then.row(a, [i]), o, j)
+                return [then.addi(j, then.i64(1))]
+
+            return lb.if_(lb.load(flags, [i]), [i64], kept, lambda other: [j])
+
+        cb.for_(lo, hi, [cb.load(offsets, [c])], step)
+
+    parallel_for(b, b.i64(0), count, fill_chunk)
+    return outs
+
+
 def _extui(v: SSAValue) -> Operation:
     return arith.ExtUIOp(v, i64)
 
@@ -243,11 +419,10 @@ class LowerIota(RewritePattern):
     def match_and_rewrite(self, op: msoac.IotaOp, rewriter: PatternRewriter) -> None:
         b = CodeBuilder.before(op)
 
-        def body(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+        def body(lb: CodeBuilder, i: SSAValue) -> None:
             lb.store(i, op.out, [i])
-            return []
 
-        b.for_(b.i64(0), b.dim(op.out, 0), [], body)
+        _fill_loop(b, op, b.dim(op.out, 0), body)
         rewriter.erase(op)
 
 
@@ -258,12 +433,25 @@ class LowerReplicate(RewritePattern):
     def match_and_rewrite(self, op: msoac.ReplicateOp, rewriter: PatternRewriter) -> None:
         b = CodeBuilder.before(op)
 
-        def body(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+        def body(lb: CodeBuilder, i: SSAValue) -> None:
             store_row(lb, op.value, op.out, i)
-            return []
 
-        b.for_(b.i64(0), b.dim(op.out, 0), [], body)
+        _fill_loop(b, op, b.dim(op.out, 0), body)
         rewriter.erase(op)
+
+
+def _fill_loop(b: CodeBuilder, op: Operation, n: SSAValue,
+               body: Callable[[CodeBuilder, SSAValue], None]) -> None:
+    """A loop over rows [0, n) with no carried values: parallel unless nested."""
+    if not nested_in_parallel(op):
+        parallel_for(b, b.i64(0), n, body)
+        return
+
+    def step(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+        body(lb, i)
+        return []
+
+    b.for_(b.i64(0), n, [], step)
 
 
 _LOWERED = (msoac.MapOp, msoac.ReduceOp, msoac.ScanOp, msoac.FilterOp, msoac.IotaOp,
@@ -291,6 +479,9 @@ class ConvertSoacToScfPass(ModulePass):
              LowerReplicate()],
             dce_enabled=False,
         )
-        todo = [o for o in op.walk() if isinstance(o, _LOWERED)]
-        for soac_op in todo:
-            patterns.match_and_rewrite(soac_op, PatternRewriter(soac_op))
+        # The blocked forms clone lambdas, and the SOACs in the clones are new: repeat
+        # until none is left.
+        while todo := [o for o in op.walk() if isinstance(o, _LOWERED)]:
+            for soac_op in todo:
+                if soac_op.parent is not None:
+                    patterns.match_and_rewrite(soac_op, PatternRewriter(soac_op))
