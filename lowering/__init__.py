@@ -21,8 +21,13 @@ LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
     "bufferise": _lazy("l0.lowering.bufferise", "BufferisePass"),
     "convert-soac-to-scf": _lazy("l0.lowering.convert_soac_to_scf", "ConvertSoacToScfPass"),
     "dealloc": _lazy("l0.lowering.dealloc", "DeallocPass"),
+    "convert-parallel-to-omp": _lazy("l0.lowering.convert_parallel_to_omp",
+                                     "ConvertParallelToOmpPass"),
 }
 """Pipeline name -> factory of the lowering pass class, in pipeline order."""
+
+MULTICORE_LOWERINGS = ("convert-parallel-to-omp",)
+"""The lowerings only the multicore back end runs (`l0-opt -t llvm-ir` adds the others)."""
 
 
 def lowering_dialects() -> list[Dialect]:
@@ -30,5 +35,6 @@ def lowering_dialects() -> list[Dialect]:
     from l0.lowering.msoac import MSOAC
     from xdsl.dialects.cf import Cf
     from xdsl.dialects.memref import MemRef
+    from xdsl.dialects.omp import OMP
 
-    return [MemRef, Cf, MSOAC]
+    return [MemRef, Cf, MSOAC, OMP]

@@ -103,7 +103,10 @@ class LlvmIrTarget(Target):
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         from l0.lowering.llvm import print_llvm_ir
 
-        text = print_llvm_ir(module)
+        # omp regions (after convert-parallel-to-omp) are the multicore back end's:
+        # emitted for libgomp's default thread count.
+        multicore = any(op.name.startswith("omp.") for op in module.walk())
+        text = print_llvm_ir(module, threads=0 if multicore else None)
         output.write(text if text.endswith("\n") else text + "\n")
 
 
@@ -277,9 +280,9 @@ def _lowerings_needed(prog: ModuleOp, ran: Sequence[ModulePass]) -> list[ModuleP
     """The lowering passes to run before emitting LLVM IR: those after the last one the
     pipeline ran, or, if it ran none, those the level of `prog` still needs (none for
     loop-level IR, which may come without `dealloc`, as in `python -m l0.lowering.llvm`)."""
-    from l0.lowering import LOWERINGS
+    from l0.lowering import LOWERINGS, MULTICORE_LOWERINGS
 
-    order = list(LOWERINGS)
+    order = [name for name in LOWERINGS if name not in MULTICORE_LOWERINGS]
     done = [order.index(p.name) for p in ran if p.name in order]
     start = max(done) + 1 if done else _lowering_stage(prog)
     return [LOWERINGS[name]()() for name in order[start:]]
