@@ -35,7 +35,7 @@ from l0.lowering.builder import CodeBuilder
 from l0.lowering.parallel_loops import chunk_bounds, chunk_count, parallel_for
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, omp, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -117,8 +117,9 @@ def chunk_reduction(par: scf.ParallelOp) -> None:
     inits = list(par.initVals)
     types = [v.type for v in inits]
     count = chunk_count(b, n, par)
-    parts = [b.val(memref.AllocaOp.get(t, shape=[DYNAMIC_INDEX],
-                                       dynamic_sizes=[b.to_index(count)])) for t in types]
+    # On the heap, freed below (this runs after `dealloc`): a reduction in a loop that
+    # carries memrefs would otherwise grow the stack in every iteration.
+    parts = [b.alloc(MemRefType(t, [DYNAMIC_INDEX]), [count]) for t in types]
 
     def chunk(cb: CodeBuilder, c: SSAValue) -> None:
         lo, hi = chunk_bounds(cb, c, n, count)
@@ -144,6 +145,8 @@ def chunk_reduction(par: scf.ParallelOp) -> None:
         return _combine(sb, reduce_op, acc, [sb.load(m, [c]) for m in parts])
 
     results = b.for_(b.i64(1), count, [b.load(m, [b.i64(0)]) for m in parts], combine)
+    for m in parts:
+        b.add(memref.DeallocOp.get(m))
     Rewriter.replace_op(par, [], results)
 
 

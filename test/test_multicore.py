@@ -89,3 +89,22 @@ def test_threads_must_be_positive(tmp_path: Path) -> None:
         [str(Path(sys.executable).parent / "l0-run"), "--backend=multicore", "--threads", "0",
          str(src)], input="", capture_output=True, text=True, check=False)
     assert run.returncode == 2 and "--threads" in run.stderr
+
+
+def test_no_leak_nor_bad_free_in_threads(monkeypatch: pytest.MonkeyPatch,
+                                          data: np.ndarray) -> None:
+    # The checking heap (called from every thread) sees each buffer freed once.
+    import gc
+
+    from l0.lowering import checked_memory
+
+    monkeypatch.setenv(checked_memory.ENV, "1")
+    checked_memory.reset_problems()
+    prog = l0.compile(FORMS + "\n// checked", backend="multicore", threads=3, optimise=False)
+    before = checked_memory.live()
+    for name in ("sum", "prefix", "evens", "maxi"):
+        getattr(prog, name)(data)
+    prog.table(300, 70)
+    gc.collect()
+    assert checked_memory.live() == before, "buffers leaked"
+    assert checked_memory.problems() == []

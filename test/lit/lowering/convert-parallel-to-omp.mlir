@@ -63,7 +63,7 @@ func.func @nest(%m: memref<?x?xf64>) {
 // CHECK-LABEL: func.func @sum(
 // CHECK:         %[[W:.*]] = func.call @l0_parallel_width() : () -> i64
 // CHECK:         %[[C:.*]] = arith.maxsi
-// CHECK:         %[[PARTS:.*]] = memref.alloca(%{{.*}}) : memref<?xf64>
+// CHECK:         %[[PARTS:.*]] = memref.alloc(%{{.*}}) : memref<?xf64>
 // CHECK:         "omp.parallel"
 // CHECK:           "omp.loop_nest"
 // CHECK:             %[[FIRST:.*]] = arith.cmpi eq
@@ -79,6 +79,7 @@ func.func @nest(%m: memref<?x?xf64>) {
 // CHECK:           %[[P:.*]] = memref.load %[[PARTS]]
 // CHECK-NEXT:      %[[R:.*]] = arith.addf %[[ACC]], %[[P]] : f64
 // CHECK-NEXT:      scf.yield %[[R]] : f64
+// CHECK:         memref.dealloc %[[PARTS]]
 // CHECK:         func.return %[[S]] : f64
 func.func @sum(%a: memref<?xf64>, %init: f64) -> f64 {
   %z = arith.constant 0 : index
