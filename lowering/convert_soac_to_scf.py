@@ -49,7 +49,7 @@ from l0.lowering.parallel_loops import (
     parallel_for,
 )
 from xdsl.context import Context
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp, i1, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -136,6 +136,11 @@ class LowerMap(RewritePattern):
         b = CodeBuilder.before(op)
         inputs, outs = list(op.inputs), list(op.outs)
         n = b.dim(inputs[0], 0)
+        inner = None if nested_in_parallel(op) else perfect_inner_map(op)
+        if inner is not None:
+            _map_nest(b, op, inner, n)
+            rewriter.erase(op)
+            return
         carried = [empty_result(b, _memref(r)) for r in op.allocated]
         block = op.body.block
         loc = _loc(op)
@@ -160,6 +165,61 @@ class LowerMap(RewritePattern):
             return
         results = b.for_(b.i64(0), n, carried, body)
         rewriter.replace(op, [], results)
+
+
+_SHAPE_QUERIES = (arith.ConstantOp, arith.IndexCastOp, memref.DimOp)
+
+
+def perfect_inner_map(op: msoac.MapOp) -> msoac.MapOp | None:
+    """The inner map of a perfect nest of two maps (one two-dimensional parallel loop),
+    or None: the outer lambda does nothing but map its input rows, in order, into its
+    destination rows, which it yields; every input and destination is two-dimensional
+    and nothing is allocated."""
+    if op.allocated or not op.outs:
+        return None
+    if any(rank_of(v.type) != 2 for v in [*op.inputs, *op.outs]):
+        return None
+    block = op.body.block
+    maps = [o for o in block.ops if isinstance(o, msoac.MapOp)]
+    if len(maps) != 1:
+        return None
+    inner, term = maps[0], block.last_op
+    assert isinstance(term, msoac.YieldOp)
+    # Besides the inner map only shape queries that only feed each other (dropped).
+    dropped: set[Operation] = set()
+    for o in reversed(list(block.ops)):
+        if o is inner or o is term:
+            continue
+        if not isinstance(o, _SHAPE_QUERIES) or any(
+                u.operation not in dropped for r in o.results for u in r.uses):
+            return None
+        dropped.add(o)
+    k = len(op.inputs)
+    rows_, dests = list(block.args[:k]), list(block.args[k:])
+    if inner.allocated or list(inner.inputs) != rows_ or list(inner.outs) != dests:
+        return None
+    if list(term.values) != dests:
+        return None
+    return inner
+
+
+def _map_nest(b: CodeBuilder, op: msoac.MapOp, inner: msoac.MapOp, n: SSAValue) -> None:
+    """A perfect nest of two maps -> one two-dimensional `scf.parallel` over (row, column)
+    loading, computing (the inner lambda) and storing elements."""
+    m = b.dim(op.inputs[0], 1)
+    block = Block(arg_types=[b.index(0).type] * 2)
+    lb = CodeBuilder.at_end(block)
+    i, j = (lb.to_i64(a) for a in block.args)
+    xs = [lb.load(a, [i, j]) for a in op.inputs]
+    ys = inline_lambda(inner.body.block, lb, xs)
+    for y, o in zip(ys, op.outs, strict=True):
+        if isinstance(y.type, CertType):
+            y = lb.bool(True)
+        lb.store(y, o, [i, j])
+    lb.add(scf.ReduceOp())
+    zero, one = b.index(0), b.index(1)
+    b.add(scf.ParallelOp([zero, zero], [b.to_index(n), b.to_index(m)], [one, one],
+                         Region(block)))
 
 
 def _no_carry(carried: Sequence[SSAValue]) -> None:
@@ -483,5 +543,5 @@ class ConvertSoacToScfPass(ModulePass):
         # until none is left.
         while todo := [o for o in op.walk() if isinstance(o, _LOWERED)]:
             for soac_op in todo:
-                if soac_op.parent is not None:
+                if soac_op.get_toplevel_object() is op:  # not in an erased SOAC
                     patterns.match_and_rewrite(soac_op, PatternRewriter(soac_op))

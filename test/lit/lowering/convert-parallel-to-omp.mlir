@@ -58,6 +58,32 @@ func.func @nest(%m: memref<?x?xf64>) {
   func.return
 }
 
+// A two-dimensional loop: threads share the first dimension; the second is an inner
+// scf.parallel, run sequentially by each thread.
+// CHECK-LABEL: func.func @two_dims(
+// CHECK:         "omp.parallel"
+// CHECK:           "omp.loop_nest"(%[[Z:.*]], %[[N:.*]], %[[ONE:.*]]) ({
+// CHECK-NEXT:      ^bb0(%[[I:.*]]: index):
+// CHECK-NEXT:        "scf.parallel"(%[[Z]], %[[K:.*]], %[[ONE]]) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:        ^{{.*}}(%[[J:.*]]: index):
+// CHECK-NEXT:          %{{.*}} = memref.load %{{.*}}[%[[I]], %[[J]]]
+// CHECK:               scf.reduce
+// CHECK:             omp.yield
+func.func @two_dims(%m: memref<?x?xf64>) {
+  %z = arith.constant 0 : index
+  %one = arith.constant 1 : index
+  %n = memref.dim %m, %z : memref<?x?xf64>
+  %k = memref.dim %m, %one : memref<?x?xf64>
+  "scf.parallel"(%z, %z, %n, %k, %one, %one) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+  ^bb0(%i: index, %j: index):
+    %x = memref.load %m[%i, %j] : memref<?x?xf64>
+    %y = arith.addf %x, %x : f64
+    memref.store %y, %m[%i, %j] : memref<?x?xf64>
+    scf.reduce
+  }) : (index, index, index, index, index, index) -> ()
+  func.return
+}
+
 // A reduction: partial results per chunk (chunk 0 from the initial value, the others
 // from their first value), in parallel, then combined in chunk order.
 // CHECK-LABEL: func.func @sum(
@@ -130,6 +156,6 @@ func.func @checked(%a: memref<?xi64>) {
 // LLVM:         call i32 @"omp_get_num_threads"()
 // A thread whose body can fail stops once an earlier thread has failed; a failing thread
 // records its error and lowers the first failing thread (atomic min).
-// LLVM:       define internal void @"l0.omp.checked.4"(
+// LLVM:       define internal void @"l0.omp.checked.5"(
 // LLVM:         load atomic i64, ptr %{{.*}} monotonic
 // LLVM:         atomicrmw min ptr %{{.*}}, i64 %{{.*}} monotonic

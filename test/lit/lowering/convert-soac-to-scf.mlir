@@ -23,23 +23,51 @@ func.func @map_scalars(%a: memref<?xf64>, %o: memref<?xf64>) {
   func.return
 }
 
-// The lambda computed its row in the destination view: nothing is copied. The inner map
-// is a sequential loop in each iteration of the parallel one.
+// A perfect nest of maps (the outer lambda only maps its rows into its destination
+// rows) is one two-dimensional scf.parallel over the elements.
 // CHECK-LABEL: func.func @map_row_in_place(
-// CHECK:         "scf.parallel"
-// CHECK:           %[[D:.*]] = memref.subview %{{.*}}[%{{.*}}, 0] [1, %{{.*}}] [1, 1] : memref<?x?xf64> to memref<?xf64, strided<[1], offset: ?>>
-// CHECK:           %[[R:.*]] = memref.subview %{{.*}} : memref<?x?xf64> to memref<?xf64, strided<[1], offset: ?>>
-// CHECK:           scf.for
-// CHECK:             memref.load %[[R]]
-// CHECK:             memref.store %{{.*}}, %[[D]]
-// CHECK-NOT:       memref.copy
-// CHECK:         func.return
+// CHECK:         "scf.parallel"(%[[Z:.*]], %[[Z]], %[[N:.*]], %[[M:.*]], %[[ONE:.*]], %[[ONE]]) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[I:.*]]: index, %[[J:.*]]: index):
+// CHECK:           %[[X:.*]] = memref.load %{{.*}}[%[[I]], %[[J]]] : memref<?x?xf64>
+// CHECK-NEXT:      memref.store %[[X]], %{{.*}}[%[[I]], %[[J]]] : memref<?x?xf64>
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    })
+// CHECK-NEXT:    func.return
 func.func @map_row_in_place(%m: memref<?x?xf64>, %o: memref<?x?xf64>) {
   msoac.map ins(%m : memref<?x?xf64>) outs(%o : memref<?x?xf64>) {
   ^bb0(%r: memref<?xf64, strided<[1], offset: ?>>, %d: memref<?xf64, strided<[1], offset: ?>>):
     msoac.map ins(%r : memref<?xf64, strided<[1], offset: ?>>) outs(%d : memref<?xf64, strided<[1], offset: ?>>) {
     ^bb0(%x: f64):
       msoac.yield %x : f64
+    }
+    msoac.yield %d : memref<?xf64, strided<[1], offset: ?>>
+  }
+  func.return
+}
+
+// Not a perfect nest (the row is also read before the inner map): the outer map is
+// parallel, the inner one a sequential loop in each of its iterations, computing its
+// row in the destination view: nothing is copied.
+// CHECK-LABEL: func.func @map_nest_not_perfect(
+// CHECK:         "scf.parallel"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK:           %[[D:.*]] = memref.subview %{{.*}}[%{{.*}}, 0] [1, %{{.*}}] [1, 1] : memref<?x?xf64> to memref<?xf64, strided<[1], offset: ?>>
+// CHECK:           %[[R:.*]] = memref.subview %{{.*}} : memref<?x?xf64> to memref<?xf64, strided<[1], offset: ?>>
+// CHECK:           memref.load %[[R]]
+// CHECK:           scf.for
+// CHECK:             memref.load %[[R]]
+// CHECK:             arith.addf
+// CHECK:             memref.store %{{.*}}, %[[D]]
+// CHECK-NOT:       memref.copy
+// CHECK:         func.return
+func.func @map_nest_not_perfect(%m: memref<?x?xf64>, %o: memref<?x?xf64>) {
+  msoac.map ins(%m : memref<?x?xf64>) outs(%o : memref<?x?xf64>) {
+  ^bb0(%r: memref<?xf64, strided<[1], offset: ?>>, %d: memref<?xf64, strided<[1], offset: ?>>):
+    %c0 = arith.constant 0 : index
+    %first = memref.load %r[%c0] : memref<?xf64, strided<[1], offset: ?>>
+    msoac.map ins(%r : memref<?xf64, strided<[1], offset: ?>>) outs(%d : memref<?xf64, strided<[1], offset: ?>>) {
+    ^bb0(%x: f64):
+      %y = arith.addf %x, %first : f64
+      msoac.yield %y : f64
     }
     msoac.yield %d : memref<?xf64, strided<[1], offset: ?>>
   }
