@@ -1,21 +1,34 @@
-"""The `convert-soac-to-scf` pass: `msoac` ops become `scf.for` loops.
+"""The `convert-soac-to-scf` pass: `msoac` ops become loops, parallel where they may be.
 
-Each SOAC becomes one sequential loop over the rows of its inputs, `scf.for` with an
-i64 induction variable from 0 to the outer size, its lambda *inlined* into the loop
-body (no call per element; thesis 2.2 gives the meaning of each SOAC):
+Each SOAC becomes loops over the rows of its inputs with its lambda *inlined* into the
+body (no call per element; thesis 2.2 gives the meaning of each SOAC). The SOAC levels
+that run in parallel become `scf.parallel` (index bounds, an i64 induction variable
+cast from it); a SOAC nested inside a parallel loop (in the lambda of an outer SOAC)
+becomes a sequential `scf.for` with an i64 induction variable, a thread's inner work
+(`docs/lowering.md`):
 
 * `map`: row i of each input is a load (one-dimensional inputs) or a view; each
   yielded value is stored into, or copied into row i of, its destination (nothing is
   copied when the lambda computed the row in place: it yields its destination view).
-  An allocated result is carried by the loop: allocated once row 0 is known, and each
-  later row is checked against row 0's shape ("irregular array" at the map's `loc`);
-* `reduce`: the accumulators are carried, strictly left to right (a reassociating
-  vectorisation happens only under `fast_math`, in LLVM);
-* `scan`: the same loop, storing each accumulator into row i of the result;
-* `filter`: count then fill: one loop evaluates the predicate into a flag per row and
-  counts, then the result is allocated and a second loop copies the kept rows;
+  One `scf.parallel` over the rows; a perfect nest of two maps one two-dimensional
+  `scf.parallel` over the elements. An allocated result is carried by a sequential
+  loop: allocated once row 0 is known, and each later row is checked against row 0's
+  shape ("irregular array" at the map's `loc`);
+* `reduce` whose lambda is its operator (`msoac.OPERATOR_ATTR`, one scalar
+  accumulator): `scf.parallel` + `scf.reduce`, which the sequential back end runs as
+  the strict left fold; other folds (redomap's) carry the accumulators in `scf.for`,
+  strictly left to right (a reassociating vectorisation happens only under
+  `fast_math`, in LLVM);
+* `scan`: blocked over chunks (total per chunk, carry-ins, scan per chunk from its
+  carry-in); as a sequential loop storing each accumulator when nested or not
+  blockable;
+* `filter`: per chunk the predicate into a flag per row and a count, an exclusive scan
+  of the counts, then per chunk the kept rows copied from the chunk's offset (nested:
+  count then fill, sequentially);
 * `iota`, `replicate`: a loop storing into the destination.
 
+The chunks of the blocked forms: Note [Parallel width] in `l0.lowering.parallel_loops`
+(one chunk on the sequential back end: the same loops as before, the same results).
 Contiguous destinations and unit-stride loads keep the loops vectorisable by LLVM.
 
 Before:
@@ -25,11 +38,13 @@ Before:
       msoac.yield %y : f64
     }
 After:
-    scf.for %i = %c0 to %n step %c1 : i64 {
+    "scf.parallel"(%c0, %n, %c1) ({
+    ^bb0(%ii: index):
       %x = memref.load %a[%ii] : memref<?xf64>
       %y = arith.mulf %x, %x : f64
       memref.store %y, %o[%ii] : memref<?xf64>
-    }
+      scf.reduce
+    })
 """
 
 from __future__ import annotations
@@ -520,12 +535,13 @@ _LOWERED = (msoac.MapOp, msoac.ReduceOp, msoac.ScanOp, msoac.FilterOp, msoac.Iot
 
 @dataclass(frozen=True)
 class ConvertSoacToScfPass(ModulePass):
-    """Lower msoac ops (bufferised SOACs) to scf.for loops with inlined lambdas.
+    """Lower msoac ops (bufferised SOACs) to loops with inlined lambdas: scf.parallel
+    (+ scf.reduce) for the parallel SOAC levels, scf.for for what is nested in them.
 
     Runs after `bufferise`; the result has no msoac op left: func + scf + arith +
-    math + memref (+ `soac.assert`), the input level of the CPU back end
-    (`docs/backend.md`). The module docstring of `l0.lowering.convert_soac_to_scf`
-    shows the loop each op becomes.
+    math + memref (+ `soac.assert`), the input level of the CPU back ends
+    (`docs/backend.md`; `multicore` runs `convert-parallel-to-omp` next). The module
+    docstring of `l0.lowering.convert_soac_to_scf` shows the loop each op becomes.
     """
 
     name = "convert-soac-to-scf"
