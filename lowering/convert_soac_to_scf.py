@@ -215,6 +215,11 @@ def perfect_inner_map(op: msoac.MapOp) -> msoac.MapOp | None:
         return None
     if list(term.values) != dests:
         return None
+    # The inner lambda must not see the rows as arrays (the nest has no row views).
+    for o in inner.body.walk():
+        for v in o.operands:
+            if v.owner is block or (isinstance(v.owner, Operation) and v.owner.parent is block):
+                return None
     return inner
 
 

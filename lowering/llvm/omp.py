@@ -38,7 +38,7 @@ thread count outside it.
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import llvmlite.ir as ir
 from l0.dialects import soac
@@ -292,8 +292,9 @@ def _outline(fe: FunctionEmitter, op: omp.ParallelOp, nest: omp.LoopNestOp,
     fn = ir.Function(mod.llvm, ir.FunctionType(VOID, [PTR]), name)
     fn.linkage = "internal"
     fn.attributes.add("nounwind")
-    sub = cast("FunctionEmitter", _outlined_emitter_class()(mod, FuncInfo(fe.op, fn, False),
-                                                             False))
+    # The outlined emitter's class is made on first use (it subclasses FunctionEmitter,
+    # whose module imports this one); `Any`: mypy sees no class object here.
+    sub: Any = _outlined_emitter_class()(mod, FuncInfo(fe.op, fn, False), False)
     sub.entry_allocas = set()
     a = sub.alloca_b
     (data,) = fn.args
@@ -313,8 +314,7 @@ def _outline(fe: FunctionEmitter, op: omp.ParallelOp, nest: omp.LoopNestOp,
     count = _declare(mod, "omp_get_num_threads", I32, [])
     t = a.select(is_serial, i64(0), a.sext(a.call(num, []), I64))
     nt = a.select(is_serial, i64(1), a.sext(a.call(count, []), I64))
-    cast("_HasState", sub).state = state
-    cast("_HasState", sub).thread = t
+    sub.state, sub.thread = state, t
     # The thread's own context: no error yet, its own stack floor.
     size = ctx_size(mod, a)
     ctx = _alloca(a, I64, size)
@@ -365,11 +365,6 @@ def _outline(fe: FunctionEmitter, op: omp.ParallelOp, nest: omp.LoopNestOp,
     b.ret_void()
     a.branch(fn.blocks[1])
     return fn
-
-
-class _HasState:
-    state: ir.Value
-    thread: ir.Value
 
 
 def _emit_region_only(fe: FunctionEmitter, op: Operation) -> None:
