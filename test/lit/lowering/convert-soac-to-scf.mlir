@@ -74,6 +74,25 @@ func.func @map_nest_not_perfect(%m: memref<?x?xf64>, %o: memref<?x?xf64>) {
   func.return
 }
 
+// Not a perfect nest either: the inner lambda reads the row as an array.
+// CHECK-LABEL: func.func @map_nest_inner_uses_row(
+// CHECK:         "scf.parallel"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK:           scf.for
+func.func @map_nest_inner_uses_row(%m: memref<?x?xf64>, %o: memref<?x?xf64>) {
+  msoac.map ins(%m : memref<?x?xf64>) outs(%o : memref<?x?xf64>) {
+  ^bb0(%r: memref<?xf64, strided<[1], offset: ?>>, %d: memref<?xf64, strided<[1], offset: ?>>):
+    msoac.map ins(%r : memref<?xf64, strided<[1], offset: ?>>) outs(%d : memref<?xf64, strided<[1], offset: ?>>) {
+    ^bb0(%x: f64):
+      %c0 = arith.constant 0 : index
+      %first = memref.load %r[%c0] : memref<?xf64, strided<[1], offset: ?>>
+      %y = arith.addf %x, %first : f64
+      msoac.yield %y : f64
+    }
+    msoac.yield %d : memref<?xf64, strided<[1], offset: ?>>
+  }
+  func.return
+}
+
 // A row computed elsewhere is copied into its destination view.
 // CHECK-LABEL: func.func @map_row_copied(
 // CHECK:         "scf.parallel"
