@@ -1,6 +1,7 @@
 """The benchmark runner: l0 against hand-written C and idiomatic NumPy, ratios from one run.
 
-    python -m benchmarks.run [--size tiny|small|full] [--runs N] [--backend cpu|interp]
+    python -m benchmarks.run [--size tiny|small|full] [--runs N]
+                             [--backend cpu|multicore|interp] [--threads N]
                              [--set NAME=SIZE] [--json FILE] [NAMES...]
 
 For each benchmark (default: every one in `BENCHMARKS` whose L0 program exists) it gets the
@@ -13,6 +14,11 @@ builds the C version with `gcc -O3 -march=native`, then runs one after the other
   the time of each run of `main` (compilation and value I/O excluded);
 * the compile time: `l0.compile(path, backend=B)` in a fresh Python process (front end,
   optimisation and code generation, and the imports they trigger).
+
+With `--backend multicore`, l0 runs twice: on `cpu` (the l0 column and its ratios) and
+on `multicore` with `--threads N` threads (default: all cores), whose column and
+speedup over `cpu` (multicore/cpu) are added, with the issue "Parallel code"'s bounds
+(0.6 for Black-Scholes and matmul, 1.05, no slower, for the rest).
 
 It checks that the three results agree (ints exactly; reals to the 6 decimals l0 prints),
 and with a finpar dataset that they match its `output.data` to finpar's tolerance, then
@@ -73,6 +79,7 @@ class Benchmark:
     numpy_target: float | None = None  # ... and on l0/NumPy
     finpar: str | None = None  # the finpar benchmark whose datasets the sizes name
     finpar_atol: float = 0.0  # finpar's validation tolerance for its output.data
+    multicore_target: float = 1.05  # the bound on multicore/cpu at full size (2 cores)
 
     @property
     def program(self) -> Path:
@@ -93,9 +100,9 @@ BENCHMARKS: dict[str, Benchmark] = {
     b.name: b
     for b in (
         Benchmark("blackscholes", "options", {"tiny": 1000, "small": 100_000, "full": 10_000_000},
-                  real_result=True, c_target=1.25, numpy_target=0.5),
+                  real_result=True, c_target=1.25, numpy_target=0.5, multicore_target=0.6),
         Benchmark("matmul", "n x n matrices", {"tiny": 12, "small": 100, "full": 1000},
-                  real_result=False, c_target=1.5, numpy_target=0.5),
+                  real_result=False, c_target=1.5, numpy_target=0.5, multicore_target=0.6),
         Benchmark("shortest_paths", "nodes", {"tiny": 12, "small": 100, "full": 500},
                   real_result=False, c_target=1.5, numpy_target=0.5),
         Benchmark("locvolcalib", "strikes", {"tiny": 4, "small": "Tiny-R1", "full": "Small"},
@@ -119,11 +126,17 @@ class Result:
     numpy: float | None = None
     l0: float | None = None
     compile: float | None = None
+    multicore: float | None = None  # with --backend multicore (then l0 is cpu's time)
     agree: bool = False
     problems: list[str] = field(default_factory=list)
 
     def ratio(self, other: float | None) -> float | None:
         return None if self.l0 is None or not other else self.l0 / other
+
+    @property
+    def speedup(self) -> float | None:
+        """multicore/cpu (below 1: multicore is faster)."""
+        return None if self.multicore is None or not self.l0 else self.multicore / self.l0
 
 
 class Skipped(Exception):
@@ -191,7 +204,8 @@ def run_numpy(bench: Benchmark, files: datagen.DataFiles, runs: int) -> tuple[fl
 
 
 def run_l0(
-    bench: Benchmark, files: datagen.DataFiles, runs: int, backend: str, timeout: float
+    bench: Benchmark, files: datagen.DataFiles, runs: int, backend: str, timeout: float,
+    threads: int | None = None,
 ) -> tuple[float, str]:
     """Run l0-run in a fresh process; return the median time of `main` and the printed result."""
     with tempfile.TemporaryDirectory() as tmp, open(files.text, "rb") as stdin:
@@ -199,6 +213,7 @@ def run_l0(
         cmd = [
             sys.executable, "-c", "from l0.cli.run import main; main()",
             f"--backend={backend}", "-r", str(runs), "-t", str(timing), str(bench.program),
+            *(["--threads", str(threads)] if threads else []),
         ]  # fmt: skip
         proc = subprocess.run(cmd, stdin=stdin, capture_output=True, timeout=timeout)
         if proc.returncode != 0:
@@ -312,14 +327,27 @@ def run_benchmark(bench: Benchmark, size: int | str, args: argparse.Namespace) -
             result.problems.append(str(err))
     log(f"{bench.name}: NumPy")
     result.numpy, ref = run_numpy(bench, files, args.runs)
-    log(f"{bench.name}: l0 ({args.backend})")
+    multicore = args.backend == "multicore"
+    backend = "cpu" if multicore else args.backend
+    log(f"{bench.name}: l0 ({backend})")
     try:
-        result.l0, l0_text = run_l0(bench, files, args.runs, args.backend, args.timeout)
+        result.l0, l0_text = run_l0(bench, files, args.runs, backend, args.timeout)
         if not args.no_compile_time:
-            result.compile = cold_compile_seconds(bench.program, args.backend, args.timeout)
+            result.compile = cold_compile_seconds(bench.program, backend, args.timeout)
     except (RuntimeError, subprocess.TimeoutExpired) as err:
         result.problems.append(str(err))
     compare(result, c_out, ref, l0_text, expected, bench.finpar_atol)
+    if multicore:
+        log(f"{bench.name}: l0 (multicore, {args.threads or 'all'} threads)")
+        agree = result.agree
+        try:
+            result.multicore, mc_text = run_l0(bench, files, args.runs, "multicore",
+                                               args.timeout, args.threads)
+            compare(result, c_out, ref, mc_text, expected, bench.finpar_atol)
+            result.agree = result.agree and agree
+        except (RuntimeError, subprocess.TimeoutExpired) as err:
+            result.problems.append(str(err))
+            result.agree = False
     return result
 
 
@@ -346,20 +374,37 @@ def _targets(bench: Benchmark, res: Result) -> str:
     return f"{'met' if met else 'MISSED'} ({bounds})"
 
 
+def _multicore_target(bench: Benchmark, res: Result) -> str:
+    s = res.speedup
+    if s is None:
+        return "-"
+    return f"{'met' if s <= bench.multicore_target else 'MISSED'} " \
+        f"(multicore/cpu <= {bench.multicore_target})"
+
+
 def report(results: list[Result], skipped: list[str], args: argparse.Namespace) -> str:
+    multicore = args.backend == "multicore"
     head = ["benchmark", "size", "C ms", "NumPy ms", "l0 ms", "l0/C", "l0/NumPy", "compile s",
             "agree", "targets"]  # fmt: skip
-    rows = [
-        [
+    if multicore:
+        head[7:7] = ["multicore ms", "multicore/cpu"]
+        head.append("multicore target")
+    rows = []
+    for r in results:
+        row = [
             r.name, r.size, _ms(r.c), _ms(r.numpy), _ms(r.l0), _x(r.ratio(r.c)),
             _x(r.ratio(r.numpy)), "-" if r.compile is None else f"{r.compile:.2f}",
             "yes" if r.agree else "NO", _targets(BENCHMARKS[r.name], r),
-        ]
-        for r in results
-    ]  # fmt: skip
+        ]  # fmt: skip
+        if multicore:
+            row[7:7] = [_ms(r.multicore), _x(r.speedup)]
+            row.append(_multicore_target(BENCHMARKS[r.name], r))
+        rows.append(row)
     widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
     lines = [
-        f"l0 benchmarks: size {args.size}, backend {args.backend}, median of {args.runs} runs",
+        f"l0 benchmarks: size {args.size}, backend {args.backend}"
+        f"{f' ({args.threads or os.cpu_count()} threads)' if multicore else ''}, "
+        f"median of {args.runs} runs",
         f"machine: {cpu_name()}, {os.cpu_count()} cores, load average {load()}; "
         f"{gcc_version()}; numpy {np.__version__}",
         "",
@@ -422,7 +467,10 @@ def build_argparser() -> argparse.ArgumentParser:
     ap.add_argument("--runs", "-r", type=int, default=5, metavar="N",
                     help="runs of each version; the median is reported (default: %(default)s)")
     ap.add_argument("--backend", default=default_backend(),
-                    help="l0-run's back end (default: %(default)s)")
+                    help="l0-run's back end (default: %(default)s); multicore also runs cpu "
+                    "and reports the speedup")
+    ap.add_argument("--threads", type=int, default=None, metavar="N",
+                    help="multicore: threads (default: all cores)")
     ap.add_argument("--set", action="append", default=[], metavar="NAME=SIZE",
                     help="override one benchmark's size: a number (shortest_paths=1000) or a "
                     "finpar dataset (locvolcalib=Medium)")

@@ -83,6 +83,12 @@ def _check_count(what: str, expected: int, found: int) -> None:
         raise VerifyException(f"expected {expected} {what}, found {found}")
 
 
+OPERATOR_ATTR = "operator"
+"""Unit attribute of an `msoac.reduce` whose lambda is the reduction's associative
+operator itself (from `reduce`, not redomap's fused fold): accumulators and rows have
+one type, and partial results may be combined with the lambda (a parallel reduction)."""
+
+
 def _loc(loc: str | None) -> dict[str, Attribute]:
     return {} if loc is None else {"loc": StringAttr(loc)}
 

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 _cache: dict[tuple[str, str, str, bool, bool], CompiledProgram] = {}
 
-BACKENDS = ("cpu", "interp")
+BACKENDS = ("cpu", "multicore", "interp")
 
 
 def compile(  # noqa: A001 - the API's name, like re.compile
@@ -48,6 +48,7 @@ def compile(  # noqa: A001 - the API's name, like re.compile
     backend: str = "cpu",
     optimise: bool = True,
     fast_math: bool = False,
+    threads: int | None = None,
 ) -> CompiledProgram:
     """Compile an L0 program given as source text or as the path of a `.l0` file.
 
@@ -55,8 +56,11 @@ def compile(  # noqa: A001 - the API's name, like re.compile
     Options:
 
     * `filename`: the name used in error messages (default: the path, or "<string>");
-    * `backend`: "cpu" (default) compiles to native code through LLVM, "interp" runs the
-      reference interpreter; both check and convert arguments the same way;
+    * `backend`: "cpu" (default) compiles to native code through LLVM, "multicore" too,
+      running the parallel loops on threads of the OpenMP runtime (libgomp), "interp"
+      runs the reference interpreter; all check and convert arguments the same way;
+    * `threads` (multicore only): how many threads (default: `L0_NUM_THREADS`, else
+      libgomp's default, `OMP_NUM_THREADS` or all cores);
     * `optimise` (default True): run the default pipeline (`l0.passes.pipeline`), as
       `l0-run -O` does;
     * `fast_math` (default False, cpu only): let LLVM reassociate real arithmetic
@@ -69,11 +73,11 @@ def compile(  # noqa: A001 - the API's name, like re.compile
     Raises `L0Error` for errors in the program.
     """
     text, name = _source_of(source_or_path, filename)
-    key = (text, name, backend, optimise, fast_math)
+    key = (text, name, backend, optimise, fast_math, threads)
     if key not in _cache:
         _cache[key] = call_with_big_stack(
             lambda: CompiledProgram(text, name, backend, optimise=optimise,
-                                    fast_math=fast_math)
+                                    fast_math=fast_math, threads=threads)
         )
     return _cache[key]
 
@@ -92,13 +96,25 @@ def _source_of(source_or_path: str | os.PathLike[str], filename: str | None) -> 
         raise L0Error(Loc(path, 1, 1), f"cannot read program: {err}", "io-error") from None
 
 
+def thread_count(threads: int | None) -> int:
+    """The multicore back end's thread count: `threads`, else `L0_NUM_THREADS`, else 0
+    (libgomp's default: `OMP_NUM_THREADS`, or all cores)."""
+    if threads is None:
+        env = os.environ.get("L0_NUM_THREADS", "").strip()
+        threads = int(env) if env.isdigit() else 0
+    if threads < 0:
+        raise ValueError(f"expected a thread count >= 0, found {threads}")
+    return threads
+
+
 class CompiledProgram:
     """An L0 program compiled for one back end; its functions are attributes.
     With `optimise` (the default) the module goes through the default pipeline."""
 
     def __init__(self, text: str, filename: str, backend: str, *, optimise: bool = True,
                  fast_math: bool = False, inhibit_uniqueness: bool = False,
-                 main_only: bool = False, isolate: bool = True) -> None:
+                 main_only: bool = False, isolate: bool = True,
+                 threads: int | None = None) -> None:
         """`main_only`: only `main` will be called (l0-run), so nothing else is kept or
         compiled; `isolate=False`: the caller's arrays may be updated in place (l0-run
         reads fresh ones for every run). With `inhibit_uniqueness` the occurrence checks
@@ -125,6 +141,7 @@ class CompiledProgram:
         self._backend, self._fast_math = backend, fast_math
         self._entries = ["main"] if main_only else None
         self._isolate = isolate
+        self._threads = thread_count(threads) if backend == "multicore" else None
         self._engine = self._make_engine(self.module)
         self._plain_engine: Any = None
 
@@ -133,11 +150,11 @@ class CompiledProgram:
 
         if self._unchecked:
             return Interpreter(module, in_place=False)
-        if self._backend == "cpu":
+        if self._backend in ("cpu", "multicore"):
             from l0.lowering.pipeline import CpuEngine
 
             return CpuEngine(module, fast_math=self._fast_math, entries=self._entries,
-                             isolate=self._isolate)
+                             isolate=self._isolate, threads=self._threads)
         return Interpreter(module)
 
     def _engine_for(self, name: str) -> Any:

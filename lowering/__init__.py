@@ -20,6 +20,10 @@ LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
     "bufferise": _lazy("l0.lowering.bufferise", "BufferisePass"),
     "convert-soac-to-scf": _lazy("l0.lowering.convert_soac_to_scf", "ConvertSoacToScfPass"),
     "dealloc": _lazy("l0.lowering.dealloc", "DeallocPass"),
+    "convert-parallel-to-omp": _lazy("l0.lowering.convert_parallel_to_omp",
+                                     "ConvertParallelToOmpPass"),
 }
 """Pipeline name -> factory of the lowering pass class, in pipeline order."""
 
+MULTICORE_LOWERINGS = ("convert-parallel-to-omp",)
+"""The lowerings only the multicore back end runs (`l0-opt -t llvm-ir` adds the others)."""

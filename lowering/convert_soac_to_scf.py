@@ -1,21 +1,34 @@
-"""The `convert-soac-to-scf` pass: `msoac` ops become `scf.for` loops.
+"""The `convert-soac-to-scf` pass: `msoac` ops become loops, parallel where they may be.
 
-Each SOAC becomes one sequential loop over the rows of its inputs, `scf.for` with an
-i64 induction variable from 0 to the outer size, its lambda *inlined* into the loop
-body (no call per element; thesis 2.2 gives the meaning of each SOAC):
+Each SOAC becomes loops over the rows of its inputs with its lambda *inlined* into the
+body (no call per element; thesis 2.2 gives the meaning of each SOAC). The SOAC levels
+that run in parallel become `scf.parallel` (index bounds, an i64 induction variable
+cast from it); a SOAC nested inside a parallel loop (in the lambda of an outer SOAC)
+becomes a sequential `scf.for` with an i64 induction variable, a thread's inner work
+(`docs/lowering.md`):
 
 * `map`: row i of each input is a load (one-dimensional inputs) or a view; each
   yielded value is stored into, or copied into row i of, its destination (nothing is
   copied when the lambda computed the row in place: it yields its destination view).
-  An allocated result is carried by the loop: allocated once row 0 is known, and each
-  later row is checked against row 0's shape ("irregular array" at the map's `loc`);
-* `reduce`: the accumulators are carried, strictly left to right (a reassociating
-  vectorisation happens only under `fast_math`, in LLVM);
-* `scan`: the same loop, storing each accumulator into row i of the result;
-* `filter`: count then fill: one loop evaluates the predicate into a flag per row and
-  counts, then the result is allocated and a second loop copies the kept rows;
+  One `scf.parallel` over the rows; a perfect nest of two maps one two-dimensional
+  `scf.parallel` over the elements. An allocated result is carried by a sequential
+  loop: allocated once row 0 is known, and each later row is checked against row 0's
+  shape ("irregular array" at the map's `loc`);
+* `reduce` whose lambda is its operator (`msoac.OPERATOR_ATTR`, one scalar
+  accumulator): `scf.parallel` + `scf.reduce`, which the sequential back end runs as
+  the strict left fold; other folds (redomap's) carry the accumulators in `scf.for`,
+  strictly left to right (a reassociating vectorisation happens only under
+  `fast_math`, in LLVM);
+* `scan`: blocked over chunks (total per chunk, carry-ins, scan per chunk from its
+  carry-in); as a sequential loop storing each accumulator when nested or not
+  blockable;
+* `filter`: per chunk the predicate into a flag per row and a count, an exclusive scan
+  of the counts, then per chunk the kept rows copied from the chunk's offset (nested:
+  count then fill, sequentially);
 * `iota`, `replicate`: a loop storing into the destination.
 
+The chunks of the blocked forms: Note [Parallel width] in `l0.lowering.parallel_loops`
+(one chunk on the sequential back end: the same loops as before, the same results).
 Contiguous destinations and unit-stride loads keep the loops vectorisable by LLVM.
 
 Before:
@@ -25,16 +38,18 @@ Before:
       msoac.yield %y : f64
     }
 After:
-    scf.for %i = %c0 to %n step %c1 : i64 {
+    "scf.parallel"(%c0, %n, %c1) ({
+    ^bb0(%ii: index):
       %x = memref.load %a[%ii] : memref<?xf64>
       %y = arith.mulf %x, %x : f64
       memref.store %y, %o[%ii] : memref<?xf64>
-    }
+      scf.reduce
+    })
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from l0.dialects import msoac
@@ -42,10 +57,16 @@ from l0.dialects.memref_types import rank_of
 from l0.dialects.soac import CertType
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.checks import check_row
+from l0.lowering.parallel_loops import (
+    chunk_bounds,
+    chunk_count,
+    nested_in_parallel,
+    parallel_for,
+)
 from xdsl.context import Context
-from xdsl.dialects import arith
+from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp, i1, i64
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -130,6 +151,11 @@ class LowerMap(RewritePattern):
         b = CodeBuilder.before(op)
         inputs, outs = list(op.inputs), list(op.outs)
         n = b.dim(inputs[0], 0)
+        inner = None if nested_in_parallel(op) else perfect_inner_map(op)
+        if inner is not None:
+            _map_nest(b, op, inner, n)
+            rewriter.erase(op)
+            return
         carried = [empty_result(b, _memref(r)) for r in op.allocated]
         block = op.body.block
         loc = _loc(op)
@@ -148,8 +174,76 @@ class LowerMap(RewritePattern):
             rest = ys[len(outs):]
             return [allocated_row(lb, a, y, i, n, loc) for a, y in zip(acc, rest, strict=True)]
 
+        if not carried and not nested_in_parallel(op):
+            parallel_for(b, b.i64(0), n, lambda lb, i: _no_carry(body(lb, i, [])))
+            rewriter.erase(op)
+            return
         results = b.for_(b.i64(0), n, carried, body)
         rewriter.replace(op, [], results)
+
+
+_SHAPE_QUERIES = (arith.ConstantOp, arith.IndexCastOp, memref.DimOp)
+
+
+def perfect_inner_map(op: msoac.MapOp) -> msoac.MapOp | None:
+    """The inner map of a perfect nest of two maps (one two-dimensional parallel loop),
+    or None: the outer lambda does nothing but map its input rows, in order, into its
+    destination rows, which it yields; every input and destination is two-dimensional
+    and nothing is allocated."""
+    if op.allocated or not op.outs:
+        return None
+    if any(rank_of(v.type) != 2 for v in [*op.inputs, *op.outs]):
+        return None
+    block = op.body.block
+    maps = [o for o in block.ops if isinstance(o, msoac.MapOp)]
+    if len(maps) != 1:
+        return None
+    inner, term = maps[0], block.last_op
+    assert isinstance(term, msoac.YieldOp)
+    # Besides the inner map only shape queries that only feed each other (dropped).
+    dropped: set[Operation] = set()
+    for o in reversed(list(block.ops)):
+        if o is inner or o is term:
+            continue
+        if not isinstance(o, _SHAPE_QUERIES) or any(
+                u.operation not in dropped for r in o.results for u in r.uses):
+            return None
+        dropped.add(o)
+    k = len(op.inputs)
+    rows_, dests = list(block.args[:k]), list(block.args[k:])
+    if inner.allocated or list(inner.inputs) != rows_ or list(inner.outs) != dests:
+        return None
+    if list(term.values) != dests:
+        return None
+    # The inner lambda must not see the rows as arrays (the nest has no row views).
+    for o in inner.body.walk():
+        for v in o.operands:
+            if v.owner is block or (isinstance(v.owner, Operation) and v.owner.parent is block):
+                return None
+    return inner
+
+
+def _map_nest(b: CodeBuilder, op: msoac.MapOp, inner: msoac.MapOp, n: SSAValue) -> None:
+    """A perfect nest of two maps -> one two-dimensional `scf.parallel` over (row, column)
+    loading, computing (the inner lambda) and storing elements."""
+    m = b.dim(op.inputs[0], 1)
+    block = Block(arg_types=[b.index(0).type] * 2)
+    lb = CodeBuilder.at_end(block)
+    i, j = (lb.to_i64(a) for a in block.args)
+    xs = [lb.load(a, [i, j]) for a in op.inputs]
+    ys = inline_lambda(inner.body.block, lb, xs)
+    for y, o in zip(ys, op.outs, strict=True):
+        if isinstance(y.type, CertType):
+            y = lb.bool(True)
+        lb.store(y, o, [i, j])
+    lb.add(scf.ReduceOp())
+    zero, one = b.index(0), b.index(1)
+    b.add(scf.ParallelOp([zero, zero], [b.to_index(n), b.to_index(m)], [one, one],
+                         Region(block)))
+
+
+def _no_carry(carried: Sequence[SSAValue]) -> None:
+    assert not carried
 
 
 class LowerReduce(RewritePattern):
@@ -165,8 +259,42 @@ class LowerReduce(RewritePattern):
         def body(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
             return inline_lambda(block, lb, [*acc, *rows(lb, inputs, i)])
 
+        if _parallel_reduction(op):
+            rewriter.replace(op, [], [_reduce_parallel(b, op, n)])
+            return
         results = b.for_(b.i64(0), n, list(op.neutral), body)
         rewriter.replace(op, [], results)
+
+
+def _parallel_reduction(op: msoac.ReduceOp) -> bool:
+    """Whether `op` becomes `scf.parallel` + `scf.reduce`: its lambda is the operator
+    (`msoac.OPERATOR_ATTR`) on one scalar accumulator of its one input's element type
+    (`scf.reduce` combines each value on its own, so a tuple operator stays a fold)."""
+    if msoac.OPERATOR_ATTR not in op.attributes or nested_in_parallel(op):
+        return False
+    if len(op.neutral) != 1 or len(op.inputs) != 1:
+        return False
+    t = op.neutral[0].type
+    return not isinstance(t, MemRefType) and rank_of(op.inputs[0].type) == 1 and \
+        _memref(op.inputs[0]).element_type == t
+
+
+def _reduce_parallel(b: CodeBuilder, op: msoac.ReduceOp, n: SSAValue) -> SSAValue:
+    """`scf.parallel` over the rows yielding each to `scf.reduce`, whose region is the
+    lambda (the operator): run in order it is the left fold from the neutral element."""
+    block = Block(arg_types=[b.index(0).type])
+    inner = CodeBuilder.at_end(block)
+    x = inner.load(op.inputs[0], [inner.to_i64(block.args[0])])
+    lam = op.body.block
+    term = lam.last_op
+    assert isinstance(term, msoac.YieldOp)
+    (y,) = term.values
+    Rewriter.replace_op(term, scf.ReduceReturnOp(y))
+    op.body.detach_block(lam)
+    inner.add(scf.ReduceOp([x], [Region(lam)]))
+    par = b.add(scf.ParallelOp([b.index(0)], [b.to_index(n)], [b.index(1)], Region(block),
+                               [op.neutral[0]]))
+    return par.res[0]
 
 
 class LowerScan(RewritePattern):
@@ -177,6 +305,10 @@ class LowerScan(RewritePattern):
         b = CodeBuilder.before(op)
         inputs, outs = list(op.inputs), list(op.outs)
         n = b.dim(inputs[0], 0)
+        if _blocked_scan(op):
+            _scan_blocked(b, op, n)
+            rewriter.erase(op)
+            return
         k = len(op.neutral)
         carried = [*op.neutral, *[empty_result(b, _memref(r)) for r in op.allocated]]
         block = op.body.block
@@ -198,6 +330,76 @@ class LowerScan(RewritePattern):
         rewriter.replace(op, [], results[k:])
 
 
+def _blocked_scan(op: msoac.ScanOp) -> bool:
+    """Whether `op` becomes the blocked scan: outermost, and its accumulators are
+    scalars of its inputs' element types (a chunk's total starts from its first row)."""
+    if op.allocated or nested_in_parallel(op) or len(op.neutral) != len(op.inputs):
+        return False
+    return all(not isinstance(z.type, MemRefType) and rank_of(a.type) == 1
+               and _memref(a).element_type == z.type
+               for z, a in zip(op.neutral, op.inputs, strict=True))
+
+
+def _fold_rows(b: CodeBuilder, lam: Region, accs: Sequence[SSAValue],
+               inputs: Sequence[SSAValue], lo: SSAValue, hi: SSAValue,
+               outs: Sequence[SSAValue] = ()) -> list[SSAValue]:
+    """Fold rows [lo, hi) into `accs` with a copy of the lambda `lam`; with `outs`,
+    store every accumulator at its row (a scan)."""
+
+    def body(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+        ys = inline_lambda(lam.clone().block, lb, [*acc, *rows(lb, inputs, i)])
+        for y, o in zip(ys, outs, strict=False):
+            lb.store(y, o, [i])
+        return ys
+
+    return b.for_(lo, hi, list(accs), body)
+
+
+def _scan_blocked(b: CodeBuilder, op: msoac.ScanOp, n: SSAValue) -> None:
+    """The blocked scan (Note [Parallel width]): with C chunks, (1) the total of each
+    chunk but the last, in parallel, folding from its first row; (2) the carry-in of
+    each chunk, an exclusive scan of the totals from the neutral elements; (3) each
+    chunk scanned from its carry-in, in parallel. With one chunk, (1) and (2) are
+    skipped and (3) is the sequential scan."""
+    inputs, outs = list(op.inputs), list(op.outs)
+    types: list[Attribute] = [z.type for z in op.neutral]
+    count = chunk_count(b, n, op)
+    carry = [b.alloc(MemRefType(t, [DYNAMIC_INDEX]), [count]) for t in types]
+    lam = op.body
+
+    def totals(tb: CodeBuilder) -> list[SSAValue]:
+        # carry[c + 1] := the total of chunk c, for every chunk but the last.
+        def chunk(cb: CodeBuilder, c: SSAValue) -> None:
+            lo, hi = chunk_bounds(cb, c, n, count)
+            first = rows(cb, inputs, lo)
+            for t, m in zip(_fold_rows(cb, lam, first, inputs, cb.addi(lo, cb.i64(1)), hi),
+                            carry, strict=True):
+                cb.store(t, m, [cb.addi(c, cb.i64(1))])
+
+        parallel_for(tb, tb.i64(0), tb.subi(count, tb.i64(1)), chunk)
+
+        # carry[c] := neutral (+) total 0 (+) ... (+) total c-1.
+        def inclusive(lb: CodeBuilder, c: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+            chunk_totals = [lb.load(m, [c]) for m in carry]
+            new = inline_lambda(lam.clone().block, lb, [*acc, *chunk_totals])
+            for v, m in zip(new, carry, strict=True):
+                lb.store(v, m, [c])
+            return new
+
+        tb.for_(tb.i64(1), count, list(op.neutral), inclusive)
+        return []
+
+    for z, m in zip(op.neutral, carry, strict=True):
+        b.store(z, m, [b.i64(0)])
+    b.if_(b.cmpi("sgt", count, b.i64(1)), [], totals)
+
+    def scan_chunk(cb: CodeBuilder, c: SSAValue) -> None:
+        lo, hi = chunk_bounds(cb, c, n, count)
+        _fold_rows(cb, lam, [cb.load(m, [c]) for m in carry], inputs, lo, hi, outs)
+
+    parallel_for(b, b.i64(0), count, scan_chunk)
+
+
 class LowerFilter(RewritePattern):
     """`msoac.filter` -> a loop computing and counting the flags, then a filling loop."""
 
@@ -207,6 +409,9 @@ class LowerFilter(RewritePattern):
         inputs = list(op.inputs)
         n = b.dim(inputs[0], 0)
         flags = b.alloc(MemRefType(i1, [DYNAMIC_INDEX]), [n])
+        if not nested_in_parallel(op):
+            rewriter.replace(op, [], _filter_blocked(b, op, n, flags))
+            return
         block = op.body.block
 
         def count(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
@@ -232,6 +437,57 @@ class LowerFilter(RewritePattern):
         rewriter.replace(op, [], outs)
 
 
+def _filter_blocked(b: CodeBuilder, op: msoac.FilterOp, n: SSAValue,
+                    flags: SSAValue) -> list[SSAValue]:
+    """The blocked filter (Note [Parallel width]): in parallel, each chunk evaluates the
+    predicate into `flags` and counts what it keeps; an exclusive scan of the counts
+    gives each chunk's first output row (and the total, the result's size); in
+    parallel, each chunk copies its kept rows from there."""
+    inputs = list(op.inputs)
+    count = chunk_count(b, n, op)
+    offsets = b.alloc(MemRefType(i64, [DYNAMIC_INDEX]), [count])
+
+    def count_chunk(cb: CodeBuilder, c: SSAValue) -> None:
+        lo, hi = chunk_bounds(cb, c, n, count)
+
+        def step(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+            (keep,) = inline_lambda(op.body.clone().block, lb, rows(lb, inputs, i))
+            lb.store(keep, flags, [i])
+            return [lb.addi(acc[0], lb.val(_extui(keep)))]
+
+        (kept,) = cb.for_(lo, hi, [cb.i64(0)], step)
+        cb.store(kept, offsets, [c])
+
+    parallel_for(b, b.i64(0), count, count_chunk)
+
+    def exclusive(lb: CodeBuilder, c: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+        kept = lb.load(offsets, [c])
+        lb.store(acc[0], offsets, [c])
+        return [lb.addi(acc[0], kept)]
+
+    (total,) = b.for_(b.i64(0), count, [b.i64(0)], exclusive)
+    outs = [b.alloc(_memref(r), [total, *b.dims(a)[1:]])
+            for r, a in zip(op.outputs, inputs, strict=True)]
+
+    def fill_chunk(cb: CodeBuilder, c: SSAValue) -> None:
+        lo, hi = chunk_bounds(cb, c, n, count)
+
+        def step(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+            j = acc[0]
+
+            def kept(then: CodeBuilder) -> list[SSAValue]:
+                for a, o in zip(inputs, outs, strict=True):
+                    store_row(then, then.row(a, [i]), o, j)
+                return [then.addi(j, then.i64(1))]
+
+            return lb.if_(lb.load(flags, [i]), [i64], kept, lambda other: [j])
+
+        cb.for_(lo, hi, [cb.load(offsets, [c])], step)
+
+    parallel_for(b, b.i64(0), count, fill_chunk)
+    return outs
+
+
 def _extui(v: SSAValue) -> Operation:
     return arith.ExtUIOp(v, i64)
 
@@ -243,11 +499,10 @@ class LowerIota(RewritePattern):
     def match_and_rewrite(self, op: msoac.IotaOp, rewriter: PatternRewriter) -> None:
         b = CodeBuilder.before(op)
 
-        def body(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+        def body(lb: CodeBuilder, i: SSAValue) -> None:
             lb.store(i, op.out, [i])
-            return []
 
-        b.for_(b.i64(0), b.dim(op.out, 0), [], body)
+        _fill_loop(b, op, b.dim(op.out, 0), body)
         rewriter.erase(op)
 
 
@@ -258,12 +513,25 @@ class LowerReplicate(RewritePattern):
     def match_and_rewrite(self, op: msoac.ReplicateOp, rewriter: PatternRewriter) -> None:
         b = CodeBuilder.before(op)
 
-        def body(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+        def body(lb: CodeBuilder, i: SSAValue) -> None:
             store_row(lb, op.value, op.out, i)
-            return []
 
-        b.for_(b.i64(0), b.dim(op.out, 0), [], body)
+        _fill_loop(b, op, b.dim(op.out, 0), body)
         rewriter.erase(op)
+
+
+def _fill_loop(b: CodeBuilder, op: Operation, n: SSAValue,
+               body: Callable[[CodeBuilder, SSAValue], None]) -> None:
+    """A loop over rows [0, n) with no carried values: parallel unless nested."""
+    if not nested_in_parallel(op):
+        parallel_for(b, b.i64(0), n, body)
+        return
+
+    def step(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+        body(lb, i)
+        return []
+
+    b.for_(b.i64(0), n, [], step)
 
 
 _LOWERED = (msoac.MapOp, msoac.ReduceOp, msoac.ScanOp, msoac.FilterOp, msoac.IotaOp,
@@ -272,12 +540,13 @@ _LOWERED = (msoac.MapOp, msoac.ReduceOp, msoac.ScanOp, msoac.FilterOp, msoac.Iot
 
 @dataclass(frozen=True)
 class ConvertSoacToScfPass(ModulePass):
-    """Lower msoac ops (bufferised SOACs) to scf.for loops with inlined lambdas.
+    """Lower msoac ops (bufferised SOACs) to loops with inlined lambdas: scf.parallel
+    (+ scf.reduce) for the parallel SOAC levels, scf.for for what is nested in them.
 
     Runs after `bufferise`; the result has no msoac op left: func + scf + arith +
-    math + memref (+ `soac.assert`), the input level of the CPU back end
-    (`docs/backend.md`). The module docstring of `l0.lowering.convert_soac_to_scf`
-    shows the loop each op becomes.
+    math + memref (+ `soac.assert`), the input level of the CPU back ends
+    (`docs/backend.md`; `multicore` runs `convert-parallel-to-omp` next). The module
+    docstring of `l0.lowering.convert_soac_to_scf` shows the loop each op becomes.
     """
 
     name = "convert-soac-to-scf"
@@ -291,6 +560,9 @@ class ConvertSoacToScfPass(ModulePass):
              LowerReplicate()],
             dce_enabled=False,
         )
-        todo = [o for o in op.walk() if isinstance(o, _LOWERED)]
-        for soac_op in todo:
-            patterns.match_and_rewrite(soac_op, PatternRewriter(soac_op))
+        # The blocked forms clone lambdas, and the SOACs in the clones are new: repeat
+        # until none is left.
+        while todo := [o for o in op.walk() if isinstance(o, _LOWERED)]:
+            for soac_op in todo:
+                if soac_op.get_toplevel_object() is op:  # not in an erased SOAC
+                    patterns.match_and_rewrite(soac_op, PatternRewriter(soac_op))

@@ -36,7 +36,7 @@ from typing import Any, cast
 import llvmlite.binding as llvm
 import numpy as np
 from l0.dialects.soac import CertType
-from l0.lowering import checked_memory
+from l0.lowering import checked_memory, openmp_runtime
 from l0.lowering.llvm import EmittedModule, abi, emit_module
 from l0.lowering.llvm.types import LoweringError, layout_of
 from numpy.lib.array_utils import byte_bounds
@@ -61,8 +61,8 @@ STACK_MARGIN = 1 << 20
 
 _lock = threading.RLock()
 _initialised = False
-_cache: OrderedDict[tuple[str, bool, tuple[str, ...] | None, bool], CompiledModule] = \
-    OrderedDict()
+_cache: OrderedDict[tuple[str, bool, tuple[str, ...] | None, bool, int | None],
+                    CompiledModule] = OrderedDict()
 _libc = ctypes.CDLL(None)
 _free = _libc.free
 _free.argtypes = [ctypes.c_void_p]
@@ -127,20 +127,22 @@ def _optimise(mod: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
 
 
 def _build(module: ModuleOp, fast_math: bool, entries: Sequence[str] | None,
-           tm: llvm.TargetMachine, checked: bool = False) -> tuple[llvm.ModuleRef, EmittedModule]:
+           tm: llvm.TargetMachine, checked: bool = False,
+           threads: int | None = None) -> tuple[llvm.ModuleRef, EmittedModule]:
     emitted = emit_module(module, fast_math=fast_math, entries=entries,
                           triple=llvm.get_process_triple(), data_layout=str(tm.target_data),
-                          checked_memory=checked)
+                          checked_memory=checked, threads=threads)
     mod = llvm.parse_assembly(str(emitted.llvm))
     mod.verify()
     _optimise(mod, tm)
     return mod, emitted
 
 
-def optimized_llvm_ir(module: ModuleOp, *, fast_math: bool = False) -> str:
+def optimized_llvm_ir(module: ModuleOp, *, fast_math: bool = False,
+                      threads: int | None = None) -> str:
     """The LLVM IR of `module` after the O3 pipeline, as text."""
     with _lock:
-        mod, _ = _build(module, fast_math, None, host_target_machine())
+        mod, _ = _build(module, fast_math, None, host_target_machine(), threads=threads)
         return str(mod)
 
 
@@ -156,14 +158,16 @@ class CompiledModule:
 
 
 def compile_module(module: ModuleOp, *, fast_math: bool = False,
-                   entries: Iterable[str] | None = None) -> CompiledModule:
+                   entries: Iterable[str] | None = None,
+                   threads: int | None = None) -> CompiledModule:
     """Compile `module` (or fetch it from the cache, keyed by its text and the options).
 
     With `L0_CHECK_MEMORY` set, the code allocates through the checking heap
-    (`l0.lowering.checked_memory`)."""
+    (`l0.lowering.checked_memory`). `threads` (multicore: a count, 0 for libgomp's
+    default) links the OpenMP runtime (`l0.lowering.openmp_runtime`)."""
     names = tuple(entries) if entries is not None else None
     checked = checked_memory.enabled()
-    key = (str(module), fast_math, names, checked)
+    key = (str(module), fast_math, names, checked, threads)
     with _lock:
         hit = _cache.get(key)
         if hit is not None:
@@ -172,7 +176,9 @@ def compile_module(module: ModuleOp, *, fast_math: bool = False,
         tm = host_target_machine()
         if checked:
             link_callbacks(checked_memory.CALLBACKS)
-        mod, emitted = _build(module, fast_math, names, tm, checked)
+        if threads is not None:
+            openmp_runtime.load()
+        mod, emitted = _build(module, fast_math, names, tm, checked, threads)
         engine = llvm.create_mcjit_compiler(mod, tm)
         engine.finalize_object()
         addresses = {name: engine.get_function_address(abi.ENTRY_PREFIX + name)
@@ -195,8 +201,9 @@ class JitModule:
     """A compiled module; `function(name)` gives a callable entry point."""
 
     def __init__(self, module: ModuleOp, *, fast_math: bool = False,
-                 entries: Iterable[str] | None = None) -> None:
-        self.compiled = compile_module(module, fast_math=fast_math, entries=entries)
+                 entries: Iterable[str] | None = None, threads: int | None = None) -> None:
+        self.compiled = compile_module(module, fast_math=fast_math, entries=entries,
+                                       threads=threads)
         self._functions: dict[str, JitFunction] = {}
 
     def function(self, name: str) -> JitFunction:

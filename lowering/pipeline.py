@@ -1,6 +1,11 @@
-"""The CPU back end as one call: a soac-level module to a `JitModule` or a `CpuEngine`.
+"""The CPU back ends as one call: a soac-level module to a `JitModule` or a `CpuEngine`.
 
     bufferise -> convert-soac-to-scf -> dealloc -> LLVM IR -> O3 -> MCJIT
+    multicore: ... -> dealloc -> convert-parallel-to-omp -> LLVM IR calling libgomp
+
+The sequential back end (`cpu`) runs the parallel loops of `convert-soac-to-scf` as
+plain loops; `multicore` (`threads` given: a thread count, 0 for all cores) turns the
+outermost ones into OpenMP regions run by libgomp's threads (`docs/backend.md`).
 
 `lower(module)` runs the three lowering passes on a copy of the module (with `verify`,
 the IR is verified after each: every stage is checked IR, docs/backend.md; tests do,
@@ -31,6 +36,7 @@ from l0.dialects.context import l0_context
 from l0.dialects.soac import UNIQUE_ATTR, CertType
 from l0.lowering import trace
 from l0.lowering.bufferise import BufferisePass
+from l0.lowering.convert_parallel_to_omp import ConvertParallelToOmpPass
 from l0.lowering.convert_soac_to_scf import ConvertSoacToScfPass
 from l0.lowering.dealloc import DeallocPass
 from l0.lowering.jit import JitModule, link_callbacks
@@ -38,12 +44,14 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
 
 PIPELINE = (BufferisePass, ConvertSoacToScfPass, DeallocPass)
+MULTICORE = (ConvertParallelToOmpPass,)
+"""The passes after `PIPELINE` for the multicore back end."""
 
 
 def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
-          verify: bool = False) -> ModuleOp:
+          verify: bool = False, multicore: bool = False) -> ModuleOp:
     """The loop-level module (the back end's input) for the soac-level `module`, which
-    is left unchanged."""
+    is left unchanged; with `multicore`, at the omp level."""
     lowered = module.clone()
     if entries is not None:
         keep = set(entries)
@@ -51,7 +59,7 @@ def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
             if isinstance(f, func.FuncOp) and f.body.blocks and f.sym_name.data not in keep:
                 f.sym_visibility = StringAttr("private")
     ctx = l0_context()
-    for pass_class in PIPELINE:
+    for pass_class in (*PIPELINE, *(MULTICORE if multicore else ())):
         pass_class().apply(ctx, lowered)
         if verify:
             lowered.verify()
@@ -59,20 +67,25 @@ def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
 
 
 def compile_module(module: ModuleOp, *, fast_math: bool = False,
-                   entries: Iterable[str] | None = None) -> JitModule:
-    """Compile the soac-level `module` to native code; `entries` as for `lower`."""
+                   entries: Iterable[str] | None = None,
+                   threads: int | None = None) -> JitModule:
+    """Compile the soac-level `module` to native code; `entries` as for `lower`;
+    `threads` None for the sequential back end, else multicore's thread count (0: all)."""
     names = list(entries) if entries is not None else None
     link_callbacks(trace.CALLBACKS)
-    return JitModule(lower(module, entries=names), fast_math=fast_math, entries=names)
+    lowered = lower(module, entries=names, multicore=threads is not None)
+    return JitModule(lowered, fast_math=fast_math, entries=names, threads=threads)
 
 
 class CpuEngine:
     """Runs the functions of a soac-level module as native code (module docstring)."""
 
     def __init__(self, module: ModuleOp, *, fast_math: bool = False,
-                 entries: Iterable[str] | None = None, isolate: bool = True) -> None:
+                 entries: Iterable[str] | None = None, isolate: bool = True,
+                 threads: int | None = None) -> None:
         names = list(entries) if entries is not None else None
-        self._jit = compile_module(module, fast_math=fast_math, entries=names)
+        self._jit = compile_module(module, fast_math=fast_math, entries=names,
+                                   threads=threads)
         self._isolate = isolate
         self._params: dict[str, list[tuple[bool, bool]]] = {}
         self._results: dict[str, list[bool]] = {}

@@ -57,3 +57,18 @@ def test_disagreement_is_reported() -> None:
     res = run.Result("matmul", "2", 1)
     run.compare(res, ints.copy(), ints, "[5, 6]")
     assert res.agree and res.problems == []
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="the C versions need gcc")
+def test_multicore_column(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "results.json"
+    status = run.main(["--size", "tiny", "--runs", "1", "--no-compile-time", "--backend",
+                       "multicore", "--threads", "2", "--json", str(out), "blackscholes",
+                       "matmul"])
+    results = json.loads(out.read_text())
+    for r in results:
+        assert r["agree"], f"{r['name']}: {r['problems']}"
+        assert r["l0"] is not None and r["multicore"] is not None, r
+    assert status == 0
+    table = capsys.readouterr().out
+    assert "multicore/cpu" in table and "(2 threads)" in table

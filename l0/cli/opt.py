@@ -107,14 +107,18 @@ class LlvmIrTarget(Target):
     fast_math: bool = False
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        # omp regions (after convert-parallel-to-omp) are the multicore back end's:
+        # emitted for libgomp's default thread count.
+        multicore = any(op.name.startswith("omp.") for op in module.walk())
+        threads = 0 if multicore else None
         if self.optimize:
             from l0.lowering.jit import optimized_llvm_ir
 
-            text = optimized_llvm_ir(module, fast_math=self.fast_math)
+            text = optimized_llvm_ir(module, fast_math=self.fast_math, threads=threads)
         else:
             from l0.lowering.llvm import print_llvm_ir
 
-            text = print_llvm_ir(module, fast_math=self.fast_math)
+            text = print_llvm_ir(module, fast_math=self.fast_math, threads=threads)
         output.write(text if text.endswith("\n") else text + "\n")
 
 
@@ -289,9 +293,9 @@ def _lowerings_needed(prog: ModuleOp, ran: Sequence[ModulePass]) -> list[ModuleP
     """The lowering passes to run before emitting LLVM IR: those after the last one the
     pipeline ran, or, if it ran none, those the level of `prog` still needs (none for
     loop-level IR, which may come without `dealloc`)."""
-    from l0.lowering import LOWERINGS
+    from l0.lowering import LOWERINGS, MULTICORE_LOWERINGS
 
-    order = list(LOWERINGS)
+    order = [name for name in LOWERINGS if name not in MULTICORE_LOWERINGS]
     done = [order.index(p.name) for p in ran if p.name in order]
     start = max(done) + 1 if done else _lowering_stage(prog)
     return [LOWERINGS[name]()() for name in order[start:]]

@@ -1,7 +1,7 @@
 """`l0-run`: compile an L0 program and run its `main` on values read from standard input.
 
-    l0-run [--backend=cpu|interp] [--fast-math] [-O | -O0] [-r N] [-t FILE] [-b] [-v]
-           prog.l0 < input
+    l0-run [--backend=cpu|multicore|interp] [--threads N] [--fast-math] [-O | -O0]
+           [-r N] [-t FILE] [-b] [-v] prog.l0 < input
 
 Prints `main`'s result exactly as the 2014 compiler did (docs/reference.md §6.3).
 `-r N` runs `main` N times and `-t FILE` writes the time of each run in microseconds,
@@ -12,8 +12,10 @@ default optimisation pipeline (`l0.passes.pipeline`) before running; `-O0` runs 
 `--backend=cpu` (the default) compiles `main` to native code (`l0.lowering.pipeline`);
 `-r`/`-t` then time the compiled `main` only. `--fast-math` lets LLVM reassociate real
 arithmetic (vectorised reductions); it is off by default, so reductions run in the
-strict left-to-right order of the interpreter. `--backend=interp` runs the reference
-interpreter.
+strict left-to-right order of the interpreter. `--backend=multicore` compiles as `cpu`
+does and runs the outermost parallel loops on `--threads N` threads of the OpenMP
+runtime (default: `L0_NUM_THREADS`, else all cores; docs/backend.md). `--backend=interp`
+runs the reference interpreter.
 
 The input may mix text values and binary ones (Futhark's binary format,
 `l0/values/binary.py`); `-b` writes the result in binary. `-v` reports the time of
@@ -30,7 +32,7 @@ import time
 from l0.cli.guard import run_guarded
 from l0.diagnostics import L0Error, Loc, register_source
 
-BACKENDS = ("cpu", "interp")
+BACKENDS = ("cpu", "multicore", "interp")
 
 
 def build_argparser() -> argparse.ArgumentParser:
@@ -45,8 +47,16 @@ def build_argparser() -> argparse.ArgumentParser:
         "--backend",
         choices=BACKENDS,
         default="cpu",
-        help="how to run the program: cpu = compiled to native code, interp = the "
-        "reference interpreter (default: %(default)s)",
+        help="how to run the program: cpu = compiled to native code, multicore = "
+        "compiled, parallel loops on threads (OpenMP), interp = the reference interpreter "
+        "(default: %(default)s)",
+    )
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        metavar="N",
+        help="multicore: the number of threads (default: L0_NUM_THREADS, else all cores)",
     )
     ap.add_argument(
         "--fast-math",
@@ -122,6 +132,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.runs < 1:
         print("l0-run: error: -r needs a positive number of runs", file=sys.stderr)
         sys.exit(2)
+    if args.threads is not None and args.threads < 1:
+        print("l0-run: error: --threads needs a positive number of threads", file=sys.stderr)
+        sys.exit(2)
     if args.verbose:
         from l0.cli.stages import run_with_stage_times
 
@@ -140,6 +153,7 @@ def run(args: argparse.Namespace) -> int:
         source, args.program, args.backend,
         optimise=args.optimise, fast_math=args.fast_math,
         inhibit_uniqueness=args.inhibit_uniqueness_checking, main_only=True, isolate=False,
+        threads=args.threads,
     )
     entry = prog.functions["main"]
     params = [p.type for p in entry.params]

@@ -28,7 +28,7 @@ from l0.lowering.bufferise.readonly import replicated_rows
 from l0.lowering.bufferise.shapes import materialise, row_shape
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.checks import enclosing_loc
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import MemRefType, UnitAttr
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 _CAN_TAKE_DESTINATION = (soac.MapOp, soac.IotaOp, soac.ReplicateOp, soac.CopyOp, soac.ScanOp)
@@ -186,6 +186,10 @@ def _reduce(cv: Converter, op: soac.ReduceOp | soac.RedomapOp, block: Block,
             b: CodeBuilder) -> None:
     acc_types, neutral, inputs, region = _fold_parts(cv, op, block, b)
     new = b.add(msoac.ReduceOp(neutral, inputs, acc_types, region))
+    if isinstance(op, soac.ReduceOp):
+        # The lambda is the associative operator itself (not redomap's fused fold), so
+        # partial results may be combined with it: a parallel reduction.
+        new.attributes[msoac.OPERATOR_ATTR] = UnitAttr()
     for o, r in zip(op.results, new.outputs, strict=True):
         cv.set(o, cv.coerce(b, r, cv.type_of(o)))
 

@@ -29,6 +29,7 @@ from l0.lowering.llvm import abi
 from l0.lowering.llvm import arith as arith_ops
 from l0.lowering.llvm import math as math_ops
 from l0.lowering.llvm import memref as memref_ops
+from l0.lowering.llvm import omp as omp_ops
 from l0.lowering.llvm import scf as scf_ops
 from l0.lowering.llvm.entry import emit_entry
 from l0.lowering.llvm.runtime import Runtime
@@ -81,20 +82,25 @@ def emit_module(
     triple: str = "",
     data_layout: str = "",
     checked_memory: bool = False,
+    threads: int | None = None,
 ) -> EmittedModule:
     """Translate `module` to LLVM IR.
 
     `entries` names the functions to expose as `l0.entry.NAME` (default: every public
     function with a body); `fast_math` sets LLVM's `fast` flags on all float operations;
-    `checked_memory` allocates through the checking heap (`l0.lowering.checked_memory`).
+    `checked_memory` allocates through the checking heap (`l0.lowering.checked_memory`);
+    `threads` is None for the sequential back end, else the multicore back end's thread
+    count (0: libgomp's default), `l0.lowering.llvm.omp`.
     """
-    emitter = ModuleEmitter(module, fast_math=fast_math, checked_memory=checked_memory)
+    emitter = ModuleEmitter(module, fast_math=fast_math, checked_memory=checked_memory,
+                            threads=threads)
     return emitter.emit(entries, triple, data_layout)
 
 
-def print_llvm_ir(module: ModuleOp, *, fast_math: bool = False) -> str:
+def print_llvm_ir(module: ModuleOp, *, fast_math: bool = False,
+                  threads: int | None = None) -> str:
     """The unoptimised LLVM IR of `module`, as text (what `l0-opt` can print)."""
-    return str(emit_module(module, fast_math=fast_math).llvm)
+    return str(emit_module(module, fast_math=fast_math, threads=threads).llvm)
 
 
 # --------------------------------------------------------------------------- module
@@ -111,9 +117,11 @@ class ModuleEmitter:
     """Declares every function, then emits bodies and entry points into one LLVM module."""
 
     def __init__(self, module: ModuleOp, *, fast_math: bool = False,
-                 checked_memory: bool = False) -> None:
+                 checked_memory: bool = False, threads: int | None = None) -> None:
         self.module = module
         self.fast_math = fast_math
+        self.threads = threads
+        self.outlined = 0
         self.llvm = ir.Module(name="l0")
         self.rt: Runtime = Runtime(self.llvm, checked_memory=checked_memory)
         self.errors = abi.ErrorTable()
@@ -141,6 +149,7 @@ class ModuleEmitter:
         for name, info in self.funcs.items():
             if not info.external:
                 FunctionEmitter(self, info, name in recursive).emit()
+        omp_ops.finish(self)
         wanted = list(entries) if entries is not None else [
             name for name, info in self.funcs.items()
             if not info.external and _visibility(info.op) != "private"
@@ -160,6 +169,8 @@ class ModuleEmitter:
         external = not op.body.blocks
         if external:
             fn = self._declare_external(name, ftype)
+            if name == omp_ops.WIDTH_FUNCTION and not fn.blocks:
+                omp_ops.define_width(self, fn)
         else:
             ret = ir.LiteralStructType([I32, *_flat_types(ftype.outputs.data)])
             fnty = ir.FunctionType(ret, [PTR, *_flat_types(ftype.inputs.data)])
@@ -662,5 +673,6 @@ HANDLERS: dict[type[Operation], Handler] = {
     **math_ops.HANDLERS,
     **memref_ops.HANDLERS,
     **scf_ops.HANDLERS,
+    **omp_ops.HANDLERS,
 }
 """Every op the emitter handles, by class; the per-dialect tables live in their modules."""

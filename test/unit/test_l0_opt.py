@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from l0.dialects import soac
 from l0.dialects.context import DIALECTS, SOAC_LEVEL
-from l0.lowering import LOWERINGS
+from l0.lowering import LOWERINGS, MULTICORE_LOWERINGS
 from l0.passes import PASSES, describe_passes
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -185,7 +185,8 @@ def test_help_lists_every_registered_pass_with_its_summary(
     assert rows == [[name, summary] for name, summary in describe_passes()]
     rows = [line.split(None, 1) for line in lowerings.splitlines()[1:] if line.strip()]
     assert rows == [[name, summary] for name, summary in describe_passes(LOWERINGS)]
-    assert [name for name, _ in rows] == ["bufferise", "convert-soac-to-scf", "dealloc"]
+    assert [name for name, _ in rows] == ["bufferise", "convert-parallel-to-omp",
+                                          "convert-soac-to-scf", "dealloc"]
 
 
 def test_help_drops_the_xdsl_opt_options_that_do_nothing_here(
@@ -248,7 +249,9 @@ def test_llvm_ir_target_runs_the_lowerings_still_needed(
     assert 'define i32 @"l0.entry.main"' in out
     ran = _passes_run(err)
     assert ran[len(ran) - len(lowerings):] == lowerings  # after the requested passes
-    assert [p for p in ran if p in LOWERINGS] == list(LOWERINGS)  # each one once
+    # each one once; the multicore back end's omp lowering only when asked for
+    assert [p for p in ran if p in LOWERINGS] == \
+        [p for p in LOWERINGS if p not in MULTICORE_LOWERINGS]
 
 
 def test_llvm_ir_target_lowers_bufferised_ir_from_where_it_is(
@@ -323,3 +326,20 @@ def test_time_passes_reports_on_stderr(
     assert status == 0
     assert out.startswith("builtin.module {") and "took" not in out
     assert _passes_run(err) == ["cse", "dce"]
+
+
+def test_omp_form_and_its_llvm_ir(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The multicore stages: the parallel form, the omp form and its LLVM IR."""
+    src = tmp_path / "m.mlir"
+    src.write_text(MAP_MLIR)
+    lowered = "bufferise,convert-soac-to-scf,dealloc"
+    status, out, err = run_opt([str(src), "-p", lowered], capsys)
+    assert status == 0, err
+    assert '"scf.parallel"' in out and "omp." not in out
+    status, out, err = run_opt([str(src), "-p", lowered + ",convert-parallel-to-omp"], capsys)
+    assert status == 0, err
+    assert '"omp.parallel"' in out and '"omp.wsloop"' in out and "scf.parallel" not in out
+    status, out, err = run_opt([str(src), "-p", lowered + ",convert-parallel-to-omp", "-t",
+                                "llvm-ir"], capsys)
+    assert status == 0, err
+    assert '@"GOMP_parallel"' in out and "omp_get_max_threads" in out

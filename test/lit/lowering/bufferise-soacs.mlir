@@ -71,9 +71,10 @@ func.func @map_of_unknown_shape(%a: tensor<?xi64>) -> tensor<?x?xi64> {
 }
 
 // An array accumulator is carried; its type merges the neutral's and the lambda's.
+// A reduce's lambda is its operator (it may combine partial results: `operator`).
 // CHECK-LABEL: func.func @reduce_array_accumulator(
 // CHECK:         %[[N:.*]] = "memref.cast"(%{{.*}}) : (memref<?xi64>) -> memref<?xi64, strided<[?], offset: ?>>
-// CHECK-NEXT:    msoac.reduce(%[[N]] : memref<?xi64, strided<[?], offset: ?>>) over(%{{.*}} : memref<?x?xi64, strided<[?, ?], offset: ?>>) -> memref<?xi64, strided<[?], offset: ?>> {
+// CHECK-NEXT:    msoac.reduce(%[[N]] : memref<?xi64, strided<[?], offset: ?>>) over(%{{.*}} : memref<?x?xi64, strided<[?, ?], offset: ?>>) attributes {operator} -> memref<?xi64, strided<[?], offset: ?>> {
 // CHECK-NEXT:    ^bb0(%{{.*}}: memref<?xi64, strided<[?], offset: ?>>, %{{.*}}: memref<?xi64, strided<[?], offset: ?>>):
 func.func @reduce_array_accumulator(%m: tensor<?x?xi64>, %n: i64) -> tensor<?xi64> {
   %z = soac.iota %n
@@ -83,7 +84,7 @@ func.func @reduce_array_accumulator(%m: tensor<?x?xi64>, %n: i64) -> tensor<?xi6
   func.return %r : tensor<?xi64>
 }
 
-// redomap is the left fold with its inner lambda.
+// redomap is the left fold with its inner lambda, which is not the operator.
 // CHECK-LABEL: func.func @redomap_is_a_fold(
 // CHECK:         msoac.reduce(%{{.*}} : i64) over(%{{.*}} : memref<?xi64, strided<[?], offset: ?>>) -> i64 {
 // CHECK-NEXT:    ^bb0(%[[ACC:.*]]: i64, %[[X:.*]]: i64):

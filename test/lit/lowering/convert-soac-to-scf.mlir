@@ -1,16 +1,18 @@
 // RUN: l0-opt %s -p convert-soac-to-scf | filecheck %s
 
-// Each msoac op becomes one scf.for over the rows (i64 induction variable), the lambda
-// inlined into the body; results are stored into (or copied into) the destinations.
+// Each outermost msoac op becomes a parallel loop over the rows (scf.parallel, printed
+// in the generic form), the lambda inlined into the body; results are stored into (or
+// copied into) the destinations. SOACs inside a parallel loop become scf.for.
 
 // CHECK-LABEL: func.func @map_scalars(
-// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} : i64 {
-// CHECK-NEXT:      %[[II:.*]] = arith.index_cast %[[I]] : i64 to index
+// CHECK:         "scf.parallel"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[II:.*]]: index):
+// CHECK-NEXT:      %{{.*}} = arith.index_cast %[[II]] : index to i64
 // CHECK-NEXT:      %[[X:.*]] = memref.load %{{.*}}[%[[II]]] : memref<?xf64>
 // CHECK-NEXT:      %[[Y:.*]] = arith.mulf %[[X]], %[[X]] : f64
-// CHECK-NEXT:      %[[JJ:.*]] = arith.index_cast %[[I]] : i64 to index
-// CHECK-NEXT:      memref.store %[[Y]], %{{.*}}[%[[JJ]]] : memref<?xf64>
-// CHECK-NEXT:    }
+// CHECK-NEXT:      memref.store %[[Y]], %{{.*}}[%[[II]]] : memref<?xf64>
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    })
 // CHECK-NOT:     msoac
 func.func @map_scalars(%a: memref<?xf64>, %o: memref<?xf64>) {
   msoac.map ins(%a : memref<?xf64>) outs(%o : memref<?xf64>) {
@@ -21,16 +23,16 @@ func.func @map_scalars(%a: memref<?xf64>, %o: memref<?xf64>) {
   func.return
 }
 
-// The lambda computed its row in the destination view: nothing is copied.
+// A perfect nest of maps (the outer lambda only maps its rows into its destination
+// rows) is one two-dimensional scf.parallel over the elements.
 // CHECK-LABEL: func.func @map_row_in_place(
-// CHECK:         scf.for %[[I:.*]] = {{.*}} : i64 {
-// CHECK:           %[[D:.*]] = memref.subview %{{.*}}[%{{.*}}, 0] [1, %{{.*}}] [1, 1] : memref<?x?xf64> to memref<?xf64, strided<[1], offset: ?>>
-// CHECK:           %[[R:.*]] = memref.subview %{{.*}} : memref<?x?xf64> to memref<?xf64, strided<[1], offset: ?>>
-// CHECK:           scf.for
-// CHECK:             memref.load %[[R]]
-// CHECK:             memref.store %{{.*}}, %[[D]]
-// CHECK-NOT:       memref.copy
-// CHECK:         func.return
+// CHECK:         "scf.parallel"(%[[Z:.*]], %[[Z]], %[[N:.*]], %[[M:.*]], %[[ONE:.*]], %[[ONE]]) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[I:.*]]: index, %[[J:.*]]: index):
+// CHECK:           %[[X:.*]] = memref.load %{{.*}}[%[[I]], %[[J]]] : memref<?x?xf64>
+// CHECK-NEXT:      memref.store %[[X]], %{{.*}}[%[[I]], %[[J]]] : memref<?x?xf64>
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    })
+// CHECK-NEXT:    func.return
 func.func @map_row_in_place(%m: memref<?x?xf64>, %o: memref<?x?xf64>) {
   msoac.map ins(%m : memref<?x?xf64>) outs(%o : memref<?x?xf64>) {
   ^bb0(%r: memref<?xf64, strided<[1], offset: ?>>, %d: memref<?xf64, strided<[1], offset: ?>>):
@@ -43,9 +45,57 @@ func.func @map_row_in_place(%m: memref<?x?xf64>, %o: memref<?x?xf64>) {
   func.return
 }
 
+// Not a perfect nest (the row is also read before the inner map): the outer map is
+// parallel, the inner one a sequential loop in each of its iterations, computing its
+// row in the destination view: nothing is copied.
+// CHECK-LABEL: func.func @map_nest_not_perfect(
+// CHECK:         "scf.parallel"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK:           %[[D:.*]] = memref.subview %{{.*}}[%{{.*}}, 0] [1, %{{.*}}] [1, 1] : memref<?x?xf64> to memref<?xf64, strided<[1], offset: ?>>
+// CHECK:           %[[R:.*]] = memref.subview %{{.*}} : memref<?x?xf64> to memref<?xf64, strided<[1], offset: ?>>
+// CHECK:           memref.load %[[R]]
+// CHECK:           scf.for
+// CHECK:             memref.load %[[R]]
+// CHECK:             arith.addf
+// CHECK:             memref.store %{{.*}}, %[[D]]
+// CHECK-NOT:       memref.copy
+// CHECK:         func.return
+func.func @map_nest_not_perfect(%m: memref<?x?xf64>, %o: memref<?x?xf64>) {
+  msoac.map ins(%m : memref<?x?xf64>) outs(%o : memref<?x?xf64>) {
+  ^bb0(%r: memref<?xf64, strided<[1], offset: ?>>, %d: memref<?xf64, strided<[1], offset: ?>>):
+    %c0 = arith.constant 0 : index
+    %first = memref.load %r[%c0] : memref<?xf64, strided<[1], offset: ?>>
+    msoac.map ins(%r : memref<?xf64, strided<[1], offset: ?>>) outs(%d : memref<?xf64, strided<[1], offset: ?>>) {
+    ^bb0(%x: f64):
+      %y = arith.addf %x, %first : f64
+      msoac.yield %y : f64
+    }
+    msoac.yield %d : memref<?xf64, strided<[1], offset: ?>>
+  }
+  func.return
+}
+
+// Not a perfect nest either: the inner lambda reads the row as an array.
+// CHECK-LABEL: func.func @map_nest_inner_uses_row(
+// CHECK:         "scf.parallel"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK:           scf.for
+func.func @map_nest_inner_uses_row(%m: memref<?x?xf64>, %o: memref<?x?xf64>) {
+  msoac.map ins(%m : memref<?x?xf64>) outs(%o : memref<?x?xf64>) {
+  ^bb0(%r: memref<?xf64, strided<[1], offset: ?>>, %d: memref<?xf64, strided<[1], offset: ?>>):
+    msoac.map ins(%r : memref<?xf64, strided<[1], offset: ?>>) outs(%d : memref<?xf64, strided<[1], offset: ?>>) {
+    ^bb0(%x: f64):
+      %c0 = arith.constant 0 : index
+      %first = memref.load %r[%c0] : memref<?xf64, strided<[1], offset: ?>>
+      %y = arith.addf %x, %first : f64
+      msoac.yield %y : f64
+    }
+    msoac.yield %d : memref<?xf64, strided<[1], offset: ?>>
+  }
+  func.return
+}
+
 // A row computed elsewhere is copied into its destination view.
 // CHECK-LABEL: func.func @map_row_copied(
-// CHECK:         scf.for
+// CHECK:         "scf.parallel"
 // CHECK:           %[[D:.*]] = memref.subview %{{.*}} : memref<?x?xf64> to memref<?xf64, strided<[1], offset: ?>>
 // CHECK:           "memref.copy"(%{{.*}}, %[[D]])
 func.func @map_row_copied(%m: memref<?x?xf64>, %o: memref<?x?xf64>, %v: memref<?xf64>) {
@@ -56,7 +106,8 @@ func.func @map_row_copied(%m: memref<?x?xf64>, %o: memref<?x?xf64>, %v: memref<?
   func.return
 }
 
-// An allocated result is carried by the loop, allocated at row 0 and checked after.
+// An allocated result is carried by the loop, allocated at row 0 and checked after: a
+// sequential loop (must not be parallel: row 0 decides the shape).
 // CHECK-LABEL: func.func @map_allocates_at_row_zero(
 // CHECK:         %[[E:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x?xi64>
 // CHECK:         %[[R:.*]] = scf.for %[[I:.*]] = %{{.*}} to %[[N:.*]] step %{{.*}} iter_args(%[[O:.*]] = %[[E]]) -> (memref<?x?xi64>) : i64 {
@@ -81,7 +132,8 @@ func.func @map_allocates_at_row_zero(%a: memref<?xi64>) -> memref<?x?xi64> {
   func.return %r : memref<?x?xi64>
 }
 
-// reduce: the accumulators are carried, left to right.
+// reduce without the `operator` attribute (redomap's fold): the accumulators are
+// carried, left to right (must not be parallel: the lambda is not the operator).
 // CHECK-LABEL: func.func @reduce_left_fold(
 // CHECK:         %[[S:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f64) : i64 {
 // CHECK:           %[[X:.*]] = memref.load
@@ -97,13 +149,50 @@ func.func @reduce_left_fold(%a: memref<?xf64>, %z: f64) -> f64 {
   func.return %s : f64
 }
 
-// scan: the same loop, storing every accumulator.
-// CHECK-LABEL: func.func @scan_stores(
-// CHECK:         scf.for %[[I:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (i64) : i64 {
-// CHECK:           %[[Y:.*]] = arith.addi %[[ACC]], %{{.*}} : i64
-// CHECK:           memref.store %[[Y]], %{{.*}}[%{{.*}}] : memref<?xi64>
-// CHECK-NEXT:      scf.yield %[[Y]] : i64
-func.func @scan_stores(%a: memref<?xi64>, %o: memref<?xi64>, %z: i64) {
+// reduce with its operator: scf.parallel + scf.reduce, the lambda as the reduction.
+// Run in order (the cpu back end) it is the left fold from the neutral element.
+// CHECK-LABEL: func.func @reduce_parallel(
+// CHECK:         %[[S:.*]] = "scf.parallel"(%{{.*}}, %{{.*}}, %{{.*}}, %[[Z:.*]]) <{operandSegmentSizes = array<i32: 1, 1, 1, 1>}> ({
+// CHECK-NEXT:    ^bb0(%[[I:.*]]: index):
+// CHECK:           %[[X:.*]] = memref.load %{{.*}}[%[[I]]] : memref<?xf64>
+// CHECK-NEXT:      scf.reduce(%[[X]] : f64) {
+// CHECK-NEXT:      ^bb0(%[[ACC:.*]]: f64, %[[Y:.*]]: f64):
+// CHECK-NEXT:        %[[R:.*]] = arith.addf %[[ACC]], %[[Y]] : f64
+// CHECK-NEXT:        scf.reduce.return %[[R]] : f64
+// CHECK:         func.return %[[S]]
+func.func @reduce_parallel(%a: memref<?xf64>, %z: f64) -> f64 {
+  %s = msoac.reduce(%z : f64) over(%a : memref<?xf64>) attributes {operator} -> f64 {
+  ^bb0(%acc: f64, %x: f64):
+    %y = arith.addf %acc, %x : f64
+    msoac.yield %y : f64
+  }
+  func.return %s : f64
+}
+
+// scan: blocked. C chunks (C from @l0_parallel_width: 1 on the cpu back end); with
+// more than one, each chunk's total in parallel and the carry-ins in order; then each
+// chunk scanned from its carry-in, in parallel, storing every accumulator.
+// CHECK-LABEL: func.func @scan_blocked(
+// CHECK:         %[[W:.*]] = func.call @l0_parallel_width() : () -> i64
+// CHECK:         %[[C:.*]] = arith.maxsi
+// CHECK:         %[[CARRY:.*]] = memref.alloc(%{{.*}}) : memref<?xi64>
+// CHECK:         memref.store %{{.*}}, %[[CARRY]]
+// CHECK:         %[[MANY:.*]] = arith.cmpi sgt, %[[C]], %{{.*}} : i64
+// CHECK-NEXT:    scf.if %[[MANY]] {
+// CHECK:           "scf.parallel"
+// CHECK:             scf.for
+// CHECK:               arith.addi
+// CHECK:             memref.store %{{.*}}, %[[CARRY]]
+// CHECK:           scf.for
+// CHECK:             arith.addi
+// CHECK:             memref.store %{{.*}}, %[[CARRY]]
+// CHECK:         "scf.parallel"
+// CHECK:           %[[IN:.*]] = memref.load %[[CARRY]]
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[IN]]) -> (i64) : i64 {
+// CHECK:             %[[Y:.*]] = arith.addi %[[ACC]], %{{.*}} : i64
+// CHECK:             memref.store %[[Y]], %{{.*}}[%{{.*}}] : memref<?xi64>
+// CHECK-NEXT:        scf.yield %[[Y]] : i64
+func.func @scan_blocked(%a: memref<?xi64>, %o: memref<?xi64>, %z: i64) {
   msoac.scan(%z : i64) over(%a : memref<?xi64>) outs(%o : memref<?xi64>) {
   ^bb0(%acc: i64, %x: i64):
     %y = arith.addi %acc, %x : i64
@@ -112,20 +201,28 @@ func.func @scan_stores(%a: memref<?xi64>, %o: memref<?xi64>, %z: i64) {
   func.return
 }
 
-// filter: count (keeping a flag per row), allocate, fill.
+// filter: count per chunk (keeping a flag per row), prefix sum of the counts, allocate,
+// scatter each chunk's kept rows from its offset.
 // CHECK-LABEL: func.func @filter_count_then_fill(
 // CHECK:         %[[FLAGS:.*]] = memref.alloc(%{{.*}}) : memref<?xi1>
-// CHECK:         %[[COUNT:.*]] = scf.for {{.*}} iter_args(%[[C:.*]] = %{{.*}}) -> (i64) : i64 {
-// CHECK:           %[[P:.*]] = arith.cmpi sgt
-// CHECK:           memref.store %[[P]], %[[FLAGS]]
-// CHECK:           %[[E:.*]] = arith.extui %[[P]] : i1 to i64
-// CHECK-NEXT:      %[[C2:.*]] = arith.addi %[[C]], %[[E]] : i64
-// CHECK-NEXT:      scf.yield %[[C2]]
+// CHECK:         func.call @l0_parallel_width()
+// CHECK:         %[[OFFS:.*]] = memref.alloc(%{{.*}}) : memref<?xi64>
+// CHECK:         "scf.parallel"
+// CHECK:           %[[COUNT:.*]] = scf.for {{.*}} iter_args(%[[C:.*]] = %{{.*}}) -> (i64) : i64 {
+// CHECK:             %[[P:.*]] = arith.cmpi sgt
+// CHECK:             memref.store %[[P]], %[[FLAGS]]
+// CHECK:             %[[E:.*]] = arith.extui %[[P]] : i1 to i64
+// CHECK-NEXT:        %[[C2:.*]] = arith.addi %[[C]], %[[E]] : i64
+// CHECK-NEXT:        scf.yield %[[C2]]
+// CHECK:           memref.store %[[COUNT]], %[[OFFS]]
+// CHECK:         %[[TOTAL:.*]] = scf.for {{.*}} -> (i64) : i64 {
 // CHECK:         %[[OUT:.*]] = memref.alloc(%{{.*}}) : memref<?xi64>
-// CHECK:         scf.for {{.*}} iter_args(%[[J:.*]] = %{{.*}}) -> (i64) : i64 {
-// CHECK:           %[[K:.*]] = memref.load %[[FLAGS]]
-// CHECK-NEXT:      scf.if %[[K]] -> (i64) {
-// CHECK:             memref.store %{{.*}}, %[[OUT]][%{{.*}}]
+// CHECK:         "scf.parallel"
+// CHECK:           %[[J0:.*]] = memref.load %[[OFFS]]
+// CHECK:           scf.for {{.*}} iter_args(%[[J:.*]] = %[[J0]]) -> (i64) : i64 {
+// CHECK:             %[[K:.*]] = memref.load %[[FLAGS]]
+// CHECK-NEXT:        scf.if %[[K]] -> (i64) {
+// CHECK:               memref.store %{{.*}}, %[[OUT]][%{{.*}}]
 // CHECK:         func.return %[[OUT]]
 func.func @filter_count_then_fill(%a: memref<?xi64>, %z: i64) -> memref<?xi64> {
   %f = msoac.filter ins(%a : memref<?xi64>) -> memref<?xi64> {
@@ -136,11 +233,33 @@ func.func @filter_count_then_fill(%a: memref<?xi64>, %z: i64) -> memref<?xi64> {
   func.return %f : memref<?xi64>
 }
 
-// iota and replicate fill their destination.
+// A filter inside a parallel map stays the sequential count-then-fill.
+// CHECK-LABEL: func.func @nested_filter_is_sequential(
+// CHECK:         "scf.parallel"
+// CHECK-NOT:       "scf.parallel"
+// CHECK-NOT:       l0_parallel_width
+// CHECK:           scf.for
+// CHECK:         func.return
+func.func @nested_filter_is_sequential(%m: memref<?x?xi64>, %z: i64) {
+  msoac.map ins(%m : memref<?x?xi64>) {
+  ^bb0(%r: memref<?xi64, strided<[1], offset: ?>>):
+    %f = msoac.filter ins(%r : memref<?xi64, strided<[1], offset: ?>>) -> memref<?xi64> {
+    ^bb1(%x: i64):
+      %p = arith.cmpi sgt, %x, %z : i64
+      msoac.yield %p : i1
+    }
+    msoac.yield
+  }
+  func.return
+}
+
+// iota and replicate fill their destination in parallel.
 // CHECK-LABEL: func.func @iota_and_replicate(
-// CHECK:         scf.for %[[I:.*]] = {{.*}} : i64 {
-// CHECK:           memref.store %[[I]], %{{.*}}[%{{.*}}] : memref<?xi64>
-// CHECK:         scf.for {{.*}} : i64 {
+// CHECK:         "scf.parallel"
+// CHECK-NEXT:    ^bb0(%[[II:.*]]: index):
+// CHECK-NEXT:      %[[I:.*]] = arith.index_cast %[[II]] : index to i64
+// CHECK-NEXT:      memref.store %[[I]], %{{.*}}[%[[II]]] : memref<?xi64>
+// CHECK:         "scf.parallel"
 // CHECK:           %[[ROW:.*]] = memref.subview
 // CHECK-NEXT:      "memref.copy"(%{{.*}}, %[[ROW]])
 func.func @iota_and_replicate(%o: memref<?xi64>, %v: memref<?xf64>, %p: memref<?x?xf64>) {

@@ -1,0 +1,381 @@
+"""`omp` to LLVM IR: an `omp.parallel` region becomes a function run by libgomp's threads.
+
+The multicore back end's input has, per outermost parallel loop, one
+`omp.parallel { omp.wsloop { omp.loop_nest } }` (`convert-parallel-to-omp`). Nothing in
+xDSL lowers `omp` to LLVM; the emission here is direct, against libgomp's ABI:
+
+    void GOMP_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags)
+
+forks `nthreads` threads (the caller is thread 0), runs `fn(data)` on each and joins.
+The region is *outlined* into `void @"l0.omp.F.K"(ptr data)`: `data` points to a struct
+on the caller's stack holding the caller's context, the shared failure state, whether
+the call is serial, and every value the region uses from outside (memref descriptors
+exploded into their scalars, `types.component_types`). Each thread takes its static
+chunk of the `omp.loop_nest` iterations: thread t of nt gets
+[t*ceil(N/nt), min(N, (t+1)*ceil(N/nt))), so chunks are contiguous and in thread
+order. Inside a thread everything is sequential (nested loops, nested parallel loops as
+plain loops; a nested `omp.parallel`, reached through a call, runs serially: the
+caller checks `omp_in_parallel()`). The `if` clause (the grain size) false, the
+outlined function is called directly as thread 0 of 1.
+
+Note [Errors in threads]
+~~~~~~~~~~~~~~~~~~~~~~~~
+Each thread runs with a context of its own (`abi.py`: error id and values, and its
+stack floor, from `pthread_getattr_np` for a worker thread). A thread that fails
+copies its context into its record of the shared state and lowers the state's "first
+failing thread" (an atomic min); a thread stops before each iteration once a thread
+before it has failed, since every iteration it has left comes after the failing one
+(only loops whose body can fail check). After the join the caller takes the record of
+the first failing thread: chunks are in iteration order, and a thread stops at its
+first failure, so that is the failure of the smallest failing iteration, the one the
+sequential run reports. The caller copies it into its own context and fails.
+
+`l0_parallel_width()` (Note [Parallel width] in `l0.lowering.parallel_loops`) is
+defined here: 1 on the sequential back end, else 1 inside a parallel region and the
+thread count outside it.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING, Any, cast
+
+import llvmlite.ir as ir
+from l0.dialects import soac
+from l0.lowering.llvm import abi
+from l0.lowering.llvm.types import (
+    I32,
+    I64,
+    PTR,
+    VOID,
+    LoweringError,
+    component_types,
+    components,
+    from_components,
+    i64,
+)
+from l0.lowering.parallel_loops import WIDTH_FUNCTION
+from xdsl.dialects import cf, func, memref, omp
+from xdsl.ir import Operation, SSAValue
+
+if TYPE_CHECKING:
+    from l0.lowering.llvm.emit import FunctionEmitter, Handler, ModuleEmitter
+
+NO_FAILURE = (1 << 63) - 1
+"""The shared state's "first failing thread" while no thread has failed."""
+
+STATE_FIRST = 0
+"""Slot of the shared state holding the first failing thread; thread t's record (a
+context) starts at slot 1 + t * ctx_size."""
+
+CTX_SIZE_GLOBAL = "l0.ctx_size"
+"""An i64 constant: the context's size in slots, known once the module is emitted."""
+
+_FAILS = (soac.AssertOp, cf.AssertOp, func.CallOp, memref.AllocOp, memref.AllocaOp)
+"""Ops after which a loop body can fail (a check, a call, an allocation)."""
+
+
+# --------------------------------------------------------------------------- runtime
+
+
+def _declare(mod: ModuleEmitter, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
+    existing = mod.llvm.globals.get(name)
+    if isinstance(existing, ir.Function):
+        return existing
+    fn = ir.Function(mod.llvm, ir.FunctionType(ret, args), name)
+    fn.attributes.add("nounwind")
+    return fn
+
+
+def ctx_size(mod: ModuleEmitter, b: ir.IRBuilder) -> ir.Value:
+    """The context size (slots), loaded from its constant (set by `finish`)."""
+    g = mod.llvm.globals.get(CTX_SIZE_GLOBAL)
+    if g is None:
+        g = ir.GlobalVariable(mod.llvm, I64, CTX_SIZE_GLOBAL)
+        g.linkage = "internal"
+        g.global_constant = True
+    return b.load(g, typ=I64)
+
+
+def finish(mod: ModuleEmitter) -> None:
+    """After every function is emitted: the context size is known."""
+    g = mod.llvm.globals.get(CTX_SIZE_GLOBAL)
+    if isinstance(g, ir.GlobalVariable):
+        g.initializer = i64(mod.errors.ctx_size)
+
+
+def define_width(mod: ModuleEmitter, fn: ir.Function) -> None:
+    """The body of `l0_parallel_width` for the module's back end (module docstring)."""
+    fn.linkage = "internal"
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    if mod.threads is None:
+        b.ret(i64(1))
+        return
+    nested = b.icmp_signed("!=", b.call(_declare(mod, "omp_in_parallel", I32, []), []),
+                           ir.Constant(I32, 0))
+    b.ret(b.select(nested, i64(1), b.sext(thread_count(mod, b), I64)))
+
+
+def thread_count(mod: ModuleEmitter, b: ir.IRBuilder) -> ir.Value:
+    """The threads a parallel region forks (i32): the back end's count, or libgomp's
+    default (OMP_NUM_THREADS, else all cores)."""
+    if mod.threads:
+        return ir.Constant(I32, mod.threads)
+    return b.call(_declare(mod, "omp_get_max_threads", I32, []), [])
+
+
+def _thread_stack_floor(mod: ModuleEmitter) -> ir.Function:
+    """`l0.rt.thread_stack_floor() -> i64`: the lowest address this thread's stack may
+    reach, less a margin (as `jit._stack_floor` computes it for the calling thread);
+    0 when unknown (no stack checks)."""
+    name = abi.RUNTIME_PREFIX + "thread_stack_floor"
+    existing = mod.llvm.globals.get(name)
+    if isinstance(existing, ir.Function):
+        return existing
+    fn = ir.Function(mod.llvm, ir.FunctionType(I64, []), name)
+    fn.linkage = "internal"
+    self_ = _declare(mod, "pthread_self", I64, [])
+    getattr_ = _declare(mod, "pthread_getattr_np", I32, [I64, PTR])
+    getstack = _declare(mod, "pthread_attr_getstack", I32, [PTR, PTR, PTR])
+    destroy = _declare(mod, "pthread_attr_destroy", I32, [PTR])
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    attr = _alloca(b, ir.ArrayType(I64, 16))  # pthread_attr_t is 56 bytes on x86-64
+    addr = _alloca(b, I64)
+    size = _alloca(b, I64)
+    b.store(i64(0), addr)
+    b.store(i64(0), size)
+    ok = b.icmp_signed("==", b.call(getattr_, [b.call(self_, []), attr]), ir.Constant(I32, 0))
+    with b.if_then(ok):
+        b.call(getstack, [attr, addr, size])
+        b.call(destroy, [attr])
+    base, n = b.load(addr, typ=I64), b.load(size, typ=I64)
+    margin = b.select(b.icmp_unsigned("<", b.lshr(n, i64(2)), i64(1 << 20)),
+                      b.lshr(n, i64(2)), i64(1 << 20))
+    b.ret(b.select(b.icmp_unsigned("==", base, i64(0)), i64(0), b.add(base, margin)))
+    return fn
+
+
+# --------------------------------------------------------------------------- capture
+
+
+def _inside(v: SSAValue, op: Operation) -> bool:
+    owner = v.owner
+    cur: Operation | None = owner if isinstance(owner, Operation) else owner.parent_op()
+    while cur is not None:
+        if cur is op:
+            return True
+        cur = cur.parent_op()
+    return False
+
+
+def captured(op: Operation) -> list[SSAValue]:
+    """The values the regions of `op` use from outside it, in first-use order."""
+    seen: dict[SSAValue, None] = {}
+    for inner in op.walk():
+        if inner is op:
+            continue
+        for v in inner.operands:
+            if v not in seen and not _inside(v, op):
+                seen[v] = None
+    return list(seen)
+
+
+def _loop_nest(op: omp.ParallelOp) -> omp.LoopNestOp:
+    wsloop = op.region.block.first_op
+    if not isinstance(wsloop, omp.WsLoopOp):
+        raise LoweringError("expected omp.parallel to hold an omp.wsloop")
+    nest = wsloop.body.block.first_op
+    if not isinstance(nest, omp.LoopNestOp) or len(nest.lowerBound) != 1:
+        raise LoweringError("expected omp.wsloop to hold a one-dimensional omp.loop_nest")
+    return nest
+
+
+# --------------------------------------------------------------------------- the caller
+
+
+def _field(b: ir.IRBuilder, data: ir.Value, data_ty: ir.LiteralStructType, k: int) -> ir.Value:
+    """The address of field `k` of the struct at `data` (an opaque pointer)."""
+    return b.gep(data, [ir.Constant(I32, 0), ir.Constant(I32, k)], source_etype=data_ty)
+
+
+def _alloca(b: ir.IRBuilder, ty: ir.Type, size: ir.Value | None = None) -> ir.Value:
+    """An alloca typed as an opaque pointer, as the module's other pointers (llvmlite
+    types allocas as typed pointers, which its geps and stores then mistype)."""
+    a = b.alloca(ty, size=size)
+    a.type = PTR
+    return a
+
+
+def _emit_parallel(fe: FunctionEmitter, op: omp.ParallelOp) -> None:
+    mod = fe.mod
+    nest = _loop_nest(op)
+    values = captured(op)
+    slots = [t for v in values for t in component_types(v.type)]
+    data_ty = ir.LiteralStructType([PTR, PTR, I32, *slots])
+    outlined = _outline(fe, op, nest, values, data_ty)
+
+    sp = fe.b.call(fe.rt.stacksave(), [])
+    data = _alloca(fe.alloca_b, data_ty)
+    threads = thread_count(mod, fe.b)
+    size = ctx_size(mod, fe.b)
+    state_len = fe.b.add(i64(1), fe.b.mul(fe.b.sext(threads, I64), size))
+    state = _alloca(fe.b, I64, state_len)
+    fe.b.store(i64(NO_FAILURE), fe.b.gep(state, [i64(STATE_FIRST)], source_etype=I64))
+    in_par = fe.b.icmp_signed("!=", fe.b.call(_declare(mod, "omp_in_parallel", I32, []), []),
+                              ir.Constant(I32, 0))
+    fork = fe.b.not_(in_par)
+    if op.if_expr is not None:
+        fork = fe.b.and_(fork, fe.get(op.if_expr))
+    parts: list[ir.Value] = [fe.ctx, state, fe.b.zext(fe.b.not_(fork), I32)]
+    for v in values:
+        parts.extend(components(fe.any(v)))
+    for k, p in enumerate(parts):
+        fe.b.store(p, _field(fe.b, data, data_ty, k))
+    gomp = _declare(mod, "GOMP_parallel", VOID, [PTR, PTR, I32, I32])
+    with fe.b.if_else(fork) as (threaded, serial):
+        with threaded:
+            fe.b.call(gomp, [outlined, data, threads, ir.Constant(I32, 0)])
+        with serial:
+            fe.b.call(outlined, [data])
+    first = fe.b.load(fe.b.gep(state, [i64(STATE_FIRST)], source_etype=I64), typ=I64)
+    failed = fe.b.icmp_signed("!=", first, i64(NO_FAILURE))
+    with fe.b.if_then(failed, likely=False):
+        record = fe.b.gep(state, [fe.b.add(i64(1), fe.b.mul(first, size))], source_etype=I64)
+        fe.b.call(fe.rt.memmove(), [fe.ctx, record, fe.b.mul(size, i64(8)),
+                                    ir.Constant(ir.IntType(1), 0)])
+        fe.b.call(fe.rt.stackrestore(), [sp])
+        fe.b.branch(fe.fail_block)
+        fe.b.position_at_end(fe.block("unreachable"))
+    fe.b.call(fe.rt.stackrestore(), [sp])
+
+
+# --------------------------------------------------------------------------- the outlined body
+
+
+@cache
+def _outlined_emitter_class() -> type:
+    from l0.lowering.llvm.emit import FunctionEmitter
+
+    class OutlinedEmitter(FunctionEmitter):
+        """Emits an outlined region: its context is the thread's own, and failing
+        records the error in the shared state (Note [Errors in threads])."""
+
+        state: ir.Value
+        thread: ir.Value
+
+        @property
+        def fail_block(self) -> ir.Block:
+            if self._fail is None:
+                self._fail = self.block("fail")
+                fb = ir.IRBuilder(self._fail)
+                size = ctx_size(self.mod, fb)
+                record = fb.gep(self.state, [fb.add(i64(1), fb.mul(self.thread, size))],
+                                source_etype=I64)
+                fb.call(self.rt.memmove(), [record, self.ctx, fb.mul(size, i64(8)),
+                                            ir.Constant(ir.IntType(1), 0)])
+                fb.atomic_rmw("min", fb.gep(self.state, [i64(STATE_FIRST)], source_etype=I64),
+                              self.thread, "monotonic")
+                fb.ret_void()
+            return self._fail
+
+    return OutlinedEmitter
+
+
+def _outline(fe: FunctionEmitter, op: omp.ParallelOp, nest: omp.LoopNestOp,
+             values: list[SSAValue], data_ty: ir.LiteralStructType) -> ir.Function:
+    from l0.lowering.llvm.emit import FuncInfo
+    from l0.lowering.llvm.scf import _StackScope
+
+    mod = fe.mod
+    mod.outlined += 1
+    name = f"l0.omp.{fe.op.sym_name.data}.{mod.outlined}"
+    fn = ir.Function(mod.llvm, ir.FunctionType(VOID, [PTR]), name)
+    fn.linkage = "internal"
+    fn.attributes.add("nounwind")
+    # The outlined emitter's class is made on first use (it subclasses FunctionEmitter,
+    # whose module imports this one); `Any`: mypy sees no class object here.
+    sub: Any = _outlined_emitter_class()(mod, FuncInfo(fe.op, fn, False), False)
+    sub.entry_allocas = set()
+    a = sub.alloca_b
+    (data,) = fn.args
+
+    def field(k: int, t: ir.Type) -> ir.Value:
+        return a.load(_field(a, data, data_ty, k), typ=t)
+
+    parent_ctx, state, serial = field(0, PTR), field(1, PTR), field(2, I32)
+    pos = 3
+    for v in values:
+        n = len(component_types(v.type))
+        sub.set(v, from_components(a, v.type, [field(pos + j, data_ty.elements[pos + j])
+                                               for j in range(n)]))
+        pos += n
+    is_serial = a.icmp_signed("!=", serial, ir.Constant(I32, 0))
+    num = _declare(mod, "omp_get_thread_num", I32, [])
+    count = _declare(mod, "omp_get_num_threads", I32, [])
+    t = a.select(is_serial, i64(0), a.sext(a.call(num, []), I64))
+    nt = a.select(is_serial, i64(1), a.sext(a.call(count, []), I64))
+    sub.state, sub.thread = state, t
+    # The thread's own context: no error yet, its own stack floor.
+    size = ctx_size(mod, a)
+    ctx = _alloca(a, I64, size)
+    a.call(mod.rt.memmove(), [ctx, parent_ctx, a.mul(size, i64(8)),
+                              ir.Constant(ir.IntType(1), 0)])
+    a.store(i64(0), a.gep(ctx, [i64(abi.CTX_ERROR)], source_etype=I64))
+    own_floor = a.call(_thread_stack_floor(mod), [])
+    parent_floor = a.load(a.gep(parent_ctx, [i64(abi.CTX_STACK_FLOOR)], source_etype=I64),
+                          typ=I64)
+    a.store(a.select(a.icmp_signed("==", t, i64(0)), parent_floor, own_floor),
+            a.gep(ctx, [i64(abi.CTX_STACK_FLOOR)], source_etype=I64))
+    sub.ctx = ctx
+
+    # This thread's static chunk of the iterations.
+    b = sub.b
+    lb, ub, step = sub.get(nest.lowerBound[0]), sub.get(nest.upperBound[0]), sub.get(nest.step[0])
+    trips = b.sdiv(b.sub(b.add(b.sub(ub, lb), step), i64(1)), step)
+    trips = b.select(b.icmp_signed("<", trips, i64(0)), i64(0), trips)
+    per = b.sdiv(b.sub(b.add(trips, nt), i64(1)), nt)
+    begin = b.mul(t, per)
+    end = b.add(begin, per)
+    end = b.select(b.icmp_signed("<", end, trips), end, trips)
+    can_fail = any(isinstance(o, _FAILS) for o in nest.walk())
+
+    pre = b.block
+    head, body, exit_ = sub.block("omp.head"), sub.block("omp.body"), sub.block("omp.end")
+    b.branch(head)
+    b.position_at_end(head)
+    k = b.phi(I64)
+    k.add_incoming(begin, pre)
+    go = b.icmp_signed("<", k, end)
+    if can_fail:
+        first = b.load_atomic(b.gep(state, [i64(STATE_FIRST)], source_etype=I64),
+                              "monotonic", 8, typ=I64)
+        go = b.and_(go, b.icmp_signed(">=", first, t))
+    b.cbranch(go, body, exit_)
+    b.position_at_end(body)
+    scope = _StackScope(sub, nest)
+    scope.enter()
+    iv = b.add(lb, b.mul(k, step))
+    term = sub.emit_region_block(nest.body.block, [iv])
+    if not isinstance(term, omp.YieldOp):
+        raise LoweringError("expected omp.yield to end the body of omp.loop_nest")
+    scope.leave()
+    k.add_incoming(b.add(k, i64(1)), b.block)
+    b.branch(head)
+    b.position_at_end(exit_)
+    b.ret_void()
+    a.branch(fn.blocks[1])
+    return fn
+
+
+def _emit_region_only(fe: FunctionEmitter, op: Operation) -> None:
+    raise LoweringError(f"expected {op.name} inside omp.parallel, as convert-parallel-to-omp "
+                        f"builds it")
+
+
+HANDLERS: dict[type[Operation], Handler] = {
+    omp.ParallelOp: cast("Handler", _emit_parallel),
+    omp.WsLoopOp: _emit_region_only,
+    omp.LoopNestOp: _emit_region_only,
+}
+
+__all__ = ["HANDLERS", "WIDTH_FUNCTION", "define_width", "finish"]

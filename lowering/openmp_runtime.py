@@ -1,0 +1,64 @@
+"""The OpenMP runtime the multicore back end calls: GNU libgomp, loaded into the process.
+
+JIT-compiled multicore code calls `GOMP_parallel`, `omp_get_thread_num`,
+`omp_get_num_threads`, `omp_get_max_threads` and `omp_in_parallel`
+(`l0.lowering.llvm.omp`); `load()` makes them resolvable by MCJIT with llvmlite's
+`load_library_permanently`. The library is the system's gcc runtime, `libgomp.so.1`
+(Debian/Ubuntu package `libgomp1`, installed with gcc and by most toolchains); where
+the system has none, a copy shipped inside an installed wheel (`*.libs/libgomp*.so*`,
+as scikit-learn's or torch's) is used (`docs/backend.md`).
+
+Worker threads get `OMP_STACKSIZE` of stack (default here 256 MiB of virtual memory:
+only touched pages cost), so deep recursion inside a parallel loop reports "stack
+overflow" about as late as on the calling thread's big stack (`l0.bigstack`). libgomp
+reads it when it is loaded, so `load()` sets it first unless the user has.
+"""
+
+from __future__ import annotations
+
+import ctypes.util
+import glob
+import os
+import site
+import sys
+import threading
+
+import llvmlite.binding as llvm
+
+STACK_SIZE = "256M"
+
+_lock = threading.Lock()
+_loaded: str | None = None
+
+
+class OpenMPUnavailable(RuntimeError):
+    """No libgomp could be found: the multicore back end cannot run."""
+
+
+def find() -> str | None:
+    """The path (or soname) of a libgomp to load, or None."""
+    name = ctypes.util.find_library("gomp")
+    if name:
+        return name
+    roots = [*site.getsitepackages(), site.getusersitepackages(), *sys.path]
+    for root in roots:
+        for path in sorted(glob.glob(os.path.join(root, "*.libs", "libgomp*.so*"))):
+            return path
+    return None
+
+
+def load() -> str:
+    """Load libgomp into the process once (module docstring); returns its path."""
+    global _loaded
+    with _lock:
+        if _loaded is not None:
+            return _loaded
+        path = find()
+        if path is None:
+            raise OpenMPUnavailable(
+                "the multicore back end needs libgomp, the GNU OpenMP runtime "
+                "(install the system package libgomp1, which comes with gcc)")
+        os.environ.setdefault("OMP_STACKSIZE", STACK_SIZE)
+        llvm.load_library_permanently(path)
+        _loaded = path
+        return path

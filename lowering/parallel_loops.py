@@ -1,0 +1,94 @@
+"""Building the parallel loop form: `scf.parallel` loops and chunked iteration spaces.
+
+`scf.parallel` takes `index` bounds; the SOAC lowering computes with i64 (as everywhere
+in the loop-level IR), so `parallel_for` converts the bounds and hands the body an i64
+induction variable.
+
+Note [Parallel width]
+~~~~~~~~~~~~~~~~~~~~~
+The blocked forms (scan, filter, and the multicore reduction) split n iterations into
+C chunks, C = max(1, min(width, n / MIN_CHUNK)), where the width is how many threads can run them:
+`func.call @l0_parallel_width() : () -> i64`, a body-less function the LLVM emitter
+defines for the back end at hand (`l0.lowering.llvm.omp`): 1 on the sequential `cpu`
+back end, the thread count on `multicore` (1 inside a thread: nested levels run
+sequentially). With one chunk every blocked form is exactly the sequential loop (the
+scan's carry-in is the neutral element, the filter's offset 0), so the `cpu` back end
+runs the same IR with the results and the speed it had before. Chunk c covers rows
+[c*n/C, (c+1)*n/C): contiguous, in order, none empty when n >= C. Chunk 0 always
+starts from the neutral element, so that with one chunk (any input shorter than
+2 * MIN_CHUNK) even an operator that is not associative gives the left fold; with more
+chunks the operator must be associative, as the thesis requires of reduce and scan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from l0.lowering.builder import CodeBuilder
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import ModuleOp, StringAttr, i64
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+MIN_CHUNK = 1 << 12
+"""The fewest rows a chunk gets: below 2 * MIN_CHUNK rows a blocked form runs as one
+chunk, where forking threads would cost more than it saves."""
+
+WIDTH_FUNCTION = "l0_parallel_width"
+"""The function giving the number of chunks a parallel level may use
+(Note [Parallel width])."""
+
+ParallelBody = Callable[[CodeBuilder, SSAValue], None]
+"""(builder at the end of the body, i64 induction variable) -> None."""
+
+
+def parallel_for(b: CodeBuilder, lb: SSAValue, ub: SSAValue,
+                 body: ParallelBody) -> scf.ParallelOp:
+    """`scf.parallel (%i) = (lb) to (ub) step (1)` with i64 bounds, no reductions."""
+    block = Block(arg_types=[b.to_index(lb).type])
+    inner = CodeBuilder.at_end(block)
+    body(inner, inner.to_i64(block.args[0]))
+    inner.add(scf.ReduceOp())
+    return b.add(scf.ParallelOp([b.to_index(lb)], [b.to_index(ub)], [b.index(1)],
+                                Region(block)))
+
+
+def parallel_width(b: CodeBuilder, anchor: Operation) -> SSAValue:
+    """The parallel width (Note [Parallel width]), declaring the function in the module
+    holding `anchor` on first use."""
+    module = anchor.get_toplevel_object()
+    assert isinstance(module, ModuleOp)
+    if not any(isinstance(f, func.FuncOp) and f.sym_name.data == WIDTH_FUNCTION
+               for f in module.ops):
+        decl = func.FuncOp.external(WIDTH_FUNCTION, [], [i64])
+        decl.sym_visibility = StringAttr("private")
+        Rewriter.insert_op(decl, InsertPoint.at_start(module.body.block))
+    return b.add(func.CallOp(WIDTH_FUNCTION, [], [i64])).res[0]
+
+
+def chunk_count(b: CodeBuilder, n: SSAValue, anchor: Operation) -> SSAValue:
+    """C = max(1, min(width, n / MIN_CHUNK)): the number of chunks for `n` iterations."""
+    width = parallel_width(b, anchor)
+    most = b.val(arith.DivSIOp(n, b.i64(MIN_CHUNK)))
+    return b.maxsi(b.val(arith.MinSIOp(width, most)), b.i64(1))
+
+
+def chunk_start(b: CodeBuilder, c: SSAValue, n: SSAValue, count: SSAValue) -> SSAValue:
+    """The first row of chunk `c` of `count` over `n` rows: c*n/count."""
+    return b.val(arith.DivSIOp(b.muli(c, n), count))
+
+
+def chunk_bounds(b: CodeBuilder, c: SSAValue, n: SSAValue,
+                 count: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """[start, end) of chunk `c` (Note [Parallel width])."""
+    return chunk_start(b, c, n, count), chunk_start(b, b.addi(c, b.i64(1)), n, count)
+
+
+def nested_in_parallel(op: Operation) -> bool:
+    """Whether `op` runs inside a parallel loop (then it stays sequential)."""
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, scf.ParallelOp):
+            return True
+        parent = parent.parent_op()
+    return False

@@ -1,0 +1,161 @@
+// RUN: l0-opt %s -p convert-parallel-to-omp | filecheck %s
+// RUN: l0-opt %s -p convert-parallel-to-omp -t llvm-ir | filecheck %s --check-prefix=LLVM
+
+// The outermost scf.parallel becomes omp.parallel (forking only from the grain size
+// on) + omp.wsloop (static schedule) + omp.loop_nest over the same bounds.
+// CHECK-LABEL: func.func @map(
+// CHECK:         %[[TRIPS:.*]] = arith.subi %[[N:.*]], %[[Z:.*]] : index
+// CHECK-NEXT:    %[[T:.*]] = arith.index_cast %[[TRIPS]] : index to i64
+// CHECK-NEXT:    %[[G:.*]] = arith.constant 16384 : i64
+// CHECK-NEXT:    %[[BIG:.*]] = arith.cmpi sge, %[[T]], %[[G]] : i64
+// CHECK-NEXT:    "omp.parallel"(%[[BIG]])
+// CHECK-NEXT:      "omp.wsloop"() <{{.*}}schedule_kind = #omp<schedulekind static>}> ({
+// CHECK-NEXT:        "omp.loop_nest"(%[[Z]], %[[N]], %{{.*}}) ({
+// CHECK-NEXT:        ^bb0(%[[I:.*]]: index):
+// CHECK-NEXT:          %[[X:.*]] = memref.load %{{.*}}[%[[I]]] : memref<?xf64>
+// CHECK-NEXT:          memref.store %[[X]], %{{.*}}[%[[I]]] : memref<?xf64>
+// CHECK-NEXT:          omp.yield
+// CHECK:           "omp.terminator"()
+// CHECK-NOT:     scf.parallel
+func.func @map(%a: memref<?xf64>, %o: memref<?xf64>) {
+  %z = arith.constant 0 : index
+  %one = arith.constant 1 : index
+  %n = memref.dim %a, %z : memref<?xf64>
+  "scf.parallel"(%z, %n, %one) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %x = memref.load %a[%i] : memref<?xf64>
+    memref.store %x, %o[%i] : memref<?xf64>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// A body with a loop is real work per iteration: grain 2. An inner scf.parallel is not
+// converted (it runs sequentially inside a thread).
+// CHECK-LABEL: func.func @nest(
+// CHECK:         arith.constant 2 : i64
+// CHECK:         "omp.parallel"
+// CHECK:           "omp.loop_nest"
+// CHECK:             "scf.parallel"
+// CHECK-NOT:           omp.
+// CHECK:               scf.reduce
+func.func @nest(%m: memref<?x?xf64>) {
+  %z = arith.constant 0 : index
+  %one = arith.constant 1 : index
+  %n = memref.dim %m, %z : memref<?x?xf64>
+  %k = memref.dim %m, %one : memref<?x?xf64>
+  "scf.parallel"(%z, %n, %one) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    "scf.parallel"(%z, %k, %one) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb1(%j: index):
+      %x = memref.load %m[%i, %j] : memref<?x?xf64>
+      %y = arith.addf %x, %x : f64
+      memref.store %y, %m[%i, %j] : memref<?x?xf64>
+      scf.reduce
+    }) : (index, index, index) -> ()
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// A two-dimensional loop: threads share the first dimension; the second is an inner
+// scf.parallel, run sequentially by each thread.
+// CHECK-LABEL: func.func @two_dims(
+// CHECK:         "omp.parallel"
+// CHECK:           "omp.loop_nest"(%[[Z:.*]], %[[N:.*]], %[[ONE:.*]]) ({
+// CHECK-NEXT:      ^bb0(%[[I:.*]]: index):
+// CHECK-NEXT:        "scf.parallel"(%[[Z]], %[[K:.*]], %[[ONE]]) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:        ^{{.*}}(%[[J:.*]]: index):
+// CHECK-NEXT:          %{{.*}} = memref.load %{{.*}}[%[[I]], %[[J]]]
+// CHECK:               scf.reduce
+// CHECK:             omp.yield
+func.func @two_dims(%m: memref<?x?xf64>) {
+  %z = arith.constant 0 : index
+  %one = arith.constant 1 : index
+  %n = memref.dim %m, %z : memref<?x?xf64>
+  %k = memref.dim %m, %one : memref<?x?xf64>
+  "scf.parallel"(%z, %z, %n, %k, %one, %one) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+  ^bb0(%i: index, %j: index):
+    %x = memref.load %m[%i, %j] : memref<?x?xf64>
+    %y = arith.addf %x, %x : f64
+    memref.store %y, %m[%i, %j] : memref<?x?xf64>
+    scf.reduce
+  }) : (index, index, index, index, index, index) -> ()
+  func.return
+}
+
+// A reduction: partial results per chunk (chunk 0 from the initial value, the others
+// from their first value), in parallel, then combined in chunk order.
+// CHECK-LABEL: func.func @sum(
+// CHECK:         %[[W:.*]] = func.call @l0_parallel_width() : () -> i64
+// CHECK:         %[[C:.*]] = arith.maxsi
+// CHECK:         %[[PARTS:.*]] = memref.alloc(%{{.*}}) : memref<?xf64>
+// CHECK:         "omp.parallel"
+// CHECK:           "omp.loop_nest"
+// CHECK:             %[[FIRST:.*]] = arith.cmpi eq
+// CHECK-NEXT:        %{{.*}}, %{{.*}} = scf.if %[[FIRST]] -> (f64, i64) {
+// CHECK-NEXT:          scf.yield %[[INIT:.*]], %{{.*}} : f64, i64
+// CHECK-NEXT:        } else {
+// CHECK:               memref.load
+// CHECK:             scf.for
+// CHECK:               arith.addf
+// CHECK:             memref.store %{{.*}}, %[[PARTS]]
+// CHECK:         %[[P0:.*]] = memref.load %[[PARTS]]
+// CHECK:         %[[S:.*]] = scf.for %{{.*}} iter_args(%[[ACC:.*]] = %[[P0]]) -> (f64) : i64 {
+// CHECK:           %[[P:.*]] = memref.load %[[PARTS]]
+// CHECK-NEXT:      %[[R:.*]] = arith.addf %[[ACC]], %[[P]] : f64
+// CHECK-NEXT:      scf.yield %[[R]] : f64
+// CHECK:         memref.dealloc %[[PARTS]]
+// CHECK:         func.return %[[S]] : f64
+func.func @sum(%a: memref<?xf64>, %init: f64) -> f64 {
+  %z = arith.constant 0 : index
+  %one = arith.constant 1 : index
+  %n = memref.dim %a, %z : memref<?xf64>
+  %s = "scf.parallel"(%z, %n, %one, %init) <{operandSegmentSizes = array<i32: 1, 1, 1, 1>}> ({
+  ^bb0(%i: index):
+    %x = memref.load %a[%i] : memref<?xf64>
+    scf.reduce(%x : f64) {
+    ^bb1(%l: f64, %r: f64):
+      %y = arith.addf %l, %r : f64
+      scf.reduce.return %y : f64
+    }
+  }) : (index, index, index, f64) -> f64
+  func.return %s : f64
+}
+
+func.func @checked(%a: memref<?xi64>) {
+  %z = arith.constant 0 : index
+  %one = arith.constant 1 : index
+  %n = memref.dim %a, %z : memref<?xi64>
+  "scf.parallel"(%z, %n, %one) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %x = memref.load %a[%i] : memref<?xi64>
+    %zero = arith.constant 0 : i64
+    %ok = arith.cmpi sge, %x, %zero : i64
+    %c = soac.assert %ok, "negative {0}" (%x : i64) at "f.l0:1:1"
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// LLVM IR: each region is outlined and run by GOMP_parallel (serially below the grain
+// size or inside another region); each thread takes its static chunk.
+// The parallel width is the thread count, 1 inside a region.
+// LLVM:       define internal i64 @"l0_parallel_width"()
+// LLVM:         call i32 @"omp_in_parallel"()
+// LLVM:         call i32 @"omp_get_max_threads"()
+// LLVM-LABEL: define internal {i32} @"l0.fn.map"(
+// LLVM:         call i32 @"omp_in_parallel"()
+// LLVM:         call void @"GOMP_parallel"({{.*}} @"l0.omp.map.1", ptr %{{.*}}, i32 %{{.*}}, i32 0)
+// LLVM:         call void @"l0.omp.map.1"(ptr %{{.*}})
+// After the join, the first failing thread's error (if any) becomes the caller's.
+// LLVM:         {{.*}}icmp ne i64 %{{.*}}, 9223372036854775807
+// LLVM:         call void @"llvm.memmove.p0.p0.i64"(ptr %"ctx"
+// LLVM:       define internal void @"l0.omp.map.1"(ptr %{{.*}})
+// LLVM:         call i32 @"omp_get_thread_num"()
+// LLVM:         call i32 @"omp_get_num_threads"()
+// A thread whose body can fail stops once an earlier thread has failed; a failing thread
+// records its error and lowers the first failing thread (atomic min).
+// LLVM:       define internal void @"l0.omp.checked.5"(
+// LLVM:         load atomic i64, ptr %{{.*}} monotonic
+// LLVM:         atomicrmw min ptr %{{.*}}, i64 %{{.*}} monotonic

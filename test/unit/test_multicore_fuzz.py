@@ -1,0 +1,44 @@
+"""The fusion fuzzer's generated programs through the multicore back end (1, 2, 3 threads).
+
+The programs and inputs of `test_fuse.py` (vectors: fused maps, redomaps, filters,
+scans; matrices: nested maps, per-row folds), compiled with -O for `multicore`, must
+give the result or error of the interpreter without `fuse`. Matrix rows hold loops, so
+their maps fork threads even on these small inputs (grain 2).
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_fuse import EXAMPLES, INPUTS, MATRIX_INPUTS, _run, matrix_programs, programs
+
+from l0.api import CompiledProgram
+from l0.bigstack import call_with_big_stack
+from l0.diagnostics import L0Error
+from l0.frontend import load_program, to_module
+
+
+def _same_on_multicore(src: str, inputs: list[str], threads: int) -> None:
+    plain = to_module(load_program(src, "p.l0"))
+    compiled = CompiledProgram(src, "p.l0", "multicore", threads=threads)
+    for text in inputs:
+        expected = _run(plain, src, text).split(" | ")[0]
+        try:
+            got = compiled.run_main(text)
+        except L0Error as err:
+            got = err.render()
+        assert got == expected, (src, text, threads)
+
+
+@settings(max_examples=max(EXAMPLES // 6, 4), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(programs(), st.sampled_from([1, 2, 3]))
+def test_generated_programs_on_multicore(src: str, threads: int) -> None:
+    call_with_big_stack(lambda: _same_on_multicore(src, INPUTS, threads))
+
+
+@settings(max_examples=max(EXAMPLES // 6, 4), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(matrix_programs(), st.sampled_from([1, 2, 3]))
+def test_matrix_programs_on_multicore(src: str, threads: int) -> None:
+    call_with_big_stack(lambda: _same_on_multicore(src, MATRIX_INPUTS, threads))
