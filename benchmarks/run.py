@@ -5,21 +5,23 @@
 
 For each benchmark (default: every one in `BENCHMARKS` whose L0 program exists) it gets the
 input (`datagen.py`: generated and cached under `benchmarks/data/`, or a finpar dataset),
-builds the C version with `gcc -O3 -march=native`, then runs one after the other:
+builds the C version with `gcc -O3 -march=native -fno-math-errno` (README: why), then runs
+one after the other:
 
 * C: `c/NAME.c`, which times its own computation (`clock_gettime`) N times;
 * NumPy: `numpy_versions.NAME`, timed here N times with `time.perf_counter`;
-* l0: `l0-run --backend=B -r N -t FILE programs/NAME.l0 < input`, whose timing file holds
-  the time of each run of `main` (compilation and value I/O excluded);
+* l0: `l0-run --backend=B -r N -t FILE -v programs/NAME.l0 < input`, whose timing file holds
+  the time of each run of `main` (compilation and value I/O excluded) and whose `-v` line
+  gives the heap allocations per run of `main` (cpu);
 * the compile time: `l0.compile(path, backend=B)` in a fresh Python process (front end,
   optimisation and code generation, and the imports they trigger).
 
 It checks that the three results agree (ints exactly; reals to the 6 decimals l0 prints),
 and with a finpar dataset that they match its `output.data` to finpar's tolerance, then
-prints a table of median wall-clock times, the ratios l0/C and l0/NumPy, and the compile
-time. Exit status: 0 when every version ran and all agreed, 1 otherwise. The performance
-targets of the issue "Compiled CPU back end" are reported, never enforced: these are
-benchmarks, not timed tests.
+prints a table of median wall-clock times, l0's allocations per run of `main`, the ratios
+l0/C and l0/NumPy, and the compile time. Exit status: 0 when every version ran and all
+agreed, 1 otherwise. The performance targets of the issue "Compiled CPU back end" are
+reported, never enforced: these are benchmarks, not timed tests.
 
 The programs are the thesis's artificial benchmarks P0-P2 (its Part IV) and the real-world
 R1 (finpar's LocVolCalib); R0 and R2 (OptionPricing, InterestCalib) have their datasets
@@ -32,6 +34,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -51,7 +54,7 @@ from benchmarks.numpy_versions import VERSIONS  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 BIN_DIR = datagen.DATA_DIR / "bin"
-CFLAGS = ["-O3", "-march=native"]
+CFLAGS = ["-O3", "-march=native", "-fno-math-errno"]
 SIZES = ("tiny", "small", "full")
 
 # l0 prints reals with 6 decimals: more than half a unit in the last place means disagreement.
@@ -118,6 +121,7 @@ class Result:
     c: float | None = None
     numpy: float | None = None
     l0: float | None = None
+    allocations: int | None = None
     compile: float | None = None
     agree: bool = False
     problems: list[str] = field(default_factory=list)
@@ -192,20 +196,28 @@ def run_numpy(bench: Benchmark, files: datagen.DataFiles, runs: int) -> tuple[fl
 
 def run_l0(
     bench: Benchmark, files: datagen.DataFiles, runs: int, backend: str, timeout: float
-) -> tuple[float, str]:
-    """Run l0-run in a fresh process; return the median time of `main` and the printed result."""
+) -> tuple[float, str, int | None]:
+    """Run l0-run in a fresh process; return the median time of `main`, the printed result
+    and the heap allocations per run of `main` (None where l0-run does not count them)."""
     with tempfile.TemporaryDirectory() as tmp, open(files.text, "rb") as stdin:
         timing = Path(tmp) / "times"
         cmd = [
             sys.executable, "-c", "from l0.cli.run import main; main()",
-            f"--backend={backend}", "-r", str(runs), "-t", str(timing), str(bench.program),
+            f"--backend={backend}", "-r", str(runs), "-t", str(timing), "-v",
+            str(bench.program),
         ]  # fmt: skip
         proc = subprocess.run(cmd, stdin=stdin, capture_output=True, timeout=timeout)
         if proc.returncode != 0:
             err = proc.stderr.decode(errors="replace").strip()
             raise RuntimeError(f"l0-run failed (exit {proc.returncode}): {err[-2000:]}")
         times = [int(t) * 1e-6 for t in timing.read_text().split()]
-        return statistics.median(times), proc.stdout.decode()
+        found = ALLOCATIONS.search(proc.stderr.decode(errors="replace"))
+        allocations = int(found.group(1)) if found else None
+        return statistics.median(times), proc.stdout.decode(), allocations
+
+
+ALLOCATIONS = re.compile(r"allocations per run of main: (\d+)")
+"""The line `l0-run -v` writes on stderr (cpu)."""
 
 
 _COMPILE = """
@@ -314,7 +326,8 @@ def run_benchmark(bench: Benchmark, size: int | str, args: argparse.Namespace) -
     result.numpy, ref = run_numpy(bench, files, args.runs)
     log(f"{bench.name}: l0 ({args.backend})")
     try:
-        result.l0, l0_text = run_l0(bench, files, args.runs, args.backend, args.timeout)
+        result.l0, l0_text, result.allocations = run_l0(bench, files, args.runs, args.backend,
+                                                        args.timeout)
         if not args.no_compile_time:
             result.compile = cold_compile_seconds(bench.program, args.backend, args.timeout)
     except (RuntimeError, subprocess.TimeoutExpired) as err:
@@ -347,11 +360,12 @@ def _targets(bench: Benchmark, res: Result) -> str:
 
 
 def report(results: list[Result], skipped: list[str], args: argparse.Namespace) -> str:
-    head = ["benchmark", "size", "C ms", "NumPy ms", "l0 ms", "l0/C", "l0/NumPy", "compile s",
-            "agree", "targets"]  # fmt: skip
+    head = ["benchmark", "size", "C ms", "NumPy ms", "l0 ms", "l0 allocs", "l0/C", "l0/NumPy",
+            "compile s", "agree", "targets"]  # fmt: skip
     rows = [
         [
-            r.name, r.size, _ms(r.c), _ms(r.numpy), _ms(r.l0), _x(r.ratio(r.c)),
+            r.name, r.size, _ms(r.c), _ms(r.numpy), _ms(r.l0),
+            "-" if r.allocations is None else str(r.allocations), _x(r.ratio(r.c)),
             _x(r.ratio(r.numpy)), "-" if r.compile is None else f"{r.compile:.2f}",
             "yes" if r.agree else "NO", _targets(BENCHMARKS[r.name], r),
         ]
