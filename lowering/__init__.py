@@ -21,6 +21,7 @@ LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
     "bufferise": _lazy("l0.lowering.bufferise", "BufferisePass"),
     "convert-soac-to-scf": _lazy("l0.lowering.convert_soac_to_scf", "ConvertSoacToScfPass"),
     "dealloc": _lazy("l0.lowering.dealloc", "DeallocPass"),
+    "hoist-allocs": _lazy("l0.lowering.hoist_allocs", "HoistAllocsPass"),
 }
 """Pipeline name -> factory of the lowering pass class, in pipeline order."""
 

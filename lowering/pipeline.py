@@ -1,8 +1,8 @@
 """The CPU back end as one call: a soac-level module to a `JitModule` or a `CpuEngine`.
 
-    bufferise -> convert-soac-to-scf -> dealloc -> LLVM IR -> O3 -> MCJIT
+    bufferise -> convert-soac-to-scf -> dealloc -> hoist-allocs -> LLVM IR -> O3 -> MCJIT
 
-`lower(module)` runs the three lowering passes on a copy of the module (with `verify`,
+`lower(module)` runs the lowering passes on a copy of the module (with `verify`,
 the IR is verified after each: every stage is checked IR, docs/backend.md; tests do,
 the drivers do not, verification costs as much as a pass); `compile_module`
 JIT-compiles the result (`l0.lowering.jit`, which caches engines by module text, so
@@ -33,11 +33,12 @@ from l0.lowering import trace
 from l0.lowering.bufferise import BufferisePass
 from l0.lowering.convert_soac_to_scf import ConvertSoacToScfPass
 from l0.lowering.dealloc import DeallocPass
+from l0.lowering.hoist_allocs import HoistAllocsPass
 from l0.lowering.jit import JitModule, link_callbacks
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
 
-PIPELINE = (BufferisePass, ConvertSoacToScfPass, DeallocPass)
+PIPELINE = (BufferisePass, ConvertSoacToScfPass, DeallocPass, HoistAllocsPass)
 
 
 def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
