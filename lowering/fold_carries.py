@@ -10,6 +10,9 @@ unconditionally, after it.
 * `forward_invariant_carries`: a carried value the body yields unchanged (the block
   argument itself) is the loop's initial value, in the body and after the loop.
 * `fold_constant_ifs`: an `scf.if` on a constant condition is the branch it takes.
+* `fold_agreeing_ifs`: an `scf.if` result that both branches yield alike (one value
+  from outside, or equal constants: the ownership flag of a literal built in either
+  branch) is that value.
 
 Both preserve semantics exactly; the dead carried values stay (LLVM removes them).
 """
@@ -57,6 +60,49 @@ def fold_constant_ifs(root: Operation) -> bool:
         Rewriter.erase_op(op)
         changed = True
     return changed
+
+
+def fold_agreeing_ifs(root: Operation) -> bool:
+    """Replace `scf.if` results both branches yield alike by that value; whether any was."""
+    changed = False
+    for op in [op for op in root.walk() if isinstance(op, scf.IfOp)]:
+        if not op.false_region.blocks:
+            continue
+        then_y = op.true_region.block.last_op
+        else_y = op.false_region.block.last_op
+        assert isinstance(then_y, scf.YieldOp) and isinstance(else_y, scf.YieldOp)
+        for res, a, b in zip(op.results, then_y.operands, else_y.operands, strict=True):
+            if not res.uses:
+                continue
+            same = _outside(a, op) if a is b else _equal_constants(a, b, op)
+            if same is not None:
+                res.replace_all_uses_with(same)
+                changed = True
+    return changed
+
+
+def _outside(v: SSAValue, op: Operation) -> SSAValue | None:
+    """`v` if it is defined outside `op` (so usable in its place)."""
+    owner = v.op if isinstance(v, OpResult) else v.block.parent_op()
+    while owner is not None:
+        if owner is op:
+            return None
+        owner = owner.parent_op()
+    return v
+
+
+def _equal_constants(a: SSAValue, b: SSAValue, op: scf.IfOp) -> SSAValue | None:
+    """A copy, placed before `op`, of the constant both `a` and `b` are, if they are."""
+    if not (isinstance(a, OpResult) and isinstance(b, OpResult)):
+        return None
+    ca, cb = a.op, b.op
+    if not (isinstance(ca, arith.ConstantOp) and isinstance(cb, arith.ConstantOp)):
+        return None
+    if ca.value != cb.value or a.type != b.type:
+        return None
+    const = arith.ConstantOp(ca.value)
+    Rewriter.insert_op(const, InsertPoint.before(op))
+    return const.result
 
 
 def _constant_bool(v: SSAValue) -> bool | None:

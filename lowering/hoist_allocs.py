@@ -39,7 +39,11 @@ from l0.lowering.dealloc.aliases import (
     pointer_source,
     summarise,
 )
-from l0.lowering.fold_carries import fold_constant_ifs, forward_invariant_carries
+from l0.lowering.fold_carries import (
+    fold_agreeing_ifs,
+    fold_constant_ifs,
+    forward_invariant_carries,
+)
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, ModuleOp
@@ -90,7 +94,7 @@ class HoistAllocsPass(ModulePass):
 
 def hoist_function(f: func.FuncOp, summaries: Summaries) -> None:
     """Hoist allocations out of the `scf.for` loops of `f` to a fixpoint."""
-    while forward_invariant_carries(f) | fold_constant_ifs(f):
+    while forward_invariant_carries(f) | fold_agreeing_ifs(f) | fold_constant_ifs(f):
         pass
     fold_alloc_dims(f)
     while _hoist_one(f, summaries):
@@ -124,18 +128,60 @@ def _hoist_one(f: func.FuncOp, summaries: Summaries) -> bool:
     for loop in _loops_innermost_first(f):
         body = loop.body.block
         for op in list(body.ops):
-            if not isinstance(op, memref.AllocOp):
-                continue
-            free = _unconditional_free(op, body)
-            if free is None or not _dies_at(op.memref, free, body, summaries):
-                continue
-            chain = _invariant_chain(op, loop)
-            if chain is not None:
-                _hoist(op, free, loop, chain)
-            else:
-                _carry(op, free, loop)
-            return True
+            if isinstance(op, memref.AllocOp):
+                free = _unconditional_free(op.memref, body)
+                if free is None or not _dies_at(op.memref, free, body, summaries):
+                    continue
+                chain = _invariant_chain(op, loop)
+                if chain is not None:
+                    _hoist(op, free, loop, chain)
+                else:
+                    _carry(op, free, loop)
+                return True
+            if isinstance(op, scf.IfOp) and _hoist_branch_allocs(op, loop, summaries):
+                return True
     return False
+
+
+def _hoist_branch_allocs(branch: scf.IfOp, loop: scf.ForOp, summaries: Summaries) -> bool:
+    """A result of `branch` that each arm allocates itself (a literal row built in
+    either arm), freed in the loop's body within the iteration: each arm's buffer is
+    hoisted (invariant sizes only); whether one was."""
+    body = loop.body.block
+    if not branch.false_region.blocks:
+        return False
+    arms = [branch.true_region.block, branch.false_region.block]
+    for k, res in enumerate(branch.results):
+        if not isinstance(res.type, MemRefType):
+            continue
+        allocs = [_allocated_in(arm, k) for arm in arms]
+        if any(a is None for a in allocs):
+            continue
+        free = _unconditional_free(res, body)
+        if free is None or not _dies_at(res, free, body, summaries):
+            continue
+        chains = [_invariant_chain(a, loop) for a in allocs if a is not None]
+        if any(c is None for c in chains):
+            continue
+        Rewriter.erase_op(free)
+        for a, chain in zip(allocs, chains, strict=True):
+            assert a is not None and chain is not None
+            hoisted = _hoist(a, None, loop, chain)
+            after = loop.parent_block()
+            assert after is not None
+            after.insert_op_after(memref.DeallocOp.get(hoisted), loop)
+        return True
+    return False
+
+
+def _allocated_in(arm: Block, k: int) -> memref.AllocOp | None:
+    """The `memref.alloc` in `arm` whose buffer `arm` yields as result `k`."""
+    term = arm.last_op
+    assert isinstance(term, scf.YieldOp)
+    v = term.operands[k]
+    if isinstance(v, OpResult) and isinstance(v.op, memref.AllocOp) and v.op.parent_block() is arm:
+        return v.op
+    return None
 
 
 def _loops_innermost_first(f: func.FuncOp) -> list[scf.ForOp]:
@@ -143,9 +189,9 @@ def _loops_innermost_first(f: func.FuncOp) -> list[scf.ForOp]:
     return list(reversed(loops))
 
 
-def _unconditional_free(alloc: memref.AllocOp, body: Block) -> memref.DeallocOp | None:
-    """The `memref.dealloc` of `alloc`'s buffer in `body` itself (not in a branch)."""
-    for use in alloc.memref.uses:
+def _unconditional_free(buffer: SSAValue, body: Block) -> memref.DeallocOp | None:
+    """The `memref.dealloc` of `buffer` in `body` itself (not in a branch)."""
+    for use in buffer.uses:
         user = use.operation
         if isinstance(user, memref.DeallocOp) and user.parent_block() is body:
             return user
@@ -168,8 +214,9 @@ def _dies_at(buffer: SSAValue, free: memref.DeallocOp, body: Block,
 
 
 def _invariant_chain(alloc: memref.AllocOp, loop: scf.ForOp) -> list[Operation] | None:
-    """The ops of `loop`'s body computing `alloc`'s sizes from values defined outside
-    the loop (operands first), if they are all `SPECULATABLE`; None otherwise."""
+    """The ops in `loop` computing `alloc`'s sizes from values defined outside the loop
+    (operands first), if they are all `SPECULATABLE` (so they may run before the loop,
+    even those in a branch); None otherwise."""
     chain: dict[Operation, None] = {}
 
     def visit(v: SSAValue) -> bool:
@@ -180,7 +227,7 @@ def _invariant_chain(alloc: memref.AllocOp, loop: scf.ForOp) -> list[Operation] 
         op = v.op
         if op in chain:
             return True
-        if op.parent_block() is not loop.body.block or not isinstance(op, SPECULATABLE):
+        if not isinstance(op, SPECULATABLE) or op.regions:
             return False
         if not all(visit(o) for o in op.operands):
             return False
@@ -192,9 +239,10 @@ def _invariant_chain(alloc: memref.AllocOp, loop: scf.ForOp) -> list[Operation] 
     return None
 
 
-def _hoist(alloc: memref.AllocOp, free: memref.DeallocOp, loop: scf.ForOp,
-           chain: list[Operation]) -> None:
-    """Move `alloc` (and the ops computing its sizes) before `loop`, `free` after it."""
+def _hoist(alloc: memref.AllocOp, free: memref.DeallocOp | None, loop: scf.ForOp,
+           chain: list[Operation]) -> SSAValue:
+    """Move `alloc` (and the ops computing its sizes) before `loop`, `free` (if any)
+    after it; the hoisted buffer."""
     outer = loop.parent_block()
     assert outer is not None
     for op in chain:
@@ -206,8 +254,10 @@ def _hoist(alloc: memref.AllocOp, free: memref.DeallocOp, loop: scf.ForOp,
     hoisted = b.add(memref.AllocOp(sizes, [], alloc.memref.type))
     alloc.memref.replace_all_uses_with(hoisted.memref)
     Rewriter.erase_op(alloc)
-    free.detach()
-    outer.insert_op_after(free, loop)
+    if free is not None:
+        free.detach()
+        outer.insert_op_after(free, loop)
+    return hoisted.memref
 
 
 def _nest(loop: scf.ForOp) -> list[scf.ForOp]:

@@ -42,4 +42,4 @@ func.func @fresh(%n: index) -> memref<?xf64> {
 
 // OPT-LABEL: define {{.*}}i32 @l0.entry.corner(ptr {{.*}}%ctx, ptr {{.*}}%slots)
 // OPT-LABEL: define {{.*}}i32 @l0.entry.fresh(
-// OPT:       call align 64 ptr @aligned_alloc(i64 64,
+// OPT:       call ptr @malloc(i64
