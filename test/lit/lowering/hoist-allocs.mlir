@@ -192,3 +192,48 @@ func.func private @parallel_body(%n: index, %m: index) {
   }) : (index, index, index) -> ()
   func.return
 }
+
+// A row literal built in either arm of a branch (each arm allocates, the branch yields
+// it with a constant flag), copied and freed in the iteration: the flags agree, so the
+// free is unconditional, and each arm's buffer is hoisted.
+// CHECK-LABEL: func.func private @literal_rows(
+// CHECK-DAG:     %[[A1:.*]] = memref.alloc(%{{.*}}) : memref<?xf64>
+// CHECK-DAG:     %[[A2:.*]] = memref.alloc(%{{.*}}) : memref<?xf64>
+// CHECK:         scf.for
+// CHECK-NOT:       memref.alloc
+// CHECK:           scf.if %c -> (memref<?xf64>, i1) {
+// CHECK-NEXT:        memref.store %{{.*}}, %[[A1]]
+// CHECK:             scf.yield %[[A1]], %{{.*}} : memref<?xf64>, i1
+// CHECK:           } else {
+// CHECK-NEXT:        memref.store %{{.*}}, %[[A2]]
+// CHECK:             scf.yield %[[A2]], %{{.*}} : memref<?xf64>, i1
+// CHECK:           "memref.copy"
+// CHECK-NEXT:    }
+// CHECK-DAG:     memref.dealloc %[[A1]] : memref<?xf64>
+// CHECK-DAG:     memref.dealloc %[[A2]] : memref<?xf64>
+func.func private @literal_rows(%n: i64, %c: i1, %out: memref<?xf64>) {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %i0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f64
+  scf.for %i = %c0 to %n step %c1 : i64 {
+    %row, %f = scf.if %c -> (memref<?xf64>, i1) {
+      %three = arith.constant 3 : index
+      %a = memref.alloc(%three) : memref<?xf64>
+      memref.store %z, %a[%i0] : memref<?xf64>
+      %t = arith.constant true
+      scf.yield %a, %t : memref<?xf64>, i1
+    } else {
+      %three2 = arith.constant 3 : index
+      %b = memref.alloc(%three2) : memref<?xf64>
+      memref.store %z, %b[%i0] : memref<?xf64>
+      %t2 = arith.constant true
+      scf.yield %b, %t2 : memref<?xf64>, i1
+    }
+    "memref.copy"(%row, %out) : (memref<?xf64>, memref<?xf64>) -> ()
+    scf.if %f {
+      memref.dealloc %row : memref<?xf64>
+    }
+  }
+  func.return
+}
