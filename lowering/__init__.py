@@ -22,6 +22,7 @@ LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
     "convert-soac-to-scf": _lazy("l0.lowering.convert_soac_to_scf", "ConvertSoacToScfPass"),
     "dealloc": _lazy("l0.lowering.dealloc", "DeallocPass"),
     "hoist-allocs": _lazy("l0.lowering.hoist_allocs", "HoistAllocsPass"),
+    "expand-allocs": _lazy("l0.lowering.expand_allocs", "ExpandAllocsPass"),
     "reuse-freed": _lazy("l0.lowering.reuse_freed", "ReuseFreedPass"),
 }
 """Pipeline name -> factory of the lowering pass class, in pipeline order."""

@@ -129,10 +129,10 @@ def _hoist_one(f: func.FuncOp, summaries: Summaries) -> bool:
         body = loop.body.block
         for op in list(body.ops):
             if isinstance(op, memref.AllocOp):
-                free = _unconditional_free(op.memref, body)
-                if free is None or not _dies_at(op.memref, free, body, summaries):
+                free = unconditional_free(op.memref, body)
+                if free is None or not dies_at(op.memref, free, body, summaries):
                     continue
-                chain = _invariant_chain(op, loop)
+                chain = invariant_chain(op, loop)
                 if chain is not None:
                     _hoist(op, free, loop, chain)
                 else:
@@ -157,10 +157,10 @@ def _hoist_branch_allocs(branch: scf.IfOp, loop: scf.ForOp, summaries: Summaries
         allocs = [_allocated_in(arm, k) for arm in arms]
         if any(a is None for a in allocs):
             continue
-        free = _unconditional_free(res, body)
-        if free is None or not _dies_at(res, free, body, summaries):
+        free = unconditional_free(res, body)
+        if free is None or not dies_at(res, free, body, summaries):
             continue
-        chains = [_invariant_chain(a, loop) for a in allocs if a is not None]
+        chains = [invariant_chain(a, loop) for a in allocs if a is not None]
         if any(c is None for c in chains):
             continue
         Rewriter.erase_op(free)
@@ -189,7 +189,7 @@ def _loops_innermost_first(f: func.FuncOp) -> list[scf.ForOp]:
     return list(reversed(loops))
 
 
-def _unconditional_free(buffer: SSAValue, body: Block) -> memref.DeallocOp | None:
+def unconditional_free(buffer: SSAValue, body: Block) -> memref.DeallocOp | None:
     """The `memref.dealloc` of `buffer` in `body` itself (not in a branch)."""
     for use in buffer.uses:
         user = use.operation
@@ -198,7 +198,7 @@ def _unconditional_free(buffer: SSAValue, body: Block) -> memref.DeallocOp | Non
     return None
 
 
-def _dies_at(buffer: SSAValue, free: memref.DeallocOp, body: Block,
+def dies_at(buffer: SSAValue, free: memref.DeallocOp, body: Block,
              summaries: Summaries) -> bool:
     """Whether nothing that may alias `buffer` (dealloc's alias classes of `body`) is used
     after `free`: then the buffer lives within one iteration."""
@@ -213,7 +213,7 @@ def _dies_at(buffer: SSAValue, free: memref.DeallocOp, body: Block,
     return True
 
 
-def _invariant_chain(alloc: memref.AllocOp, loop: scf.ForOp) -> list[Operation] | None:
+def invariant_chain(alloc: memref.AllocOp, loop: Operation) -> list[Operation] | None:
     """The ops in `loop` computing `alloc`'s sizes from values defined outside the loop
     (operands first), if they are all `SPECULATABLE` (so they may run before the loop,
     even those in a branch); None otherwise."""
@@ -288,8 +288,8 @@ def _carry(alloc: memref.AllocOp, free: memref.DeallocOp, loop: scf.ForOp) -> No
         threaded.append(level)
     # At the allocation: grow if needed, then view.
     b = CodeBuilder.before(alloc)
-    sizes = _sizes(b, alloc)
-    needed = _checked_product(b, sizes)
+    sizes = alloc_sizes(alloc)
+    needed = checked_product(b, sizes)
     capacity = b.val(memref.DimOp.from_source_and_index(incoming, b.index(0)))
     grow = b.cmpi("sgt", needed, capacity)
     current = incoming
@@ -299,7 +299,7 @@ def _carry(alloc: memref.AllocOp, free: memref.DeallocOp, loop: scf.ForOp) -> No
         return [bb.val(memref.AllocOp([needed], [], flat))]
 
     (buffer,) = b.if_(grow, [flat], enlarge, lambda bb: [current])
-    strides = _row_major_strides(b, sizes)
+    strides = row_major_strides(b, sizes)
     view = b.val(memref.ReinterpretCastOp.from_dynamic(
         buffer, [0], sizes, strides, t))
     alloc.memref.replace_all_uses_with(view)
@@ -337,7 +337,7 @@ def _append_yield(loop: scf.ForOp, v: SSAValue) -> None:
     term.operands = [*term.operands, v]
 
 
-def _sizes(b: CodeBuilder, alloc: memref.AllocOp) -> list[SSAValue | int]:
+def alloc_sizes(alloc: memref.AllocOp) -> list[SSAValue | int]:
     """The sizes of `alloc`'s buffer: ints for static dimensions, index values else."""
     t = alloc.memref.type
     assert isinstance(t, MemRefType)
@@ -345,7 +345,7 @@ def _sizes(b: CodeBuilder, alloc: memref.AllocOp) -> list[SSAValue | int]:
     return [next(dynamic) if d == DYNAMIC_INDEX else d for d in t.get_shape()]
 
 
-def _checked_product(b: CodeBuilder, sizes: list[SSAValue | int]) -> SSAValue:
+def checked_product(b: CodeBuilder, sizes: list[SSAValue | int]) -> SSAValue:
     """The number of elements, or -1 if a size is negative or the product overflows."""
     zero, minus_one = b.index(0), b.index(-1)
     acc = b.index(1)
@@ -362,17 +362,19 @@ def _checked_product(b: CodeBuilder, sizes: list[SSAValue | int]) -> SSAValue:
     return b.select(bad, minus_one, acc)
 
 
-def _row_major_strides(b: CodeBuilder, sizes: list[SSAValue | int]) -> list[SSAValue | int]:
-    strides: list[SSAValue | int] = []
-    acc: SSAValue | int = 1
-    for s in reversed(sizes):
-        strides.append(acc)
+def row_major_strides(b: CodeBuilder, sizes: list[SSAValue | int]) -> list[SSAValue | int]:
+    """The strides of a contiguous row-major array of `sizes`: ints where static."""
+    if not sizes:
+        return []
+    strides: list[SSAValue | int] = [1]
+    for s in reversed(sizes[1:]):
+        acc = strides[-1]
         if isinstance(acc, int) and isinstance(s, int):
-            acc = acc * s
+            strides.append(acc * s)
         else:
             left = b.index(acc) if isinstance(acc, int) else acc
             right = b.index(s) if isinstance(s, int) else s
-            acc = b.muli(left, right)
+            strides.append(b.muli(left, right))
     return list(reversed(strides))
 
 

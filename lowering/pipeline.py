@@ -1,7 +1,7 @@
 """The CPU back end as one call: a soac-level module to a `JitModule` or a `CpuEngine`.
 
-    bufferise -> convert-soac-to-scf -> dealloc -> hoist-allocs -> reuse-freed
-        -> LLVM IR -> O3 -> MCJIT
+    bufferise -> convert-soac-to-scf -> dealloc -> hoist-allocs -> expand-allocs
+        -> reuse-freed -> LLVM IR -> O3 -> MCJIT
 
 `lower(module)` runs the lowering passes on a copy of the module (with `verify`,
 the IR is verified after each: every stage is checked IR, docs/backend.md; tests do,
@@ -34,6 +34,7 @@ from l0.lowering import trace
 from l0.lowering.bufferise import BufferisePass
 from l0.lowering.convert_soac_to_scf import ConvertSoacToScfPass
 from l0.lowering.dealloc import DeallocPass
+from l0.lowering.expand_allocs import ExpandAllocsPass
 from l0.lowering.hoist_allocs import HoistAllocsPass
 from l0.lowering.jit import JitModule, link_callbacks
 from l0.lowering.reuse_freed import ReuseFreedPass
@@ -41,7 +42,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
 
 PIPELINE = (BufferisePass, ConvertSoacToScfPass, DeallocPass, HoistAllocsPass,
-            ReuseFreedPass)
+            ExpandAllocsPass, ReuseFreedPass)
 
 
 def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
