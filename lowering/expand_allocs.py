@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.dealloc.aliases import Summaries, summarise
 from l0.lowering.hoist_allocs import (
+    Free,
     alloc_sizes,
     checked_product,
     dies_at,
@@ -86,7 +87,7 @@ def _expand_one(f: func.FuncOp, summaries: Summaries) -> bool:
     return False
 
 
-def _expand(alloc: memref.AllocOp, free: memref.DeallocOp, loop: scf.ParallelOp,
+def _expand(alloc: memref.AllocOp, free: Free, loop: scf.ParallelOp,
             chain: list[Operation]) -> None:
     t = alloc.memref.type
     assert isinstance(t, MemRefType)
@@ -115,7 +116,7 @@ def _expand(alloc: memref.AllocOp, free: memref.DeallocOp, loop: scf.ParallelOp,
         flat, [offset], sizes, row_major_strides(ib, sizes), t))
     alloc.memref.replace_all_uses_with(view)
     Rewriter.erase_op(alloc)
-    Rewriter.erase_op(free)
+    free.erase()
     outer.insert_op_after(memref.DeallocOp.get(flat), loop)
 
 

@@ -163,7 +163,7 @@ def _hoist_branch_allocs(branch: scf.IfOp, loop: scf.ForOp, summaries: Summaries
         chains = [invariant_chain(a, loop) for a in allocs if a is not None]
         if any(c is None for c in chains):
             continue
-        Rewriter.erase_op(free)
+        free.erase()
         for a, chain in zip(allocs, chains, strict=True):
             assert a is not None and chain is not None
             hoisted = _hoist(a, None, loop, chain)
@@ -189,21 +189,46 @@ def _loops_innermost_first(f: func.FuncOp) -> list[scf.ForOp]:
     return list(reversed(loops))
 
 
-def unconditional_free(buffer: SSAValue, body: Block) -> memref.DeallocOp | None:
-    """The `memref.dealloc` of `buffer` in `body` itself (not in a branch)."""
+@dataclass
+class Free:
+    """Where a body frees a buffer in every iteration: `point`, an op of the body that
+    is either the `memref.dealloc` itself or an `scf.if` each arm of which frees it
+    (dealloc frees in each arm when the last use is in one); `ops`, the deallocs."""
+
+    point: Operation
+    ops: list[memref.DeallocOp]
+
+    def erase(self) -> None:
+        for op in self.ops:
+            Rewriter.erase_op(op)
+
+
+def unconditional_free(buffer: SSAValue, body: Block) -> Free | None:
+    """How `body` frees `buffer` in every iteration, if it does."""
+    arms: dict[Operation, list[memref.DeallocOp]] = {}
     for use in buffer.uses:
         user = use.operation
-        if isinstance(user, memref.DeallocOp) and user.parent_block() is body:
-            return user
+        if not isinstance(user, memref.DeallocOp):
+            continue
+        if user.parent_block() is body:
+            return Free(user, [user])
+        branch = user.parent_op()
+        if isinstance(branch, scf.IfOp) and branch.parent_block() is body:
+            arms.setdefault(branch, []).append(user)
+    for branch, frees in arms.items():
+        assert isinstance(branch, scf.IfOp)
+        blocks = {f.parent_block() for f in frees}
+        if (branch.false_region.blocks and len(frees) == 2
+                and blocks == {branch.true_region.block, branch.false_region.block}):
+            return Free(branch, frees)
     return None
 
 
-def dies_at(buffer: SSAValue, free: memref.DeallocOp, body: Block,
-             summaries: Summaries) -> bool:
+def dies_at(buffer: SSAValue, free: Free, body: Block, summaries: Summaries) -> bool:
     """Whether nothing that may alias `buffer` (dealloc's alias classes of `body`) is used
     after `free`: then the buffer lives within one iteration."""
     members = set(Aliases(summaries, UsedMemrefs()).block(body).members(buffer))
-    op = free.next_op
+    op = free.point.next_op
     while op is not None:
         for inner in op.walk():
             for v in inner.operands:
@@ -239,7 +264,7 @@ def invariant_chain(alloc: memref.AllocOp, loop: Operation) -> list[Operation] |
     return None
 
 
-def _hoist(alloc: memref.AllocOp, free: memref.DeallocOp | None, loop: scf.ForOp,
+def _hoist(alloc: memref.AllocOp, free: Free | None, loop: scf.ForOp,
            chain: list[Operation]) -> SSAValue:
     """Move `alloc` (and the ops computing its sizes) before `loop`, `free` (if any)
     after it; the hoisted buffer."""
@@ -255,8 +280,8 @@ def _hoist(alloc: memref.AllocOp, free: memref.DeallocOp | None, loop: scf.ForOp
     alloc.memref.replace_all_uses_with(hoisted.memref)
     Rewriter.erase_op(alloc)
     if free is not None:
-        free.detach()
-        outer.insert_op_after(free, loop)
+        free.erase()
+        outer.insert_op_after(memref.DeallocOp.get(hoisted.memref), loop)
     return hoisted.memref
 
 
@@ -270,7 +295,7 @@ def _nest(loop: scf.ForOp) -> list[scf.ForOp]:
         nest.append(parent)
 
 
-def _carry(alloc: memref.AllocOp, free: memref.DeallocOp, loop: scf.ForOp) -> None:
+def _carry(alloc: memref.AllocOp, free: Free, loop: scf.ForOp) -> None:
     """Replace `alloc` by a view of a growing flat buffer that `loop` and the loops it
     is nested in carry (module docstring, Note [Growing buffers])."""
     t = alloc.memref.type
@@ -290,7 +315,7 @@ def _carry(alloc: memref.AllocOp, free: memref.DeallocOp, loop: scf.ForOp) -> No
     b = CodeBuilder.before(alloc)
     sizes = alloc_sizes(alloc)
     needed = checked_product(b, sizes)
-    capacity = b.val(memref.DimOp.from_source_and_index(incoming, b.index(0)))
+    capacity = b.val(memref.DimOp(incoming, b.index(0)))
     grow = b.cmpi("sgt", needed, capacity)
     current = incoming
 
@@ -304,7 +329,7 @@ def _carry(alloc: memref.AllocOp, free: memref.DeallocOp, loop: scf.ForOp) -> No
         buffer, [0], sizes, strides, t))
     alloc.memref.replace_all_uses_with(view)
     Rewriter.erase_op(alloc)
-    Rewriter.erase_op(free)
+    free.erase()
     # Thread it out, innermost loop first: each loop yields what the loop inside it
     # returned, the innermost what this iteration used.
     outgoing = buffer

@@ -93,7 +93,7 @@ def _reuse(free: _Free, alloc: memref.AllocOp) -> None:
     fits = free.owned if free.owned is not None else b.bool(True)
     for k, d in enumerate(t.get_shape()):
         if d == DYNAMIC_INDEX:
-            have = b.val(memref.DimOp.from_source_and_index(free.buffer, b.index(k)))
+            have = b.val(memref.DimOp(free.buffer, b.index(k)))
             fits = b.andi(fits, b.cmpi("eq", have, next(dynamic)))
     old, owned, sizes = free.buffer, free.owned, list(alloc.dynamic_sizes)
 

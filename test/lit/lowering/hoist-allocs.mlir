@@ -237,3 +237,27 @@ func.func private @literal_rows(%n: i64, %c: i1, %out: memref<?xf64>) {
   }
   func.return
 }
+
+// Freed in each arm of a branch (its last use is in one of them): freed in every
+// iteration all the same, so hoisted.
+// CHECK-LABEL: func.func private @freed_in_both_arms(
+// CHECK:         %[[B:.*]] = memref.alloc(%{{.*}}) : memref<?xf64>
+// CHECK-NEXT:    scf.for
+// CHECK-NOT:       memref.dealloc
+// CHECK:         }
+// CHECK-NEXT:    memref.dealloc %[[B]] : memref<?xf64>
+func.func private @freed_in_both_arms(%n: i64, %m: index, %c: i1) {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %i0 = arith.constant 0 : index
+  scf.for %i = %c0 to %n step %c1 : i64 {
+    %buf = memref.alloc(%m) : memref<?xf64>
+    scf.if %c {
+      %x = memref.load %buf[%i0] : memref<?xf64>
+      memref.dealloc %buf : memref<?xf64>
+    } else {
+      memref.dealloc %buf : memref<?xf64>
+    }
+  }
+  func.return
+}
