@@ -155,8 +155,10 @@ def input_for(bench: Benchmark, size: int | str) -> tuple[datagen.DataFiles, np.
 def build_c(bench: Benchmark) -> Path:
     """Compile the C version unless its binary is newer than its sources."""
     exe = BIN_DIR / bench.name
+    flags = exe.with_name(f"{exe.name}.flags")  # a binary built with other flags is stale
     sources = [bench.c_source, HERE / "c" / "bench.h"]
-    if exe.exists() and all(exe.stat().st_mtime > s.stat().st_mtime for s in sources):
+    if (exe.exists() and all(exe.stat().st_mtime > s.stat().st_mtime for s in sources)
+            and flags.exists() and flags.read_text() == " ".join(CFLAGS)):
         return exe
     BIN_DIR.mkdir(parents=True, exist_ok=True)
     tmp = exe.with_name(f"{exe.name}.{os.getpid()}.tmp")  # never run a half-written binary
@@ -165,6 +167,7 @@ def build_c(bench: Benchmark) -> Path:
     if proc.returncode != 0:
         raise RuntimeError(f"gcc failed on {bench.c_source.name}:\n{proc.stderr}")
     tmp.replace(exe)
+    flags.write_text(" ".join(CFLAGS))
     return exe
 
 
