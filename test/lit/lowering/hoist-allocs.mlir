@@ -244,8 +244,8 @@ func.func private @literal_rows(%n: i64, %c: i1, %out: memref<?xf64>) {
 // CHECK:         %[[B:.*]] = memref.alloc(%{{.*}}) : memref<?xf64>
 // CHECK-NEXT:    scf.for
 // CHECK-NOT:       memref.dealloc
-// CHECK:         }
-// CHECK-NEXT:    memref.dealloc %[[B]] : memref<?xf64>
+// CHECK:         memref.dealloc %[[B]] : memref<?xf64>
+// CHECK-NEXT:    func.return
 func.func private @freed_in_both_arms(%n: i64, %m: index, %c: i1) {
   %c0 = arith.constant 0 : i64
   %c1 = arith.constant 1 : i64
