@@ -21,12 +21,16 @@ LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
     "bufferise": _lazy("l0.lowering.bufferise", "BufferisePass"),
     "convert-soac-to-scf": _lazy("l0.lowering.convert_soac_to_scf", "ConvertSoacToScfPass"),
     "dealloc": _lazy("l0.lowering.dealloc", "DeallocPass"),
-    "size-facts": _lazy("l0.lowering.size_facts", "SizeFactsPass"),
     "hoist-allocs": _lazy("l0.lowering.hoist_allocs", "HoistAllocsPass"),
     "expand-allocs": _lazy("l0.lowering.expand_allocs", "ExpandAllocsPass"),
     "reuse-freed": _lazy("l0.lowering.reuse_freed", "ReuseFreedPass"),
+    "size-facts": _lazy("l0.lowering.size_facts", "SizeFactsPass"),
 }
-"""Pipeline name -> factory of the lowering pass class, in pipeline order."""
+"""Pipeline name -> factory of the lowering pass class, in pipeline order; those of
+`OFF_PIPELINE` last."""
+
+OFF_PIPELINE = frozenset({"size-facts"})
+"""Lowerings `l0.lowering.pipeline` does not run (`l0-opt -p` runs them when asked)."""
 
 
 def lowering_dialects() -> list[Dialect]:

@@ -275,11 +275,13 @@ class L0OptMain(xDSLOptMain):
 
 def _lowerings_needed(prog: ModuleOp, ran: Sequence[ModulePass]) -> list[ModulePass]:
     """The lowering passes to run before emitting LLVM IR: those after the last one the
-    pipeline ran, or, if it ran none, those the level of `prog` still needs (none for
-    loop-level IR, which may come without `dealloc`, as in `python -m l0.lowering.llvm`)."""
-    from l0.lowering import LOWERINGS
+    pipeline ran, or, if it ran none, those the level of `prog` still needs (for loop-level
+    IR, the memory planning passes after `dealloc`, which find nothing to do in IR that
+    comes without `dealloc`'s frees, as in `python -m l0.lowering.llvm`). Lowerings the
+    CPU pipeline does not run (`l0.lowering.OFF_PIPELINE`) run only when asked for."""
+    from l0.lowering import LOWERINGS, OFF_PIPELINE
 
-    order = list(LOWERINGS)
+    order = [name for name in LOWERINGS if name not in OFF_PIPELINE]
     done = [order.index(p.name) for p in ran if p.name in order]
     start = max(done) + 1 if done else _lowering_stage(prog)
     return [LOWERINGS[name]()() for name in order[start:]]
