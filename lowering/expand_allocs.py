@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from l0.lowering.builder import CodeBuilder
-from l0.lowering.dealloc.aliases import Summaries, summarise
+from l0.lowering.dealloc.aliases import Aliases, Summaries, UsedMemrefs, summarise
 from l0.lowering.hoist_allocs import (
     Free,
     alloc_sizes,
@@ -77,7 +77,8 @@ def _expand_one(f: func.FuncOp, summaries: Summaries) -> bool:
             if not isinstance(op, memref.AllocOp):
                 continue
             free = unconditional_free(op.memref, body)
-            if free is None or not dies_at(op.memref, free, body, summaries):
+            classes = Aliases(summaries, UsedMemrefs()).block(body)
+            if free is None or not dies_at(op.memref, free, classes):
                 continue
             chain = invariant_chain(op, loop)
             if chain is None:

@@ -28,12 +28,14 @@ the branch runs), and an `scf.parallel`, whose iterations need a buffer each: th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from l0.lowering.builder import INDEX, CodeBuilder
 from l0.lowering.dealloc.aliases import (
     Aliases,
     Summaries,
+    UnionFind,
     UsedMemrefs,
     defined_inside,
     pointer_source,
@@ -97,7 +99,7 @@ def hoist_function(f: func.FuncOp, summaries: Summaries) -> None:
     while forward_invariant_carries(f) | fold_agreeing_ifs(f) | fold_constant_ifs(f):
         pass
     fold_alloc_dims(f)
-    while _hoist_one(f, summaries):
+    while _sweep(f, summaries):
         fold_alloc_dims(f)
 
 
@@ -123,27 +125,49 @@ def fold_alloc_dims(root: Operation) -> None:
         Rewriter.erase_op(op)
 
 
-def _hoist_one(f: func.FuncOp, summaries: Summaries) -> bool:
-    """Hoist one allocation out of one loop (innermost loops first); whether any was."""
+def _sweep(f: func.FuncOp, summaries: Summaries) -> bool:
+    """Every loop, innermost first, gives up what it can; whether any did. A buffer that
+    leaves an inner loop is seen by the loop around it later in the same sweep; a loop
+    rebuilt to carry a buffer (and the loops around it) waits for the next sweep."""
+    changed = False
     for loop in _loops_innermost_first(f):
-        body = loop.body.block
-        for op in list(body.ops):
-            if isinstance(op, memref.AllocOp):
-                free = unconditional_free(op.memref, body)
-                if free is None or not dies_at(op.memref, free, body, summaries):
-                    continue
-                chain = invariant_chain(op, loop)
-                if chain is not None:
-                    _hoist(op, free, loop, chain)
-                else:
-                    _carry(op, free, loop)
-                return True
-            if isinstance(op, scf.IfOp) and _hoist_branch_allocs(op, loop, summaries):
-                return True
-    return False
+        if loop.parent_block() is not None:  # else erased: rebuilt by `_carry`
+            changed |= _hoist_from(loop, summaries)
+    return changed
 
 
-def _hoist_branch_allocs(branch: scf.IfOp, loop: scf.ForOp, summaries: Summaries) -> bool:
+def _hoist_from(loop: scf.ForOp, summaries: Summaries) -> bool:
+    """Hoist what can leave `loop` (a carry rebuilds it and the loops around it, around
+    the same body); whether anything left."""
+    body = loop.body.block
+    found: list[UnionFind] = []  # the body's alias classes, once needed (valid after a hoist)
+
+    def classes() -> UnionFind:
+        if not found:
+            found.append(Aliases(summaries, UsedMemrefs()).block(body))
+        return found[0]
+
+    changed = False
+    for op in list(body.ops):
+        if op.parent_block() is not body:
+            continue  # moved out with an allocation's sizes
+        if isinstance(op, memref.AllocOp):
+            free = unconditional_free(op.memref, body)
+            if free is None or not dies_at(op.memref, free, classes()):
+                continue
+            chain = invariant_chain(op, loop)
+            if chain is None:
+                loop = _carry(op, free, loop)  # the same body, in a rebuilt loop
+            else:
+                _hoist(op, free, loop, chain)
+            changed = True
+        elif isinstance(op, scf.IfOp) and _hoist_branch_allocs(op, loop, classes):
+            changed = True
+    return changed
+
+
+def _hoist_branch_allocs(branch: scf.IfOp, loop: scf.ForOp,
+                         classes: Callable[[], UnionFind]) -> bool:
     """A result of `branch` that each arm allocates itself (a literal row built in
     either arm), freed in the loop's body within the iteration: each arm's buffer is
     hoisted (invariant sizes only); whether one was."""
@@ -158,7 +182,7 @@ def _hoist_branch_allocs(branch: scf.IfOp, loop: scf.ForOp, summaries: Summaries
         if any(a is None for a in allocs):
             continue
         free = unconditional_free(res, body)
-        if free is None or not dies_at(res, free, body, summaries):
+        if free is None or not dies_at(res, free, classes()):
             continue
         chains = [invariant_chain(a, loop) for a in allocs if a is not None]
         if any(c is None for c in chains):
@@ -224,10 +248,11 @@ def unconditional_free(buffer: SSAValue, body: Block) -> Free | None:
     return None
 
 
-def dies_at(buffer: SSAValue, free: Free, body: Block, summaries: Summaries) -> bool:
-    """Whether nothing that may alias `buffer` (dealloc's alias classes of `body`) is used
-    after `free`: then the buffer lives within one iteration."""
-    members = set(Aliases(summaries, UsedMemrefs()).block(body).members(buffer))
+def dies_at(buffer: SSAValue, free: Free, classes: UnionFind) -> bool:
+    """Whether nothing that may alias `buffer` (by `classes`, dealloc's alias classes of
+    the block of `free.point`) is used after `free`: then the buffer lives within one
+    iteration."""
+    members = set(classes.members(buffer))
     op = free.point.next_op
     while op is not None:
         for inner in op.walk():
@@ -295,9 +320,9 @@ def _nest(loop: scf.ForOp) -> list[scf.ForOp]:
         nest.append(parent)
 
 
-def _carry(alloc: memref.AllocOp, free: Free, loop: scf.ForOp) -> None:
+def _carry(alloc: memref.AllocOp, free: Free, loop: scf.ForOp) -> scf.ForOp:
     """Replace `alloc` by a view of a growing flat buffer that `loop` and the loops it
-    is nested in carry (module docstring, Note [Growing buffers])."""
+    is nested in carry (module docstring, Note [Growing buffers]); `loop` rebuilt."""
     t = alloc.memref.type
     assert isinstance(t, MemRefType)
     flat = MemRefType(t.element_type, [DYNAMIC_INDEX])
@@ -339,6 +364,7 @@ def _carry(alloc: memref.AllocOp, free: Free, loop: scf.ForOp) -> None:
     outer = threaded[0].parent_block()
     assert outer is not None
     outer.insert_op_after(memref.DeallocOp.get(outgoing), threaded[0])
+    return threaded[-1]
 
 
 def _add_carried(loop: scf.ForOp, init: SSAValue) -> tuple[scf.ForOp, SSAValue]:
