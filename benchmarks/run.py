@@ -6,12 +6,14 @@
 
 For each benchmark (default: every one in `BENCHMARKS` whose L0 program exists) it gets the
 input (`datagen.py`: generated and cached under `benchmarks/data/`, or a finpar dataset),
-builds the C version with `gcc -O3 -march=native`, then runs one after the other:
+builds the C version with `gcc -O3 -march=native -fno-math-errno` (README: why), then runs
+one after the other:
 
 * C: `c/NAME.c`, which times its own computation (`clock_gettime`) N times;
 * NumPy: `numpy_versions.NAME`, timed here N times with `time.perf_counter`;
-* l0: `l0-run --backend=B -r N -t FILE programs/NAME.l0 < input`, whose timing file holds
-  the time of each run of `main` (compilation and value I/O excluded);
+* l0: `l0-run --backend=B -r N -t FILE -v programs/NAME.l0 < input`, whose timing file holds
+  the time of each run of `main` (compilation and value I/O excluded) and whose `-v` line
+  gives the heap allocations per run of `main` (cpu);
 * the compile time: `l0.compile(path, backend=B)` in a fresh Python process (front end,
   optimisation and code generation, and the imports they trigger).
 
@@ -22,10 +24,10 @@ speedup over `cpu` (multicore/cpu) are added, with the issue "Parallel code"'s b
 
 It checks that the three results agree (ints exactly; reals to the 6 decimals l0 prints),
 and with a finpar dataset that they match its `output.data` to finpar's tolerance, then
-prints a table of median wall-clock times, the ratios l0/C and l0/NumPy, and the compile
-time. Exit status: 0 when every version ran and all agreed, 1 otherwise. The performance
-targets of the issue "Compiled CPU back end" are reported, never enforced: these are
-benchmarks, not timed tests.
+prints a table of median wall-clock times, l0's allocations per run of `main`, the ratios
+l0/C and l0/NumPy, and the compile time. Exit status: 0 when every version ran and all
+agreed, 1 otherwise. The performance targets of the issue "Compiled CPU back end" are
+reported, never enforced: these are benchmarks, not timed tests.
 
 The programs are the thesis's artificial benchmarks P0-P2 (its Part IV) and the real-world
 R1 (finpar's LocVolCalib); R0 and R2 (OptionPricing, InterestCalib) have their datasets
@@ -38,6 +40,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -57,7 +60,7 @@ from benchmarks.numpy_versions import VERSIONS  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 BIN_DIR = datagen.DATA_DIR / "bin"
-CFLAGS = ["-O3", "-march=native"]
+CFLAGS = ["-O3", "-march=native", "-fno-math-errno"]
 SIZES = ("tiny", "small", "full")
 
 # l0 prints reals with 6 decimals: more than half a unit in the last place means disagreement.
@@ -125,6 +128,7 @@ class Result:
     c: float | None = None
     numpy: float | None = None
     l0: float | None = None
+    allocations: int | None = None
     compile: float | None = None
     multicore: float | None = None  # with --backend multicore (then l0 is cpu's time)
     agree: bool = False
@@ -164,8 +168,10 @@ def input_for(bench: Benchmark, size: int | str) -> tuple[datagen.DataFiles, np.
 def build_c(bench: Benchmark) -> Path:
     """Compile the C version unless its binary is newer than its sources."""
     exe = BIN_DIR / bench.name
+    flags = exe.with_name(f"{exe.name}.flags")  # a binary built with other flags is stale
     sources = [bench.c_source, HERE / "c" / "bench.h"]
-    if exe.exists() and all(exe.stat().st_mtime > s.stat().st_mtime for s in sources):
+    if (exe.exists() and all(exe.stat().st_mtime > s.stat().st_mtime for s in sources)
+            and flags.exists() and flags.read_text() == " ".join(CFLAGS)):
         return exe
     BIN_DIR.mkdir(parents=True, exist_ok=True)
     tmp = exe.with_name(f"{exe.name}.{os.getpid()}.tmp")  # never run a half-written binary
@@ -174,6 +180,7 @@ def build_c(bench: Benchmark) -> Path:
     if proc.returncode != 0:
         raise RuntimeError(f"gcc failed on {bench.c_source.name}:\n{proc.stderr}")
     tmp.replace(exe)
+    flags.write_text(" ".join(CFLAGS))
     return exe
 
 
@@ -206,21 +213,28 @@ def run_numpy(bench: Benchmark, files: datagen.DataFiles, runs: int) -> tuple[fl
 def run_l0(
     bench: Benchmark, files: datagen.DataFiles, runs: int, backend: str, timeout: float,
     threads: int | None = None,
-) -> tuple[float, str]:
-    """Run l0-run in a fresh process; return the median time of `main` and the printed result."""
+) -> tuple[float, str, int | None]:
+    """Run l0-run in a fresh process; return the median time of `main`, the printed result
+    and the heap allocations per run of `main` (None where l0-run does not count them)."""
     with tempfile.TemporaryDirectory() as tmp, open(files.text, "rb") as stdin:
         timing = Path(tmp) / "times"
         cmd = [
             sys.executable, "-c", "from l0.cli.run import main; main()",
-            f"--backend={backend}", "-r", str(runs), "-t", str(timing), str(bench.program),
-            *(["--threads", str(threads)] if threads else []),
+            f"--backend={backend}", "-r", str(runs), "-t", str(timing), "-v",
+            str(bench.program), *(["--threads", str(threads)] if threads else []),
         ]  # fmt: skip
         proc = subprocess.run(cmd, stdin=stdin, capture_output=True, timeout=timeout)
         if proc.returncode != 0:
             err = proc.stderr.decode(errors="replace").strip()
             raise RuntimeError(f"l0-run failed (exit {proc.returncode}): {err[-2000:]}")
         times = [int(t) * 1e-6 for t in timing.read_text().split()]
-        return statistics.median(times), proc.stdout.decode()
+        found = ALLOCATIONS.search(proc.stderr.decode(errors="replace"))
+        allocations = int(found.group(1)) if found else None
+        return statistics.median(times), proc.stdout.decode(), allocations
+
+
+ALLOCATIONS = re.compile(r"allocations per run of main: (\d+)")
+"""The line `l0-run -v` writes on stderr (cpu)."""
 
 
 _COMPILE = """
@@ -331,7 +345,8 @@ def run_benchmark(bench: Benchmark, size: int | str, args: argparse.Namespace) -
     backend = "cpu" if multicore else args.backend
     log(f"{bench.name}: l0 ({backend})")
     try:
-        result.l0, l0_text = run_l0(bench, files, args.runs, backend, args.timeout)
+        result.l0, l0_text, result.allocations = run_l0(bench, files, args.runs, backend,
+                                                        args.timeout)
         if not args.no_compile_time:
             result.compile = cold_compile_seconds(bench.program, backend, args.timeout)
     except (RuntimeError, subprocess.TimeoutExpired) as err:
@@ -341,7 +356,7 @@ def run_benchmark(bench: Benchmark, size: int | str, args: argparse.Namespace) -
         log(f"{bench.name}: l0 (multicore, {args.threads or 'all'} threads)")
         agree = result.agree
         try:
-            result.multicore, mc_text = run_l0(bench, files, args.runs, "multicore",
+            result.multicore, mc_text, _ = run_l0(bench, files, args.runs, "multicore",
                                                args.timeout, args.threads)
             compare(result, c_out, ref, mc_text, expected, bench.finpar_atol)
             result.agree = result.agree and agree
@@ -384,20 +399,21 @@ def _multicore_target(bench: Benchmark, res: Result) -> str:
 
 def report(results: list[Result], skipped: list[str], args: argparse.Namespace) -> str:
     multicore = args.backend == "multicore"
-    head = ["benchmark", "size", "C ms", "NumPy ms", "l0 ms", "l0/C", "l0/NumPy", "compile s",
-            "agree", "targets"]  # fmt: skip
+    head = ["benchmark", "size", "C ms", "NumPy ms", "l0 ms", "l0 allocs", "l0/C", "l0/NumPy",
+            "compile s", "agree", "targets"]  # fmt: skip
     if multicore:
-        head[7:7] = ["multicore ms", "multicore/cpu"]
+        head[8:8] = ["multicore ms", "multicore/cpu"]
         head.append("multicore target")
     rows = []
     for r in results:
         row = [
-            r.name, r.size, _ms(r.c), _ms(r.numpy), _ms(r.l0), _x(r.ratio(r.c)),
+            r.name, r.size, _ms(r.c), _ms(r.numpy), _ms(r.l0),
+            "-" if r.allocations is None else str(r.allocations), _x(r.ratio(r.c)),
             _x(r.ratio(r.numpy)), "-" if r.compile is None else f"{r.compile:.2f}",
             "yes" if r.agree else "NO", _targets(BENCHMARKS[r.name], r),
         ]  # fmt: skip
         if multicore:
-            row[7:7] = [_ms(r.multicore), _x(r.speedup)]
+            row[8:8] = [_ms(r.multicore), _x(r.speedup)]
             row.append(_multicore_target(BENCHMARKS[r.name], r))
         rows.append(row)
     widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]

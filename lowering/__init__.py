@@ -20,10 +20,18 @@ LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
     "bufferise": _lazy("l0.lowering.bufferise", "BufferisePass"),
     "convert-soac-to-scf": _lazy("l0.lowering.convert_soac_to_scf", "ConvertSoacToScfPass"),
     "dealloc": _lazy("l0.lowering.dealloc", "DeallocPass"),
+    "hoist-allocs": _lazy("l0.lowering.hoist_allocs", "HoistAllocsPass"),
+    "expand-allocs": _lazy("l0.lowering.expand_allocs", "ExpandAllocsPass"),
+    "reuse-freed": _lazy("l0.lowering.reuse_freed", "ReuseFreedPass"),
     "convert-parallel-to-omp": _lazy("l0.lowering.convert_parallel_to_omp",
                                      "ConvertParallelToOmpPass"),
+    "size-facts": _lazy("l0.lowering.size_facts", "SizeFactsPass"),
 }
-"""Pipeline name -> factory of the lowering pass class, in pipeline order."""
+"""Pipeline name -> factory of the lowering pass class, in pipeline order; those of
+`OFF_PIPELINE` last."""
+
+OFF_PIPELINE = frozenset({"size-facts"})
+"""Lowerings `l0.lowering.pipeline` does not run (`l0-opt -p` runs them when asked)."""
 
 MULTICORE_LOWERINGS = ("convert-parallel-to-omp",)
 """The lowerings only the multicore back end runs (`l0-opt -t llvm-ir` adds the others)."""

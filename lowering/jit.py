@@ -36,7 +36,7 @@ from typing import Any, cast
 import llvmlite.binding as llvm
 import numpy as np
 from l0.dialects.soac import CertType
-from l0.lowering import checked_memory, openmp_runtime
+from l0.lowering import alloc_stats, checked_memory, openmp_runtime
 from l0.lowering.llvm import EmittedModule, abi, emit_module
 from l0.lowering.llvm.types import LoweringError, layout_of
 from numpy.lib.array_utils import byte_bounds
@@ -61,7 +61,7 @@ STACK_MARGIN = 1 << 20
 
 _lock = threading.RLock()
 _initialised = False
-_cache: OrderedDict[tuple[str, bool, tuple[str, ...] | None, bool, int | None],
+_cache: OrderedDict[tuple[str, bool, tuple[str, ...] | None, bool, bool, int | None],
                     CompiledModule] = OrderedDict()
 _libc = ctypes.CDLL(None)
 _free = _libc.free
@@ -84,6 +84,14 @@ def link_callbacks(callbacks: dict[str, Any]) -> None:
             if name not in _linked:
                 llvm.add_symbol(name, ctypes.cast(cb, ctypes.c_void_p).value)
                 _linked.add(name)
+
+
+def _link_address(name: str, address: int) -> None:
+    """Make the data at `address` the symbol `name` of JIT-compiled code, once per process."""
+    with _lock:
+        if name not in _linked:
+            llvm.add_symbol(name, address)
+            _linked.add(name)
 
 
 def _initialise() -> None:
@@ -128,10 +136,11 @@ def _optimise(mod: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
 
 def _build(module: ModuleOp, fast_math: bool, entries: Sequence[str] | None,
            tm: llvm.TargetMachine, checked: bool = False,
-           threads: int | None = None) -> tuple[llvm.ModuleRef, EmittedModule]:
+           counted: bool = False, threads: int | None = None,
+           ) -> tuple[llvm.ModuleRef, EmittedModule]:
     emitted = emit_module(module, fast_math=fast_math, entries=entries,
                           triple=llvm.get_process_triple(), data_layout=str(tm.target_data),
-                          checked_memory=checked, threads=threads)
+                          checked_memory=checked, count_allocations=counted, threads=threads)
     mod = llvm.parse_assembly(str(emitted.llvm))
     mod.verify()
     _optimise(mod, tm)
@@ -167,7 +176,8 @@ def compile_module(module: ModuleOp, *, fast_math: bool = False,
     default) links the OpenMP runtime (`l0.lowering.openmp_runtime`)."""
     names = tuple(entries) if entries is not None else None
     checked = checked_memory.enabled()
-    key = (str(module), fast_math, names, checked, threads)
+    counted = alloc_stats.enabled()
+    key = (str(module), fast_math, names, checked, counted, threads)
     with _lock:
         hit = _cache.get(key)
         if hit is not None:
@@ -176,9 +186,11 @@ def compile_module(module: ModuleOp, *, fast_math: bool = False,
         tm = host_target_machine()
         if checked:
             link_callbacks(checked_memory.CALLBACKS)
+        if counted:
+            _link_address(alloc_stats.SYMBOL, alloc_stats.address())
         if threads is not None:
             openmp_runtime.load()
-        mod, emitted = _build(module, fast_math, names, tm, checked, threads)
+        mod, emitted = _build(module, fast_math, names, tm, checked, counted, threads)
         engine = llvm.create_mcjit_compiler(mod, tm)
         engine.finalize_object()
         addresses = {name: engine.get_function_address(abi.ENTRY_PREFIX + name)

@@ -1,13 +1,14 @@
 """The CPU back ends as one call: a soac-level module to a `JitModule` or a `CpuEngine`.
 
-    bufferise -> convert-soac-to-scf -> dealloc -> LLVM IR -> O3 -> MCJIT
-    multicore: ... -> dealloc -> convert-parallel-to-omp -> LLVM IR calling libgomp
+    bufferise -> convert-soac-to-scf -> dealloc -> hoist-allocs -> expand-allocs
+        -> reuse-freed -> LLVM IR -> O3 -> MCJIT
+    multicore: ... -> reuse-freed -> convert-parallel-to-omp -> LLVM IR calling libgomp
 
 The sequential back end (`cpu`) runs the parallel loops of `convert-soac-to-scf` as
 plain loops; `multicore` (`threads` given: a thread count, 0 for all cores) turns the
 outermost ones into OpenMP regions run by libgomp's threads (`docs/backend.md`).
 
-`lower(module)` runs the three lowering passes on a copy of the module (with `verify`,
+`lower(module)` runs the lowering passes on a copy of the module (with `verify`,
 the IR is verified after each: every stage is checked IR, docs/backend.md; tests do,
 the drivers do not, verification costs as much as a pass); `compile_module`
 JIT-compiles the result (`l0.lowering.jit`, which caches engines by module text, so
@@ -39,11 +40,15 @@ from l0.lowering.bufferise import BufferisePass
 from l0.lowering.convert_parallel_to_omp import ConvertParallelToOmpPass
 from l0.lowering.convert_soac_to_scf import ConvertSoacToScfPass
 from l0.lowering.dealloc import DeallocPass
+from l0.lowering.expand_allocs import ExpandAllocsPass
+from l0.lowering.hoist_allocs import HoistAllocsPass
 from l0.lowering.jit import JitModule, link_callbacks
+from l0.lowering.reuse_freed import ReuseFreedPass
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
 
-PIPELINE = (BufferisePass, ConvertSoacToScfPass, DeallocPass)
+PIPELINE = (BufferisePass, ConvertSoacToScfPass, DeallocPass, HoistAllocsPass,
+            ExpandAllocsPass, ReuseFreedPass)
 MULTICORE = (ConvertParallelToOmpPass,)
 """The passes after `PIPELINE` for the multicore back end."""
 

@@ -292,19 +292,27 @@ class L0OptMain(xDSLOptMain):
 def _lowerings_needed(prog: ModuleOp, ran: Sequence[ModulePass]) -> list[ModulePass]:
     """The lowering passes to run before emitting LLVM IR: those after the last one the
     pipeline ran, or, if it ran none, those the level of `prog` still needs (none for
-    loop-level IR, which may come without `dealloc`)."""
-    from l0.lowering import LOWERINGS, MULTICORE_LOWERINGS
+    loop-level IR, which may come without `dealloc`). Lowerings the CPU pipeline does
+    not run (`l0.lowering.OFF_PIPELINE`) and the multicore back end's own ones run only
+    when asked for."""
+    from l0.lowering import LOWERINGS, MULTICORE_LOWERINGS, OFF_PIPELINE
 
-    order = [name for name in LOWERINGS if name not in MULTICORE_LOWERINGS]
+    order = [name for name in LOWERINGS
+             if name not in OFF_PIPELINE and name not in MULTICORE_LOWERINGS]
     done = [order.index(p.name) for p in ran if p.name in order]
-    start = max(done) + 1 if done else _lowering_stage(prog)
+    stage = _lowering_stage(prog)
+    start = max(done) + 1 if done else stage if stage < LOOP_LEVEL else len(order)
     return [LOWERINGS[name]()() for name in order[start:]]
+
+
+LOOP_LEVEL = 3
+"""`_lowering_stage` of loop-level IR."""
 
 
 def _lowering_stage(prog: ModuleOp) -> int:
     """How many lowering passes `prog` has been through: 0 for soac IR (tensors), 1 for
     bufferised IR (msoac ops), 3 for loop-level IR."""
-    stage = 3
+    stage = LOOP_LEVEL
     for op in prog.walk():
         if op.name.startswith("msoac."):
             stage = 1

@@ -8,6 +8,9 @@ Prints `main`'s result exactly as the 2014 compiler did (docs/reference.md §6.3
 one per line; these times exclude compilation and value input/output, as the
 benchmark harness of Futhark's compiled programs does. `-O` (the default) runs the
 default optimisation pipeline (`l0.passes.pipeline`) before running; `-O0` runs none.
+`-v` (cpu) counts the heap allocations of compiled code (`l0.lowering.alloc_stats`) and
+prints, after the result, `l0-run: allocations per run of main: N` on stderr (the
+largest count of the runs).
 
 `--backend=cpu` (the default) compiles `main` to native code (`l0.lowering.pipeline`);
 `-r`/`-t` then time the compiled `main` only. `--fast-math` lets LLVM reassociate real
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import os
 import sys
 import time
 
@@ -33,6 +37,8 @@ from l0.cli.guard import run_guarded
 from l0.diagnostics import L0Error, Loc, register_source
 
 BACKENDS = ("cpu", "multicore", "interp")
+ALLOC_STATS_ENV = "L0_COUNT_ALLOCATIONS"
+"""`l0.lowering.alloc_stats.ENV` (not imported: the interpreter needs no back end)."""
 
 
 def build_argparser() -> argparse.ArgumentParser:
@@ -101,7 +107,8 @@ def build_argparser() -> argparse.ArgumentParser:
         "-v",
         "--verbose",
         action="store_true",
-        help="report the time of each stage (parse, check, passes, LLVM, JIT, run) on stderr",
+        help="report on stderr the time of each stage (parse, check, passes, LLVM, JIT, run) "
+        "and, on cpu and multicore, the heap allocations per run of main",
     )
     ap.add_argument(
         "--inhibit-uniqueness-checking",
@@ -147,6 +154,10 @@ def run(args: argparse.Namespace) -> int:
     from l0.values import format_result, from_ir_results, read_arguments, to_ir_arguments
 
     # No isolation: the inputs are ours (a fresh copy per run), and copying would be timed.
+    counting = args.verbose and args.backend in ("cpu", "multicore")
+    if counting:
+        # before compiling: the counter is compiled into the code (l0.lowering.alloc_stats)
+        os.environ[ALLOC_STATS_ENV] = "1"
     source = _read_source(args.program)
     register_source(args.program, source)
     prog = CompiledProgram(
@@ -163,13 +174,17 @@ def run(args: argparse.Namespace) -> int:
     inputs = to_ir_arguments(params, inputs)
 
     times: list[int] = []
+    allocations = 0
     results: list[object] = []
     for _ in range(args.runs):
         # main may update unique arguments in place: every run gets its own copy.
         run_inputs = copy.deepcopy(inputs) if args.runs > 1 else inputs
+        before = _allocations() if counting else 0
         start = time.perf_counter_ns()
         results = prog.call_flat("main", run_inputs)
         times.append((time.perf_counter_ns() - start) // 1000)
+        if counting:
+            allocations = max(allocations, _allocations() - before)
 
     if args.binary_output:
         from l0.values.binary import write_binary_values
@@ -181,6 +196,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(format_result(entry.ret, from_ir_results(entry.ret, results)) + "\n")
         sys.stdout.flush()
+    if counting:
+        print(f"l0-run: allocations per run of main: {allocations}", file=sys.stderr)
     if args.timing:
         _write_times(args.timing, times)
     return 0
@@ -194,6 +211,12 @@ def _read_stdin() -> bytearray:
     if buffer is None:  # a text stream put in place of stdin (tests)
         return bytearray(sys.stdin.read().encode("utf-8"))
     return read_input_bytes(buffer)
+
+
+def _allocations() -> int:
+    from l0.lowering import alloc_stats
+
+    return alloc_stats.count()
 
 
 def _read_source(path: str) -> str:

@@ -82,6 +82,7 @@ def emit_module(
     triple: str = "",
     data_layout: str = "",
     checked_memory: bool = False,
+    count_allocations: bool = False,
     threads: int | None = None,
 ) -> EmittedModule:
     """Translate `module` to LLVM IR.
@@ -89,11 +90,12 @@ def emit_module(
     `entries` names the functions to expose as `l0.entry.NAME` (default: every public
     function with a body); `fast_math` sets LLVM's `fast` flags on all float operations;
     `checked_memory` allocates through the checking heap (`l0.lowering.checked_memory`);
+    `count_allocations` counts allocations (`l0.lowering.alloc_stats`);
     `threads` is None for the sequential back end, else the multicore back end's thread
     count (0: libgomp's default), `l0.lowering.llvm.omp`.
     """
     emitter = ModuleEmitter(module, fast_math=fast_math, checked_memory=checked_memory,
-                            threads=threads)
+                            count_allocations=count_allocations, threads=threads)
     return emitter.emit(entries, triple, data_layout)
 
 
@@ -117,13 +119,15 @@ class ModuleEmitter:
     """Declares every function, then emits bodies and entry points into one LLVM module."""
 
     def __init__(self, module: ModuleOp, *, fast_math: bool = False,
-                 checked_memory: bool = False, threads: int | None = None) -> None:
+                 checked_memory: bool = False, count_allocations: bool = False,
+                 threads: int | None = None) -> None:
         self.module = module
         self.fast_math = fast_math
         self.threads = threads
         self.outlined = 0
         self.llvm = ir.Module(name="l0")
-        self.rt: Runtime = Runtime(self.llvm, checked_memory=checked_memory)
+        self.rt: Runtime = Runtime(self.llvm, checked_memory=checked_memory,
+                                   count_allocations=count_allocations)
         self.errors = abi.ErrorTable()
         self.funcs: dict[str, FuncInfo] = {}
         self.globals: dict[str, tuple[ir.GlobalVariable, MemRefType]] = {}

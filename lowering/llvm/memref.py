@@ -297,7 +297,17 @@ def _reinterpret_cast(fe: FunctionEmitter, op: memref.ReinterpretCastOp) -> None
     sizes = _mixed(fe, op.static_sizes.get_values(), op.sizes)
     strides = _mixed(fe, op.static_strides.get_values(), op.strides)
     t = cast(MemRefType, op.result.type)
-    fe.set(op.result, make_desc(fe.b, t, src.allocated, src.aligned, offset, sizes, strides))
+    aligned = src.aligned
+    if layout_of(t).identity and not _is_zero(offset):
+        # An identity layout has offset 0: the view starts at its pointer (a slice of a
+        # buffer expanded for a parallel loop, `lowering/expand_allocs.py`).
+        aligned = fe.b.gep(aligned, [offset], inbounds=True,
+                           source_etype=memory_type(elem_type(t)))
+    fe.set(op.result, make_desc(fe.b, t, src.allocated, aligned, offset, sizes, strides))
+
+
+def _is_zero(v: ir.Value) -> bool:
+    return isinstance(v, ir.Constant) and v.constant == 0
 
 
 def _same_buffer(source: Callable[[Operation], SSAValue], result: Callable[[Operation], SSAValue]

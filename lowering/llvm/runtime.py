@@ -3,12 +3,13 @@
 Everything is declared on first use, once per module. Our helpers are `internal`
 functions named `l0.rt.*` that LLVM inlines where it pays.
 
-* `l0.rt.alloc(i64 bytes) -> ptr`: 64-byte aligned heap memory (`aligned_alloc`), NULL
-  when `bytes` is negative (an overflowed size) or the allocation fails. Callers turn
-  NULL into the "out of memory" error. Returned pointers are `noalias`, which is how
-  LLVM knows fresh buffers alias nothing else.
+* `l0.rt.alloc(i64 bytes) -> ptr`: heap memory from libc's `malloc` (Note [malloc, not
+  aligned_alloc]), NULL when `bytes` is negative (an overflowed size) or the allocation
+  fails. Callers turn NULL into the "out of memory" error. Returned pointers are
+  `noalias`, which is how LLVM knows fresh buffers alias nothing else.
   With `checked_memory`, `l0_checked_alloc`/`l0_checked_free` replace libc's
-  allocator (`l0.lowering.checked_memory`).
+  allocator (`l0.lowering.checked_memory`); with `count_allocations`, every call adds
+  one to the counter `l0_alloc_count` (`l0.lowering.alloc_stats`).
 * `l0.rt.ipowi.iN(x, n)`: integer power by squaring, wrapping.
 """
 
@@ -19,15 +20,29 @@ from l0.lowering.llvm.abi import RUNTIME_PREFIX
 from l0.lowering.llvm.types import I1, I64, PTR, VOID, i64
 
 ALIGNMENT = 64
+"""What the checking heap aligns to (it rounds sizes up to a multiple of it)."""
+ALLOC_COUNTER = "l0_alloc_count"
+"""The allocation counter's symbol (`l0.lowering.alloc_stats.SYMBOL`)."""
+
+# Note [malloc, not aligned_alloc]
+# glibc serves `aligned_alloc(64, n)` on its slow path (`_int_memalign`: no per-thread
+# cache, and it consolidates fastbins), which made allocation a quarter of LocVolCalib's
+# run time before memory planning. Plain `malloc` takes the thread cache and gives
+# 16-byte alignment, which is all the emitted code assumes: loads and stores claim only
+# their element's alignment, and vector accesses are unaligned ones. The memory
+# planning passes (docs/lowering.md) take most allocations out of loops; what remains is
+# cheap with malloc, so the runtime keeps no pool of its own.
 
 
 class Runtime:
     """The declarations of one LLVM module."""
 
-    def __init__(self, module: ir.Module, *, checked_memory: bool = False) -> None:
+    def __init__(self, module: ir.Module, *, checked_memory: bool = False,
+                 count_allocations: bool = False) -> None:
         self.module = module
         # The checking heap (`l0.lowering.checked_memory`) stands in for libc's.
-        self._alloc_name = "l0_checked_alloc" if checked_memory else "aligned_alloc"
+        self._checked = checked_memory
+        self._counted = count_allocations
         self._free_name = "l0_checked_free" if checked_memory else "free"
         self._cache: dict[str, ir.Function] = {}
 
@@ -73,9 +88,12 @@ class Runtime:
         name = RUNTIME_PREFIX + "alloc"
         if name in self._cache:
             return self._cache[name]
-        aligned_alloc = self._get(self._alloc_name, ir.FunctionType(PTR, [I64, I64]),
-                                  "nounwind")
-        aligned_alloc.return_value.add_attribute("noalias")
+        if self._checked:
+            heap_alloc = self._get("l0_checked_alloc", ir.FunctionType(PTR, [I64, I64]),
+                                   "nounwind")
+        else:
+            heap_alloc = self._get("malloc", ir.FunctionType(PTR, [I64]), "nounwind")
+        heap_alloc.return_value.add_attribute("noalias")
         fn = self._get(name, ir.FunctionType(PTR, [I64]), "nounwind")
         fn.linkage = "internal"
         fn.return_value.add_attribute("noalias")
@@ -87,11 +105,25 @@ class Runtime:
         b.position_at_end(bad)
         b.ret(ir.Constant(PTR, None))
         b.position_at_end(good)
-        # aligned_alloc wants a multiple of the alignment; 0 bytes still get a real block.
-        rounded = b.and_(b.add(nbytes, i64(ALIGNMENT - 1)), i64(-ALIGNMENT))
-        size = b.select(b.icmp_signed("==", rounded, i64(0)), i64(ALIGNMENT), rounded)
-        b.ret(b.call(aligned_alloc, [i64(ALIGNMENT), size]))
+        if self._counted:
+            b.atomic_rmw("add", self._alloc_counter(), i64(1), "monotonic")
+        if self._checked:
+            # A multiple of the alignment, as aligned_alloc wants; 0 bytes get a real block.
+            rounded = b.and_(b.add(nbytes, i64(ALIGNMENT - 1)), i64(-ALIGNMENT))
+            size = b.select(b.icmp_signed("==", rounded, i64(0)), i64(ALIGNMENT), rounded)
+            b.ret(b.call(heap_alloc, [i64(ALIGNMENT), size]))
+        else:
+            # malloc(0) may return NULL, which would read as "out of memory".
+            size = b.select(b.icmp_signed("==", nbytes, i64(0)), i64(1), nbytes)
+            b.ret(b.call(heap_alloc, [size]))
         return fn
+
+    def _alloc_counter(self) -> ir.GlobalVariable:
+        """The process-wide allocation counter (`l0.lowering.alloc_stats`), external."""
+        existing = self.module.globals.get(ALLOC_COUNTER)
+        if isinstance(existing, ir.GlobalVariable):
+            return existing
+        return ir.GlobalVariable(self.module, I64, ALLOC_COUNTER)
 
     def ipowi(self, ty: ir.IntType) -> ir.Function:
         """`x ** n` wrapping; for n < 0 the integer part of 1 / x**|n| (0 for x = 0)."""

@@ -8,7 +8,9 @@ such a shape for a value `v` yielded by the lambda of `scope`: an expression ove
 values defined outside `scope` (so it can be computed just before it), following the
 ops whose result shape is a function of their operands' shapes: a row of an input,
 a nested `map` over a row, `iota(n)` and `replicate(n, ...)` with `n` computable
-outside, `copy`, `transpose`, row indexing, `update`. When there is none (a lambda
+outside, `copy`, `transpose`, row indexing, `update`, a literal of scalars, a branch
+whose arms have one shape, and a loop whose body hands its array back with the shape it
+got (in-place updates, as in a tridiagonal solve). When there is none (a lambda
 yielding `iota(i)` for its element `i`, or the result of a call), the rows may differ in
 shape and the map must check them.
 
@@ -33,6 +35,7 @@ from dataclasses import dataclass
 from l0.dialects import soac
 from l0.passes.analysis.constants import constant_int
 from l0.passes.analysis.scope import defined_outside
+from xdsl.dialects import scf
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
@@ -186,6 +189,51 @@ def _trace(op: Operation, index: int, scope: Operation) -> Shape | None:
     return row_shape(op.inputs[index], scope)
 
 
+def _literal(op: Operation, index: int, scope: Operation) -> Shape | None:
+    assert isinstance(op, soac.ArrayOp)
+    if any(isinstance(e.type, TensorType) for e in op.elems):
+        return None  # rows of rows: they would all have to agree
+    return [Const(len(op.elems))]
+
+
+def _branch(op: Operation, index: int, scope: Operation) -> Shape | None:
+    """`if`: the shape both arms yield, when it is the same item for item."""
+    assert isinstance(op, scf.IfOp)
+    if not op.false_region.blocks:
+        return None
+    then = row_shape(_yielded(op.true_region.block, index), scope)
+    other = row_shape(_yielded(op.false_region.block, index), scope)
+    return then if then is not None and then == other else None
+
+
+def _loop(op: Operation, index: int, scope: Operation) -> Shape | None:
+    """A loop result has the shape of its initial value when every iteration yields
+    the array it got, updated or copied (the shape it entered with)."""
+    assert isinstance(op, scf.ForOp)
+    body = op.body.block
+    if not _keeps_shape(_yielded(body, index), body.args[index + 1]):
+        return None
+    return row_shape(op.iter_args[index], scope)
+
+
+def _keeps_shape(v: SSAValue, arg: BlockArgument) -> bool:
+    """Whether `v` is `arg` after updates, copies and loops that keep shapes."""
+    while v is not arg:
+        if not isinstance(v, OpResult):
+            return False
+        op = v.op
+        if isinstance(op, soac.UpdateOp | soac.CopyOp):
+            v = op.array
+        elif isinstance(op, scf.ForOp):
+            inner = op.body.block
+            if not _keeps_shape(_yielded(inner, v.index), inner.args[v.index + 1]):
+                return False
+            v = op.iter_args[v.index]
+        else:
+            return False
+    return True
+
+
 def transposed(items: list[Item], k: int, n: int) -> list[Item]:
     """`items` with entry k moved to position k + n (`soac.transpose`)."""
     out = list(items)
@@ -204,6 +252,9 @@ _RULES: dict[type[Operation], Callable[[Operation, int, Operation], Shape | None
     soac.IndexOp: _index,
     soac.TransposeOp: _transpose,
     soac.TraceOp: _trace,
+    soac.ArrayOp: _literal,
+    scf.IfOp: _branch,
+    scf.ForOp: _loop,
 }
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from l0.dialects import soac
 from l0.dialects.context import DIALECTS, SOAC_LEVEL
-from l0.lowering import LOWERINGS, MULTICORE_LOWERINGS
+from l0.lowering import LOWERINGS, MULTICORE_LOWERINGS, OFF_PIPELINE
 from l0.passes import PASSES, describe_passes
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -186,7 +186,9 @@ def test_help_lists_every_registered_pass_with_its_summary(
     rows = [line.split(None, 1) for line in lowerings.splitlines()[1:] if line.strip()]
     assert rows == [[name, summary] for name, summary in describe_passes(LOWERINGS)]
     assert [name for name, _ in rows] == ["bufferise", "convert-parallel-to-omp",
-                                          "convert-soac-to-scf", "dealloc"]
+                                          "convert-soac-to-scf", "dealloc",
+                                          "expand-allocs", "hoist-allocs", "reuse-freed",
+                                          "size-facts"]
 
 
 def test_help_drops_the_xdsl_opt_options_that_do_nothing_here(
@@ -231,12 +233,18 @@ def _passes_run(err: str) -> list[str]:
     return [line.split()[1] for line in err.splitlines() if line.startswith("Pass ")]
 
 
+PLANNING = ["hoist-allocs", "expand-allocs", "reuse-freed"]
+"""The memory planning lowerings, after dealloc."""
+
+
 @pytest.mark.parametrize(("args", "lowerings"), [
-    ([], ["bufferise", "convert-soac-to-scf", "dealloc"]),
-    (["-O"], ["bufferise", "convert-soac-to-scf", "dealloc"]),
-    (["-p", "cse,bufferise"], ["convert-soac-to-scf", "dealloc"]),
-    (["-p", "bufferise,convert-soac-to-scf"], ["dealloc"]),
-    (["-p", "bufferise,convert-soac-to-scf,dealloc"], []),
+    ([], ["bufferise", "convert-soac-to-scf", "dealloc", *PLANNING]),
+    (["-O"], ["bufferise", "convert-soac-to-scf", "dealloc", *PLANNING]),
+    (["-p", "cse,bufferise"], ["convert-soac-to-scf", "dealloc", *PLANNING]),
+    (["-p", "bufferise,convert-soac-to-scf"], ["dealloc", *PLANNING]),
+    (["-p", "bufferise,convert-soac-to-scf,dealloc"], PLANNING),
+    (["-p", "bufferise,convert-soac-to-scf,dealloc,hoist-allocs,expand-allocs,reuse-freed"],
+     []),
 ])
 def test_llvm_ir_target_runs_the_lowerings_still_needed(
     args: list[str], lowerings: list[str], tmp_path: Path,
@@ -249,9 +257,10 @@ def test_llvm_ir_target_runs_the_lowerings_still_needed(
     assert 'define i32 @"l0.entry.main"' in out
     ran = _passes_run(err)
     assert ran[len(ran) - len(lowerings):] == lowerings  # after the requested passes
-    # each one once; the multicore back end's omp lowering only when asked for
-    assert [p for p in ran if p in LOWERINGS] == \
-        [p for p in LOWERINGS if p not in MULTICORE_LOWERINGS]
+    # each one once; the multicore back end's omp lowering and the off-pipeline ones
+    # only when asked for
+    in_pipeline = [n for n in LOWERINGS if n not in OFF_PIPELINE and n not in MULTICORE_LOWERINGS]
+    assert [p for p in ran if p in LOWERINGS] == in_pipeline
 
 
 def test_llvm_ir_target_lowers_bufferised_ir_from_where_it_is(
@@ -265,7 +274,7 @@ def test_llvm_ir_target_lowers_bufferised_ir_from_where_it_is(
     bufferised.write_text(out)
     status, out, err = run_opt([str(bufferised), "-t", "llvm-ir", "--time-passes"], capsys)
     assert status == 0, err
-    assert _passes_run(err) == ["convert-soac-to-scf", "dealloc"]
+    assert _passes_run(err) == ["convert-soac-to-scf", "dealloc", *PLANNING]
     status, out, _ = run_opt([str(src), "-p", "bufferise,convert-soac-to-scf"], capsys)
     loops = tmp_path / "l.mlir"
     loops.write_text(out)

@@ -42,4 +42,24 @@ func.func @fresh(%n: index) -> memref<?xf64> {
 
 // OPT-LABEL: define {{.*}}i32 @l0.entry.corner(ptr {{.*}}%ctx, ptr {{.*}}%slots)
 // OPT-LABEL: define {{.*}}i32 @l0.entry.fresh(
-// OPT:       call align 64 ptr @aligned_alloc(i64 64,
+// OPT:       call ptr @malloc(i64
+
+// A reinterpret_cast to an identity layout with an offset (a slice of a buffer expanded
+// for a parallel loop): the offset moves the aligned pointer, since an identity layout's
+// offset is 0; with offset 0 the pointer is the source's.
+// CHECK-LABEL: @"l0.fn.slice"
+// CHECK:      %[[P:.*]] = getelementptr inbounds double, ptr %"b.aligned", i64 %"off"
+// CHECK:      getelementptr inbounds double, ptr %[[P]], i64
+// CHECK-LABEL: @"l0.fn.whole"
+// CHECK-NOT:  getelementptr inbounds double, ptr %"b.aligned", i64 0
+// CHECK:      getelementptr inbounds double, ptr %"b.aligned", i64
+func.func @slice(%b: memref<?xf64>, %off: index, %n: index, %i: index) -> f64 {
+  %v = memref.reinterpret_cast %b to offset: [%off], sizes: [%n], strides: [1] : memref<?xf64> to memref<?xf64>
+  %x = memref.load %v[%i] : memref<?xf64>
+  func.return %x : f64
+}
+func.func @whole(%b: memref<?xf64>, %n: index, %i: index) -> f64 {
+  %v = memref.reinterpret_cast %b to offset: [0], sizes: [%n], strides: [1] : memref<?xf64> to memref<?xf64>
+  %x = memref.load %v[%i] : memref<?xf64>
+  func.return %x : f64
+}

@@ -1,0 +1,447 @@
+"""The `hoist-allocs` pass: a sequential loop allocates its scratch buffers once.
+
+After `dealloc`, a buffer allocated in the body of an `scf.for` and freed there
+unconditionally, with nothing that may alias it used after the free (dealloc's alias
+classes, `lowering/dealloc/aliases.py`), lives within one iteration. Every iteration
+allocating and freeing its own is what made LocVolCalib spend a quarter of its time in
+the allocator. Such a buffer is allocated once for the whole loop instead:
+
+* **Invariant size** (the sizes, or pure arithmetic on values from outside the loop,
+  which moves out with it): the `memref.alloc` moves before the loop, the
+  `memref.dealloc` after it, and every iteration reuses the buffer (Note [Hoisting
+  before a loop that may not run]).
+* **Size varying per iteration**: the loop carries a flat buffer (`memref<?xT>`,
+  its length is its capacity) from one iteration to the next. Where the buffer was
+  allocated, an iteration that needs more than the capacity frees it and allocates what
+  it needs; the iteration's array is a `memref.reinterpret_cast` of the flat buffer
+  (row-major, as the allocation was). The buffer is threaded out through every
+  enclosing `scf.for` of the nest (allocated empty before the outermost, freed after
+  it), so the nest allocates only when the largest size seen so far grows
+  (Note [Growing buffers]).
+
+The pass repeats to a fixpoint: an allocation leaves a nest of loops one level at a
+time, and a buffer hoisted out of an inner loop may then be hoisted out of the outer.
+It stops at anything but `scf.for`: an `scf.if` (the buffer is then allocated where
+the branch runs), and an `scf.parallel`, whose iterations need a buffer each: that is
+`expand-allocs`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from l0.lowering.builder import INDEX, CodeBuilder
+from l0.lowering.dealloc.aliases import (
+    Aliases,
+    Summaries,
+    UnionFind,
+    UsedMemrefs,
+    defined_inside,
+    pointer_source,
+    summarise,
+)
+from l0.lowering.fold_carries import (
+    fold_agreeing_ifs,
+    fold_constant_ifs,
+    forward_invariant_carries,
+)
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, ModuleOp
+from xdsl.ir import Block, Operation, OpResult, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+SPECULATABLE = (arith.ConstantOp, arith.AddiOp, arith.SubiOp, arith.MuliOp,
+                arith.IndexCastOp, arith.MaxSIOp, arith.MinSIOp, arith.SelectOp,
+                arith.CmpiOp, arith.AndIOp, arith.OrIOp, arith.XOrIOp, arith.ExtSIOp,
+                arith.ExtUIOp, arith.TruncIOp, memref.DimOp)
+"""Ops that may run before a loop instead of in it: no effect, no trap (no division),
+and `memref.dim` only reads a descriptor."""
+
+# Note [Hoisting before a loop that may not run]
+# A hoisted allocation runs even when the loop runs no iteration, and before the checks
+# the iteration would have made first (a negative size given to iota, say). Its sizes are
+# therefore clamped at 0: an invariant size that is negative allocates nothing, and the
+# iteration's own check still reports the error in order. A loop of no iterations with an
+# invariant but huge size would allocate what the original never did; sizes in L0 are
+# array sizes that exist, so this is not a case worth a branch around every hoisted
+# allocation.
+#
+# Note [Growing buffers]
+# The flat buffer's length is a number of elements. An iteration needs the product of
+# its array's sizes; a product that overflows (or a negative size) is made -1, so that the
+# allocation fails with "out of memory" exactly where the original one did (its byte
+# count overflowed, `lowering/llvm/memref.py`), never with a buffer too small. The
+# buffer only grows: memory held is the largest array of the nest, not the sum over
+# iterations. With sizes that are the same in every iteration, as in LocVolCalib's time
+# loop (the grid's shape comes through the loop-carried result, so it is not provably
+# invariant), the nest allocates twice per site: the empty buffer and the first array.
+
+
+@dataclass(frozen=True)
+class HoistAllocsPass(ModulePass):
+    """Allocate the per-iteration buffers of `scf.for` loops once per loop nest
+    (hoisted, or a growing buffer the loops carry). Runs after `dealloc`."""
+
+    name = "hoist-allocs"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        summaries, _ = summarise(op)
+        for f in op.ops:
+            if isinstance(f, func.FuncOp) and f.body.blocks:
+                hoist_function(f, summaries)
+
+
+def hoist_function(f: func.FuncOp, summaries: Summaries) -> None:
+    """Hoist allocations out of the `scf.for` loops of `f` to a fixpoint."""
+    while forward_invariant_carries(f) | fold_agreeing_ifs(f) | fold_constant_ifs(f):
+        pass
+    fold_alloc_dims(f)
+    while _sweep(f, summaries):
+        fold_alloc_dims(f)
+
+
+def fold_alloc_dims(root: Operation) -> None:
+    """`memref.dim` of a `memref.alloc` result is the alloc's size: say so, so that sizes
+    computed from a buffer allocated in a loop are seen to be invariant once the
+    allocation has left the loop."""
+    for op in list(root.walk()):
+        if not isinstance(op, memref.DimOp):
+            continue
+        source, k = op.source, _constant(op.index)
+        if k is None or not isinstance(source, OpResult):
+            continue
+        alloc = source.op
+        if not isinstance(alloc, memref.AllocOp):
+            continue
+        size = _alloc_size(alloc, k)
+        if isinstance(size, int):
+            const = arith.ConstantOp(IntegerAttr(size, INDEX))
+            Rewriter.insert_op(const, InsertPoint.before(op))
+            size = const.result
+        op.result.replace_all_uses_with(size)
+        Rewriter.erase_op(op)
+
+
+def _sweep(f: func.FuncOp, summaries: Summaries) -> bool:
+    """Every loop, innermost first, gives up what it can; whether any did. A buffer that
+    leaves an inner loop is seen by the loop around it later in the same sweep; a loop
+    rebuilt to carry a buffer (and the loops around it) waits for the next sweep."""
+    changed = False
+    for loop in _loops_innermost_first(f):
+        if loop.parent_block() is not None:  # else erased: rebuilt by `_carry`
+            changed |= _hoist_from(loop, summaries)
+    return changed
+
+
+def _hoist_from(loop: scf.ForOp, summaries: Summaries) -> bool:
+    """Hoist what can leave `loop` (a carry rebuilds it and the loops around it, around
+    the same body); whether anything left."""
+    body = loop.body.block
+    found: list[UnionFind] = []  # the body's alias classes, once needed (valid after a hoist)
+
+    def classes() -> UnionFind:
+        if not found:
+            found.append(Aliases(summaries, UsedMemrefs()).block(body))
+        return found[0]
+
+    changed = False
+    for op in list(body.ops):
+        if op.parent_block() is not body:
+            continue  # moved out with an allocation's sizes
+        if isinstance(op, memref.AllocOp):
+            free = unconditional_free(op.memref, body)
+            if free is None or not dies_at(op.memref, free, classes()):
+                continue
+            chain = invariant_chain(op, loop)
+            if chain is None:
+                loop = _carry(op, free, loop)  # the same body, in a rebuilt loop
+            else:
+                _hoist(op, free, loop, chain)
+            changed = True
+        elif isinstance(op, scf.IfOp) and _hoist_branch_allocs(op, loop, classes):
+            changed = True
+    return changed
+
+
+def _hoist_branch_allocs(branch: scf.IfOp, loop: scf.ForOp,
+                         classes: Callable[[], UnionFind]) -> bool:
+    """A result of `branch` that each arm allocates itself (a literal row built in
+    either arm), freed in the loop's body within the iteration: each arm's buffer is
+    hoisted (invariant sizes only); whether one was."""
+    body = loop.body.block
+    if not branch.false_region.blocks:
+        return False
+    arms = [branch.true_region.block, branch.false_region.block]
+    for k, res in enumerate(branch.results):
+        if not isinstance(res.type, MemRefType):
+            continue
+        allocs = [_allocated_in(arm, k) for arm in arms]
+        if any(a is None for a in allocs):
+            continue
+        free = unconditional_free(res, body)
+        if free is None or not dies_at(res, free, classes()):
+            continue
+        chains = [invariant_chain(a, loop) for a in allocs if a is not None]
+        if any(c is None for c in chains):
+            continue
+        free.erase()
+        for a, chain in zip(allocs, chains, strict=True):
+            assert a is not None and chain is not None
+            hoisted = _hoist(a, None, loop, chain)
+            after = loop.parent_block()
+            assert after is not None
+            after.insert_op_after(memref.DeallocOp.get(hoisted), loop)
+        return True
+    return False
+
+
+def _allocated_in(arm: Block, k: int) -> memref.AllocOp | None:
+    """The `memref.alloc` in `arm` whose buffer `arm` yields as result `k`."""
+    term = arm.last_op
+    assert isinstance(term, scf.YieldOp)
+    v = term.operands[k]
+    if isinstance(v, OpResult) and isinstance(v.op, memref.AllocOp) and v.op.parent_block() is arm:
+        return v.op
+    return None
+
+
+def _loops_innermost_first(f: func.FuncOp) -> list[scf.ForOp]:
+    loops = [op for op in f.walk() if isinstance(op, scf.ForOp)]
+    return list(reversed(loops))
+
+
+@dataclass
+class Free:
+    """Where a body frees a buffer in every iteration: `point`, an op of the body that
+    is either the `memref.dealloc` itself or an `scf.if` each arm of which frees it
+    (dealloc frees in each arm when the last use is in one); `ops`, the deallocs."""
+
+    point: Operation
+    ops: list[memref.DeallocOp]
+
+    def erase(self) -> None:
+        for op in self.ops:
+            Rewriter.erase_op(op)
+
+
+def unconditional_free(buffer: SSAValue, body: Block) -> Free | None:
+    """How `body` frees `buffer` in every iteration, if it does."""
+    arms: dict[Operation, list[memref.DeallocOp]] = {}
+    for use in buffer.uses:
+        user = use.operation
+        if not isinstance(user, memref.DeallocOp):
+            continue
+        if user.parent_block() is body:
+            return Free(user, [user])
+        branch = user.parent_op()
+        if isinstance(branch, scf.IfOp) and branch.parent_block() is body:
+            arms.setdefault(branch, []).append(user)
+    for branch, frees in arms.items():
+        assert isinstance(branch, scf.IfOp)
+        blocks = {f.parent_block() for f in frees}
+        if (branch.false_region.blocks and len(frees) == 2
+                and blocks == {branch.true_region.block, branch.false_region.block}):
+            return Free(branch, frees)
+    return None
+
+
+def dies_at(buffer: SSAValue, free: Free, classes: UnionFind) -> bool:
+    """Whether nothing that may alias `buffer` (by `classes`, dealloc's alias classes of
+    the block of `free.point`) is used after `free`: then the buffer lives within one
+    iteration."""
+    members = set(classes.members(buffer))
+    op = free.point.next_op
+    while op is not None:
+        for inner in op.walk():
+            for v in inner.operands:
+                if v in members or pointer_source(v) in members:
+                    return False
+        op = op.next_op
+    return True
+
+
+def invariant_chain(alloc: memref.AllocOp, loop: Operation) -> list[Operation] | None:
+    """The ops in `loop` computing `alloc`'s sizes from values defined outside the loop
+    (operands first), if they are all `SPECULATABLE` (so they may run before the loop,
+    even those in a branch); None otherwise."""
+    chain: dict[Operation, None] = {}
+
+    def visit(v: SSAValue) -> bool:
+        if not defined_inside(v, loop):
+            return True
+        if not isinstance(v, OpResult):
+            return False
+        op = v.op
+        if op in chain:
+            return True
+        if not isinstance(op, SPECULATABLE) or op.regions:
+            return False
+        if not all(visit(o) for o in op.operands):
+            return False
+        chain[op] = None
+        return True
+
+    if all(visit(s) for s in alloc.dynamic_sizes):
+        return list(chain)
+    return None
+
+
+def _hoist(alloc: memref.AllocOp, free: Free | None, loop: scf.ForOp,
+           chain: list[Operation]) -> SSAValue:
+    """Move `alloc` (and the ops computing its sizes) before `loop`, `free` (if any)
+    after it; the hoisted buffer."""
+    outer = loop.parent_block()
+    assert outer is not None
+    for op in chain:
+        op.detach()
+        outer.insert_op_before(op, loop)
+    b = CodeBuilder.before(loop)
+    zero = b.index(0)
+    sizes = [b.val(arith.MaxSIOp(s, zero)) for s in alloc.dynamic_sizes]
+    hoisted = b.add(memref.AllocOp(sizes, [], alloc.memref.type))
+    alloc.memref.replace_all_uses_with(hoisted.memref)
+    Rewriter.erase_op(alloc)
+    if free is not None:
+        free.erase()
+        outer.insert_op_after(memref.DeallocOp.get(hoisted.memref), loop)
+    return hoisted.memref
+
+
+def _nest(loop: scf.ForOp) -> list[scf.ForOp]:
+    """`loop` and the `scf.for`s it is directly in the body of, innermost first."""
+    nest = [loop]
+    while True:
+        parent = nest[-1].parent_op()
+        if not isinstance(parent, scf.ForOp) or nest[-1].parent_block() is not parent.body.block:
+            return nest
+        nest.append(parent)
+
+
+def _carry(alloc: memref.AllocOp, free: Free, loop: scf.ForOp) -> scf.ForOp:
+    """Replace `alloc` by a view of a growing flat buffer that `loop` and the loops it
+    is nested in carry (module docstring, Note [Growing buffers]); `loop` rebuilt."""
+    t = alloc.memref.type
+    assert isinstance(t, MemRefType)
+    flat = MemRefType(t.element_type, [DYNAMIC_INDEX])
+    nest = _nest(loop)
+    outermost = nest[-1]
+    b = CodeBuilder.before(outermost)
+    incoming = b.val(memref.AllocOp([b.index(0)], [], flat))
+    # Thread the buffer in, outermost loop first: each loop's new block argument is the
+    # initial value of the loop inside it.
+    threaded: list[scf.ForOp] = []
+    for level in reversed(nest):
+        level, incoming = _add_carried(level, incoming)
+        threaded.append(level)
+    # At the allocation: grow if needed, then view.
+    b = CodeBuilder.before(alloc)
+    sizes = alloc_sizes(alloc)
+    needed = checked_product(b, sizes)
+    capacity = b.val(memref.DimOp(incoming, b.index(0)))
+    grow = b.cmpi("sgt", needed, capacity)
+    current = incoming
+
+    def enlarge(bb: CodeBuilder) -> list[SSAValue]:
+        bb.add(memref.DeallocOp.get(current))
+        return [bb.val(memref.AllocOp([needed], [], flat))]
+
+    (buffer,) = b.if_(grow, [flat], enlarge, lambda bb: [current])
+    strides = row_major_strides(b, sizes)
+    view = b.val(memref.ReinterpretCastOp.from_dynamic(
+        buffer, [0], sizes, strides, t))
+    alloc.memref.replace_all_uses_with(view)
+    Rewriter.erase_op(alloc)
+    free.erase()
+    # Thread it out, innermost loop first: each loop yields what the loop inside it
+    # returned, the innermost what this iteration used.
+    outgoing = buffer
+    for level in reversed(threaded):
+        _append_yield(level, outgoing)
+        outgoing = level.results[-1]
+    outer = threaded[0].parent_block()
+    assert outer is not None
+    outer.insert_op_after(memref.DeallocOp.get(outgoing), threaded[0])
+    return threaded[-1]
+
+
+def _add_carried(loop: scf.ForOp, init: SSAValue) -> tuple[scf.ForOp, SSAValue]:
+    """`loop` rebuilt with one more carried value, `init`; and its block argument."""
+    body = loop.body.block
+    arg = body.insert_arg(init.type, len(body.args))
+    region = loop.detach_region(loop.body)
+    new = scf.ForOp(loop.lb, loop.ub, loop.step, [*loop.iter_args, init], region)
+    parent = loop.parent_block()
+    assert parent is not None
+    parent.insert_op_before(new, loop)
+    for old, res in zip(loop.results, new.results, strict=False):
+        old.replace_all_uses_with(res)
+    Rewriter.erase_op(loop)
+    return new, arg
+
+
+def _append_yield(loop: scf.ForOp, v: SSAValue) -> None:
+    term = loop.body.block.last_op
+    assert isinstance(term, scf.YieldOp)
+    term.operands = [*term.operands, v]
+
+
+def alloc_sizes(alloc: memref.AllocOp) -> list[SSAValue | int]:
+    """The sizes of `alloc`'s buffer: ints for static dimensions, index values else."""
+    t = alloc.memref.type
+    assert isinstance(t, MemRefType)
+    dynamic = iter(alloc.dynamic_sizes)
+    return [next(dynamic) if d == DYNAMIC_INDEX else d for d in t.get_shape()]
+
+
+def checked_product(b: CodeBuilder, sizes: list[SSAValue | int]) -> SSAValue:
+    """The number of elements, or -1 if a size is negative or the product overflows."""
+    zero, minus_one = b.index(0), b.index(-1)
+    acc = b.index(1)
+    bad = b.bool(False)
+    for s in sizes:
+        v = b.index(s) if isinstance(s, int) else s
+        prod = b.muli(acc, v)
+        # prod / v != acc, for v != 0, is an overflow (no division when v == 0).
+        safe = b.select(b.cmpi("eq", v, zero), b.index(1), v)
+        wrapped = b.cmpi("ne", b.val(arith.DivSIOp(prod, safe)), acc)
+        nonzero = b.cmpi("ne", v, zero)
+        bad = b.ori(bad, b.ori(b.cmpi("slt", v, zero), b.andi(nonzero, wrapped)))
+        acc = prod
+    return b.select(bad, minus_one, acc)
+
+
+def row_major_strides(b: CodeBuilder, sizes: list[SSAValue | int]) -> list[SSAValue | int]:
+    """The strides of a contiguous row-major array of `sizes`: ints where static."""
+    if not sizes:
+        return []
+    strides: list[SSAValue | int] = [1]
+    for s in reversed(sizes[1:]):
+        acc = strides[-1]
+        if isinstance(acc, int) and isinstance(s, int):
+            strides.append(acc * s)
+        else:
+            left = b.index(acc) if isinstance(acc, int) else acc
+            right = b.index(s) if isinstance(s, int) else s
+            strides.append(b.muli(left, right))
+    return list(reversed(strides))
+
+
+def _alloc_size(alloc: memref.AllocOp, k: int) -> SSAValue | int:
+    t = alloc.memref.type
+    assert isinstance(t, MemRefType)
+    shape = t.get_shape()
+    if shape[k] != DYNAMIC_INDEX:
+        return shape[k]
+    return list(alloc.dynamic_sizes)[sum(1 for d in shape[:k] if d == DYNAMIC_INDEX)]
+
+
+def _constant(v: SSAValue) -> int | None:
+    if isinstance(v, OpResult) and isinstance(v.op, arith.ConstantOp):
+        value = v.op.value
+        if isinstance(value, IntegerAttr):
+            return value.value.data
+    return None
+
