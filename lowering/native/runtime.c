@@ -255,19 +255,6 @@ static void flush_out(void) {
     fflush(stdout);
 }
 
-static _Noreturn void input_error(int line, int col, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static _Noreturn void input_error(int line, int col, const char *fmt, ...) {
-    va_list ap;
-    flush_out();
-    fprintf(stderr, "%s:%d:%d: error: ", input_name, line, col);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(2);
-}
-
 static _Noreturn void runtime_error(const int64_t *ctx) {
     flush_out();
     int64_t id = ctx[0];
@@ -367,16 +354,50 @@ static void where(const reader *r, size_t pos, int *line, int *col) {
     *col = (int)(pos - start) + 1;
 }
 
-static _Noreturn void fail_at(const reader *r, size_t pos, const char *what, int param) {
+static const reader *input;  /* the input being read, for error messages */
+
+/* A value error at `pos` of the input, as l0-run reports it: `<stdin>:L:C: error: ...`
+   and the line with `^` under the `span` characters there (one if 0). */
+static _Noreturn void input_error(size_t pos, size_t span, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static _Noreturn void input_error(size_t pos, size_t span, const char *fmt, ...) {
+    va_list ap;
     int line, col;
-    where(r, pos, &line, &col);
-    if (pos >= r->len)
-        input_error(line, col, "%s for parameter %d, found end of input", what, param);
-    size_t n = 0;
-    while (pos + n < r->len && n < 27 && r->text[pos + n] != '\n' && r->text[pos + n] != ' ')
-        n++;
-    input_error(line, col, "%s for parameter %d, found `%.*s`", what, param, (int)n,
-                r->text + pos);
+    where(input, pos, &line, &col);
+    flush_out();
+    fprintf(stderr, "%s:%d:%d: error: ", input_name, line, col);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    size_t start = pos - (size_t)(col - 1), end = start;
+    while (end < input->len && input->text[end] != '\n') end++;
+    size_t shown = end > start && input->text[end - 1] == '\r' ? end - 1 : end;
+    char gutter[24];
+    int width = snprintf(gutter, sizeof gutter, "%d", line);
+    fprintf(stderr, "\n%*s |\n%d | %.*s\n%*s | ", width, "", line, (int)(shown - start),
+            input->text + start, width, "");
+    for (size_t i = start; i < pos; i++)
+        fputc(i < shown && input->text[i] == '\t' ? '\t' : ' ', stderr);
+    for (size_t i = 0; i < (span ? span : 1); i++) fputc('^', stderr);
+    fputc('\n', stderr);
+    exit(2);
+}
+
+static size_t token_len(const reader *r, size_t pos);
+
+/* `found X` for the token at `pos` as l0-run shows it (`end of input`, or quoted,
+   cut to 30 characters). */
+static const char *shown(const reader *r, size_t pos) {
+    static char buf[64];
+    if (pos >= r->len) return "end of input";
+    size_t n = token_len(r, pos);
+    if (n <= 30) snprintf(buf, sizeof buf, "`%.*s`", (int)n, r->text + pos);
+    else snprintf(buf, sizeof buf, "`%.*s...`", 27, r->text + pos);
+    return buf;
+}
+
+static _Noreturn void fail_at(const reader *r, size_t pos, const char *what, int param) {
+    input_error(pos, 0, "%s parameter %d, found %s", what, param, shown(r, pos));
 }
 
 static void skip_space(reader *r) {
@@ -507,31 +528,56 @@ static int64_t utf8(const char *t, size_t n, size_t *p) {
     return v;
 }
 
+/* The length of the token at `pos`, as the lexer of l0/values/reader.py sees it. */
+static size_t token_len(const reader *r, size_t pos) {
+    const char *t = r->text;
+    size_t n = r->len, p = pos;
+    int real;
+    size_t end = number_end(r, pos, &real);
+    if (end) return end - pos;
+    if (t[p] == '-' && p + 1 < n && is_word(t[p + 1])) p++;
+    if (is_word(t[p])) {
+        while (p < n && is_word(t[p])) p++;
+        return p - pos;
+    }
+    if (t[p] == '\'' || t[p] == '"') {
+        char q = t[p++];
+        while (p < n && t[p] != q && t[p] != '\n') p += t[p] == '\\' ? 2 : 1;
+        return (p < n && t[p] == q ? p + 1 : p) - pos;
+    }
+    return 1;
+}
+
 static void read_scalar(reader *r, int kind, value *v, int param, int nested);
 
+/* "expected a value of type T for" / "... in the array for" (then "parameter N"). */
 static const char *expected(int kind, int rank, int nested) {
-    static char buf[128];
-    int n = 0;
-    n += snprintf(buf, sizeof buf, "expected a value of type ");
+    static char buf[160];
+    int n = snprintf(buf, sizeof buf, "expected a value of type ");
     for (int i = 0; i < rank; i++) n += snprintf(buf + n, sizeof buf - n, "[");
     n += snprintf(buf + n, sizeof buf - n, "%s", KIND_NAMES[kind]);
     for (int i = 0; i < rank; i++) n += snprintf(buf + n, sizeof buf - n, "]");
-    snprintf(buf + n, sizeof buf - n, nested ? " in the array" : "");
+    snprintf(buf + n, sizeof buf - n, nested ? " in the array for" : " for");
     return buf;
 }
 
-static void read_string(reader *r, value *v, int param) {
+static _Noreturn void expect_fail(const reader *r, size_t pos, const char *what) {
+    input_error(pos, 0, "%s, found %s", what, shown(r, pos));
+}
+
+static void read_string(reader *r, value *v) {
     size_t start = r->pos;
     const char *t = r->text;
     r->pos++;
     for (;;) {
-        if (r->pos >= r->len || t[r->pos] == '\n') fail_at(r, start, "unterminated string", param);
+        if (r->pos >= r->len || t[r->pos] == '\n')
+            input_error(start, 0, "unterminated string literal");
         if (t[r->pos] == '"') { r->pos++; return; }
         int32_t c;
         if (t[r->pos] == '\\') {
             size_t p = r->pos + 1;
             int64_t e = escape(t, r->len, &p);
-            if (e == -1) fail_at(r, r->pos, "bad escape in a string", param);
+            if (e == -1) input_error(r->pos, 0, "invalid escape sequence in a string");
             r->pos = p;
             if (e == -2) continue;
             c = (int32_t)e;
@@ -542,64 +588,111 @@ static void read_string(reader *r, value *v, int param) {
     }
 }
 
-static void fix_dim(reader *r, value *v, int d, int64_t n, size_t at, int param) {
+/* Rows at depth `d` must agree in length; `index` is the row's 1-based place. */
+static void fix_dim(value *v, int d, int64_t n, size_t at, int64_t index) {
     if (!v->known[d]) { v->known[d] = 1; v->shape[d] = n; return; }
-    if (v->shape[d] != n) {
-        int line, col;
-        where(r, at, &line, &col);
-        input_error(line, col, "irregular array for parameter %d: a row has %" PRId64
-                    " elements, expected %" PRId64, param, n, v->shape[d]);
+    if (v->shape[d] != n)
+        input_error(at, 0, "irregular array: row %" PRId64 " has %" PRId64 " element%s, "
+                    "expected %" PRId64, index, n, n == 1 ? "" : "s", v->shape[d]);
+}
+
+static void fix_empty(value *v, int d, int rank, size_t at, int64_t index) {
+    fix_dim(v, d, 0, at, index);
+    for (int k = d + 1; k < rank; k++) if (!v->known[k]) { v->known[k] = 1; v->shape[k] = 0; }
+}
+
+static void read_empty(reader *r, int kind, int sub_rank, size_t at, int param, int nested) {
+    skip_space(r);
+    if (!accept(r, "(")) expect_fail(r, r->pos, "expected `(` after `empty`");
+    int depth = 0;
+    for (;;) {
+        skip_space(r);
+        if (accept(r, "[")) depth++;
+        else if (!accept(r, "*")) break;
+    }
+    int elem = -1;
+    for (int k = 0; k < 5 && elem < 0; k++) if (accept(r, KIND_NAMES[k])) elem = k;
+    if (elem < 0) expect_fail(r, r->pos, "expected a type in `empty(...)`");
+    for (int i = 0; i < depth; i++) {
+        skip_space(r);
+        if (!accept(r, "]")) expect_fail(r, r->pos, "expected `]` in the type of `empty(...)`");
+    }
+    skip_space(r);
+    if (!accept(r, ")")) expect_fail(r, r->pos, "expected `)` after the type in `empty(...)`");
+    if (elem != kind || depth != sub_rank - 1) {
+        char want[80], found[80], written[80];
+        snprintf(want, sizeof want, "%s", expected(kind, sub_rank, nested));
+        int n = 0, m = 0;
+        for (int i = 0; i <= depth; i++) n += snprintf(found + n, sizeof found - n, "[");
+        for (int i = 0; i < depth; i++) m += snprintf(written + m, sizeof written - m, "[");
+        n += snprintf(found + n, sizeof found - n, "%s", KIND_NAMES[elem]);
+        m += snprintf(written + m, sizeof written - m, "%s", KIND_NAMES[elem]);
+        for (int i = 0; i <= depth; i++) n += snprintf(found + n, sizeof found - n, "]");
+        for (int i = 0; i < depth; i++) m += snprintf(written + m, sizeof written - m, "]");
+        input_error(at, 0, "%s parameter %d, found `empty(%s)` of type %s", want, param,
+                    written, found);
     }
 }
 
 /* The elements of the sub-array at depth `d` (of `rank`), appended to `v`. */
-static void read_array(reader *r, int kind, int rank, int d, value *v, int param) {
+static void read_array(reader *r, int kind, int rank, int d, int64_t index, value *v,
+                       int param) {
     skip_space(r);
     size_t at = r->pos;
     if (kind == K_CHAR && d == rank - 1 && r->pos < r->len && r->text[r->pos] == '"') {
         size_t before = v->count;
-        read_string(r, v, param);
-        fix_dim(r, v, d, (int64_t)(v->count - before), at, param);
+        read_string(r, v);
+        fix_dim(v, d, (int64_t)(v->count - before), at, index);
         return;
     }
     if (accept(r, "empty")) {
-        skip_space(r);
-        if (!accept(r, "(")) fail_at(r, r->pos, "expected `(` after `empty`", param);
-        skip_space(r);
-        int depth = 0;
-        accept(r, "*");
-        while (skip_space(r), accept(r, "[")) { depth++; skip_space(r); accept(r, "*"); }
-        skip_space(r);
-        if (!accept(r, KIND_NAMES[kind]) || depth != rank - d - 1)
-            fail_at(r, at, expected(kind, rank - d, d > 0), param);
-        for (int i = 0; i < depth; i++) {
-            skip_space(r);
-            if (!accept(r, "]")) fail_at(r, r->pos, "expected `]` in a type", param);
-        }
-        skip_space(r);
-        if (!accept(r, ")")) fail_at(r, r->pos, "expected `)` after the type", param);
-        fix_dim(r, v, d, 0, at, param);
-        for (int k = d + 1; k < rank; k++) if (!v->known[k]) { v->known[k] = 1; v->shape[k] = 0; }
+        read_empty(r, kind, rank - d, at, param, d > 0);
+        fix_empty(v, d, rank, at, index);
         return;
     }
-    if (!accept(r, "[")) fail_at(r, at, expected(kind, rank - d, d > 0), param);
+    if (!accept(r, "[")) {
+        if (at < r->len && (r->text[at] == '(' || r->text[at] == '{'))
+            input_error(at, 0, "%s parameter %d, found %s (tuples are given one component "
+                        "at a time, without `(` or `{`)", expected(kind, rank - d, d > 0),
+                        param, shown(r, at));
+        fail_at(r, at, expected(kind, rank - d, d > 0), param);
+    }
     int64_t n = 0;
     skip_space(r);
-    if (accept(r, "]")) {
-        fix_dim(r, v, d, 0, at, param);
-        for (int k = d + 1; k < rank; k++) if (!v->known[k]) { v->known[k] = 1; v->shape[k] = 0; }
-        return;
-    }
+    if (accept(r, "]")) { fix_empty(v, d, rank, at, index); return; }
     for (;;) {
-        if (d + 1 == rank) read_scalar(r, kind, v, param, 1);
-        else read_array(r, kind, rank, d + 1, v, param);
         n++;
+        if (d + 1 == rank) read_scalar(r, kind, v, param, 1);
+        else read_array(r, kind, rank, d + 1, n, v, param);
         skip_space(r);
         if (accept(r, ",")) continue;
         if (accept(r, "]")) break;
-        fail_at(r, r->pos, "expected `,` or `]` in an array", param);
+        fail_at(r, r->pos, "expected `,` or `]` in the array for", param);
     }
-    fix_dim(r, v, d, n, at, param);
+    fix_dim(v, d, n, at, index);
+}
+
+/* A number glued to letters or a point (`1.5.3`, `2x`) is malformed. */
+static void check_number_tail(const reader *r, size_t at, size_t end) {
+    if (end < r->len && (is_word(r->text[end]) || r->text[end] == '.')) {
+        size_t p = at;
+        while (p < r->len && (is_word(r->text[p]) || strchr(".+-", r->text[p]))) p++;
+        input_error(at, 0, "malformed number `%.*s`", (int)(p - at), r->text + at);
+    }
+}
+
+static _Noreturn void scalar_fail(const reader *r, int kind, size_t at, int param, int nested) {
+    int real;
+    size_t end = number_end(r, at, &real);
+    if (kind == K_REAL && end && !real)
+        input_error(at, 0, "%s parameter %d, found %s (an int; write `%.*s.0` for a real)",
+                    expected(kind, 0, nested), param, shown(r, at), (int)(end - at),
+                    r->text + at);
+    if (at < r->len && (r->text[at] == '(' || r->text[at] == '{'))
+        input_error(at, 0, "%s parameter %d, found %s (tuples are given one component at a "
+                    "time, without `(` or `{`)", expected(kind, 0, nested), param,
+                    shown(r, at));
+    fail_at(r, at, expected(kind, 0, nested), param);
 }
 
 static void read_scalar(reader *r, int kind, value *v, int param, int nested) {
@@ -607,23 +700,22 @@ static void read_scalar(reader *r, int kind, value *v, int param, int nested) {
     size_t at = r->pos;
     const char *t = r->text;
     int real;
-    size_t end;
+    size_t end = number_end(r, at, &real);
+    if (end) check_number_tail(r, at, end);
     switch (kind) {
     case K_INT: {
-        end = number_end(r, at, &real);
-        if (!end || real || (end < r->len && (is_word(t[end]) || t[end] == '.')))
-            fail_at(r, at, expected(kind, 0, nested), param);
+        if (!end || real) scalar_fail(r, kind, at, param, nested);
+        char buf[32];
+        size_t digits = end - at;
+        int64_t x = 0;
         errno = 0;
-        char buf[64];
-        size_t len = end - at < 63 ? end - at : 63;
-        memcpy(buf, t + at, len);
-        buf[len] = 0;
-        int64_t x = strtoll(buf, NULL, 10);
-        if (errno == ERANGE || end - at > 62) {
-            int line, col;
-            where(r, at, &line, &col);
-            input_error(line, col, "the int `%s` is outside the 64-bit range", buf);
+        if (digits < sizeof buf) {
+            memcpy(buf, t + at, digits);
+            buf[digits] = 0;
+            x = strtoll(buf, NULL, 10);
         }
+        if (digits >= sizeof buf || errno == ERANGE)
+            input_error(at, end - at, "integer %s is out of the 64-bit range", shown(r, at));
         r->pos = end;
         if (nested) push(v, &x, 8); else v->scalar = x;
         return;
@@ -634,54 +726,46 @@ static void read_scalar(reader *r, int kind, value *v, int param, int nested) {
         else if (accept(r, "-Infinity")) x = -INFINITY;
         else if (accept(r, "NaN")) x = NAN;
         else {
-            end = number_end(r, at, &real);
-            if (!end || !real || (end < r->len && (is_word(t[end]) || t[end] == '.'))) {
-                if (end && !real) {
-                    int line, col;
-                    where(r, at, &line, &col);
-                    input_error(line, col, "%s for parameter %d, found `%.*s` (an int; "
-                                "write `%.*s.0` for a real)", expected(kind, 0, nested),
-                                param, (int)(end - at), t + at, (int)(end - at), t + at);
-                }
-                fail_at(r, at, expected(kind, 0, nested), param);
-            }
-            char buf[512];
-            size_t len = end - at < 511 ? end - at : 511;
-            memcpy(buf, t + at, len);
-            buf[len] = 0;
-            x = strtod(buf, NULL);
-            if (isinf(x)) {
-                int line, col;
-                where(r, at, &line, &col);
-                input_error(line, col, "the real `%s` is too large for a double", buf);
-            }
+            if (!end || !real) scalar_fail(r, kind, at, param, nested);
+            char *copy = strndup(t + at, end - at);
+            x = strtod(copy, NULL);
+            free(copy);
+            if (isinf(x))
+                input_error(at, end - at, "real %s is too large for a 64-bit real",
+                            shown(r, at));
             r->pos = end;
         }
         if (nested) push(v, &x, 8); else memcpy(&v->scalar, &x, 8);
         return;
     }
     case K_BOOL: {
-        uint8_t b;
+        uint8_t b = 0;
         if (accept(r, "True")) b = 1;
-        else if (accept(r, "False")) b = 0;
-        else fail_at(r, at, expected(kind, 0, nested), param);
+        else if (!accept(r, "False")) scalar_fail(r, kind, at, param, nested);
         if (nested) push(v, &b, 1); else v->scalar = b;
         return;
     }
     case K_CHAR: {
-        if (at >= r->len || t[at] != '\'') fail_at(r, at, expected(kind, 0, nested), param);
+        if (at >= r->len || t[at] != '\'') scalar_fail(r, kind, at, param, nested);
         size_t p = at + 1;
-        int64_t c;
+        int64_t c = -1;
         if (p < r->len && t[p] == '\\') {
             p++;
             c = escape(t, r->len, &p);
-            if (c < 0) fail_at(r, at, "bad escape in a char", param);
+            if (c < 0) input_error(at + 1, 0, "invalid escape sequence in a character literal");
         } else if (p < r->len && t[p] != '\'' && t[p] != '\n') {
             c = utf8(t, r->len, &p);
         } else {
-            fail_at(r, at, expected(kind, 0, nested), param);
+            input_error(at, 0, "unterminated or empty character literal");
         }
-        if (p >= r->len || t[p] != '\'') fail_at(r, at, "malformed char literal", param);
+        if (p >= r->len || t[p] != '\'') {
+            size_t q = p;
+            while (q < r->len && t[q] != '\'' && t[q] != '\n') q++;
+            if (q < r->len && t[q] == '\'')
+                input_error(at, 0, "character literal `%.*s` has more than one character",
+                            (int)(q + 1 - at), t + at);
+            input_error(at, 0, "unterminated or empty character literal");
+        }
         r->pos = p + 1;
         int32_t c32 = (int32_t)c;
         if (nested) push(v, &c32, 4); else v->scalar = c32;
@@ -689,7 +773,7 @@ static void read_scalar(reader *r, int kind, value *v, int param, int nested) {
     }
     default: {
         uint8_t one = 1;
-        if (!accept(r, "Checked")) fail_at(r, at, expected(kind, 0, nested), param);
+        if (!accept(r, "Checked")) scalar_fail(r, kind, at, param, nested);
         if (nested) push(v, &one, 1); else v->scalar = 1;
     }
     }
@@ -841,21 +925,18 @@ int main(int argc, char **argv) {
     char *text = NULL;
     if (L0_NINPUTS > 0 || !isatty(0)) text = read_all(stdin, &r.len);
     r.text = text ? text : "";
+    input = &r;
     value *values = calloc(L0_NINPUTS + 1, sizeof(value));
     for (int i = 0; i < L0_NINPUTS; i++) {
         const l0_type *t = &L0_INPUTS[i];
         if (t->rank == 0) read_scalar(&r, t->kind, &values[i], i + 1, 0);
-        else read_array(&r, t->kind, t->rank, 0, &values[i], i + 1);
+        else read_array(&r, t->kind, t->rank, 0, 1, &values[i], i + 1);
     }
     skip_space(&r);
-    if (r.pos < r.len) {
-        int line, col;
-        where(&r, r.pos, &line, &col);
-        if (L0_NINPUTS == 0)
-            input_error(line, col, "main takes no arguments, but the input has a value");
-        input_error(line, col, "main takes %d value%s, but the input has more", L0_NINPUTS,
+    if (r.pos < r.len)
+        input_error(r.pos, token_len(&r, r.pos), "unexpected %s after the last argument "
+                    "(expected %d value%s)", shown(&r, r.pos), L0_NINPUTS,
                     L0_NINPUTS == 1 ? "" : "s");
-    }
     check_groups(values);
 
     int nslots = 0, nin = 0;
