@@ -72,3 +72,109 @@ def test_executable_prints_as_l0_run(path: Path, tmp_path: Path) -> None:
     assert got.stdout.decode("utf-8") == want_out
     assert got.stderr.decode("utf-8") == want_err
     assert got.returncode == want_status
+
+
+REALS = """fun [real] main([real] a) = a"""
+TRICKY_REALS = [0.0, -0.0, 1.0, -2.5, 0.1, 1e-7, 5e-7, -5e-7, 1.5e-6, 2.5e-6, 0.0000005,
+                0.1234565, 0.1234575, 1234.5678905, 99999999.9999995, 1e8, 123456789.125,
+                1e22, 1e23, 1.7976931348623157e308, 5e-324, -1e300, 3.14159265358979,
+                float("inf"), float("-inf"), float("nan")]
+
+
+def _build(tmp: Path, source: str, name: str = "prog") -> Path:
+    src = tmp / f"{name}.l0"
+    src.write_text(source, encoding="utf-8")
+    exe = tmp / name
+    build_executable(source, str(src), exe)
+    return exe
+
+
+def test_reals_print_as_l0_run(tmp_path: Path) -> None:
+    """Reals round as GHC's printf did (ties of the shortest digits, huge values)."""
+    import random
+
+    from l0.values import format_real
+
+    rng = random.Random(7)
+    values = TRICKY_REALS + [rng.uniform(-1e9, 1e9) for _ in range(200)] + [
+        round(rng.uniform(-100, 100), 7) for _ in range(200)]
+    exe = _build(tmp_path, REALS)
+    text = "[" + ", ".join(_real_text(v) for v in values) + "]"
+    got = subprocess.run([str(exe)], input=text.encode(), capture_output=True, check=True)
+    want = "[" + ", ".join(format_real(v) for v in values) + "]\n"
+    assert got.stdout.decode() == want
+
+
+def _real_text(v: float) -> str:
+    if v != v:
+        return "NaN"
+    if v in (float("inf"), float("-inf")):
+        return "Infinity" if v > 0 else "-Infinity"
+    return repr(v)
+
+
+BINARY = """fun {[[int]], [real], [char], bool} main([[int]] m, [real] r, [char] s, bool b) =
+  {m, map(fn real (real x) => x * 2.0, r), s, not b}"""
+
+
+def test_binary_values_in_and_out(tmp_path: Path) -> None:
+    """Binary and text values mix on stdin; `-b` writes the result as `l0-run -b` does."""
+    import numpy as np
+
+    from l0.types import CHAR, INT, REAL, ArrayType
+    from l0.values.binary import write_binary, write_binary_values
+
+    exe = _build(tmp_path, BINARY)
+    m = np.arange(6, dtype=np.int64).reshape(2, 3)
+    stdin = (write_binary(ArrayType(INT, 2), m) + b" [1.5, -2.0]\n"
+             + write_binary(ArrayType(CHAR, 1), np.array([104, 105], dtype=np.int32))
+             + b" True")
+    got = subprocess.run([str(exe)], input=stdin, capture_output=True, check=True)
+    assert got.stdout == b"{[[0, 1, 2], [3, 4, 5]], [3.000000, -4.000000], hi, False}\n"
+    got_b = subprocess.run([str(exe), "-b"], input=stdin, capture_output=True, check=True)
+    ret = load_ret(BINARY)
+    want = write_binary_values(ret, [m, np.array([3.0, -4.0]), np.array([104, 105]), False])
+    assert got_b.stdout == want
+    bad = subprocess.run([str(exe)], input=write_binary(REAL, 1.0), capture_output=True,
+                         check=False)
+    assert bad.returncode == 2
+    assert bad.stderr.decode() == ("<stdin>:1:1: error: expected a value of type [[int]] for "
+                                   "parameter 1, found a binary value of rank 0 of ' f64' "
+                                   "(binary form: rank 2 of ' i64')\n")
+
+
+def load_ret(source: str) -> object:
+    from l0.frontend import load_program
+
+    prog = load_program(source, "<test>")
+    return next(f for f in prog.fundefs if f.name == "main").ret
+
+
+LIBRARY = """fun {int, [[real]]} main([int] a, [[real]] m, int i) =
+  {a[i], map(fn [real] ([real] row) => map(fn real (real x) => x + toReal(i), row), m)}"""
+
+
+def test_library_module_calls_main(tmp_path: Path) -> None:
+    """`--library`: the Python module calls the shared library with numpy arrays."""
+    import importlib.util
+
+    import numpy as np
+    from l0.lowering.native import build_library
+
+    src = tmp_path / "lib.l0"
+    src.write_text(LIBRARY, encoding="utf-8")
+    paths = build_library(LIBRARY, str(src), tmp_path / "prog")
+    assert [Path(p).name for p in paths] == ["prog.so", "prog.h", "prog.py"]
+    assert "int l0_main(int64_t *slots);" in (tmp_path / "prog.h").read_text()
+    spec = importlib.util.spec_from_file_location("prog", tmp_path / "prog.py")
+    assert spec is not None and spec.loader is not None
+    prog = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(prog)
+    a = np.array([5, 6, 7])
+    m = np.arange(6.0).reshape(2, 3)
+    first, rows = prog.main(a, m, 1)
+    assert first == 6
+    np.testing.assert_array_equal(rows, m + 1.0)
+    np.testing.assert_array_equal(a, [5, 6, 7])  # arguments are not updated
+    with pytest.raises(prog.L0RuntimeError, match="index 3 out of bounds"):
+        prog.main(a, m, 3)

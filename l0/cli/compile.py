@@ -2,7 +2,9 @@
 
 The executable reads `main`'s arguments from stdin and prints its result exactly as
 `l0-run` does; `-r N` runs `main` N times and `-t FILE` writes the run times, as with
-Futhark's compiled programs. How it is made: `l0.lowering.native`.
+Futhark's compiled programs. `--library` makes a shared library, its C header and a
+Python module instead (`l0.lowering.native.library`). How it is made:
+`l0.lowering.native`.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                     help="the code generator (default: %(default)s)")
     ap.add_argument("-O0", dest="optimise", action="store_false", default=True,
                     help="run no optimisation pass (as l0-run -O0)")
+    ap.add_argument("--library", action="store_true",
+                    help="make a shared library FILE.so, its C header FILE.h and a Python "
+                    "module FILE.py calling it with numpy arrays, instead of an executable")
     ap.add_argument("--fast-math", action="store_true",
                     help="let LLVM reassociate real arithmetic (as l0-run --fast-math)")
     ap.set_defaults(run=run)
@@ -45,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _compile(args: argparse.Namespace) -> int:
-    from l0.lowering.native import BuildError, build_executable
+    from l0.lowering.native import BuildError, build_executable, build_library
 
     try:
         with open(args.program, encoding="utf-8") as f:
@@ -57,8 +62,12 @@ def _compile(args: argparse.Namespace) -> int:
     register_source(args.program, source)
     output = args.output or _default_output(args.program)
     try:
-        build_executable(source, args.program, output, optimise=args.optimise,
-                         fast_math=args.fast_math)
+        if args.library:
+            build_library(source, args.program, output, optimise=args.optimise,
+                          fast_math=args.fast_math)
+        else:
+            build_executable(source, args.program, output, optimise=args.optimise,
+                             fast_math=args.fast_math)
     except BuildError as err:
         print(f"l0 compile: error: {err}", file=sys.stderr)
         return EXIT_USER_ERROR

@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import cast
@@ -48,15 +49,26 @@ class BuildError(Exception):
     """The executable could not be made (no C compiler, the C compiler failed)."""
 
 
-def build_executable(source: str, filename: str, output: str | os.PathLike[str], *,
-                     optimise: bool = True, fast_math: bool = False) -> None:
-    """Compile the L0 program `source` (named `filename` in messages) to the executable
-    `output`. Raises `L0Error` for errors in the program, `BuildError` when linking fails."""
+@dataclass
+class CompiledMain:
+    """A program's `main` as object code, with what the C runtime needs to call it."""
+
+    object_code: bytes
+    tables: str  # the C tables of `_tables`
+    params: list[Type]  # main's parameter types in the source
+    ret: Type
+    ir_inputs: list[Attribute]  # main's IR signature (memrefs and scalars)
+    ir_outputs: list[Attribute]
+
+
+def compile_main(source: str, filename: str, *, optimise: bool = True,
+                 fast_math: bool = False, pic: bool = True) -> CompiledMain:
+    """Compile the L0 program `source` (named `filename` in messages) down to the object
+    code of `l0.entry.main`, as `l0-run` compiles it. Raises `L0Error` for errors in it."""
     from l0.lowering.pipeline import lower
 
     from l0.frontend import load_program, to_module
 
-    cc = _find_cc()
     prog = load_program(source, filename)
     entry = next((f for f in prog.fundefs if f.name == "main"), None)
     if entry is None:  # the checker requires main; kept for a clear message all the same
@@ -77,32 +89,50 @@ def build_executable(source: str, filename: str, output: str | os.PathLike[str],
     from l0.lowering.jit import _optimise  # the JIT's O3 pipeline, the same code
 
     _optimise(mod, tm)
-    tables = _tables([p.type for p in entry.params], entry.ret,
-                     list(main_op.function_type.inputs.data),
-                     list(main_op.function_type.outputs.data), emitted.errors)
-    runtime = resources.files("l0.lowering.native").joinpath("runtime.c").read_text("utf-8")
+    params = [p.type for p in entry.params]
+    ir_inputs = list(main_op.function_type.inputs.data)
+    ir_outputs = list(main_op.function_type.outputs.data)
+    tables = _tables(params, entry.ret, ir_inputs, ir_outputs, emitted.errors)
+    return CompiledMain(tm.emit_object(mod), tables, params, entry.ret, ir_inputs, ir_outputs)
+
+
+def runtime_source() -> str:
+    """The C runtime (`runtime.c`, shipped with the package)."""
+    return resources.files("l0.lowering.native").joinpath("runtime.c").read_text("utf-8")
+
+
+def build_executable(source: str, filename: str, output: str | os.PathLike[str], *,
+                     optimise: bool = True, fast_math: bool = False) -> None:
+    """Compile the L0 program `source` (named `filename` in messages) to the executable
+    `output`. Raises `L0Error` for errors in the program, `BuildError` when linking fails."""
+    cc = find_cc()
+    compiled = compile_main(source, filename, optimise=optimise, fast_math=fast_math)
+    link(cc, compiled, os.fspath(output), [])
+
+
+def link(cc: str, compiled: CompiledMain, output: str, flags: Sequence[str]) -> None:
+    """Link the runtime, the program's tables and its object code into `output`."""
     with tempfile.TemporaryDirectory(prefix="l0-compile-") as tmp:
         obj = Path(tmp, "program.o")
-        obj.write_bytes(tm.emit_object(mod))
+        obj.write_bytes(compiled.object_code)
         c_file = Path(tmp, "main.c")
-        c_file.write_text(runtime + "\n" + tables, encoding="utf-8")
-        _link(cc, [str(c_file), str(obj)], os.fspath(output))
+        c_file.write_text(runtime_source() + "\n" + compiled.tables, encoding="utf-8")
+        command = [cc, "-O2", "-std=gnu11", *flags, "-o", output, str(c_file), str(obj),
+                   "-lm", "-lpthread"]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise BuildError(f"the C compiler failed ({' '.join(command)}):\n"
+                             f"{done.stderr.strip()}")
 
 
-def _find_cc() -> str:
+def find_cc() -> str:
+    """The C compiler: `$CC`, or `cc`, found on PATH."""
     name = os.environ.get("CC", "cc")
     path = shutil.which(name)
     if path is None:
         raise BuildError(f"no C compiler found: `{name}` is not on PATH (install one, e.g. "
                          "gcc or clang, or name it with the CC environment variable)")
     return path
-
-
-def _link(cc: str, inputs: Sequence[str], output: str) -> None:
-    command = [cc, "-O2", "-std=gnu11", "-o", output, *inputs, "-lm", "-lpthread"]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise BuildError(f"the C compiler failed ({' '.join(command)}):\n{done.stderr.strip()}")
 
 
 def _target_machine() -> llvm.TargetMachine:

@@ -248,6 +248,9 @@ static void out_slots(int kind, int rank, int elem, const int64_t *s) {
 /* ------------------------------------------------------------------ errors */
 
 static const char *input_name = "<stdin>";
+/* Input with binary values is located in bytes and shown without its line, as
+   l0/values/binary.py does; text in characters, with its line. */
+static int has_binary;
 
 static void flush_out(void) {
     fwrite(out_buf, 1, out_len, stdout);
@@ -255,15 +258,20 @@ static void flush_out(void) {
     fflush(stdout);
 }
 
-static _Noreturn void runtime_error(const int64_t *ctx) {
-    flush_out();
+/* The message of the run-time error in `ctx`, as l0-run prints it (without the final
+   newline); NULL for an id no site has (a compiler bug). Owned by the caller. */
+static char *runtime_error_text(const int64_t *ctx) {
     int64_t id = ctx[0];
     for (int i = 0; i < L0_NERRORS; i++) {
         if (L0_ERRORS[i].id != id) continue;
         const l0_error_site *e = &L0_ERRORS[i];
-        fputs(e->prefix, stderr);
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+        if (!f) return NULL;
+        fputs(e->prefix, f);
         if ((id == 1 || id == 2) && ctx[2] < 0) {
-            fprintf(stderr, "%s: the requested array size does not fit in 64 bits",
+            fprintf(f, "%s: the requested array size does not fit in 64 bits",
                     id == 1 ? "out of memory" : "stack overflow");
         } else {
             for (const char *m = e->message; *m; m++) {
@@ -271,22 +279,34 @@ static _Noreturn void runtime_error(const int64_t *ctx) {
                 if (*m == '{' && m[1] >= '0' && m[1] <= '9') {
                     long k = strtol(m + 1, &end, 10);
                     if (*end == '}' && k < L0_CTX_SIZE - 2) {
-                        fprintf(stderr, "%" PRId64, ctx[2 + k]);
+                        fprintf(f, "%" PRId64, ctx[2 + k]);
                         m = end;
                         continue;
                     }
                 }
-                fputc(*m, stderr);
+                fputc(*m, f);
             }
         }
-        fputs(e->suffix, stderr);
-        fputc('\n', stderr);
-        exit(2);
+        fputs(e->suffix, f);
+        fclose(f);
+        return text;
     }
-    fprintf(stderr, "internal error: compiled code failed without reporting an error "
-            "(id %" PRId64 ")\n", id);
-    exit(3);
+    return NULL;
 }
+
+#ifndef L0_LIBRARY
+static _Noreturn void runtime_error(const int64_t *ctx) {
+    flush_out();
+    char *text = runtime_error_text(ctx);
+    if (!text) {
+        fprintf(stderr, "internal error: compiled code failed without reporting an error "
+                "(id %" PRId64 ")\n", ctx[0]);
+        exit(3);
+    }
+    fprintf(stderr, "%s\n", text);
+    exit(2);
+}
+#endif
 
 /* ------------------------------------------------------------------ trace */
 
@@ -330,6 +350,7 @@ void l0_trace_array(int64_t site, int64_t data, int64_t offset, int64_t dims) {
     trace_emit();
 }
 
+#ifndef L0_LIBRARY
 /* ------------------------------------------------------------------ input */
 
 typedef struct {
@@ -351,7 +372,10 @@ static void where(const reader *r, size_t pos, int *line, int *col) {
     for (size_t i = 0; i < pos && i < r->len; i++)
         if (r->text[i] == '\n') { l++; start = i + 1; }
     *line = l;
-    *col = (int)(pos - start) + 1;
+    int c = 1;
+    for (size_t i = start; i < pos && i < r->len; i++)
+        if (has_binary || ((unsigned char)r->text[i] & 0xC0) != 0x80) c++;
+    *col = c;
 }
 
 static const reader *input;  /* the input being read, for error messages */
@@ -369,7 +393,10 @@ static _Noreturn void input_error(size_t pos, size_t span, const char *fmt, ...)
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    size_t start = pos - (size_t)(col - 1), end = start;
+    if (has_binary) { fputc('\n', stderr); exit(2); }
+    size_t start = pos, end;
+    while (start > 0 && input->text[start - 1] != '\n') start--;
+    end = start;
     while (end < input->len && input->text[end] != '\n') end++;
     size_t shown = end > start && input->text[end - 1] == '\r' ? end - 1 : end;
     char gutter[24];
@@ -377,7 +404,8 @@ static _Noreturn void input_error(size_t pos, size_t span, const char *fmt, ...)
     fprintf(stderr, "\n%*s |\n%d | %.*s\n%*s | ", width, "", line, (int)(shown - start),
             input->text + start, width, "");
     for (size_t i = start; i < pos; i++)
-        fputc(i < shown && input->text[i] == '\t' ? '\t' : ' ', stderr);
+        if ((input->text[i] & 0xC0) != 0x80)
+            fputc(i < shown && input->text[i] == '\t' ? '\t' : ' ', stderr);
     for (size_t i = 0; i < (span ? span : 1); i++) fputc('^', stderr);
     fputc('\n', stderr);
     exit(2);
@@ -779,6 +807,133 @@ static void read_scalar(reader *r, int kind, value *v, int param, int nested) {
     }
 }
 
+/* ------------------------------------------------------------------ binary values */
+
+/* Futhark's binary value format (l0/values/binary.py): `b`, version 2, rank, a 4-byte
+   element type, the dimensions (u64) and the elements, little-endian. Each L0 type is
+   read from the binary types l0-run accepts for it, the first being the one written. */
+static const char *const BINARY_NAMES[] = {" i64", " f64", "bool", " i32"};
+static const char *const KNOWN_TYPES[] = {"  i8", " i16", " i32", " i64", "  u8", " u16",
+                                          " u32", " u64", " f16", " f32", " f64", "bool"};
+
+static void type_text(char *buf, size_t n, int kind, int rank) {
+    size_t k = 0;
+    for (int i = 0; i < rank; i++) k += snprintf(buf + k, n - k, "[");
+    k += snprintf(buf + k, n - k, "%s", KIND_NAMES[kind]);
+    for (int i = 0; i < rank; i++) k += snprintf(buf + k, n - k, "]");
+}
+
+static uint64_t read_u64(const char *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | (unsigned char)p[i];
+    return v;
+}
+
+static void read_binary(reader *r, int kind, int want_rank, value *v, int param) {
+    const char *t = r->text;
+    size_t start = r->pos;
+    if (r->len < start + 7) input_error(start, 0, "truncated binary value header");
+    if ((unsigned char)t[start + 1] != 2)
+        input_error(start, 0, "binary value of format version %d, expected 2",
+                    (unsigned char)t[start + 1]);
+    int rank = (unsigned char)t[start + 2];
+    const char *name = t + start + 3;
+    int known = 0;
+    for (int i = 0; i < 12; i++) if (!memcmp(name, KNOWN_TYPES[i], 4)) known = 1;
+    if (!known) input_error(start, 0, "unknown binary element type '%.4s'", name);
+    int ok = kind != K_CERT && rank == want_rank &&
+             (!memcmp(name, BINARY_NAMES[kind], 4) || (kind == K_CHAR && !memcmp(name, "  u8", 4)));
+    if (!ok) {
+        char want[80], form[32];
+        type_text(want, sizeof want, kind, want_rank);
+        if (kind == K_CERT) snprintf(form, sizeof form, "none");
+        else snprintf(form, sizeof form, "rank %d of '%s'", want_rank, BINARY_NAMES[kind]);
+        input_error(start, 0, "expected a value of type %s for parameter %d, found a binary "
+                    "value of rank %d of '%.4s' (binary form: %s)", want, param, rank, name,
+                    form);
+    }
+    size_t dims_at = start + 7;
+    if (r->len < dims_at + 8 * (size_t)rank) input_error(start, 0, "truncated binary value header");
+    int size = kind == K_CHAR && name[3] == '8' ? 1 : ELEM_SIZE[kind];
+    unsigned __int128 count = 1;
+    char shape[400] = "";
+    size_t sk = 0;
+    for (int d = 0; d < rank; d++) {
+        uint64_t n = read_u64(t + dims_at + 8 * d);
+        v->shape[d] = (int64_t)n;
+        v->known[d] = 1;
+        count *= n;
+        if (count > ((unsigned __int128)1 << 62)) count = (unsigned __int128)1 << 62;
+        sk += snprintf(shape + sk, sizeof shape - sk, d ? "x%" PRIu64 : "%" PRIu64, n);
+    }
+    size_t elems_at = dims_at + 8 * (size_t)rank;
+    unsigned __int128 bytes = count * (unsigned)size;
+    if (bytes > r->len - elems_at)
+        input_error(start, 0, "truncated binary value: %s of '%.4s' needs %llu bytes, %zu are "
+                    "left", rank ? shape : "scalar", name, (unsigned long long)bytes,
+                    r->len - elems_at);
+    size_t n = (size_t)count;
+    const char *p = t + elems_at;
+    for (size_t i = 0; i < n; i++) {
+        if (kind == K_BOOL && (unsigned char)p[i] > 1)
+            input_error(start, 0, "binary bool value other than 0 or 1");
+        if (kind == K_CHAR) {
+            int64_t c;
+            if (size == 1) c = (unsigned char)p[i];
+            else { int32_t c32; memcpy(&c32, p + 4 * i, 4); c = c32; }
+            if (c < 0 || c > 0x10FFFF)
+                input_error(start, 0, "binary '%.4s' value is not a character code", name);
+        }
+    }
+    if (rank == 0) {
+        if (kind == K_CHAR) v->scalar = size == 1 ? (unsigned char)p[0] : *(const int32_t *)(const void *)p;
+        else if (kind == K_BOOL) v->scalar = (unsigned char)p[0];
+        else memcpy(&v->scalar, p, 8);
+    } else if (kind == K_CHAR && size == 1) {
+        for (size_t i = 0; i < n; i++) { int32_t c = (unsigned char)p[i]; push(v, &c, 4); }
+    } else {
+        v->data = malloc(n * size + 1);
+        if (!v->data) { fputs("error: out of memory while reading input\n", stderr); exit(2); }
+        memcpy(v->data, p, n * size);
+        v->count = v->cap = n;
+    }
+    r->pos = elems_at + (size_t)bytes;
+}
+
+/* One flattened value in binary (`l0-run -b`): arrays copied out row-major. */
+static void out_binary(int kind, int rank, int elem, const int64_t *s) {
+    char header[7] = {'b', 2, (char)rank};
+    memcpy(header + 3, BINARY_NAMES[kind], 4);
+    out_raw(header, 7);
+    if (rank == 0) {
+        int64_t x = s[0];
+        if (kind == K_BOOL) { uint8_t b = x != 0; out_raw((char *)&b, 1); }
+        else if (kind == K_CHAR) { int32_t c = (int32_t)x; out_raw((char *)&c, 4); }
+        else out_raw((const char *)&s[0], 8);
+        return;
+    }
+    const int64_t *shape = s + 3, *strides = s + 3 + rank;
+    size_t total = 1;
+    for (int d = 0; d < rank; d++) {
+        uint64_t n = (uint64_t)shape[d];
+        out_raw((char *)&n, 8);
+        total *= (size_t)shape[d];
+    }
+    const char *base = (const char *)(intptr_t)s[1] + s[2] * elem;
+    int64_t idx[64] = {0};
+    for (size_t i = 0; i < total; i++) {
+        const char *p = base;
+        for (int d = 0; d < rank; d++) p += idx[d] * strides[d] * elem;
+        out_raw(p, elem);
+        for (int d = rank - 1; d >= 0; d--) {
+            if (++idx[d] < shape[d]) break;
+            idx[d] = 0;
+        }
+    }
+}
+
+#endif /* L0_LIBRARY */
+
 /* ------------------------------------------------------------------ running main */
 
 #define STACK_BYTES ((size_t)1 << 29)   /* as l0.bigstack: only touched pages cost memory */
@@ -818,6 +973,7 @@ static int run_main(int64_t *ctx, int64_t *slots) {
     return c.status;
 }
 
+#ifndef L0_LIBRARY
 static char *read_all(FILE *f, size_t *len) {
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
@@ -833,10 +989,12 @@ static char *read_all(FILE *f, size_t *len) {
 }
 
 static void usage(const char *prog) {
-    fprintf(stderr, "usage: %s [-r N] [-t FILE] < input\n"
+    fprintf(stderr, "usage: %s [-r N] [-t FILE] [-b] < input\n"
             "Runs the compiled L0 program's main on the values read from stdin and prints "
             "its result.\n  -r N     run main N times (the result is printed once)\n"
-            "  -t FILE  write the run time of each run in microseconds to FILE\n", prog);
+            "  -t FILE  write the run time of each run in microseconds to FILE\n"
+            "  -b       write the result in Futhark's binary value format\n"
+            "Input values may be text or binary, mixed.\n", prog);
 }
 
 static size_t array_bytes(const value *v, int rank, int elem) {
@@ -898,9 +1056,23 @@ static void check_groups(value *values) {
     }
 }
 
+/* `-t FILE`: the time of each run in microseconds, one a line. */
+static int write_times(const char *timing, const int64_t *times, long runs) {
+    if (!timing) return 0;
+    FILE *f = fopen(timing, "w");
+    if (!f) {
+        fprintf(stderr, "%s:1:1: error: cannot write timings: %s\n", timing, strerror(errno));
+        return 2;
+    }
+    for (long i = 0; i < runs; i++) fprintf(f, "%" PRId64 "\n", times[i]);
+    fclose(f);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     long runs = 1;
     const char *timing = NULL;
+    int binary_output = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-r") && i + 1 < argc) {
             char *end;
@@ -911,6 +1083,8 @@ int main(int argc, char **argv) {
             }
         } else if (!strcmp(argv[i], "-t") && i + 1 < argc) {
             timing = argv[++i];
+        } else if (!strcmp(argv[i], "-b") || !strcmp(argv[i], "--binary-output")) {
+            binary_output = 1;
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(argv[0]);
             return 0;
@@ -927,12 +1101,19 @@ int main(int argc, char **argv) {
     r.text = text ? text : "";
     input = &r;
     value *values = calloc(L0_NINPUTS + 1, sizeof(value));
+    has_binary = memmem(r.text, r.len, "b\002", 2) != NULL;
     for (int i = 0; i < L0_NINPUTS; i++) {
         const l0_type *t = &L0_INPUTS[i];
-        if (t->rank == 0) read_scalar(&r, t->kind, &values[i], i + 1, 0);
+        skip_space(&r);
+        if (r.pos < r.len && r.text[r.pos] == 'b')
+            read_binary(&r, t->kind, t->rank, &values[i], i + 1);
+        else if (t->rank == 0) read_scalar(&r, t->kind, &values[i], i + 1, 0);
         else read_array(&r, t->kind, t->rank, 0, 1, &values[i], i + 1);
     }
     skip_space(&r);
+    if (r.pos < r.len && r.text[r.pos] == 'b')
+        input_error(r.pos, 0, "unexpected binary value after the last argument (expected %d "
+                    "value%s)", L0_NINPUTS, L0_NINPUTS == 1 ? "" : "s");
     if (r.pos < r.len)
         input_error(r.pos, token_len(&r, r.pos), "unexpected %s after the last argument "
                     "(expected %d value%s)", shown(&r, r.pos), L0_NINPUTS,
@@ -972,8 +1153,20 @@ int main(int argc, char **argv) {
                       (t1.tv_nsec - t0.tv_nsec)) / 1000;
     }
 
+    if (binary_output) {
+        for (int i = 0; i < L0_NPRINTED; i++) {
+            int k = L0_PRINTED[i];
+            if (k < 0 || L0_RESULTS[k].kind == K_CERT) continue;
+            int pos = nin;
+            for (int j = 0; j < k; j++) pos += slot_count(L0_RESULTS[j].rank);
+            out_binary(L0_RESULTS[k].kind, L0_RESULTS[k].rank, L0_RESULTS[k].elem_size,
+                       slots + pos);
+        }
+        flush_out();
+        return write_times(timing, times, runs);
+    }
     int printed = 0;
-    if (L0_NPRINTED > 1) out_str("{");
+    if (L0_NPRINTED != 1) out_str("{");
     for (int i = 0; i < L0_NPRINTED; i++) {
         if (printed++) out_str(", ");
         int k = L0_PRINTED[i];
@@ -982,17 +1175,37 @@ int main(int argc, char **argv) {
         for (int j = 0; j < k; j++) pos += slot_count(L0_RESULTS[j].rank);
         out_slots(L0_RESULTS[k].kind, L0_RESULTS[k].rank, L0_RESULTS[k].elem_size, slots + pos);
     }
-    if (L0_NPRINTED > 1) out_str("}");
+    if (L0_NPRINTED != 1) out_str("}");
     out_str("\n");
     flush_out();
-    if (timing) {
-        FILE *f = fopen(timing, "w");
-        if (!f) {
-            fprintf(stderr, "%s:1:1: error: cannot write timings: %s\n", timing, strerror(errno));
-            return 2;
-        }
-        for (long i = 0; i < runs; i++) fprintf(f, "%" PRId64 "\n", times[i]);
-        fclose(f);
-    }
-    return 0;
+    return write_times(timing, times, runs);
 }
+#endif /* L0_LIBRARY */
+
+/* ------------------------------------------------------------------ the library */
+
+#ifdef L0_LIBRARY
+static __thread char *last_error;
+
+/* Run main on `slots` (lowering/llvm/abi.py); 0 on success, else 2 with the message in
+   `l0_error()`. Arrays the results hold with a non-NULL allocated pointer are the
+   caller's to free with `l0_free`. */
+int l0_main(int64_t *slots) {
+    int64_t *ctx = calloc(L0_CTX_SIZE, 8);
+    if (!ctx) return 2;
+    int status = run_main(ctx, slots);
+    if (status != 0) {
+        free(last_error);
+        last_error = runtime_error_text(ctx);
+        if (!last_error) last_error = strdup("internal error: compiled code failed without "
+                                             "reporting an error");
+        status = 2;
+    }
+    free(ctx);
+    return status;
+}
+
+const char *l0_error(void) { return last_error ? last_error : ""; }
+
+void l0_free(void *allocated) { free(allocated); }
+#endif
