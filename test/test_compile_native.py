@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 from l0.lowering import trace
-from l0.lowering.native import build_executable
 from test_corpus_cpu import PROGRAMS as RUNNABLE
 from test_corpus_cpu import ROOT
 
 from l0.api import CompiledProgram
 from l0.bigstack import call_with_big_stack
+from l0.cli.compile import build
 from l0.diagnostics import L0Error, format_error, register_source
 
 pytestmark = pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None,
@@ -43,6 +43,7 @@ def l0_run_output(path: Path, stdin: str) -> tuple[str, str, int]:
     """(stdout, stderr, exit status) of `l0-run PATH < stdin`, in this process."""
     text = path.read_text(encoding="utf-8")
     register_source(str(path), text)
+    register_source("<stdin>", stdin)  # as l0-run does, for the line shown with an error
     stream = io.StringIO()
     old, trace.STREAM = trace.STREAM, stream
     try:
@@ -59,7 +60,7 @@ def l0_run_output(path: Path, stdin: str) -> tuple[str, str, int]:
 def compile_and_run(path: Path, tmp: Path, stdin: bytes, *args: str
                     ) -> subprocess.CompletedProcess[bytes]:
     exe = tmp / path.stem
-    build_executable(path.read_text(encoding="utf-8"), str(path), exe)
+    build(path.read_text(encoding="utf-8"), str(path), exe)
     return subprocess.run([str(exe), *args], input=stdin, capture_output=True, timeout=120,
                           check=False)
 
@@ -85,7 +86,7 @@ def _build(tmp: Path, source: str, name: str = "prog") -> Path:
     src = tmp / f"{name}.l0"
     src.write_text(source, encoding="utf-8")
     exe = tmp / name
-    build_executable(source, str(src), exe)
+    build(source, str(src), exe)
     return exe
 
 
@@ -159,11 +160,9 @@ def test_library_module_calls_main(tmp_path: Path) -> None:
     import importlib.util
 
     import numpy as np
-    from l0.lowering.native import build_library
-
     src = tmp_path / "lib.l0"
     src.write_text(LIBRARY, encoding="utf-8")
-    paths = build_library(LIBRARY, str(src), tmp_path / "prog")
+    paths = build(LIBRARY, str(src), tmp_path / "prog", library=True)
     assert [Path(p).name for p in paths] == ["prog.so", "prog.h", "prog.py"]
     assert "int l0_main(int64_t *slots);" in (tmp_path / "prog.h").read_text()
     spec = importlib.util.spec_from_file_location("prog", tmp_path / "prog.py")
@@ -178,3 +177,36 @@ def test_library_module_calls_main(tmp_path: Path) -> None:
     np.testing.assert_array_equal(a, [5, 6, 7])  # arguments are not updated
     with pytest.raises(prog.L0RuntimeError, match="index 3 out of bounds"):
         prog.main(a, m, 3)
+
+
+BAD_INPUT_PROGRAM = """fun [real] main([int] a, real x, [[char]] s) =
+  map(fn real (int v) => toReal(v) * x, a)"""
+BAD_INPUTS = ["[1,2", "[1,2,3] 5", "[1,2,3]", "[1,2.0] 0.5", "[[1]] 0.5",
+              "[1] 0.5 [\"a\"] 7", "99999999999999999999 1.0", "empty(real) 2.0",
+              "[] 1e400", "[1, 2x] 1.0", "(1,2)", "[1,2] 1.5.3", "[1] 1.0 [\"ab\", \"c\"]",
+              "[1] 1.0 [[\'a\'], []]", "[1] 1.0 empty(char)", "[1] 1.0 \"ab\"",
+              "[1] 1.0 [\"\u00e9t\u00e9\", \"abc\"] x",
+              # escapes, as in programs (Haskell's)
+              "[1] 1.0 [\"\\q\"]", "[1] 1.0 [\"\\x110000\"]", "[1] 1.0 [\"\\^1\"]",
+              "[1] 1.0 [\"\\x\"]", "[1] 1.0 [\"a\\   b\"]", "[1] 1.0 [\"\\BEL\\SOH\\&1\"] x",
+              "[1] 1.0 [['\\&']]", "[1] 1.0 [['ab']]", "[1] 1.0 [['']]", "[1] 1.0 [['\\DEL']] x"]
+
+
+@pytest.fixture(scope="module")
+def bad_input_exe(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    tmp = tmp_path_factory.mktemp("bad-input")
+    src = tmp / "prog.l0"
+    src.write_text(BAD_INPUT_PROGRAM, encoding="utf-8")
+    build(BAD_INPUT_PROGRAM, str(src), tmp / "prog")
+    return src, tmp / "prog"
+
+
+@pytest.mark.parametrize("stdin", BAD_INPUTS)
+def test_bad_input_reported_as_l0_run(bad_input_exe: tuple[Path, Path], stdin: str) -> None:
+    """Malformed input: the same located message, line and caret as l0-run, status 2."""
+    src, exe = bad_input_exe
+    want_out, want_err, want_status = l0_run_output(src, stdin + "\n")
+    got = subprocess.run([str(exe)], input=(stdin + "\n").encode(), capture_output=True,
+                         check=False)
+    assert (got.stdout.decode(), got.stderr.decode(), got.returncode) == (
+        want_out, want_err, want_status)

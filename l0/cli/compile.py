@@ -10,6 +10,7 @@ Python module instead (`l0.lowering.native.library`). How it is made:
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _compile(args: argparse.Namespace) -> int:
-    from l0.lowering.native import BuildError, build_executable, build_library
+    from l0.lowering.native import BuildError
 
     try:
         with open(args.program, encoding="utf-8") as f:
@@ -62,16 +63,37 @@ def _compile(args: argparse.Namespace) -> int:
     register_source(args.program, source)
     output = args.output or _default_output(args.program)
     try:
-        if args.library:
-            build_library(source, args.program, output, optimise=args.optimise,
-                          fast_math=args.fast_math)
-        else:
-            build_executable(source, args.program, output, optimise=args.optimise,
-                             fast_math=args.fast_math)
+        build(source, args.program, output, library=args.library, optimise=args.optimise,
+              fast_math=args.fast_math)
     except BuildError as err:
         print(f"l0 compile: error: {err}", file=sys.stderr)
         return EXIT_USER_ERROR
     return 0
+
+
+def build(source: str, filename: str, output: str | os.PathLike[str], *,
+          library: bool = False, optimise: bool = True, fast_math: bool = False) -> list[str]:
+    """Compile the L0 program `source` (named `filename` in messages) as `l0-run` does
+    (the front end, then the default pipeline unless not `optimise`) and make the
+    executable `output`, or with `library` the files `output.so/.h/.py`; return the
+    paths made. Raises `L0Error` for errors in the program, `BuildError` when no
+    executable can be made."""
+    from l0.frontend import load_program, to_module
+    from l0.lowering.native import build_executable, build_library
+
+    prog = load_program(source, filename)
+    entry = next(f for f in prog.fundefs if f.name == "main")  # the checker requires it
+    module = to_module(prog, verify=False)
+    if optimise:
+        from l0.passes.pipeline import optimise as run_pipeline
+
+        run_pipeline(module)
+    params = [p.type for p in entry.params]
+    if library:
+        return build_library(module, params, entry.ret, filename, output,
+                             fast_math=fast_math)
+    build_executable(module, params, entry.ret, output, fast_math=fast_math)
+    return [os.fspath(output)]
 
 
 def _default_output(program: str) -> str:

@@ -1,6 +1,6 @@
 """`l0 compile`: an L0 program as a native executable that runs `main` like `l0-run`.
 
-    source --front end, passes--> soac IR --l0.lowering.pipeline.lower--> scf IR
+    soac IR (from the driver, l0/cli/compile.py) --l0.lowering.pipeline.lower--> scf IR
            --l0.lowering.llvm--> LLVM IR --O3, host CPU--> object code (llvmlite)
     runtime.c + the program's tables (generated here) --cc--> + object --> executable
 
@@ -35,6 +35,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerType,
     MemRefType,
+    ModuleOp,
 )
 from xdsl.ir import Attribute
 
@@ -61,23 +62,13 @@ class CompiledMain:
     ir_outputs: list[Attribute]
 
 
-def compile_main(source: str, filename: str, *, optimise: bool = True,
-                 fast_math: bool = False, pic: bool = True) -> CompiledMain:
-    """Compile the L0 program `source` (named `filename` in messages) down to the object
-    code of `l0.entry.main`, as `l0-run` compiles it. Raises `L0Error` for errors in it."""
+def compile_main(module: ModuleOp, params: Sequence[Type], ret: Type, *,
+                 fast_math: bool = False) -> CompiledMain:
+    """Compile `main` of the soac-level `module` (optimised or not, as the driver chose),
+    whose source parameter and result types are `params` and `ret`, down to the object
+    code of `l0.entry.main`, as the JIT compiles it for `l0-run`."""
     from l0.lowering.pipeline import lower
 
-    from l0.frontend import load_program, to_module
-
-    prog = load_program(source, filename)
-    entry = next((f for f in prog.fundefs if f.name == "main"), None)
-    if entry is None:  # the checker requires main; kept for a clear message all the same
-        raise BuildError("the program has no main function")
-    module = to_module(prog, verify=False)
-    if optimise:
-        from l0.passes.pipeline import optimise as run_pipeline
-
-        run_pipeline(module)
     lowered = lower(module, entries=["main"])
     main_op = next(f for f in lowered.ops
                    if isinstance(f, func.FuncOp) and f.sym_name.data == "main")
@@ -89,11 +80,10 @@ def compile_main(source: str, filename: str, *, optimise: bool = True,
     from l0.lowering.jit import _optimise  # the JIT's O3 pipeline, the same code
 
     _optimise(mod, tm)
-    params = [p.type for p in entry.params]
     ir_inputs = list(main_op.function_type.inputs.data)
     ir_outputs = list(main_op.function_type.outputs.data)
-    tables = _tables(params, entry.ret, ir_inputs, ir_outputs, emitted.errors)
-    return CompiledMain(tm.emit_object(mod), tables, params, entry.ret, ir_inputs, ir_outputs)
+    tables = _tables(params, ret, ir_inputs, ir_outputs, emitted.errors)
+    return CompiledMain(tm.emit_object(mod), tables, list(params), ret, ir_inputs, ir_outputs)
 
 
 def runtime_source() -> str:
@@ -101,12 +91,12 @@ def runtime_source() -> str:
     return resources.files("l0.lowering.native").joinpath("runtime.c").read_text("utf-8")
 
 
-def build_executable(source: str, filename: str, output: str | os.PathLike[str], *,
-                     optimise: bool = True, fast_math: bool = False) -> None:
-    """Compile the L0 program `source` (named `filename` in messages) to the executable
-    `output`. Raises `L0Error` for errors in the program, `BuildError` when linking fails."""
+def build_executable(module: ModuleOp, params: Sequence[Type], ret: Type,
+                     output: str | os.PathLike[str], *, fast_math: bool = False) -> None:
+    """Compile `main` of the soac-level `module` (source types `params` -> `ret`) to the
+    executable `output`. Raises `BuildError` when there is no C compiler or linking fails."""
     cc = find_cc()
-    compiled = compile_main(source, filename, optimise=optimise, fast_math=fast_math)
+    compiled = compile_main(module, params, ret, fast_math=fast_math)
     link(cc, compiled, os.fspath(output), [])
 
 

@@ -17,24 +17,26 @@ message `l0-run` would print.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from l0.lowering.native.build import CompiledMain, _printed, compile_main, find_cc, link
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import Attribute
 
-from l0.types import ArrayType, Basic, BasicType, flatten, needs_cert
+from l0.types import ArrayType, Basic, BasicType, Type, flatten, needs_cert
 
 _DTYPES = {Basic.INT: "int64", Basic.REAL: "float64", Basic.BOOL: "bool",
            Basic.CHAR: "int32", Basic.CERT: "bool"}
 
 
-def build_library(source: str, filename: str, base: str | os.PathLike[str], *,
-                  optimise: bool = True, fast_math: bool = False) -> list[str]:
-    """Write `BASE.so`, `BASE.h` and `BASE.py` for the L0 program `source`; return their
-    paths. Raises `L0Error` for errors in the program, `BuildError` when linking fails."""
+def build_library(module: ModuleOp, params: Sequence[Type], ret: Type, filename: str,
+                  base: str | os.PathLike[str], *, fast_math: bool = False) -> list[str]:
+    """Write `BASE.so`, `BASE.h` and `BASE.py` for `main` of the soac-level `module`
+    (source types `params` -> `ret`; `filename` names the program in their comments);
+    return their paths. Raises `BuildError` when there is no C compiler or linking fails."""
     cc = find_cc()
-    compiled = compile_main(source, filename, optimise=optimise, fast_math=fast_math)
+    compiled = compile_main(module, params, ret, fast_math=fast_math)
     base = Path(base)
     lib, header, module = (base.with_name(base.name + ext) for ext in (".so", ".h", ".py"))
     link(cc, compiled, str(lib), ["-shared", "-fPIC", "-DL0_LIBRARY"])

@@ -498,54 +498,6 @@ static size_t number_end(const reader *r, size_t pos, int *real) {
     return p;
 }
 
-/* A Haskell escape after the backslash at `*p`; -1 if malformed, -2 for `\&`. */
-static int64_t escape(const char *t, size_t n, size_t *p) {
-    static const char *const singles = "abfnrtv\\\"'";
-    static const char codes[] = {7, 8, 12, 10, 13, 9, 11, '\\', '"', '\''};
-    size_t i = *p;
-    if (i >= n) return -1;
-    char c = t[i];
-    const char *s = strchr(singles, c);
-    if (s && c) { *p = i + 1; return codes[s - singles]; }
-    if (c == '&') { *p = i + 1; return -2; }
-    int base = 10;
-    if (c == 'x') { base = 16; i++; }
-    else if (c == 'o') { base = 8; i++; }
-    if (base != 10 || is_digit(c)) {
-        int64_t v = 0;
-        size_t start = i;
-        for (; i < n; i++) {
-            int d = is_digit(t[i]) ? t[i] - '0'
-                  : (t[i] >= 'a' && t[i] <= 'f') ? t[i] - 'a' + 10
-                  : (t[i] >= 'A' && t[i] <= 'F') ? t[i] - 'A' + 10 : 99;
-            if (d >= base) break;
-            v = v * base + d;
-            if (v > 0x10FFFF) return -1;
-        }
-        if (i == start) return -1;
-        *p = i;
-        return v;
-    }
-    if (c == '^' && i + 1 < n && t[i + 1] >= '@' && t[i + 1] <= '_') {
-        *p = i + 2;
-        return t[i + 1] - '@';
-    }
-    if (c == 'D' && i + 2 < n && memcmp(t + i, "DEL", 3) == 0) { *p = i + 3; return 127; }
-    if (c == 'S' && i + 1 < n && memcmp(t + i, "SP", 2) == 0) { *p = i + 2; return 32; }
-    int best = -1;
-    size_t best_len = 0;
-    for (int k = 0; k < 32; k++) {
-        size_t l = strlen(ASCII_NAMES[k]);
-        if (l > 1 && i + l <= n && memcmp(t + i, ASCII_NAMES[k], l) == 0 && l > best_len) {
-            best = k;
-            best_len = l;
-        }
-    }
-    if (best < 0) return -1;
-    *p = i + best_len;
-    return best;
-}
-
 /* One UTF-8 character at `*p`. */
 static int64_t utf8(const char *t, size_t n, size_t *p) {
     unsigned char c = (unsigned char)t[*p];
@@ -554,6 +506,91 @@ static int64_t utf8(const char *t, size_t n, size_t *p) {
     (*p)++;
     for (int k = 0; k < extra && *p < n; k++) v = (v << 6) | ((unsigned char)t[(*p)++] & 63);
     return v;
+}
+
+/* Haskell's escapes (l0/syntax/escapes.py): the backslash is at `*p`. Returns the code
+   point, -2 for the empty escape `\&` and string gaps, or -1 with `escape_error` set;
+   `*p` moves past the escape. */
+static char escape_error[128];
+static const char *const ESCAPE_NAMES[] = {
+    "NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS", "HT", "LF", "VT",
+    "FF", "CR", "SO", "SI", "DLE", "DC1", "DC2", "DC3", "DC4", "NAK", "SYN", "ETB",
+    "CAN", "EM", "SUB", "ESC", "FS", "GS", "RS", "US", "SP", "DEL"};
+
+static int64_t escape(const char *t, size_t n, size_t *p, int in_string) {
+    static const char *const singles = "abfnrtv\\\"'";
+    static const char codes[] = {7, 8, 12, 10, 13, 9, 11, '\\', '"', '\''};
+    size_t esc = *p, i = esc + 1;
+    if (i >= n) { snprintf(escape_error, sizeof escape_error, "unterminated escape sequence"); return -1; }
+    char c = t[i];
+    const char *s = c ? strchr(singles, c) : NULL;
+    if (s) { *p = i + 1; return codes[s - singles]; }
+    int base = 0;
+    size_t start = i;
+    if (is_digit(c)) base = 10;
+    else if (c == 'x') { base = 16; start = i + 1; }
+    else if (c == 'o') { base = 8; start = i + 1; }
+    if (base) {
+        int64_t v = 0;
+        size_t end = start;
+        for (; end < n; end++) {
+            int d = is_digit(t[end]) ? t[end] - '0'
+                  : (t[end] >= 'a' && t[end] <= 'f') ? t[end] - 'a' + 10
+                  : (t[end] >= 'A' && t[end] <= 'F') ? t[end] - 'A' + 10 : 99;
+            if (d >= base) break;
+            if (v <= 0x10FFFF) v = v * base + d;
+        }
+        if (end == start) {
+            snprintf(escape_error, sizeof escape_error, "missing digits in numeric escape");
+            return -1;
+        }
+        if (v > 0x10FFFF) {
+            snprintf(escape_error, sizeof escape_error, "character escape '%.*s' is out of range",
+                     (int)(end - esc > 60 ? 60 : end - esc), t + esc);
+            return -1;
+        }
+        *p = end;
+        return v;
+    }
+    if (c == '^') {
+        if (i + 1 < n && t[i + 1] >= '@' && t[i + 1] <= '_') { *p = i + 2; return t[i + 1] - '@'; }
+        snprintf(escape_error, sizeof escape_error, "invalid control escape: expected one of "
+                 "@ A-Z [ \\ ] ^ _ after '\\^'");
+        return -1;
+    }
+    int best = -1;
+    size_t best_len = 0;
+    for (int k = 0; k < 34; k++) {
+        size_t l = strlen(ESCAPE_NAMES[k]);
+        if (i + l <= n && memcmp(t + i, ESCAPE_NAMES[k], l) == 0 && l > best_len) {
+            best = k;
+            best_len = l;
+        }
+    }
+    if (best >= 0) { *p = i + best_len; return best == 32 ? 0x20 : best == 33 ? 0x7F : best; }
+    if (in_string && c == '&') { *p = i + 1; return -2; }
+    if (in_string && c == ' ') {
+        size_t end = i;
+        while (end < n && t[end] == ' ') end++;
+        if (end < n && t[end] == '\\') { *p = end + 1; return -2; }
+        snprintf(escape_error, sizeof escape_error,
+                 "unterminated string gap: expected '\\' after the spaces");
+        return -1;
+    }
+    size_t q = i;
+    int64_t ch = utf8(t, n, &q);
+    if (ch >= 0x20 && ch != 0x7F) {
+        snprintf(escape_error, sizeof escape_error, "invalid escape sequence '\\%.*s'",
+                 (int)(q - i), t + i);
+    } else {
+        const char *named[] = {[7] = "a", [8] = "b", [9] = "t", [10] = "n", [11] = "v",
+                               [12] = "f", [13] = "r"};
+        if (ch < 14 && named[ch]) snprintf(escape_error, sizeof escape_error,
+                                           "invalid escape sequence '\\\\%s'", named[ch]);
+        else snprintf(escape_error, sizeof escape_error, "invalid escape sequence '\\\\x%02x'",
+                      (unsigned)ch);
+    }
+    return -1;
 }
 
 /* The length of the token at `pos`, as the lexer of l0/values/reader.py sees it. */
@@ -603,9 +640,9 @@ static void read_string(reader *r, value *v) {
         if (t[r->pos] == '"') { r->pos++; return; }
         int32_t c;
         if (t[r->pos] == '\\') {
-            size_t p = r->pos + 1;
-            int64_t e = escape(t, r->len, &p);
-            if (e == -1) input_error(r->pos, 0, "invalid escape sequence in a string");
+            size_t p = r->pos;
+            int64_t e = escape(t, r->len, &p, 1);
+            if (e == -1) input_error(r->pos, 0, "%s", escape_error);
             r->pos = p;
             if (e == -2) continue;
             c = (int32_t)e;
@@ -778,9 +815,9 @@ static void read_scalar(reader *r, int kind, value *v, int param, int nested) {
         size_t p = at + 1;
         int64_t c = -1;
         if (p < r->len && t[p] == '\\') {
-            p++;
-            c = escape(t, r->len, &p);
-            if (c < 0) input_error(at + 1, 0, "invalid escape sequence in a character literal");
+            size_t esc = p;
+            c = escape(t, r->len, &p, 0);
+            if (c < 0) input_error(esc, 0, "%s", escape_error);
         } else if (p < r->len && t[p] != '\'' && t[p] != '\n') {
             c = utf8(t, r->len, &p);
         } else {
