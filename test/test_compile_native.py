@@ -163,7 +163,7 @@ def test_library_module_calls_main(tmp_path: Path) -> None:
     src = tmp_path / "lib.l0"
     src.write_text(LIBRARY, encoding="utf-8")
     paths = build(LIBRARY, str(src), tmp_path / "prog", library=True)
-    assert [Path(p).name for p in paths] == ["prog.so", "prog.h", "prog.py"]
+    assert [Path(p).name for p in paths] == ["libprog.so", "prog.h", "prog.py"]
     assert "int l0_main(int64_t *slots);" in (tmp_path / "prog.h").read_text()
     spec = importlib.util.spec_from_file_location("prog", tmp_path / "prog.py")
     assert spec is not None and spec.loader is not None

@@ -39,7 +39,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     ap.add_argument("-O0", dest="optimise", action="store_false", default=True,
                     help="run no optimisation pass (as l0-run -O0)")
     ap.add_argument("--library", action="store_true",
-                    help="make a shared library FILE.so, its C header FILE.h and a Python "
+                    help="make a shared library libFILE.so, its C header FILE.h and a Python "
                     "module FILE.py calling it with numpy arrays, instead of an executable")
     ap.add_argument("--fast-math", action="store_true",
                     help="let LLVM reassociate real arithmetic (as l0-run --fast-math)")
@@ -75,7 +75,7 @@ def build(source: str, filename: str, output: str | os.PathLike[str], *,
           library: bool = False, optimise: bool = True, fast_math: bool = False) -> list[str]:
     """Compile the L0 program `source` (named `filename` in messages) as `l0-run` does
     (the front end, then the default pipeline unless not `optimise`) and make the
-    executable `output`, or with `library` the files `output.so/.h/.py`; return the
+    executable `output`, or with `library` libOUTPUT.so, OUTPUT.h and OUTPUT.py; return the
     paths made. Raises `L0Error` for errors in the program, `BuildError` when no
     executable can be made."""
     from l0.frontend import load_program, to_module

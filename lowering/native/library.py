@@ -1,6 +1,6 @@
 """`l0 compile --library`: a shared library, its C header and a Python module (ctypes).
 
-    l0 compile --library prog.l0 -o prog    # prog.so, prog.h, prog.py
+    l0 compile --library prog.l0 -o prog    # libprog.so, prog.h, prog.py
 
 As Futhark's C API and Python wrappers: the library exports `main` of the program in
 the slot convention of `lowering/llvm/abi.py` (`l0_main(int64_t *slots)`, documented
@@ -32,13 +32,15 @@ _DTYPES = {Basic.INT: "int64", Basic.REAL: "float64", Basic.BOOL: "bool",
 
 def build_library(module: ModuleOp, params: Sequence[Type], ret: Type, filename: str,
                   base: str | os.PathLike[str], *, fast_math: bool = False) -> list[str]:
-    """Write `BASE.so`, `BASE.h` and `BASE.py` for `main` of the soac-level `module`
+    """Write `libBASE.so`, `BASE.h` and `BASE.py` for `main` of the soac-level `module`
     (source types `params` -> `ret`; `filename` names the program in their comments);
     return their paths. Raises `BuildError` when there is no C compiler or linking fails."""
     cc = find_cc()
     compiled = compile_main(module, params, ret, fast_math=fast_math)
     base = Path(base)
-    lib, header, module = (base.with_name(base.name + ext) for ext in (".so", ".h", ".py"))
+    # Not BASE.so: Python would import it in place of BASE.py, as an extension module.
+    lib = base.with_name(f"lib{base.name}.so")
+    header, module = base.with_name(base.name + ".h"), base.with_name(base.name + ".py")
     link(cc, compiled, str(lib), ["-shared", "-fPIC", "-DL0_LIBRARY"])
     header.write_text(_header(compiled, base.name, filename), encoding="utf-8")
     module.write_text(_python_module(compiled, lib.name, filename), encoding="utf-8")
@@ -57,9 +59,10 @@ def _slot_lines(what: str, kind: Basic, rank: int, first: int) -> tuple[list[str
         how = {Basic.REAL: "a double (its bits)", Basic.BOOL: "0 or 1",
                Basic.CHAR: "a code point", Basic.CERT: "1"}.get(kind, "the int")
         return [f" *   slots[{first}]: {what}: {kind.value}, {how}"], first + 1
-    lines = [f" *   slots[{first}..{first + 2 + 2 * rank}]: {what}: [{kind.value}] of rank "
-             f"{rank} ({_DTYPES[kind]} elements): allocated pointer, data pointer, offset, "
-             f"{rank} sizes, {rank} strides (offset and strides in elements)"]
+    type_text = "[" * rank + kind.value + "]" * rank
+    lines = [f" *   slots[{first}..{first + 2 + 2 * rank}]: {what}: {type_text} "
+             f"({_DTYPES[kind]} elements): allocated pointer, data pointer, offset, "
+             f"{rank} size(s), {rank} stride(s) (offset and strides in elements)"]
     return lines, first + 3 + 2 * rank
 
 
