@@ -210,3 +210,35 @@ def test_bad_input_reported_as_l0_run(bad_input_exe: tuple[Path, Path], stdin: s
                          check=False)
     assert (got.stdout.decode(), got.stderr.decode(), got.returncode) == (
         want_out, want_err, want_status)
+
+
+C_CLIENT = r"""
+#include <stdio.h>
+#include "sum.h"
+int main(void) {
+    int64_t a[4] = {1, 2, 3, 4};
+    int64_t slots[L0_MAIN_SLOTS] = {0, (int64_t)(intptr_t)a, 0, 4, 1, 2};
+    if (l0_main(slots) != 0) { printf("error\n"); return 1; }
+    printf("%ld\n", (long)slots[6]);
+    slots[5] = 9;  /* out of bounds */
+    if (l0_main(slots) != 0) printf("%s\n", l0_error());
+    return 0;
+}
+"""
+SUM = """fun int main([int] a, int i) = reduce(op +, 0, map(fn int (int x) => x * x, a)) + a[i]"""
+
+
+def test_library_from_c(tmp_path: Path) -> None:
+    """A C program calls the library through its header, as Futhark's C API is used."""
+    src = tmp_path / "sum.l0"
+    src.write_text(SUM, encoding="utf-8")
+    build(SUM, str(src), tmp_path / "sum", library=True)
+    (tmp_path / "client.c").write_text(C_CLIENT, encoding="utf-8")
+    cc = shutil.which(os.environ.get("CC", "cc"))
+    assert cc is not None
+    subprocess.run([cc, "-o", str(tmp_path / "client"), str(tmp_path / "client.c"),
+                    f"-L{tmp_path}", "-lsum", f"-Wl,-rpath,{tmp_path}"], check=True)
+    got = subprocess.run([str(tmp_path / "client")], capture_output=True, check=True)
+    lines = got.stdout.decode().splitlines()
+    assert lines[0] == "33"
+    assert lines[1].startswith(f"{src}:1:") and "error: index 9 out of bounds" in lines[1]
