@@ -172,7 +172,7 @@ def _elem_size(t: Attribute) -> int:
     return 1
 
 
-def _static_offset(t: Attribute) -> int:
+def static_offset(t: Attribute) -> int:
     if not isinstance(t, MemRefType):
         return 0
     from l0.lowering.llvm.types import layout_of
@@ -191,13 +191,13 @@ def _table(ctype: str, name: str, rows: list[str]) -> str:
             f"const int {name.replace('L0_', 'L0_N', 1)} = {len(rows)};\n")
 
 
-def _printed(t: Type) -> list[BasicType | ArrayType | None]:
+def printed_components(t: Type) -> list[BasicType | ArrayType | None]:
     """The printed items of a result of type `t` (`l0.values.printer`): its flattened
     components, `None` for the `Checked` an array of tuples prints first."""
     if isinstance(t, BasicType):
         return [t]
     if isinstance(t, TupleType):
-        return [c for e in t.elems for c in _printed(e)]
+        return [c for e in t.elems for c in printed_components(e)]
     comps = flatten(t)
     if isinstance(t, ArrayType) and isinstance(t.elem, TupleType) and len(comps) != 1:
         return [None, *comps]
@@ -226,10 +226,10 @@ def _tables(params: Sequence[Type], ret: Type, ir_inputs: Sequence[Attribute],
     rows_param = []
     for src, ir_t in zip(sources, ir_inputs, strict=True):
         kind, rank = (_kind_rank(inputs[src]) if src >= 0 else (KIND_CODES[Basic.CERT], 0))
-        rows_param.append(_row(src, kind, rank, _elem_size(ir_t), _static_offset(ir_t)))
+        rows_param.append(_row(src, kind, rank, _elem_size(ir_t), static_offset(ir_t)))
 
     first = 1 if needs_cert(ret) else 0
-    printed = _printed(ret)
+    printed = printed_components(ret)
     components = [c for c in printed if c is not None]
     assert len(components) == len(ir_outputs) - first, "main's IR results do not match"
     rows_res = []

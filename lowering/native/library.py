@@ -20,9 +20,15 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from l0.lowering.native.build import CompiledMain, _printed, compile_main, find_cc, link
-from xdsl.dialects.builtin import MemRefType, ModuleOp
-from xdsl.ir import Attribute
+from l0.lowering.native.build import (
+    CompiledMain,
+    compile_main,
+    find_cc,
+    link,
+    printed_components,
+    static_offset,
+)
+from xdsl.dialects.builtin import ModuleOp
 
 from l0.types import ArrayType, Basic, BasicType, Type, flatten, needs_cert
 
@@ -104,16 +110,8 @@ def _ident(name: str) -> str:
 
 def _result_components(compiled: CompiledMain) -> list[tuple[Basic, int]]:
     """(kind, rank) of every IR result of main, the leading certificate included."""
-    comps = [_component(c) for c in _printed(compiled.ret) if c is not None]
+    comps = [_component(c) for c in printed_components(compiled.ret) if c is not None]
     return ([(Basic.CERT, 0)] if needs_cert(compiled.ret) else []) + comps
-
-
-def _offset(t: Attribute) -> int:
-    if not isinstance(t, MemRefType):
-        return 0
-    from l0.lowering.llvm.types import layout_of
-
-    return layout_of(t).offset or 0
 
 
 def _python_module(compiled: CompiledMain, lib_name: str, filename: str) -> str:
@@ -131,7 +129,7 @@ def _python_module(compiled: CompiledMain, lib_name: str, filename: str) -> str:
             kind, rank = inputs[k]
             params.append((k, _DTYPES[kind], rank, 0))
             k += 1
-    params = [(src, dt, rank, _offset(ir_t))
+    params = [(src, dt, rank, static_offset(ir_t))
               for (src, dt, rank, _), ir_t in zip(params, compiled.ir_inputs, strict=True)]
     results = [(_DTYPES[kind], rank, kind is Basic.CERT, kind is Basic.CHAR)
                for kind, rank in _result_components(compiled)]
