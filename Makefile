@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: example test lit memcheck bench clean
+.PHONY: example test lit memcheck native-corpus bench clean
 
 $(BIN)/l0-run: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,11 @@ lit: $(BIN)/l0-run
 # also part of `make test`.
 memcheck: $(BIN)/l0-run
 	$(BIN)/pytest -n 2 test/test_corpus_memcheck.py
+
+# Every runnable corpus program as an executable of `l0 compile`, compared with l0-run
+# byte for byte (the default test run compiles a subset).
+native-corpus: $(BIN)/l0-run
+	L0_NATIVE_CORPUS=1 $(BIN)/pytest -n 2 test/test_compile_native.py
 
 bench: $(BIN)/l0-run
 	$(BIN)/python -m benchmarks.run

@@ -4,10 +4,11 @@
     l0 bench PROG.l0 [-r N] [--json F]    time main over the program's datasets
     l0 bench --compare A.json B.json      the speed-up per dataset between two runs
     l0 dataset -g TYPE[:DIMS]... [-b]     random or given values, as text or binary
+    l0 compile PROG.l0 [-o prog]          a native executable running main as l0-run does
 
 `l0-run` and `l0-opt` stay the commands to run one program and to look at its IR.
 Each subcommand lives in its own module (`l0.cli.testcmd`, `l0.cli.bench`,
-`l0.cli.dataset`) and registers its parser here; docs/tools.md describes them.
+`l0.cli.dataset`, `l0.cli.compile`) and registers its parser here; docs/tools.md describes them.
 Bad arguments give a message and exit status 2, as argparse does.
 """
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from l0.cli import bench, dataset, testcmd
+from l0.cli import bench, compile, dataset, testcmd
 
 
 def build_argparser() -> argparse.ArgumentParser:
@@ -31,6 +32,7 @@ def build_argparser() -> argparse.ArgumentParser:
     testcmd.add_parser(commands)
     bench.add_parser(commands)
     dataset.add_parser(commands)
+    compile.add_parser(commands)
     return ap
 
 
@@ -43,5 +45,5 @@ def main(argv: list[str] | None = None) -> None:
         print(f"l0 {version('l0')}")
         sys.exit(0)
     if args.command is None:
-        ap.error("a command is needed: test, bench or dataset")
+        ap.error("a command is needed: test, bench, dataset or compile")
     sys.exit(args.run(args))
