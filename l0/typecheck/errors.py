@@ -72,10 +72,14 @@ def unexpected_type(loc: Loc, what: str, expected: Sequence[Type], found: Type) 
     return _err("unexpected-type", loc, f"{what} must be of type {exp}, but is of type {found}")
 
 
+def _uniqueness_hint(expected: Type, found: Type, hint: str) -> str:
+    """` (hint)` when `expected` and `found` differ only in uniqueness, else nothing:
+    the types print alike, so the message must say what is wrong."""
+    return f" ({hint})" if similar(expected, found) else ""
+
+
 def return_type_error(loc: Loc, fname: str, declared: Type, found: Type) -> L0Error:
-    hint = ""
-    if similar(declared, found):
-        hint = " (a unique result needs a unique value)"
+    hint = _uniqueness_hint(declared, found, "a unique result needs a unique value")
     return _err(
         "return-type-error",
         loc,
@@ -155,9 +159,8 @@ def soac_arity(loc: Loc, fname: str, expected: int, found: int, soac: str) -> L0
 
 
 def loop_body_mismatch(loc: Loc, expected: Type, found: Type) -> L0Error:
-    hint = ""
-    if similar(expected, found):
-        hint = " (a merge variable the body consumes must be given a new unique value)"
+    hint = _uniqueness_hint(
+        expected, found, "a merge variable the body consumes must be given a new unique value")
     return _err(
         "parameter-mismatch",
         loc,
@@ -166,9 +169,8 @@ def loop_body_mismatch(loc: Loc, expected: Type, found: Type) -> L0Error:
 
 
 def loop_init_mismatch(loc: Loc, expected: Type, found: Type) -> L0Error:
-    hint = ""
-    if similar(expected, found):
-        hint = " (the body consumes a merge variable, so its initial value must be unique)"
+    hint = _uniqueness_hint(
+        expected, found, "the body consumes a merge variable, so its initial value must be unique")
     return _err(
         "parameter-mismatch",
         loc,
