@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import struct
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 import numpy as np
@@ -183,24 +184,25 @@ def minimumf(a: float, b: float) -> float:
     return a if a < b else b
 
 
-@helper
-def maxnumf(a: float, b: float) -> float:
-    """IEEE `maxNum`: the other operand when one is NaN (then as `maximumf`)."""
+def _unless_nan(a: float, b: float, pick: Callable[[float, float], float]) -> float:
+    """The other operand when one is NaN, else `pick(a, b)` (IEEE `minNum`/`maxNum`)."""
     if a != a:
         return b
     if b != b:
         return a
-    return maximumf(a, b)
+    return pick(a, b)
+
+
+@helper
+def maxnumf(a: float, b: float) -> float:
+    """IEEE `maxNum`: the other operand when one is NaN (then as `maximumf`)."""
+    return _unless_nan(a, b, maximumf)
 
 
 @helper
 def minnumf(a: float, b: float) -> float:
     """IEEE `minNum`: the other operand when one is NaN (then as `minimumf`)."""
-    if a != a:
-        return b
-    if b != b:
-        return a
-    return minimumf(a, b)
+    return _unless_nan(a, b, minimumf)
 
 
 @helper
