@@ -31,9 +31,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from l0.dialects.lambda_yield import LambdaYield
 from l0.dialects.memref_types import row_of
 from xdsl.dialects.builtin import MemRefType, StringAttr, i1, i64
-from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Dialect, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -87,6 +88,16 @@ def _loc(loc: str | None) -> dict[str, Attribute]:
     return {} if loc is None else {"loc": StringAttr(loc)}
 
 
+# Map and scan store scalar results into the destinations `outs` and allocate the
+# array ones (`allocated`); they share that part of the syntax, and its effects.
+_OUTS_AND_ALLOCATED = (
+    "(`outs` `(` $outs^ `:` type($outs) `)`)? (`at` $loc^)? attr-dict-with-keyword "
+    "(`->` type($allocated)^)? $body"
+)
+_READS_WRITES_ALLOCATES = (RecursiveMemoryEffect(), MemoryReadEffect(), MemoryWriteEffect(),
+                           MemoryAllocEffect())
+
+
 @irdl_op_definition
 class MapOp(IRDLOperation):
     """`map` over rows of `inputs` (of equal outer size), writing row i of each result.
@@ -112,11 +123,9 @@ class MapOp(IRDLOperation):
     body = region_def("single_block")
     loc = opt_prop_def(StringAttr)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(RecursiveMemoryEffect(), MemoryReadEffect(), MemoryWriteEffect(),
-                        MemoryAllocEffect())
+    traits = traits_def(*_READS_WRITES_ALLOCATES)
     assembly_format = (
-        "`ins` `(` $inputs `:` type($inputs) `)` (`outs` `(` $outs^ `:` type($outs) `)`)? "
-        "(`at` $loc^)? attr-dict-with-keyword (`->` type($allocated)^)? $body"
+        "`ins` `(` $inputs `:` type($inputs) `)` " + _OUTS_AND_ALLOCATED
     )
 
     def __init__(self, inputs: Sequence[SSAValue], outs: Sequence[SSAValue],
@@ -196,12 +205,10 @@ class ScanOp(IRDLOperation):
     body = region_def("single_block")
     loc = opt_prop_def(StringAttr)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(RecursiveMemoryEffect(), MemoryReadEffect(), MemoryWriteEffect(),
-                        MemoryAllocEffect())
+    traits = traits_def(*_READS_WRITES_ALLOCATES)
     assembly_format = (
         "`(` $neutral `:` type($neutral) `)` `over` `(` $inputs `:` type($inputs) `)` "
-        "(`outs` `(` $outs^ `:` type($outs) `)`)? (`at` $loc^)? attr-dict-with-keyword "
-        "(`->` type($allocated)^)? $body"
+        + _OUTS_AND_ALLOCATED
     )
 
     def __init__(self, neutral: Sequence[SSAValue], inputs: Sequence[SSAValue],
@@ -306,21 +313,16 @@ class ReplicateOp(IRDLOperation):
 
 
 @irdl_op_definition
-class YieldOp(IRDLOperation):
+class YieldOp(LambdaYield):
     """The terminator of every msoac lambda.
 
     Syntax: `msoac.yield %a, %b : f64, i64`
     """
 
     name = "msoac.yield"
-    values = var_operand_def()
     traits = lazy_traits_def(
         lambda: (IsTerminator(), Pure(), HasParent(MapOp, ReduceOp, ScanOp, FilterOp))
     )
-    assembly_format = "($values^ `:` type($values))? attr-dict"
-
-    def __init__(self, *values: SSAValue | Operation) -> None:
-        super().__init__(operands=[values])
 
 
 MSOAC = Dialect(

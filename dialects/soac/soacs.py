@@ -9,6 +9,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import ClassVar, Self
 
+from l0.dialects.lambda_yield import LambdaYield
 from l0.dialects.soac.syntax import (
     parse_attr_dict,
     parse_fold,
@@ -354,19 +355,14 @@ def row_arguments(op: Operation) -> list[tuple[BlockArgument, SSAValue]]:
 
 
 @irdl_op_definition
-class YieldOp(IRDLOperation):
+class YieldOp(LambdaYield):
     """The terminator of every lambda region: the lambda's results.
 
     Syntax: `soac.yield %a, %b : f64, i64`
     """
 
     name = "soac.yield"
-    values = var_operand_def()
     traits = lazy_traits_def(
         lambda: (IsTerminator(), Pure(), HasParent(MapOp, ReduceOp, ScanOp, FilterOp, RedomapOp))
     )
-    assembly_format = "($values^ `:` type($values))? attr-dict"
-
-    def __init__(self, *values: SSAValue | Operation) -> None:
-        super().__init__(operands=[values])
 
