@@ -164,24 +164,28 @@ def remf(a: float, b: float) -> float:
         return _NAN
 
 
+def _extreme(a: float, b: float, larger: bool) -> float:
+    """The larger (or smaller) of `a` and `b` as LLVM's `maximum` and `minimum` choose:
+    NaN if either is NaN, and -0.0 is less than +0.0."""
+    if a != a or b != b:
+        return _NAN
+    if a == b:  # equal, or zeros of opposite signs
+        a_first = (math.copysign(1.0, a) > 0) == larger
+    else:
+        a_first = (a > b) == larger
+    return a if a_first else b
+
+
 @helper
 def maximumf(a: float, b: float) -> float:
     """LLVM `maximum`: NaN if either is NaN; +0.0 is greater than -0.0."""
-    if a != a or b != b:
-        return _NAN
-    if a == b:
-        return b if math.copysign(1.0, a) < 0 else a
-    return a if a > b else b
+    return _extreme(a, b, larger=True)
 
 
 @helper
 def minimumf(a: float, b: float) -> float:
     """LLVM `minimum`: NaN if either is NaN; -0.0 is less than +0.0."""
-    if a != a or b != b:
-        return _NAN
-    if a == b:
-        return a if math.copysign(1.0, a) < 0 else b
-    return a if a < b else b
+    return _extreme(a, b, larger=False)
 
 
 def _unless_nan(a: float, b: float, pick: Callable[[float, float], float]) -> float:
