@@ -30,6 +30,7 @@ Ops: `msoac.map`, `msoac.reduce` (a left fold; also `soac.redomap`), `msoac.scan
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from l0.dialects.lambda_yield import LambdaYield
 from l0.dialects.memref_types import row_of
@@ -88,18 +89,28 @@ def _loc(loc: str | None) -> dict[str, Attribute]:
     return {} if loc is None else {"loc": StringAttr(loc)}
 
 
-# Map and scan store scalar results into the destinations `outs` and allocate the
-# array ones (`allocated`); they share that part of the syntax, and its effects.
-_OUTS_AND_ALLOCATED = (
-    "(`outs` `(` $outs^ `:` type($outs) `)`)? (`at` $loc^)? attr-dict-with-keyword "
-    "(`->` type($allocated)^)? $body"
-)
-_READS_WRITES_ALLOCATES = (RecursiveMemoryEffect(), MemoryReadEffect(), MemoryWriteEffect(),
-                           MemoryAllocEffect())
+class _IntoOuts(IRDLOperation):
+    """What map and scan share: they read the rows of `inputs` with one lambda, store
+    scalar results into the destinations `outs` and allocate the array ones
+    (`allocated`), and end their syntax the same way (`SYNTAX_TAIL`)."""
+
+    inputs = var_operand_def(MemRefType)
+    outs = var_operand_def(MemRefType)
+    allocated = var_result_def(MemRefType)
+    body = region_def("single_block")
+    loc = opt_prop_def(StringAttr)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(RecursiveMemoryEffect(), MemoryReadEffect(), MemoryWriteEffect(),
+                        MemoryAllocEffect())
+
+    SYNTAX_TAIL: ClassVar[str] = (
+        "(`outs` `(` $outs^ `:` type($outs) `)`)? (`at` $loc^)? attr-dict-with-keyword "
+        "(`->` type($allocated)^)? $body"
+    )
 
 
 @irdl_op_definition
-class MapOp(IRDLOperation):
+class MapOp(_IntoOuts):
     """`map` over rows of `inputs` (of equal outer size), writing row i of each result.
 
     The lambda yields one value per destination in `outs`, then one per `allocated`
@@ -117,15 +128,8 @@ class MapOp(IRDLOperation):
     """
 
     name = "msoac.map"
-    inputs = var_operand_def(MemRefType)
-    outs = var_operand_def(MemRefType)
-    allocated = var_result_def(MemRefType)
-    body = region_def("single_block")
-    loc = opt_prop_def(StringAttr)
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(*_READS_WRITES_ALLOCATES)
     assembly_format = (
-        "`ins` `(` $inputs `:` type($inputs) `)` " + _OUTS_AND_ALLOCATED
+        "`ins` `(` $inputs `:` type($inputs) `)` " + _IntoOuts.SYNTAX_TAIL
     )
 
     def __init__(self, inputs: Sequence[SSAValue], outs: Sequence[SSAValue],
@@ -185,7 +189,7 @@ class ReduceOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ScanOp(IRDLOperation):
+class ScanOp(_IntoOuts):
     """The inclusive scan of `inputs` with the fold's lambda: scalar accumulators are
     stored into the destinations `outs` (in order), array accumulators go to the
     `allocated` results (in order).
@@ -199,16 +203,9 @@ class ScanOp(IRDLOperation):
 
     name = "msoac.scan"
     neutral = var_operand_def()
-    inputs = var_operand_def(MemRefType)
-    outs = var_operand_def(MemRefType)
-    allocated = var_result_def(MemRefType)
-    body = region_def("single_block")
-    loc = opt_prop_def(StringAttr)
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(*_READS_WRITES_ALLOCATES)
     assembly_format = (
         "`(` $neutral `:` type($neutral) `)` `over` `(` $inputs `:` type($inputs) `)` "
-        + _OUTS_AND_ALLOCATED
+        + _IntoOuts.SYNTAX_TAIL
     )
 
     def __init__(self, neutral: Sequence[SSAValue], inputs: Sequence[SSAValue],

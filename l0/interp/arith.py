@@ -361,11 +361,16 @@ def _signed_operands(op: Operation, a: str, b: str) -> tuple[str, str]:
     return a, b
 
 
+def _signed_division(e: Emitter, op: Operation) -> tuple[str, str, str, int]:
+    """The result name, the operands as signed ints and the width of a signed division."""
+    r, a, b = _operands(e, op)
+    a, b = _signed_operands(op, a, b)
+    return r, a, b, int_width(op.results[0].type)
+
+
 @emits("arith.floordivsi")
 def _floordivsi(e: Emitter, op: Operation) -> None:
-    r, a, b = _operands(e, op)
-    w = int_width(op.results[0].type)
-    a, b = _signed_operands(op, a, b)
+    r, a, b, w = _signed_division(e, op)
     e.line(f"{r} = {a} // {b} if {b} else divzero({e.loc(op)})")
     if w == 64:  # only MIN // -1 overflows
         e.line(f"if {r} == 0x8000000000000000: {r} = {_MIN64}")
@@ -375,9 +380,7 @@ def _floordivsi(e: Emitter, op: Operation) -> None:
 
 @emits("arith.divsi", "arith.ceildivsi")
 def _divsi(e: Emitter, op: Operation) -> None:
-    r, a, b = _operands(e, op)
-    w = int_width(op.results[0].type)
-    a, b = _signed_operands(op, a, b)
+    r, a, b, w = _signed_division(e, op)
     fn = "divsi" if op.name == "arith.divsi" else "ceildivsi"
     e.line(f"{r} = {fn}({a}, {b}, {e.loc(op)})")
     emit_wrap(e, r, w)
@@ -385,9 +388,7 @@ def _divsi(e: Emitter, op: Operation) -> None:
 
 @emits("arith.remsi")
 def _remsi(e: Emitter, op: Operation) -> None:
-    r, a, b = _operands(e, op)
-    w = int_width(op.results[0].type)
-    a, b = _signed_operands(op, a, b)
+    r, a, b, w = _signed_division(e, op)
     # Python's % floors; the remainder of truncating division has the sign of a.
     e.line(f"{r} = {a} % {b} if {b} else divzero({e.loc(op)})")
     e.line(f"if {r} and ({r} < 0) != ({a} < 0): {r} -= {b}")
