@@ -13,8 +13,9 @@ The real-world benchmarks read finpar's datasets (`finpar_files`): their `input.
 fed to `l0-run` as it is (the L0 value reader reads that format), and its values, read by
 the L0 value reader with the types of the program's `main`, are cached in the other two
 forms. `finpar_reference` reads a dataset's expected result, `output.data`. The datasets
-are looked for in `$L0_FINPAR_DIR`, by default `shared/finpar` in
-the directory that holds the repository.
+are looked for in `$L0_FINPAR_DIR`, by default `benchmarks/data/finpar/` inside the
+repository (git-ignored, like the generated inputs; a benchmark whose dataset is not
+there is skipped).
 
 The text and binary forms hold exactly the same numbers: reals are multiples of 1/100
 (or 1/1000), written with Python's shortest round-trip `repr`, so `l0-run` parses the very
@@ -174,9 +175,9 @@ def _write_cached(files: DataFiles, arrays: Arrays, *, text: bool) -> None:
 
 
 def finpar_dir() -> Path:
-    """Where finpar's datasets are: `$L0_FINPAR_DIR`, else `shared/finpar` next to the repo."""
+    """Where finpar's datasets are: `$L0_FINPAR_DIR`, else `finpar/` in the data folder."""
     env = os.environ.get("L0_FINPAR_DIR")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "finpar"
+    return Path(env) if env else DATA_DIR / "finpar"
 
 
 def finpar_files(name: str, dataset: Path, program: Path) -> DataFiles:

@@ -30,10 +30,12 @@ Ops: `msoac.map`, `msoac.reduce` (a left fold; also `soac.redomap`), `msoac.scan
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
+from l0.dialects.lambda_yield import LambdaYield
 from l0.dialects.memref_types import row_of
 from xdsl.dialects.builtin import MemRefType, StringAttr, i1, i64
-from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Dialect, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -93,8 +95,28 @@ def _loc(loc: str | None) -> dict[str, Attribute]:
     return {} if loc is None else {"loc": StringAttr(loc)}
 
 
+class _IntoOuts(IRDLOperation):
+    """What map and scan share: they read the rows of `inputs` with one lambda, store
+    scalar results into the destinations `outs` and allocate the array ones
+    (`allocated`), and end their syntax the same way (`SYNTAX_TAIL`)."""
+
+    inputs = var_operand_def(MemRefType)
+    outs = var_operand_def(MemRefType)
+    allocated = var_result_def(MemRefType)
+    body = region_def("single_block")
+    loc = opt_prop_def(StringAttr)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(RecursiveMemoryEffect(), MemoryReadEffect(), MemoryWriteEffect(),
+                        MemoryAllocEffect())
+
+    SYNTAX_TAIL: ClassVar[str] = (
+        "(`outs` `(` $outs^ `:` type($outs) `)`)? (`at` $loc^)? attr-dict-with-keyword "
+        "(`->` type($allocated)^)? $body"
+    )
+
+
 @irdl_op_definition
-class MapOp(IRDLOperation):
+class MapOp(_IntoOuts):
     """`map` over rows of `inputs` (of equal outer size), writing row i of each result.
 
     The lambda yields one value per destination in `outs`, then one per `allocated`
@@ -112,17 +134,8 @@ class MapOp(IRDLOperation):
     """
 
     name = "msoac.map"
-    inputs = var_operand_def(MemRefType)
-    outs = var_operand_def(MemRefType)
-    allocated = var_result_def(MemRefType)
-    body = region_def("single_block")
-    loc = opt_prop_def(StringAttr)
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(RecursiveMemoryEffect(), MemoryReadEffect(), MemoryWriteEffect(),
-                        MemoryAllocEffect())
     assembly_format = (
-        "`ins` `(` $inputs `:` type($inputs) `)` (`outs` `(` $outs^ `:` type($outs) `)`)? "
-        "(`at` $loc^)? attr-dict-with-keyword (`->` type($allocated)^)? $body"
+        "`ins` `(` $inputs `:` type($inputs) `)` " + _IntoOuts.SYNTAX_TAIL
     )
 
     def __init__(self, inputs: Sequence[SSAValue], outs: Sequence[SSAValue],
@@ -182,7 +195,7 @@ class ReduceOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ScanOp(IRDLOperation):
+class ScanOp(_IntoOuts):
     """The inclusive scan of `inputs` with the fold's lambda: scalar accumulators are
     stored into the destinations `outs` (in order), array accumulators go to the
     `allocated` results (in order).
@@ -196,18 +209,9 @@ class ScanOp(IRDLOperation):
 
     name = "msoac.scan"
     neutral = var_operand_def()
-    inputs = var_operand_def(MemRefType)
-    outs = var_operand_def(MemRefType)
-    allocated = var_result_def(MemRefType)
-    body = region_def("single_block")
-    loc = opt_prop_def(StringAttr)
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(RecursiveMemoryEffect(), MemoryReadEffect(), MemoryWriteEffect(),
-                        MemoryAllocEffect())
     assembly_format = (
         "`(` $neutral `:` type($neutral) `)` `over` `(` $inputs `:` type($inputs) `)` "
-        "(`outs` `(` $outs^ `:` type($outs) `)`)? (`at` $loc^)? attr-dict-with-keyword "
-        "(`->` type($allocated)^)? $body"
+        + _IntoOuts.SYNTAX_TAIL
     )
 
     def __init__(self, neutral: Sequence[SSAValue], inputs: Sequence[SSAValue],
@@ -312,21 +316,16 @@ class ReplicateOp(IRDLOperation):
 
 
 @irdl_op_definition
-class YieldOp(IRDLOperation):
+class YieldOp(LambdaYield):
     """The terminator of every msoac lambda.
 
     Syntax: `msoac.yield %a, %b : f64, i64`
     """
 
     name = "msoac.yield"
-    values = var_operand_def()
     traits = lazy_traits_def(
         lambda: (IsTerminator(), Pure(), HasParent(MapOp, ReduceOp, ScanOp, FilterOp))
     )
-    assembly_format = "($values^ `:` type($values))? attr-dict"
-
-    def __init__(self, *values: SSAValue | Operation) -> None:
-        super().__init__(operands=[values])
 
 
 MSOAC = Dialect(

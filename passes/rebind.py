@@ -3,13 +3,13 @@
 The 2014 compiler collected the bindings of a body into a "potentially hoistable set",
 split it into what may leave the body (6.3.1) and what stays, and performed CSE while
 re-inserting the bindings (6.3.2). In SSA the same happens in one walk of each
-function: CSE (`l0.passes.cse.CseDriver`) visits ops in program order with a scope
-per region; when it has finished the regions of a SOAC, `scf.for` or `scf.if`, the
-hoisting core (`l0.passes.cores.hoisting.Hoister`) moves the invariant ops out of them, and CSE
-visits the moved ops in the enclosing scope, where they meet what is computed there
-already. So an invariant `a[i]` inside a `reduce` leaves the lambda and merges with the
-`a[i]` computed before it (the `main` of thesis 6.3), and equal ops hoisted out of the
-two branches of an `if` merge into one.
+function: the CSE core (`l0.passes.cores.common_subexpressions.CseDriver`) visits ops
+in program order with a scope per region; when it has finished the regions of a SOAC,
+`scf.for` or `scf.if`, the hoisting core (`l0.passes.cores.hoisting.Hoister`) moves the
+invariant ops out of them, and CSE visits the moved ops in the enclosing scope, where
+they meet what is computed there already. So an invariant `a[i]` inside a `reduce`
+leaves the lambda and merges with the `a[i]` computed before it (the `main` of thesis
+6.3), and equal ops hoisted out of the two branches of an `if` merge into one.
 
 The legality is that of the two passes: see `hoist` (invariance, prints, consumption,
 failure, zero-trip loops, branches) and `cse` (prints, consumption, dominance).
@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from l0.passes.analysis.speculation import Speculation
+from l0.passes.cores.common_subexpressions import CseDriver
 from l0.passes.cores.hoisting import Hoister
-from l0.passes.cse import CseDriver
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass

@@ -25,6 +25,16 @@ static void die(const char *what, const char *path) {
 }
 
 /* Read the next array of rank `rank` from `f` into a fresh buffer; its dimensions go to `dims`. */
+/* A fresh rows x cols array holding the transpose of the cols x rows array `a`, so that
+ * an inner loop over a column of `a` runs with unit stride (matmul, shortest_paths). */
+static inline int64_t *transposed(int64_t rows, int64_t cols, const int64_t *a) {
+  int64_t *t = malloc((size_t)(rows * cols) * sizeof *t);
+  if (t == NULL) die("out of memory", "transpose");
+  for (int64_t k = 0; k < cols; k++)
+    for (int64_t j = 0; j < rows; j++) t[j * cols + k] = a[k * rows + j];
+  return t;
+}
+
 static void *read_array(FILE *f, const char *path, int64_t rank, int64_t *dims, size_t elem_size) {
   int64_t r;
   if (fread(&r, sizeof r, 1, f) != 1 || r != rank) die("unexpected array rank in", path);

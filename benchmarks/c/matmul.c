@@ -8,10 +8,7 @@
 
 static void matmul(int64_t n, int64_t m, int64_t p, const int64_t *x, const int64_t *y,
                    int64_t *out) {
-  int64_t *yt = malloc((size_t)(p * m) * sizeof *yt);
-  if (yt == NULL) die("out of memory", "transpose");
-  for (int64_t k = 0; k < m; k++)
-    for (int64_t j = 0; j < p; j++) yt[j * m + k] = y[k * p + j];
+  int64_t *yt = transposed(p, m, y);
   for (int64_t i = 0; i < n; i++) {
     const int64_t *xi = x + i * m;
     for (int64_t j = 0; j < p; j++) {

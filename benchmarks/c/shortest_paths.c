@@ -9,10 +9,7 @@
 static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 static void shortest_paths(int64_t n, const int64_t *d, int64_t *out) {
-  int64_t *dt = malloc((size_t)(n * n) * sizeof *dt);
-  if (dt == NULL) die("out of memory", "transpose");
-  for (int64_t k = 0; k < n; k++)
-    for (int64_t j = 0; j < n; j++) dt[j * n + k] = d[k * n + j];
+  int64_t *dt = transposed(n, n, d);
   for (int64_t i = 0; i < n; i++) {
     const int64_t *di = d + i * n;
     for (int64_t j = 0; j < n; j++) {

@@ -9,6 +9,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import ClassVar, Self
 
+from l0.dialects.lambda_yield import LambdaYield
 from l0.dialects.soac.syntax import (
     parse_attr_dict,
     parse_fold,
@@ -96,8 +97,21 @@ def _neutral_yields(neutral: Sequence[SSAValue]) -> list[tuple[Attribute, str]]:
     return [(n.type, f"the type of neutral element {i}") for i, n in enumerate(neutral)]
 
 
+class _LambdaOverArrays(IRDLOperation):
+    """What map, reduce, scan and filter share: input arrays of equal outer size (the
+    certs guard the sizes) and one lambda that gets a row of each; the lambda's effects
+    are the op's. Each op adds its results (and reduce and scan their neutral elements,
+    which come first)."""
+
+    inputs = var_operand_def(ARRAY)
+    certs = var_operand_def(CERT)
+    body = region_def("single_block")
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(RecursiveMemoryEffect())
+
+
 @irdl_op_definition
-class MapOp(IRDLOperation):
+class MapOp(_LambdaOverArrays):
     """`map(f, a, b, ...)` over arrays of equal outer size (a cert guards the sizes):
     the lambda gets one row of each input and yields one element or row per output.
     `loc` reports results of irregular shape (rows of different shapes).
@@ -111,13 +125,8 @@ class MapOp(IRDLOperation):
     """
 
     name = "soac.map"
-    inputs = var_operand_def(ARRAY)
-    certs = var_operand_def(CERT)
     outputs = var_result_def(ARRAY)
-    body = region_def("single_block")
     loc = opt_prop_def(StringAttr)
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(RecursiveMemoryEffect())
 
     def __init__(self, inputs: Sequence[SSAValue | Operation], result_types: Sequence[Attribute],
                  body: Region, certs: Sequence[SSAValue | Operation] = (),
@@ -148,17 +157,12 @@ class MapOp(IRDLOperation):
         return op
 
 
-class _FoldOp(IRDLOperation, ABC):
+class _FoldOp(_LambdaOverArrays, ABC):
     """What `soac.reduce` and `soac.scan` share: k neutral elements, k input arrays and
     one lambda from k accumulators and a row of each input to k accumulators. They
     differ in their results, of the types `result_type` makes of the accumulators'."""
 
     neutral = var_operand_def(VALUE)
-    inputs = var_operand_def(ARRAY)
-    certs = var_operand_def(CERT)
-    body = region_def("single_block")
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(RecursiveMemoryEffect())
 
     RESULTS: ClassVar[str]
     """Where the result types come from, for the verifier's messages."""
@@ -234,7 +238,7 @@ class ScanOp(_FoldOp):
 
 
 @irdl_op_definition
-class FilterOp(IRDLOperation):
+class FilterOp(_LambdaOverArrays):
     """`filter(p, a, b, ...)`: the rows of the inputs (all filtered alike) for which the
     lambda, given one row of each input, yields true.
 
@@ -246,12 +250,7 @@ class FilterOp(IRDLOperation):
     """
 
     name = "soac.filter"
-    inputs = var_operand_def(ARRAY)
-    certs = var_operand_def(CERT)
     outputs = var_result_def(ARRAY)
-    body = region_def("single_block")
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(RecursiveMemoryEffect())
 
     def __init__(self, inputs: Sequence[SSAValue | Operation], body: Region,
                  certs: Sequence[SSAValue | Operation] = ()) -> None:
@@ -354,19 +353,14 @@ def row_arguments(op: Operation) -> list[tuple[BlockArgument, SSAValue]]:
 
 
 @irdl_op_definition
-class YieldOp(IRDLOperation):
+class YieldOp(LambdaYield):
     """The terminator of every lambda region: the lambda's results.
 
     Syntax: `soac.yield %a, %b : f64, i64`
     """
 
     name = "soac.yield"
-    values = var_operand_def()
     traits = lazy_traits_def(
         lambda: (IsTerminator(), Pure(), HasParent(MapOp, ReduceOp, ScanOp, FilterOp, RedomapOp))
     )
-    assembly_format = "($values^ `:` type($values))? attr-dict"
-
-    def __init__(self, *values: SSAValue | Operation) -> None:
-        super().__init__(operands=[values])
 

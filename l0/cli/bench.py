@@ -25,12 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from l0.api import BACKENDS
 from l0.cli.guard import run_guarded
 from l0.cli.progress import Progress
 from l0.diagnostics import L0Error, Loc, register_source
 from l0.testing import RunCase, SpecError, spec_of, squash
-
-BACKENDS = ("cpu", "interp")
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:

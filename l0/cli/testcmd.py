@@ -19,10 +19,9 @@ import sys
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from pathlib import Path
 
+from l0.api import BACKENDS
 from l0.cli.progress import Progress
 from l0.testing import Verdict, check_program, find_programs
-
-BACKENDS = ("cpu", "interp")
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:

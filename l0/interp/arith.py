@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import struct
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 import numpy as np
@@ -163,44 +164,49 @@ def remf(a: float, b: float) -> float:
         return _NAN
 
 
+def _extreme(a: float, b: float, larger: bool) -> float:
+    """The larger (or smaller) of `a` and `b` as LLVM's `maximum` and `minimum` choose:
+    NaN if either is NaN, and -0.0 is less than +0.0."""
+    if a != a or b != b:
+        return _NAN
+    if a == b:  # equal, or zeros of opposite signs
+        a_first = (math.copysign(1.0, a) > 0) == larger
+    else:
+        a_first = (a > b) == larger
+    return a if a_first else b
+
+
 @helper
 def maximumf(a: float, b: float) -> float:
     """LLVM `maximum`: NaN if either is NaN; +0.0 is greater than -0.0."""
-    if a != a or b != b:
-        return _NAN
-    if a == b:
-        return b if math.copysign(1.0, a) < 0 else a
-    return a if a > b else b
+    return _extreme(a, b, larger=True)
 
 
 @helper
 def minimumf(a: float, b: float) -> float:
     """LLVM `minimum`: NaN if either is NaN; -0.0 is less than +0.0."""
-    if a != a or b != b:
-        return _NAN
-    if a == b:
-        return a if math.copysign(1.0, a) < 0 else b
-    return a if a < b else b
+    return _extreme(a, b, larger=False)
+
+
+def _unless_nan(a: float, b: float, pick: Callable[[float, float], float]) -> float:
+    """The other operand when one is NaN, else `pick(a, b)` (IEEE `minNum`/`maxNum`)."""
+    if a != a:
+        return b
+    if b != b:
+        return a
+    return pick(a, b)
 
 
 @helper
 def maxnumf(a: float, b: float) -> float:
     """IEEE `maxNum`: the other operand when one is NaN (then as `maximumf`)."""
-    if a != a:
-        return b
-    if b != b:
-        return a
-    return maximumf(a, b)
+    return _unless_nan(a, b, maximumf)
 
 
 @helper
 def minnumf(a: float, b: float) -> float:
     """IEEE `minNum`: the other operand when one is NaN (then as `minimumf`)."""
-    if a != a:
-        return b
-    if b != b:
-        return a
-    return minimumf(a, b)
+    return _unless_nan(a, b, minimumf)
 
 
 @helper
@@ -355,11 +361,16 @@ def _signed_operands(op: Operation, a: str, b: str) -> tuple[str, str]:
     return a, b
 
 
+def _signed_division(e: Emitter, op: Operation) -> tuple[str, str, str, int]:
+    """The result name, the operands as signed ints and the width of a signed division."""
+    r, a, b = _operands(e, op)
+    a, b = _signed_operands(op, a, b)
+    return r, a, b, int_width(op.results[0].type)
+
+
 @emits("arith.floordivsi")
 def _floordivsi(e: Emitter, op: Operation) -> None:
-    r, a, b = _operands(e, op)
-    w = int_width(op.results[0].type)
-    a, b = _signed_operands(op, a, b)
+    r, a, b, w = _signed_division(e, op)
     e.line(f"{r} = {a} // {b} if {b} else divzero({e.loc(op)})")
     if w == 64:  # only MIN // -1 overflows
         e.line(f"if {r} == 0x8000000000000000: {r} = {_MIN64}")
@@ -369,9 +380,7 @@ def _floordivsi(e: Emitter, op: Operation) -> None:
 
 @emits("arith.divsi", "arith.ceildivsi")
 def _divsi(e: Emitter, op: Operation) -> None:
-    r, a, b = _operands(e, op)
-    w = int_width(op.results[0].type)
-    a, b = _signed_operands(op, a, b)
+    r, a, b, w = _signed_division(e, op)
     fn = "divsi" if op.name == "arith.divsi" else "ceildivsi"
     e.line(f"{r} = {fn}({a}, {b}, {e.loc(op)})")
     emit_wrap(e, r, w)
@@ -379,9 +388,7 @@ def _divsi(e: Emitter, op: Operation) -> None:
 
 @emits("arith.remsi")
 def _remsi(e: Emitter, op: Operation) -> None:
-    r, a, b = _operands(e, op)
-    w = int_width(op.results[0].type)
-    a, b = _signed_operands(op, a, b)
+    r, a, b, w = _signed_division(e, op)
     # Python's % floors; the remainder of truncating division has the sign of a.
     e.line(f"{r} = {a} % {b} if {b} else divzero({e.loc(op)})")
     e.line(f"if {r} and ({r} < 0) != ({a} < 0): {r} -= {b}")

@@ -127,11 +127,7 @@ def replicate(n: int, v: Any, dtype: Any) -> Any:
     """`n` copies of `v`, materialised (a fresh buffer, never a broadcast view)."""
     if n < 0:
         unchecked(f"soac.replicate of a negative count {n}")
-    if isinstance(v, np.ndarray):
-        out = np.empty((n, *v.shape), dtype=dtype)
-        out[...] = v
-        return out
-    return np.full(n, v, dtype=dtype)
+    return vectorise.vbroadcast(v, n, dtype)
 
 
 @helper

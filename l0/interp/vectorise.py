@@ -455,13 +455,21 @@ def map_plan(block: Block) -> set[SSAValue] | None:
     return varying_values(_body_ops(block), block.args)
 
 
-def emit_map(e: Emitter, block: Block, inputs: Sequence[str], outputs: Sequence[OpResult],
-             n: str, varying: set[SSAValue]) -> None:
-    """Vectorised body of a map: assigns the outputs."""
+def _emit_lambda_body(e: Emitter, block: Block, inputs: Sequence[str],
+                      varying: set[SSAValue]) -> Operation:
+    """Emit the ops of a one-row-per-argument lambda on whole arrays (its arguments
+    bound to `inputs`); its terminator, whose operands are the vectors it yields."""
     bind_arrays(e, block.args, inputs)
     emit_vector_ops(e, _body_ops(block), varying)
     term = block.last_op
     assert term is not None
+    return term
+
+
+def emit_map(e: Emitter, block: Block, inputs: Sequence[str], outputs: Sequence[OpResult],
+             n: str, varying: set[SSAValue]) -> None:
+    """Vectorised body of a map: assigns the outputs."""
+    term = _emit_lambda_body(e, block, inputs, varying)
     seen: set[SSAValue] = set()
     for out, y in zip(outputs, term.operands, strict=True):
         # A yielded argument or value yielded twice would alias: copy it.
@@ -475,10 +483,8 @@ def emit_map(e: Emitter, block: Block, inputs: Sequence[str], outputs: Sequence[
 
 def emit_filter(e: Emitter, block: Block, inputs: Sequence[str], outputs: Sequence[OpResult],
                 n: str, varying: set[SSAValue]) -> None:
-    bind_arrays(e, block.args, inputs)
-    emit_vector_ops(e, _body_ops(block), varying)
-    term = block.last_op
-    assert term is not None
+    """Vectorised filter: the rows of `inputs` whose predicate holds."""
+    term = _emit_lambda_body(e, block, inputs, varying)
     mask = e.fresh("mask")
     e.line(f"{mask} = {vector_value(e, term.operands[0], varying, n, 'np.bool_', False)}")
     for out, arr in zip(outputs, inputs, strict=True):

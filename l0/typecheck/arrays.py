@@ -42,11 +42,15 @@ def require_array(t: Type, loc: Loc, what: str) -> ArrayType:
     return t
 
 
-def _int_operand(ck: Checker, e: A.Exp | None, what: str, occ: Occ) -> Occ:
+def _array_operand(ck: Checker, e: A.Exp | None, what: str) -> tuple[Res, ArrayType]:
+    """Check the array operand `e` of a builtin; its result and its (array) type."""
     assert e is not None
     r = ck.check(e)
-    ck.require(r.type, e.loc, what, (INT,))
-    return concat(occ, r.occ)
+    return r, require_array(r.type, e.loc, what)
+
+
+def _int_operand(ck: Checker, e: A.Exp | None, what: str, occ: Occ) -> Occ:
+    return concat(occ, ck.check_operand(e, what, (INT,)).occ)
 
 
 def check_index(ck: Checker, e: A.Index) -> Res:
@@ -84,10 +88,8 @@ def check_replicate(ck: Checker, e: A.Replicate) -> Res:
 
 
 def check_size(ck: Checker, e: A.Size) -> Res:
-    assert e.array is not None
     ck.check_certs(e.certs)
-    r = ck.check(e.array)
-    t = require_array(r.type, e.array.loc, "argument of size")
+    r, t = _array_operand(ck, e.array, "argument of size")
     if not 0 <= e.dim < t.rank:
         raise errors.type_error(
             e.loc, f"size of dimension {e.dim} requested, but the array has rank {t.rank}"
@@ -96,22 +98,18 @@ def check_size(ck: Checker, e: A.Size) -> Res:
 
 
 def check_reshape(ck: Checker, e: A.Reshape) -> Res:
-    assert e.array is not None
     ck.check_certs(e.certs)
     occ = Occ()
     for d in e.shape:
         occ = _int_operand(ck, d, "dimension of reshape", occ)
-    r = ck.check(e.array)
-    t = require_array(r.type, e.array.loc, "argument of reshape")
+    r, t = _array_operand(ck, e.array, "argument of reshape")
     rt = ArrayType(t.elem, len(e.shape), t.unique)
     return Res(rt, keys_of(r.als), concat(occ, r.occ))
 
 
 def check_transpose(ck: Checker, e: A.Transpose) -> Res:
-    assert e.array is not None
     ck.check_certs(e.certs)
-    r = ck.check(e.array)
-    t = require_array(r.type, e.array.loc, "argument of transpose")
+    r, t = _array_operand(ck, e.array, "argument of transpose")
     k, n = e.k, e.n
     if k < 0 or k + n < 0 or max(k, k + n) >= t.rank:
         raise errors.type_error(
@@ -123,11 +121,9 @@ def check_transpose(ck: Checker, e: A.Transpose) -> Res:
 
 
 def check_split(ck: Checker, e: A.Split) -> Res:
-    assert e.array is not None
     ck.check_certs(e.certs)
     occ = _int_operand(ck, e.at, "split point", Occ())
-    r = ck.check(e.array)
-    t = require_array(r.type, e.array.loc, "argument of split")
+    r, t = _array_operand(ck, e.array, "argument of split")
     keys = keys_of(r.als)
     return Res(TupleType((t, t)), (keys, keys), concat(occ, r.occ))
 
@@ -185,18 +181,14 @@ def check_empty(ck: Checker, e: A.Empty) -> Res:
 
 
 def check_assert(ck: Checker, e: A.Assert) -> Res:
-    assert e.cond is not None
-    r = ck.check(e.cond)
-    ck.require(r.type, e.cond.loc, "argument of assert", (BOOL,))
+    r = ck.check_operand(e.cond, "argument of assert", (BOOL,))
     return Res(CERT, EMPTY, r.occ)
 
 
 def check_conjoin(ck: Checker, e: A.Conjoin) -> Res:
     occ = Occ()
     for c in e.certs:
-        r = ck.check(c)
-        ck.require(r.type, c.loc, "argument of conjoin", (CERT,))
-        occ = concat(occ, r.occ)
+        occ = concat(occ, ck.check_operand(c, "argument of conjoin", (CERT,)).occ)
     return Res(CERT, EMPTY, occ)
 
 

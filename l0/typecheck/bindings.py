@@ -115,9 +115,7 @@ def let_with(ck: Checker, e: A.LetWith) -> Generator[A.Exp, Res, Res]:
     ck.check_certs(e.idx_certs)
     occ = Occ()
     for i in e.indices:
-        r = ck.check(i)
-        ck.require(r.type, i.loc, "array index", (INT,))
-        occ = concat(occ, r.occ)
+        occ = concat(occ, ck.check_operand(i, "array index", (INT,)).occ)
     if not (isinstance(st, ArrayType) and st.unique) and isinstance(st, ArrayType | TupleType):
         raise errors.not_unique_source(src.loc, src.name, _not_unique_hint(env, b, st))
     k = len(e.indices)
@@ -167,8 +165,7 @@ def do_loop(ck: Checker, e: A.DoLoop) -> Generator[A.Exp, Res, Res]:
     assert e.body is not None and e.rest is not None
     env = ck.env
     init = ck.arg(e.init)
-    bound = ck.check(e.bound)
-    ck.require(bound.type, e.bound.loc, "loop bound", (INT,))
+    bound = ck.check_operand(e.bound, "loop bound", (INT,))
 
     # The body of the synthesized function.
     mark = env.mark()

@@ -103,6 +103,13 @@ class Checker:
         if not any(similar(t, a) for a in allowed):
             raise errors.unexpected_type(loc, what, allowed, t)
 
+    def check_operand(self, e: A.Exp | None, what: str, allowed: Sequence[Type]) -> Res:
+        """Check `e`, which must have one of the types `allowed` (up to uniqueness)."""
+        assert e is not None
+        r = self.check(e)
+        self.require(r.type, e.loc, what, allowed)
+        return r
+
     def check_certs(self, certs: Sequence[A.Var]) -> None:
         """Certificate lists `<c1, ...>`: variables of type `cert` (no occurrences)."""
         for c in certs:
@@ -196,33 +203,26 @@ def check_array(ck: Checker, e: A.ArrayLit) -> Res:
 def check_binop(ck: Checker, e: A.BinOp) -> Res:
     assert e.lhs is not None and e.rhs is not None
     allowed = BINOP_OPERANDS[e.op]
-    lhs = ck.check(e.lhs)
-    ck.require(lhs.type, e.lhs.loc, f"left operand of '{e.op}'", allowed)
-    rhs = ck.check(e.rhs)
-    ck.require(rhs.type, e.rhs.loc, f"right operand of '{e.op}'", allowed)
+    lhs = ck.check_operand(e.lhs, f"left operand of '{e.op}'", allowed)
+    rhs = ck.check_operand(e.rhs, f"right operand of '{e.op}'", allowed)
     if lhs.type != rhs.type:
         raise errors.unify_error(e.loc, f"operands of '{e.op}'", lhs.type, rhs.type)
     return Res(binop_result(e.op, lhs.type), EMPTY, concat(lhs.occ, rhs.occ))
 
 
 def check_negate(ck: Checker, e: A.Negate) -> Res:
-    assert e.operand is not None
-    r = ck.check(e.operand)
-    ck.require(r.type, e.operand.loc, "operand of '-'", (INT, REAL))
+    r = ck.check_operand(e.operand, "operand of '-'", (INT, REAL))
     return Res(r.type, EMPTY, r.occ)
 
 
 def check_not(ck: Checker, e: A.Not) -> Res:
-    assert e.operand is not None
-    r = ck.check(e.operand)
-    ck.require(r.type, e.operand.loc, "operand of 'not'", (BOOL,))
+    r = ck.check_operand(e.operand, "operand of 'not'", (BOOL,))
     return Res(BOOL, EMPTY, r.occ)
 
 
 def check_if(ck: Checker, e: A.If) -> Res:
     assert e.cond is not None and e.then is not None and e.else_ is not None
-    cond = ck.check(e.cond)
-    ck.require(cond.type, e.cond.loc, "condition of 'if'", (BOOL,))
+    cond = ck.check_operand(e.cond, "condition of 'if'", (BOOL,))
     then = ck.check(e.then)
     else_ = ck.check(e.else_)
     t = unify(then.type, else_.type)

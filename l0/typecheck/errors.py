@@ -72,15 +72,19 @@ def unexpected_type(loc: Loc, what: str, expected: Sequence[Type], found: Type) 
     return _err("unexpected-type", loc, f"{what} must be of type {exp}, but is of type {found}")
 
 
+def _mismatch(kind: str, loc: Loc, message: str, expected: Type, found: Type,
+              uniqueness_hint: str) -> L0Error:
+    """A `found` type where `expected` was needed. When the two differ only in uniqueness
+    they print alike, so `uniqueness_hint` is added to say what is wrong."""
+    hint = f" ({uniqueness_hint})" if similar(expected, found) else ""
+    return _err(kind, loc, message + hint)
+
+
 def return_type_error(loc: Loc, fname: str, declared: Type, found: Type) -> L0Error:
-    hint = ""
-    if similar(declared, found):
-        hint = " (a unique result needs a unique value)"
-    return _err(
-        "return-type-error",
-        loc,
-        f"body of {fname} has type {found}, but the declared return type is {declared}{hint}",
-    )
+    return _mismatch(
+        "return-type-error", loc,
+        f"body of {fname} has type {found}, but the declared return type is {declared}",
+        declared, found, "a unique result needs a unique value")
 
 
 # ----------------------------------------------------------------------------------
@@ -155,25 +159,17 @@ def soac_arity(loc: Loc, fname: str, expected: int, found: int, soac: str) -> L0
 
 
 def loop_body_mismatch(loc: Loc, expected: Type, found: Type) -> L0Error:
-    hint = ""
-    if similar(expected, found):
-        hint = " (a merge variable the body consumes must be given a new unique value)"
-    return _err(
-        "parameter-mismatch",
-        loc,
-        f"loop body must return a value of type {expected}, but returns type {found}{hint}",
-    )
+    return _mismatch(
+        "parameter-mismatch", loc,
+        f"loop body must return a value of type {expected}, but returns type {found}",
+        expected, found, "a merge variable the body consumes must be given a new unique value")
 
 
 def loop_init_mismatch(loc: Loc, expected: Type, found: Type) -> L0Error:
-    hint = ""
-    if similar(expected, found):
-        hint = " (the body consumes a merge variable, so its initial value must be unique)"
-    return _err(
-        "parameter-mismatch",
-        loc,
-        f"initial value of the loop must be of type {expected}, but has type {found}{hint}",
-    )
+    return _mismatch(
+        "parameter-mismatch", loc,
+        f"initial value of the loop must be of type {expected}, but has type {found}",
+        expected, found, "the body consumes a merge variable, so its initial value must be unique")
 
 
 def curried_consumption(loc: Loc, fname: str, pname: str | None) -> L0Error:

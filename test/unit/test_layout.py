@@ -65,12 +65,13 @@ def test_dependencies_run_one_way() -> None:
 
 # Inside passes/ (docs/architecture.md §4): analyses form one layer that imports no
 # pass; the shared rewriting cores import analyses; a pass imports analyses, cores and
-# its own package, never another pass. The exceptions are the composite passes, each
-# with the one core it shares: `rebind` runs the CSE driver of `cse` (its keys are the
-# cse module's op facts), and the pipeline runs passes through the registry.
+# its own package, never another pass. Passes that compose others (`rebind` runs the
+# hoisting and CSE cores) import the cores; the one exception is the pipeline, which
+# runs passes by name through the registry.
 PASS_LAYERS = {"analysis": {"analysis"}, "cores": {"analysis", "cores"}}
-COMPOSITES = {"rebind": {"cse"}, "pipeline": {""}}
-"""A composite pass -> the other parts of `l0.passes` it may import ("": the registry)."""
+COMPOSITES = {"pipeline": {""}}
+"""A pass -> the other parts of `l0.passes` it may import besides analyses and cores
+("": the registry)."""
 
 
 def _part_of_passes(module: str) -> str | None:
@@ -125,6 +126,7 @@ def test_the_pass_import_rule_catches_a_cross_import(tmp_path: Path) -> None:
         "passes/cores/hoisting.py imports l0.passes.simplify.common",
         "passes/cse.py imports l0.passes.hoist",
         "passes/fuse/transpose.py has a relative import (say l0.passes...)",
+        "passes/rebind.py imports l0.passes.cse",
     ]
 
 
@@ -152,3 +154,42 @@ def test_no_citations_of_outside_documents() -> None:
         for lineno, line in enumerate(text.splitlines(), 1):
             bad += [f"{name}:{lineno}: {word}" for word in OUTSIDE_DOCUMENTS if word in line]
     assert not bad, "\n".join(bad)
+
+
+# docs/architecture.md describes the layout; these tests keep it true to the tree.
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+
+def _section(title: str) -> str:
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    start = text.index(f"## {title}")
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end >= 0 else len(text)]
+
+
+def _first_column_paths(section: str) -> set[str]:
+    """The backquoted paths in the first column of the table rows of `section`."""
+    paths = set()
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            first = line.split("|")[1]
+            paths.update(p.strip("/") for p in first.split("`")[1::2])
+    return paths
+
+
+def test_architecture_names_every_part_and_only_parts_that_exist() -> None:
+    named = _first_column_paths(_section("1. The parts"))
+    assert all((ROOT / p).exists() for p in named), sorted(p for p in named
+                                                         if not (ROOT / p).exists())
+    parts = {f"l0/{d.name}" for d in (ROOT / "l0").iterdir() if (d / "__init__.py").exists()}
+    parts |= {"dialects", "passes", "lowering"}
+    assert parts <= named, sorted(parts - named)
+
+
+def test_architecture_names_every_analysis_and_core() -> None:
+    section = _section("4. Passes and analyses")
+    for layer in ("analysis", "cores"):
+        modules = {p.stem for p in (ROOT / "passes" / layer).glob("*.py")} - {"__init__"}
+        row = next(line for line in section.splitlines() if line.startswith(f"| `passes/{layer}/`"))
+        assert all(f"`{m}`" in row for m in modules), sorted(m for m in modules
+                                                           if f"`{m}`" not in row)

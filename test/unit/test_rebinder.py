@@ -22,8 +22,8 @@ from l0.passes.analysis.order import DefinitionOrder
 from l0.passes.analysis.speculation import Speculation
 from l0.passes.bounds.pattern import HoistChecks, loop_of
 from l0.passes.bounds.ranges import Ranges
+from l0.passes.cores.common_subexpressions import why_not_mergeable
 from l0.passes.cores.hoisting import Hoister, RegionKind, RegionScan
-from l0.passes.cse import why_not_mergeable
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
