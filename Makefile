@@ -16,17 +16,18 @@ $(BIN)/l0-run: pyproject.toml
 example: $(BIN)/l0-run
 	$(BIN)/l0-run examples/blackscholes.l0 < examples/blackscholes.in
 
+# One xdist group per corpus program: its front end and pipeline run once (test/test_matrix.py).
 test: $(BIN)/l0-run
 	$(BIN)/ruff check .
-	$(BIN)/pytest -n 2
+	$(BIN)/pytest -n 2 --dist loadgroup
 
 lit: $(BIN)/l0-run
 	$(BIN)/lit -sv test/lit
 
-# The corpus on the checking heap (poisoned fresh and freed buffers, double frees, leaks);
-# also part of `make test`.
+# The matrix's CPU column: the corpus on the checking heap (poisoned fresh and freed
+# buffers, double frees, leaks), with and without -O; also part of `make test`.
 memcheck: $(BIN)/l0-run
-	$(BIN)/pytest -n 2 test/test_corpus_memcheck.py
+	$(BIN)/pytest -n 2 --dist loadgroup test/test_matrix.py -k cpu
 
 bench: $(BIN)/l0-run
 	$(BIN)/python -m benchmarks.run
