@@ -196,3 +196,41 @@ func.func @cse_normal_forms(%a: tensor<?xi64>, %i: i64, %c1: !soac.cert, %c2: !s
 }
 // CHECK-LABEL: func.func @cse_normal_forms
 // CHECK:         func.return %x, %x, %p, %p
+
+// -----
+
+// Lambdas that differ only in a constant compute different things: no merge (the
+// constants are properties of ops inside the regions, part of the structural key).
+func.func @no_cse_lambdas_differing_in_a_constant(%a: tensor<?xi64>, %u: tensor<?xf64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xf64>, tensor<?xf64>) {
+  %r = soac.map(%x = %a : tensor<?xi64>) at "t.l0:1:1" -> tensor<?xi64> {
+    %two = arith.constant 2 : i64
+    %y = arith.muli %x, %two : i64
+    soac.yield %y : i64
+  }
+  %s = soac.map(%z = %a : tensor<?xi64>) at "t.l0:2:2" -> tensor<?xi64> {
+    %three = arith.constant 3 : i64
+    %w = arith.muli %z, %three : i64
+    soac.yield %w : i64
+  }
+  %p = soac.map(%x = %u : tensor<?xf64>) at "t.l0:3:3" -> tensor<?xf64> {
+    %half = arith.constant 0.5 : f64
+    %y = arith.addf %x, %half : f64
+    soac.yield %y : f64
+  }
+  %q = soac.map(%z = %u : tensor<?xf64>) at "t.l0:4:4" -> tensor<?xf64> {
+    %quarter = arith.constant 0.25 : f64
+    %w = arith.addf %z, %quarter : f64
+    soac.yield %w : f64
+  }
+  func.return %r, %s, %p, %q : tensor<?xi64>, tensor<?xi64>, tensor<?xf64>, tensor<?xf64>
+}
+// CHECK-LABEL: func.func @no_cse_lambdas_differing_in_a_constant
+// CHECK:         %r = soac.map
+// CHECK:           arith.constant 2 : i64
+// CHECK:         %s = soac.map
+// CHECK:           arith.constant 3 : i64
+// CHECK:         %p = soac.map
+// CHECK:           arith.constant 5.000000e-01 : f64
+// CHECK:         %q = soac.map
+// CHECK:           arith.constant 2.500000e-01 : f64
+// CHECK:         func.return %r, %s, %p, %q
