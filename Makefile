@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: example test lit memcheck bench clean
+.PHONY: example test lit memcheck mutants bench clean
 
 $(BIN)/l0-run: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,12 @@ lit: $(BIN)/l0-run
 # buffers, double frees, leaks), with and without -O; also part of `make test`.
 memcheck: $(BIN)/l0-run
 	$(BIN)/pytest -n 2 --dist loadgroup test/test_matrix.py -k cpu
+
+# Mutation testing of one module with the fast tests that cover it (docs/testing.md), e.g.
+# `make mutants MODULE=passes/fuse`; lists the surviving mutants. One mutant at a time.
+MODULE ?= passes/fuse
+mutants: $(BIN)/l0-run
+	$(BIN)/python test/mutants.py $(MODULE)
 
 bench: $(BIN)/l0-run
 	$(BIN)/python -m benchmarks.run
