@@ -33,7 +33,7 @@ memcheck: $(BIN)/l0-run
 # `make mutants MODULE=passes/fuse`; lists the surviving mutants. One mutant at a time.
 MODULE ?= passes/fuse
 mutants: $(BIN)/l0-run
-	$(BIN)/python test/mutants.py $(MODULE)
+	$(BIN)/python test/mutants.py $(MODULE) $(ARGS)
 
 bench: $(BIN)/l0-run
 	$(BIN)/python -m benchmarks.run

@@ -15,7 +15,9 @@ its unit tests where they are quick. The test command stops at the first failure
 killed mutant costs little; a survivor costs the whole subset. Mutants are tested one at
 a time, in place: the module's files are saved first and put back at the end, also when
 the run is interrupted. The session (`DIR/session.sqlite`) keeps the results, so a run
-that is stopped goes on where it was when started again with the same `--workdir`.
+that is stopped goes on where it was when started again with the same `--workdir`;
+`--again` tests the survivors again (after tests were added). Survivors inside type
+annotations are counted as equivalent (`in_annotation`).
 
 The operators are a subset of Cosmic Ray's (`EXCLUDED`): replacing `+` by each of nine
 other operators, or a variable by another, makes many mutants that tell little more
@@ -25,6 +27,7 @@ than the ones kept.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import shlex
 import shutil
@@ -115,23 +118,48 @@ def run(cmd: list[str]) -> None:
     subprocess.run(cmd, cwd=REPO, check=True)
 
 
-def survivors(session: Path) -> tuple[dict[str, int], list[str]]:
+def in_annotation(path: Path, row: int, col: int) -> bool:
+    """Whether (row, col) of `path` lies in a type annotation. The modules use `from
+    __future__ import annotations`, so annotations are never evaluated and mutants there
+    (`A | None` -> `A & None`) are equivalent."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    spans: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg | ast.AnnAssign) and node.annotation is not None:
+            spans.append(node.annotation)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns:
+            spans.append(node.returns)
+    return any((a.lineno, a.col_offset) <= (row, col) <= (a.end_lineno or a.lineno,
+                                                        a.end_col_offset or 0)
+               for a in spans)
+
+
+def outcomes(session: Path) -> tuple[dict[str, int], list[str]]:
     """Counts of outcomes, and the surviving mutants as `file:line: operator`."""
     db = sqlite3.connect(session)
     rows = db.execute(
-        "select m.module_path, m.start_pos_row, m.operator_name, r.worker_outcome, "
-        "r.test_outcome "
+        "select m.module_path, m.start_pos_row, m.start_pos_col, m.operator_name, "
+        "r.worker_outcome, r.test_outcome "
         "from mutation_specs m left join work_results r on m.job_id = r.job_id"
     ).fetchall()
     counts: dict[str, int] = {}
     alive = []
-    for path, line, op, worker, outcome in rows:
+    for path, line, col, op, worker, outcome in rows:
         # SKIPPED: an operator left out (EXCLUDED); no result yet: still to be tested.
         key = (outcome or worker or "pending").lower()
+        if key == "survived" and in_annotation(REPO / path, line, col):
+            key = "equivalent (annotation)"
         counts[key] = counts.get(key, 0) + 1
         if key == "survived":
             alive.append(f"{path}:{line}: {op}")
     return counts, sorted(alive)
+
+
+def forget_survivors(session: Path) -> None:
+    """Mark the surviving mutants untested, to test them again with new tests."""
+    db = sqlite3.connect(session)
+    db.execute("delete from work_results where test_outcome = 'SURVIVED'")
+    db.commit()
 
 
 def main() -> None:
@@ -141,6 +169,8 @@ def main() -> None:
                     help="where the session is kept (default: build/mutants/MODULE)")
     ap.add_argument("--timeout", type=float, default=300.0,
                     help="seconds a mutant's tests may take (a mutant that loops is killed)")
+    ap.add_argument("--again", action="store_true",
+                    help="test the survivors of the last run again (after adding tests)")
     args = ap.parse_args()
     cov = MODULES[args.module]
     workdir = args.workdir or REPO / "build" / "mutants" / args.module.replace("/", "-")
@@ -165,11 +195,13 @@ def main() -> None:
         if not session.exists():
             run([cr, "init", str(cfg), str(session)])
             run([str(BIN / "cr-filter-operators"), str(session), str(cfg)])
+        elif args.again:
+            forget_survivors(session)
         run([cr, "exec", str(cfg), str(session)])
     finally:
         restore()
         shutil.rmtree(backup, ignore_errors=True)
-    counts, alive = survivors(session)
+    counts, alive = outcomes(session)
     print(f"{args.module}: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
     for s in alive:
         print(f"survived: {s}")

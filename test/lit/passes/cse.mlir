@@ -234,3 +234,51 @@ func.func @no_cse_lambdas_differing_in_a_constant(%a: tensor<?xi64>, %u: tensor<
 // CHECK:         %q = soac.map
 // CHECK:           arith.constant 2.500000e-01 : f64
 // CHECK:         func.return %r, %s, %p, %q
+
+// -----
+
+// Every predicate with a mirror image meets it: `a > b` is `b < a`, signed or
+// unsigned, ordered or unordered; the mirror of one is never another predicate's.
+func.func @cse_mirrored_predicates(%x: i64, %y: i64, %u: f64, %v: f64) -> (i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1) {
+  %a1 = arith.cmpi sgt, %x, %y : i64
+  %b1 = arith.cmpi slt, %y, %x : i64
+  %a2 = arith.cmpi sge, %x, %y : i64
+  %b2 = arith.cmpi sle, %y, %x : i64
+  %a3 = arith.cmpi ugt, %x, %y : i64
+  %b3 = arith.cmpi ult, %y, %x : i64
+  %a4 = arith.cmpi uge, %x, %y : i64
+  %b4 = arith.cmpi ule, %y, %x : i64
+  %a5 = arith.cmpf ogt, %u, %v : f64
+  %b5 = arith.cmpf olt, %v, %u : f64
+  %a6 = arith.cmpf oge, %u, %v : f64
+  %b6 = arith.cmpf ole, %v, %u : f64
+  %a7 = arith.cmpf ugt, %u, %v : f64
+  %b7 = arith.cmpf ult, %v, %u : f64
+  %a8 = arith.cmpf uge, %u, %v : f64
+  %b8 = arith.cmpf ule, %v, %u : f64
+  func.return %a1, %b1, %a2, %b2, %a3, %b3, %a4, %b4, %a5, %b5, %a6, %b6, %a7, %b7, %a8, %b8 : i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1
+}
+// CHECK-LABEL: func.func @cse_mirrored_predicates
+// CHECK:         func.return %a1, %a1, %a2, %a2, %a3, %a3, %a4, %a4, %a5, %a5, %a6, %a6, %a7, %a7, %a8, %a8
+
+// -----
+
+// Products of sums expand exactly: `x*y + x*y` is `(2*x)*y`, and `(x+y)*(x+y)` is
+// `x*x + 2*x*y + y*y`; `x*x + y*y` is neither.
+func.func @cse_products(%x: i64, %y: i64) -> (i64, i64, i64, i64, i64) {
+  %two = arith.constant 2 : i64
+  %p = arith.muli %x, %y : i64
+  %s = arith.addi %p, %p : i64
+  %t = arith.muli %two, %x : i64
+  %u = arith.muli %t, %y : i64
+  %xy = arith.addi %x, %y : i64
+  %sq = arith.muli %xy, %xy : i64
+  %xx = arith.muli %x, %x : i64
+  %yy = arith.muli %y, %y : i64
+  %e1 = arith.addi %xx, %u : i64
+  %e2 = arith.addi %e1, %yy : i64
+  %n = arith.addi %xx, %yy : i64
+  func.return %s, %u, %sq, %e2, %n : i64, i64, i64, i64, i64
+}
+// CHECK-LABEL: func.func @cse_products
+// CHECK:         func.return %s, %s, %sq, %sq, %n
