@@ -282,3 +282,36 @@ func.func @cse_products(%x: i64, %y: i64) -> (i64, i64, i64, i64, i64) {
 }
 // CHECK-LABEL: func.func @cse_products
 // CHECK:         func.return %s, %s, %sq, %sq, %n
+
+// -----
+
+// Symmetric predicates ignore the order of their operands; the others do not.
+func.func @cse_symmetric_predicates(%x: i64, %y: i64, %u: f64, %v: f64) -> (i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1) {
+  %e1 = arith.cmpi eq, %x, %y : i64
+  %e2 = arith.cmpi eq, %y, %x : i64
+  %n1 = arith.cmpi ne, %x, %y : i64
+  %n2 = arith.cmpi ne, %y, %x : i64
+  %f1 = arith.cmpf false, %u, %v : f64
+  %f2 = arith.cmpf false, %v, %u : f64
+  %q1 = arith.cmpf oeq, %u, %v : f64
+  %q2 = arith.cmpf oeq, %v, %u : f64
+  %o1 = arith.cmpf one, %u, %v : f64
+  %o2 = arith.cmpf one, %v, %u : f64
+  %r1 = arith.cmpf ord, %u, %v : f64
+  %r2 = arith.cmpf ord, %v, %u : f64
+  %w1 = arith.cmpf ueq, %u, %v : f64
+  %w2 = arith.cmpf ueq, %v, %u : f64
+  %m1 = arith.cmpf une, %u, %v : f64
+  %m2 = arith.cmpf une, %v, %u : f64
+  %z1 = arith.cmpf uno, %u, %v : f64
+  %z2 = arith.cmpf uno, %v, %u : f64
+  %t1 = arith.cmpf true, %u, %v : f64
+  %t2 = arith.cmpf true, %v, %u : f64
+  %g1 = arith.cmpf ogt, %u, %v : f64
+  %g2 = arith.cmpf ogt, %v, %u : f64
+  %s1 = arith.cmpi slt, %x, %y : i64
+  %s2 = arith.cmpi slt, %y, %x : i64
+  func.return %e1, %e2, %n1, %n2, %f1, %f2, %q1, %q2, %o1, %o2, %r1, %r2, %w1, %w2, %m1, %m2, %z1, %z2, %t1, %t2, %g1, %g2, %s1, %s2 : i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1
+}
+// CHECK-LABEL: func.func @cse_symmetric_predicates
+// CHECK:         func.return %e1, %e1, %n1, %n1, %f1, %f1, %q1, %q1, %o1, %o1, %r1, %r1, %w1, %w1, %m1, %m1, %z1, %z1, %t1, %t1, %g1, %g2, %s1, %s2
