@@ -315,3 +315,16 @@ func.func @cse_symmetric_predicates(%x: i64, %y: i64, %u: f64, %v: f64) -> (i1, 
 }
 // CHECK-LABEL: func.func @cse_symmetric_predicates
 // CHECK:         func.return %e1, %e1, %n1, %n1, %f1, %f1, %q1, %q1, %o1, %o1, %r1, %r1, %w1, %w1, %m1, %m1, %z1, %z1, %t1, %t1, %g1, %g2, %s1, %s2
+
+// -----
+
+// Coefficients multiply: `3 * x` is `x + x + x`.
+func.func @cse_coefficients(%x: i64) -> (i64, i64) {
+  %three = arith.constant 3 : i64
+  %t = arith.muli %three, %x : i64
+  %a = arith.addi %x, %x : i64
+  %b = arith.addi %a, %x : i64
+  func.return %t, %b : i64, i64
+}
+// CHECK-LABEL: func.func @cse_coefficients
+// CHECK:         func.return %t, %t
