@@ -589,3 +589,21 @@ func.func @hoist_carried_into_unconsumed(%n: i64, %a: tensor<?xi64>, %b: tensor<
 // CHECK-LABEL: func.func @hoist_carried_into_unconsumed
 // CHECK:         %fresh = soac.iota %ten
 // CHECK-NEXT:    scf.for
+
+// -----
+
+// The same with the consumed merge value first.
+func.func @hoist_carried_into_unconsumed_second(%n: i64, %a: tensor<?xi64>, %b: tensor<?xi64> {soac.unique}) -> (tensor<?xi64>, tensor<?xi64>) {
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %ten = arith.constant 10 : i64
+  %r:2 = scf.for %i = %zero to %n step %one iter_args(%y = %b, %x = %a) -> (tensor<?xi64>, tensor<?xi64>) : i64 {
+    %fresh = soac.iota %ten
+    %u = soac.update %y[%zero] = %i : tensor<?xi64>
+    scf.yield %u, %fresh : tensor<?xi64>, tensor<?xi64>
+  }
+  func.return %r#0, %r#1 : tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @hoist_carried_into_unconsumed_second
+// CHECK:         %fresh = soac.iota %ten
+// CHECK-NEXT:    scf.for
