@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import json
+import os
 import shlex
 import shutil
 import signal
@@ -114,8 +116,16 @@ exclude-operators = [{excluded}]
 """
 
 
+_running: list[subprocess.Popen[bytes]] = []
+
+
 def run(cmd: list[str]) -> None:
-    subprocess.run(cmd, cwd=REPO, check=True)
+    with subprocess.Popen(cmd, cwd=REPO) as proc:
+        _running.append(proc)
+        code = proc.wait()
+        _running.remove(proc)
+    if code != 0:
+        raise subprocess.CalledProcessError(code, cmd)
 
 
 def in_annotation(path: Path, row: int, col: int) -> bool:
@@ -182,15 +192,23 @@ def main() -> None:
     # Cosmic Ray mutates the files in place: keep the originals to put back whatever happens.
     backup = Path(tempfile.mkdtemp(prefix="l0-mutants-"))
     files = [src] if src.is_file() else sorted(src.rglob("*.py"))
-    for f in files:
-        shutil.copy2(f, backup / f"{len(list(backup.iterdir()))}.py")
-    originals = {f: (backup / f"{k}.py") for k, f in enumerate(files)}
+    originals = {f: backup / f"{k}.py" for k, f in enumerate(files)}
+    for f, saved in originals.items():
+        shutil.copy2(f, saved)
 
-    def restore(*_: object) -> None:
+    def restore() -> None:
         for f, saved in originals.items():
             shutil.copy2(saved, f)
 
-    signal.signal(signal.SIGTERM, lambda *_: (restore(), sys.exit(1)))
+    def stop(*_: object) -> None:
+        for proc in _running:  # cosmic-ray would go on mutating the files
+            proc.terminate()
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(proc.pid, 0)  # not proc.wait(): the interrupted call holds its lock
+        restore()
+        os._exit(1)
+
+    signal.signal(signal.SIGTERM, stop)
     try:
         if not session.exists():
             run([cr, "init", str(cfg), str(session)])
@@ -198,6 +216,9 @@ def main() -> None:
         elif args.again:
             forget_survivors(session)
         run([cr, "exec", str(cfg), str(session)])
+    except (subprocess.CalledProcessError, KeyboardInterrupt):
+        print("interrupted: the session keeps what was tested; run again to go on",
+              file=sys.stderr)
     finally:
         restore()
         shutil.rmtree(backup, ignore_errors=True)

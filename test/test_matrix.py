@@ -35,6 +35,7 @@ import functools
 import gc
 import io
 import os
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,8 +70,6 @@ class Engine(Protocol):
 
 
 def _interpreter(module: ModuleOp) -> Engine:
-    import sys
-
     from l0.interp import Interpreter
 
     # The stream is bound now: `sys.stderr` is the cell's capture (see `_run`).
