@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: example test lit memcheck native-corpus bench clean
+.PHONY: example test lit memcheck mutants native-corpus bench clean
 
 $(BIN)/l0-run: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,17 +16,24 @@ $(BIN)/l0-run: pyproject.toml
 example: $(BIN)/l0-run
 	$(BIN)/l0-run examples/blackscholes.l0 < examples/blackscholes.in
 
+# One xdist group per corpus program: its front end and pipeline run once (test/test_matrix.py).
 test: $(BIN)/l0-run
 	$(BIN)/ruff check .
-	$(BIN)/pytest -n 2
+	$(BIN)/pytest -n 2 --dist loadgroup
 
 lit: $(BIN)/l0-run
 	$(BIN)/lit -sv test/lit
 
-# The corpus on the checking heap (poisoned fresh and freed buffers, double frees, leaks);
-# also part of `make test`.
+# The matrix's CPU column: the corpus on the checking heap (poisoned fresh and freed
+# buffers, double frees, leaks), with and without -O; also part of `make test`.
 memcheck: $(BIN)/l0-run
-	$(BIN)/pytest -n 2 test/test_corpus_memcheck.py
+	$(BIN)/pytest -n 2 --dist loadgroup test/test_matrix.py -k cpu
+
+# Mutation testing of one module with the fast tests that cover it (docs/testing.md), e.g.
+# `make mutants MODULE=passes/fuse`; lists the surviving mutants. One mutant at a time.
+MODULE ?= passes/fuse
+mutants: $(BIN)/l0-run
+	$(BIN)/python test/mutants.py $(MODULE) $(ARGS)
 
 # Every runnable corpus program as an executable of `l0 compile`, compared with l0-run
 # byte for byte (the default test run compiles a subset).

@@ -16,9 +16,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from corpus import ROOT, runnable
 from l0.lowering import trace
-from test_corpus_cpu import PROGRAMS as RUNNABLE
-from test_corpus_cpu import ROOT
 
 from l0.api import CompiledProgram
 from l0.bigstack import call_with_big_stack
@@ -36,7 +35,7 @@ SUBSET = [
     "runtime/index_read", "runtime/assert_fail",
 ]
 ALL = os.environ.get("L0_NATIVE_CORPUS") == "1"
-PROGRAMS = RUNNABLE if ALL else [ROOT / f"{name}.l0" for name in SUBSET]
+PROGRAMS = [p.path for p in runnable()] if ALL else [ROOT / f"{name}.l0" for name in SUBSET]
 
 
 def l0_run_output(path: Path, stdin: str) -> tuple[str, str, int]:

@@ -1,6 +1,6 @@
 """The program corpus through the multicore back end with 1, 2 and 3 threads.
 
-The same protocol as `test_corpus_cpu.py` (whose program list and checks this reuses):
+The protocol of the corpus (`test/corpus.py`):
 every program's printed result must be the expected one, and a failing run must fail
 at the expected location with the expected phrase. Three threads on a two-core machine
 checks that more threads than cores are still right; one thread runs the chunked forms
@@ -12,12 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_corpus_cpu import PROGRAMS, ROOT, squash
+from corpus import ROOT, runnable, squash
 
 from l0.api import CompiledProgram
 from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error
 
+PROGRAMS = [p.path for p in runnable()]
 THREADS = (1, 2, 3)
 
 

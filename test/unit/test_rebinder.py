@@ -22,7 +22,7 @@ from l0.passes.analysis.order import DefinitionOrder
 from l0.passes.analysis.speculation import Speculation
 from l0.passes.bounds.pattern import HoistChecks, loop_of
 from l0.passes.bounds.ranges import Ranges
-from l0.passes.cores.common_subexpressions import why_not_mergeable
+from l0.passes.cores.common_subexpressions import cse, why_not_mergeable
 from l0.passes.cores.hoisting import Hoister, RegionKind, RegionScan
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
@@ -195,3 +195,16 @@ def test_same_behaviour(name: str, pipeline: str) -> None:
             assert _run(optimised, src, text) == _run(to_module(prog), src, text), text
 
     call_with_big_stack(check)
+
+
+def test_cse_counts_the_ops_it_replaces() -> None:
+    module = parse("""
+func.func @f(%x: i64, %y: i64) -> (i64, i64, i64) {
+  %a = arith.muli %x, %y : i64
+  %b = arith.muli %y, %x : i64
+  %c = arith.muli %x, %y : i64
+  func.return %a, %b, %c : i64, i64, i64
+}
+""")
+    assert cse(module) == 2
+    assert cse(module) == 0

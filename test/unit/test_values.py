@@ -146,6 +146,44 @@ def test_ints_outside_64_bits_are_errors(text: str, types: list[Any], where: str
     assert "out of the 64-bit range" in str(info.value)
 
 
+# 19 and 20 digits: the longest ints that fit, and the shortest that may not. The fast
+# path leaves every int of 19 or more digits to the careful reader (numpy saturates
+# instead of failing): with 20 as its limit, the 19-digit errors below would read as
+# 9223372036854775807.
+@pytest.mark.parametrize(
+    ("literal", "value"),
+    [
+        ("1000000000000000000", 10**18),
+        ("9223372036854775807", 2**63 - 1),
+        ("-9223372036854775808", -(2**63)),
+        ("00000000000000000001", 1),
+        ("-09223372036854775807", -(2**63) + 1),
+        ("9223372036854775808", None),
+        ("9999999999999999999", None),
+        ("-9223372036854775809", None),
+        ("10000000000000000000", None),
+        ("18446744073709551615", None),
+        ("-99999999999999999999", None),
+    ],
+)
+@pytest.mark.parametrize(
+    ("layout", "types"),
+    [("{} 2", [INT, INT]), ("[{}, 2]", [arr(INT)]), ("[2, {}]", [arr(INT)]),
+     ("[[2], [{}]]", [arr(INT, 2)])],
+    ids=["scalars", "first", "last", "rank-2"],
+)
+def test_ints_of_19_and_20_digits_read_alike_on_both_paths(
+    literal: str, value: int | None, layout: str, types: list[Any]
+) -> None:
+    text = layout.format(literal)
+    if value is None:
+        err = read_error(text, types)
+        assert f"integer `{literal}` is out of the 64-bit range" in str(err)
+        return
+    flat = [np.asarray(v).reshape(-1).tolist() for v in read_both(text, types)]
+    assert sorted(sum(flat, [])) == sorted([value, 2])
+
+
 def test_reals_overflowing_to_infinity_are_errors() -> None:
     assert read_both("1e-999 1.7976931348623157e308", [REAL, REAL]) == [0.0, 1.7976931348623157e308]
     for text, where in [("1e999", "1:1"), ("[1.0, -2e400]", "1:7")]:

@@ -219,3 +219,135 @@ func.func @cse_normal_forms(%a: tensor<?xi64>, %i: i64, %c1: !soac.cert, %c2: !s
 }
 // CHECK-LABEL: func.func @cse_normal_forms
 // CHECK:         func.return %x, %x, %p, %p
+
+// -----
+
+// Lambdas that differ only in a constant compute different things: no merge (the
+// constants are properties of ops inside the regions, part of the structural key).
+func.func @no_cse_lambdas_differing_in_a_constant(%a: tensor<?xi64>, %u: tensor<?xf64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xf64>, tensor<?xf64>) {
+  %r = soac.map(%x = %a : tensor<?xi64>) at "t.l0:1:1" -> tensor<?xi64> {
+    %two = arith.constant 2 : i64
+    %y = arith.muli %x, %two : i64
+    soac.yield %y : i64
+  }
+  %s = soac.map(%z = %a : tensor<?xi64>) at "t.l0:2:2" -> tensor<?xi64> {
+    %three = arith.constant 3 : i64
+    %w = arith.muli %z, %three : i64
+    soac.yield %w : i64
+  }
+  %p = soac.map(%x = %u : tensor<?xf64>) at "t.l0:3:3" -> tensor<?xf64> {
+    %half = arith.constant 0.5 : f64
+    %y = arith.addf %x, %half : f64
+    soac.yield %y : f64
+  }
+  %q = soac.map(%z = %u : tensor<?xf64>) at "t.l0:4:4" -> tensor<?xf64> {
+    %quarter = arith.constant 0.25 : f64
+    %w = arith.addf %z, %quarter : f64
+    soac.yield %w : f64
+  }
+  func.return %r, %s, %p, %q : tensor<?xi64>, tensor<?xi64>, tensor<?xf64>, tensor<?xf64>
+}
+// CHECK-LABEL: func.func @no_cse_lambdas_differing_in_a_constant
+// CHECK:         %r = soac.map
+// CHECK:           arith.constant 2 : i64
+// CHECK:         %s = soac.map
+// CHECK:           arith.constant 3 : i64
+// CHECK:         %p = soac.map
+// CHECK:           arith.constant 5.000000e-01 : f64
+// CHECK:         %q = soac.map
+// CHECK:           arith.constant 2.500000e-01 : f64
+// CHECK:         func.return %r, %s, %p, %q
+
+// -----
+
+// Every predicate with a mirror image meets it: `a > b` is `b < a`, signed or
+// unsigned, ordered or unordered; the mirror of one is never another predicate's.
+func.func @cse_mirrored_predicates(%x: i64, %y: i64, %u: f64, %v: f64) -> (i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1) {
+  %a1 = arith.cmpi sgt, %x, %y : i64
+  %b1 = arith.cmpi slt, %y, %x : i64
+  %a2 = arith.cmpi sge, %x, %y : i64
+  %b2 = arith.cmpi sle, %y, %x : i64
+  %a3 = arith.cmpi ugt, %x, %y : i64
+  %b3 = arith.cmpi ult, %y, %x : i64
+  %a4 = arith.cmpi uge, %x, %y : i64
+  %b4 = arith.cmpi ule, %y, %x : i64
+  %a5 = arith.cmpf ogt, %u, %v : f64
+  %b5 = arith.cmpf olt, %v, %u : f64
+  %a6 = arith.cmpf oge, %u, %v : f64
+  %b6 = arith.cmpf ole, %v, %u : f64
+  %a7 = arith.cmpf ugt, %u, %v : f64
+  %b7 = arith.cmpf ult, %v, %u : f64
+  %a8 = arith.cmpf uge, %u, %v : f64
+  %b8 = arith.cmpf ule, %v, %u : f64
+  func.return %a1, %b1, %a2, %b2, %a3, %b3, %a4, %b4, %a5, %b5, %a6, %b6, %a7, %b7, %a8, %b8 : i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1
+}
+// CHECK-LABEL: func.func @cse_mirrored_predicates
+// CHECK:         func.return %a1, %a1, %a2, %a2, %a3, %a3, %a4, %a4, %a5, %a5, %a6, %a6, %a7, %a7, %a8, %a8
+
+// -----
+
+// Products of sums expand exactly: `x*y + x*y` is `(2*x)*y`, and `(x+y)*(x+y)` is
+// `x*x + 2*x*y + y*y`; `x*x + y*y` is neither.
+func.func @cse_products(%x: i64, %y: i64) -> (i64, i64, i64, i64, i64) {
+  %two = arith.constant 2 : i64
+  %p = arith.muli %x, %y : i64
+  %s = arith.addi %p, %p : i64
+  %t = arith.muli %two, %x : i64
+  %u = arith.muli %t, %y : i64
+  %xy = arith.addi %x, %y : i64
+  %sq = arith.muli %xy, %xy : i64
+  %xx = arith.muli %x, %x : i64
+  %yy = arith.muli %y, %y : i64
+  %e1 = arith.addi %xx, %u : i64
+  %e2 = arith.addi %e1, %yy : i64
+  %n = arith.addi %xx, %yy : i64
+  func.return %s, %u, %sq, %e2, %n : i64, i64, i64, i64, i64
+}
+// CHECK-LABEL: func.func @cse_products
+// CHECK:         func.return %s, %s, %sq, %sq, %n
+
+// -----
+
+// Symmetric predicates ignore the order of their operands; the others do not.
+func.func @cse_symmetric_predicates(%x: i64, %y: i64, %u: f64, %v: f64) -> (i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1) {
+  %e1 = arith.cmpi eq, %x, %y : i64
+  %e2 = arith.cmpi eq, %y, %x : i64
+  %n1 = arith.cmpi ne, %x, %y : i64
+  %n2 = arith.cmpi ne, %y, %x : i64
+  %f1 = arith.cmpf false, %u, %v : f64
+  %f2 = arith.cmpf false, %v, %u : f64
+  %q1 = arith.cmpf oeq, %u, %v : f64
+  %q2 = arith.cmpf oeq, %v, %u : f64
+  %o1 = arith.cmpf one, %u, %v : f64
+  %o2 = arith.cmpf one, %v, %u : f64
+  %r1 = arith.cmpf ord, %u, %v : f64
+  %r2 = arith.cmpf ord, %v, %u : f64
+  %w1 = arith.cmpf ueq, %u, %v : f64
+  %w2 = arith.cmpf ueq, %v, %u : f64
+  %m1 = arith.cmpf une, %u, %v : f64
+  %m2 = arith.cmpf une, %v, %u : f64
+  %z1 = arith.cmpf uno, %u, %v : f64
+  %z2 = arith.cmpf uno, %v, %u : f64
+  %t1 = arith.cmpf true, %u, %v : f64
+  %t2 = arith.cmpf true, %v, %u : f64
+  %g1 = arith.cmpf ogt, %u, %v : f64
+  %g2 = arith.cmpf ogt, %v, %u : f64
+  %s1 = arith.cmpi slt, %x, %y : i64
+  %s2 = arith.cmpi slt, %y, %x : i64
+  func.return %e1, %e2, %n1, %n2, %f1, %f2, %q1, %q2, %o1, %o2, %r1, %r2, %w1, %w2, %m1, %m2, %z1, %z2, %t1, %t2, %g1, %g2, %s1, %s2 : i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1
+}
+// CHECK-LABEL: func.func @cse_symmetric_predicates
+// CHECK:         func.return %e1, %e1, %n1, %n1, %f1, %f1, %q1, %q1, %o1, %o1, %r1, %r1, %w1, %w1, %m1, %m1, %z1, %z1, %t1, %t1, %g1, %g2, %s1, %s2
+
+// -----
+
+// Coefficients multiply: `3 * x` is `x + x + x`.
+func.func @cse_coefficients(%x: i64) -> (i64, i64) {
+  %three = arith.constant 3 : i64
+  %t = arith.muli %three, %x : i64
+  %a = arith.addi %x, %x : i64
+  %b = arith.addi %a, %x : i64
+  func.return %t, %b : i64, i64
+}
+// CHECK-LABEL: func.func @cse_coefficients
+// CHECK:         func.return %t, %t

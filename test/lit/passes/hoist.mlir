@@ -276,3 +276,334 @@ func.func @redomap_outer(%a: tensor<?xi64>, %y: i64, %d: i64) -> i64 {
 // CHECK:         } outer {
 // CHECK-NEXT:    ^bb0(%p: i64, %q: i64):
 // CHECK-NEXT:      arith.floordivsi %y, %d
+
+// -----
+
+// The fresh array is the second merge value (the induction variable is the body's
+// first argument): it is carried into `%acc`, which the body consumes, so it stays.
+func.func @no_hoist_carried_second_into_consumed(%n: i64, %a: tensor<?xi64> {soac.unique}) -> (i64, tensor<?xi64>) {
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %ten = arith.constant 10 : i64
+  %r:2 = scf.for %i = %zero to %n step %one iter_args(%s = %zero, %acc = %a) -> (i64, tensor<?xi64>) : i64 {
+    %u = soac.update %acc[%zero] = %i : tensor<?xi64>
+    %fresh = soac.iota %ten
+    %t = arith.addi %s, %i : i64
+    scf.yield %t, %fresh : i64, tensor<?xi64>
+  }
+  func.return %r#0, %r#1 : i64, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @no_hoist_carried_second_into_consumed
+// CHECK:         scf.for
+// CHECK-NEXT:      soac.update
+// CHECK-NEXT:      soac.iota %ten
+
+// -----
+
+// A map over `iota(1)` certainly runs: the check and the indexing it guards leave as
+// they are, as out of a loop with constant bounds.
+func.func @hoist_check_nonempty_map(%b: tensor<?xi64>, %k: i64) -> tensor<?xi64> {
+  %one = arith.constant 1 : i64
+  %a = soac.iota %one
+  %r = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %s = soac.size(0) %b : tensor<?xi64>
+    %ok = arith.cmpi slt, %k, %s : i64
+    %c = soac.assert %ok, "index {0} out of bounds" (%k : i64) at "t.l0:1:2"
+    %e = soac.index %b[%k] <%c> : tensor<?xi64> -> i64
+    %y = arith.addi %x, %e : i64
+    soac.yield %y : i64
+  }
+  func.return %r : tensor<?xi64>
+}
+// CHECK-LABEL: func.func @hoist_check_nonempty_map
+// CHECK:         [[OK:%.*]] = arith.cmpi slt, %k, {{%.*}} : i64
+// CHECK-NEXT:    [[C:%.*]] = soac.assert [[OK]]
+// CHECK-NEXT:    [[E:%.*]] = soac.index %b[%k] <[[C]]>
+// CHECK-NEXT:    soac.map
+// CHECK-NEXT:      arith.addi %x, [[E]] : i64
+
+// -----
+
+// Constant bounds with no iteration (4 to 4): the loop may not run, so the check leaves
+// guarded and the indexing stays.
+func.func @hoist_check_empty_loop(%b: tensor<?xi64>, %k: i64) -> i64 {
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %four = arith.constant 4 : i64
+  %r = scf.for %i = %four to %four step %one iter_args(%acc = %zero) -> (i64) : i64 {
+    %s = soac.size(0) %b : tensor<?xi64>
+    %ok = arith.cmpi slt, %k, %s : i64
+    %c = soac.assert %ok, "index {0} out of bounds" (%k : i64) at "t.l0:1:2"
+    %e = soac.index %b[%k] <%c> : tensor<?xi64> -> i64
+    %y = arith.addi %acc, %e : i64
+    scf.yield %y : i64
+  }
+  func.return %r : i64
+}
+// CHECK-LABEL: func.func @hoist_check_empty_loop
+// CHECK:         arith.ori
+// CHECK-NEXT:    soac.assert
+// CHECK-NEXT:    scf.for
+// CHECK-NEXT:      soac.index %b[%k]
+
+// -----
+
+func.func @g(%a: tensor<?xi64> {soac.unique}) -> i64 {
+  %s = soac.size(0) %a : tensor<?xi64>
+  func.return %s : i64
+}
+
+// Passing an array to a unique parameter consumes it: the call never leaves a branch
+// (the other branch may still use the array), cheap and safe as it is.
+func.func @no_hoist_consuming_call(%c: i1, %a: tensor<?xi64> {soac.unique}) -> i64 {
+  %r = scf.if %c -> (i64) {
+    %v = func.call @g(%a) : (tensor<?xi64>) -> i64
+    scf.yield %v : i64
+  } else {
+    %s = soac.size(0) %a : tensor<?xi64>
+    scf.yield %s : i64
+  }
+  func.return %r : i64
+}
+// CHECK-LABEL: func.func @no_hoist_consuming_call
+// CHECK:         scf.if %c
+// CHECK-NEXT:      func.call @g(%a)
+
+// -----
+
+// A constant lower bound alone says nothing about the trip count: the check leaves
+// guarded by `n <= 0`, and the indexing stays.
+func.func @hoist_check_unknown_trip_count(%b: tensor<?xi64>, %k: i64, %n: i64) -> i64 {
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %r = scf.for %i = %zero to %n step %one iter_args(%acc = %zero) -> (i64) : i64 {
+    %s = soac.size(0) %b : tensor<?xi64>
+    %ok = arith.cmpi slt, %k, %s : i64
+    %c = soac.assert %ok, "index {0} out of bounds" (%k : i64) at "t.l0:1:2"
+    %e = soac.index %b[%k] <%c> : tensor<?xi64> -> i64
+    %y = arith.addi %acc, %e : i64
+    scf.yield %y : i64
+  }
+  func.return %r : i64
+}
+// CHECK-LABEL: func.func @hoist_check_unknown_trip_count
+// CHECK:         arith.cmpi sle, %n, %zero : i64
+// CHECK-NEXT:    arith.ori
+// CHECK-NEXT:    soac.assert
+// CHECK-NEXT:    scf.for
+// CHECK-NEXT:      soac.index %b[%k]
+
+// -----
+
+func.func @h(%a: tensor<?xi64>) -> i64 {
+  %s = soac.size(0) %a : tensor<?xi64>
+  func.return %s : i64
+}
+
+// A call that passes its array to no unique parameter consumes nothing: cheap, it
+// leaves the branch like any cheap op; so does a transposition (a view, not a copy).
+func.func @hoist_plain_call_and_transpose(%c: i1, %a: tensor<?xi64>, %m: tensor<?x?xi64>) -> (i64, tensor<?x?xi64>) {
+  %r:2 = scf.if %c -> (i64, tensor<?x?xi64>) {
+    %v = func.call @h(%a) : (tensor<?xi64>) -> i64
+    %t = soac.transpose(0, 1) %m : tensor<?x?xi64>
+    scf.yield %v, %t : i64, tensor<?x?xi64>
+  } else {
+    %zero = arith.constant 0 : i64
+    scf.yield %zero, %m : i64, tensor<?x?xi64>
+  }
+  func.return %r#0, %r#1 : i64, tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @hoist_plain_call_and_transpose
+// CHECK-NEXT:    %v = func.call @h(%a)
+// CHECK-NEXT:    %t = soac.transpose
+// CHECK:         scf.if %c
+
+// -----
+
+// A fold whose lambda returns an invariant fresh array as the new accumulator: the
+// accumulator parameter is not consumed, so `iota(10)` leaves the fold.
+func.func @hoist_fresh_accumulator(%m: tensor<?x?xi64>, %z: tensor<?xi64>) -> tensor<?xi64> {
+  %ten = arith.constant 10 : i64
+  %r = soac.reduce(%acc = %z : tensor<?xi64>) over(%row = %m : tensor<?x?xi64>) {
+    %fresh = soac.iota %ten
+    soac.yield %fresh : tensor<?xi64>
+  }
+  func.return %r : tensor<?xi64>
+}
+// CHECK-LABEL: func.func @hoist_fresh_accumulator
+// CHECK-NEXT:    %ten = arith.constant 10 : i64
+// CHECK-NEXT:    %fresh = soac.iota %ten
+// CHECK-NEXT:    soac.reduce
+
+// -----
+
+// A map over `replicate(0, iota(4))` has no rows (its rows have four elements): the
+// check leaves guarded, and the indexing stays.
+func.func @hoist_check_no_rows(%b: tensor<?xi64>, %k: i64) -> tensor<?xi64> {
+  %zero = arith.constant 0 : i64
+  %four = arith.constant 4 : i64
+  %row = soac.iota %four
+  %a = soac.replicate %zero, %row : tensor<?xi64>
+  %r = soac.map(%x = %a : tensor<?x?xi64>) -> tensor<?xi64> {
+    %s = soac.size(0) %b : tensor<?xi64>
+    %ok = arith.cmpi slt, %k, %s : i64
+    %c = soac.assert %ok, "index {0} out of bounds" (%k : i64) at "t.l0:1:2"
+    %e = soac.index %b[%k] <%c> : tensor<?xi64> -> i64
+    soac.yield %e : i64
+  }
+  func.return %r : tensor<?xi64>
+}
+// CHECK-LABEL: func.func @hoist_check_no_rows
+// CHECK:         arith.ori
+// CHECK-NEXT:    soac.assert
+// CHECK-NEXT:    soac.map
+// CHECK-NEXT:      soac.index %b[%k]
+
+// -----
+
+func.func @h2(%a: tensor<?xi64>, %n: i64 {soac.unique}) -> i64 {
+  %s = soac.size(0) %a : tensor<?xi64>
+  func.return %s : i64
+}
+
+// Only the parameters marked unique consume: `%a` goes to a plain one.
+func.func @hoist_call_to_plain_parameter(%c: i1, %a: tensor<?xi64>, %k: i64) -> i64 {
+  %r = scf.if %c -> (i64) {
+    %v = func.call @h2(%a, %k) : (tensor<?xi64>, i64) -> i64
+    scf.yield %v : i64
+  } else {
+    scf.yield %k : i64
+  }
+  func.return %r : i64
+}
+// CHECK-LABEL: func.func @hoist_call_to_plain_parameter
+// CHECK-NEXT:    %v = func.call @h2(%a, %k)
+// CHECK-NEXT:    scf.if %c
+
+// -----
+
+// An update that cannot fail (its certificate proves the index) still consumes its
+// array: it stays in its branch, even when costly ops may leave.
+func.func @no_hoist_update_out_of_branch(%c: i1, %a: tensor<?xi64> {soac.unique}, %i: i64, %ok: !soac.cert) -> tensor<?xi64> {
+  %r = scf.if %c -> (tensor<?xi64>) {
+    %u = soac.update %a[%i] = %i <%ok> : tensor<?xi64>
+    scf.yield %u : tensor<?xi64>
+  } else {
+    %z = soac.iota %i
+    scf.yield %z : tensor<?xi64>
+  }
+  func.return %r : tensor<?xi64>
+}
+// AGGR-LABEL: func.func @no_hoist_update_out_of_branch
+// AGGR-NEXT:    scf.if %c
+// AGGR-NEXT:      soac.update
+
+// -----
+
+// An op whose second result is an array the loop consumes stays, whatever its first.
+func.func @no_hoist_second_result_consumed(%n: i64, %c: i1) -> i64 {
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %ten = arith.constant 10 : i64
+  %r = scf.for %i = %zero to %n step %one iter_args(%acc = %zero) -> (i64) : i64 {
+    %p, %q = scf.if %c -> (i64, tensor<?xi64>) {
+      %f = soac.iota %ten
+      scf.yield %one, %f : i64, tensor<?xi64>
+    } else {
+      %g = soac.iota %one
+      scf.yield %zero, %g : i64, tensor<?xi64>
+    }
+    %u = soac.update %q[%zero] = %i : tensor<?xi64>
+    %s = soac.size(0) %u : tensor<?xi64>
+    %t = arith.addi %acc, %s : i64
+    %w = arith.addi %t, %p : i64
+    scf.yield %w : i64
+  }
+  func.return %r : i64
+}
+// CHECK-LABEL: func.func @no_hoist_second_result_consumed
+// CHECK:         scf.for
+// CHECK-NEXT:      scf.if %c
+
+// -----
+
+// An op that stays because it depends on the row, and cannot fail, does not hold back
+// a check after it (only ops that may fail do, Note [Hoisting checks]).
+func.func @hoist_check_after_variant_safe_op(%a: tensor<?xi64>, %b: tensor<?xi64>, %k: i64) -> tensor<?xi64> {
+  %r = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %d = arith.addi %x, %x : i64
+    %s = soac.size(0) %b : tensor<?xi64>
+    %ok = arith.cmpi slt, %k, %s : i64
+    %c = soac.assert %ok, "index {0} out of bounds" (%k : i64) at "t.l0:1:2"
+    %e = soac.index %b[%k] <%c> : tensor<?xi64> -> i64
+    %y = arith.addi %d, %e : i64
+    soac.yield %y : i64
+  }
+  func.return %r : tensor<?xi64>
+}
+// CHECK-LABEL: func.func @hoist_check_after_variant_safe_op
+// CHECK:         soac.assert
+// CHECK-NEXT:    soac.map
+// CHECK-NEXT:      arith.addi %x, %x
+
+// -----
+
+// An op with regions is not cheap, even when its result is a scalar: a fold stays in
+// its branch unless `aggressive`.
+func.func @branch_costly_fold(%c: i1, %a: tensor<?xi64>) -> i64 {
+  %zero = arith.constant 0 : i64
+  %r = scf.if %c -> (i64) {
+    %s = soac.reduce(%acc = %zero : i64) over(%x = %a : tensor<?xi64>) {
+      %t = arith.addi %acc, %x : i64
+      soac.yield %t : i64
+    }
+    scf.yield %s : i64
+  } else {
+    scf.yield %zero : i64
+  }
+  func.return %r : i64
+}
+// CHECK-LABEL: func.func @branch_costly_fold
+// CHECK-NEXT:    %zero = arith.constant 0 : i64
+// CHECK-NEXT:    scf.if %c
+// CHECK-NEXT:      soac.reduce
+// AGGR-LABEL: func.func @branch_costly_fold
+// AGGR-NEXT:    %zero = arith.constant 0 : i64
+// AGGR-NEXT:    soac.reduce
+
+// -----
+
+// The fresh array is carried into `%x`, which nothing consumes: it leaves the loop,
+// although the other merge value `%y` is consumed.
+func.func @hoist_carried_into_unconsumed(%n: i64, %a: tensor<?xi64>, %b: tensor<?xi64> {soac.unique}) -> (tensor<?xi64>, tensor<?xi64>) {
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %ten = arith.constant 10 : i64
+  %r:2 = scf.for %i = %zero to %n step %one iter_args(%x = %a, %y = %b) -> (tensor<?xi64>, tensor<?xi64>) : i64 {
+    %fresh = soac.iota %ten
+    %u = soac.update %y[%zero] = %i : tensor<?xi64>
+    scf.yield %fresh, %u : tensor<?xi64>, tensor<?xi64>
+  }
+  func.return %r#0, %r#1 : tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @hoist_carried_into_unconsumed
+// CHECK:         %fresh = soac.iota %ten
+// CHECK-NEXT:    scf.for
+
+// -----
+
+// The same with the consumed merge value first.
+func.func @hoist_carried_into_unconsumed_second(%n: i64, %a: tensor<?xi64>, %b: tensor<?xi64> {soac.unique}) -> (tensor<?xi64>, tensor<?xi64>) {
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %ten = arith.constant 10 : i64
+  %r:2 = scf.for %i = %zero to %n step %one iter_args(%y = %b, %x = %a) -> (tensor<?xi64>, tensor<?xi64>) : i64 {
+    %fresh = soac.iota %ten
+    %u = soac.update %y[%zero] = %i : tensor<?xi64>
+    scf.yield %u, %fresh : tensor<?xi64>, tensor<?xi64>
+  }
+  func.return %r#0, %r#1 : tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @hoist_carried_into_unconsumed_second
+// CHECK:         %fresh = soac.iota %ten
+// CHECK-NEXT:    scf.for

@@ -1,0 +1,232 @@
+"""Mutation testing of one module with the tests that cover it: `make mutants MODULE=passes/fuse`.
+
+Cosmic Ray changes the module's source one small way at a time (a comparison negated,
+`and` for `or`, `True` for `False`, a loop that never runs, ...), runs the module's tests
+on each mutant, and records whether they failed (the mutant is *killed*) or passed (it
+*survived*: no test would notice that bug). The survivors are listed at the end; each is
+either a missing test or an equivalent mutant (one that changes no behaviour), which
+`docs/testing.md` says how to handle.
+
+    python test/mutants.py passes/fuse [--workdir DIR] [--timeout S] [--limit N]
+
+`MODULES` names, per module, the fast tests that cover it: its lit tests, the corpus in
+the interpreter after that pass alone (or on the CPU back end, for lowering steps), and
+its unit tests where they are quick. The test command stops at the first failure, so a
+killed mutant costs little; a survivor costs the whole subset. Mutants are tested one at
+a time, in place: the module's files are saved first and put back at the end, also when
+the run is interrupted. The session (`DIR/session.sqlite`) keeps the results, so a run
+that is stopped goes on where it was when started again with the same `--workdir`;
+`--again` tests the survivors again (after tests were added). Survivors inside type
+annotations are counted as equivalent (`in_annotation`).
+
+The operators are a subset of Cosmic Ray's (`EXCLUDED`): replacing `+` by each of nine
+other operators, or a variable by another, makes many mutants that tell little more
+than the ones kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import json
+import os
+import shlex
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """The fast tests covering a module: lit files, pytest node ids, a matrix selection."""
+
+    lit: tuple[str, ...]
+    matrix: str  # a pytest -k expression over test/test_matrix.py
+    unit: tuple[str, ...] = ()
+
+
+MODULES: dict[str, Coverage] = {
+    "passes/fuse": Coverage(("test/lit/passes/fuse.mlir", "test/lit/passes/fuse-not.mlir"),
+                            "interp-pass-fuse"),
+    "passes/hoist": Coverage(("test/lit/passes/hoist.mlir",), "interp-pass-hoist"),
+    "passes/cse": Coverage(("test/lit/passes/cse.mlir", "test/lit/passes/rebind.mlir"),
+                           "interp-pass-cse or interp-pass-rebind",
+                           ("test/unit/test_rebinder.py",)),
+    "lowering/dealloc": Coverage(("test/lit/lowering/dealloc.mlir",), "cpu-O0"),
+    "lowering/bufferise": Coverage(
+        ("test/lit/lowering/bufferise.mlir", "test/lit/lowering/bufferise-soacs.mlir",
+         "test/lit/lowering/bufferise-manifest.mlir"), "cpu-O0"),
+}
+
+EXCLUDED = [
+    r"core/ReplaceBinaryOperator_(?!Add_Sub|Sub_Add|Mul_Add|FloorDiv_Mul|Mod_FloorDiv|"
+    r"BitAnd_BitOr|BitOr_BitAnd).*",
+    r"core/ReplaceComparisonOperator_(?!Eq_NotEq|NotEq_Eq|Lt_LtE|LtE_Lt|Gt_GtE|GtE_Gt|"
+    r"Is_IsNot|IsNot_Is|In_NotIn|NotIn_In).*",
+    r"core/ReplaceUnaryOperator_(?!Not_Delete|USub_Delete).*",
+    r"core/VariableInserter",
+    r"core/VariableReplacer",
+    r"core/RemoveDecorator",
+]
+
+
+def source_of(module: str) -> Path:
+    """`passes/fuse` -> the package directory, `passes/hoist` -> `passes/hoist.py`."""
+    path = REPO / module
+    if path.is_dir():
+        return path
+    if path.with_suffix(".py").exists():
+        return path.with_suffix(".py")
+    raise SystemExit(f"no module {module} (expected {module}.py or a package directory)")
+
+
+def test_command(cov: Coverage) -> str:
+    lit = f"{BIN / 'lit'} -q {' '.join(cov.lit)}"
+    pytest = (f"{BIN / 'python'} -m pytest -x -q -p no:cacheprovider -p no:xdist "
+              f"-W ignore::pytest.PytestUnknownMarkWarning")
+    steps = [lit, f"{pytest} test/test_matrix.py -k '{cov.matrix}'"]
+    if cov.unit:
+        steps.insert(1, f"{pytest} {' '.join(cov.unit)}")
+    # Cosmic Ray splits the command into words and runs it without a shell.
+    return f"bash -c {shlex.quote(' && '.join(steps))}"
+
+
+def config(module: str, cov: Coverage, timeout: float) -> str:
+    excluded = ", ".join(json.dumps(e) for e in EXCLUDED)
+    return f"""[cosmic-ray]
+module-path = "{source_of(module).relative_to(REPO)}"
+timeout = {timeout}
+excluded-modules = []
+test-command = {json.dumps(test_command(cov))}
+
+[cosmic-ray.distributor]
+name = "local"
+
+[cosmic-ray.filters.operators-filter]
+exclude-operators = [{excluded}]
+"""
+
+
+_running: list[subprocess.Popen[bytes]] = []
+
+
+def run(cmd: list[str]) -> None:
+    with subprocess.Popen(cmd, cwd=REPO) as proc:
+        _running.append(proc)
+        code = proc.wait()
+        _running.remove(proc)
+    if code != 0:
+        raise subprocess.CalledProcessError(code, cmd)
+
+
+def in_annotation(path: Path, row: int, col: int) -> bool:
+    """Whether (row, col) of `path` lies in a type annotation. The modules use `from
+    __future__ import annotations`, so annotations are never evaluated and mutants there
+    (`A | None` -> `A & None`) are equivalent."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    spans: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg | ast.AnnAssign) and node.annotation is not None:
+            spans.append(node.annotation)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns:
+            spans.append(node.returns)
+    return any((a.lineno, a.col_offset) <= (row, col) <= (a.end_lineno or a.lineno,
+                                                        a.end_col_offset or 0)
+               for a in spans)
+
+
+def outcomes(session: Path) -> tuple[dict[str, int], list[str]]:
+    """Counts of outcomes, and the surviving mutants as `file:line: operator`."""
+    db = sqlite3.connect(session)
+    rows = db.execute(
+        "select m.module_path, m.start_pos_row, m.start_pos_col, m.operator_name, "
+        "r.worker_outcome, r.test_outcome "
+        "from mutation_specs m left join work_results r on m.job_id = r.job_id"
+    ).fetchall()
+    counts: dict[str, int] = {}
+    alive = []
+    for path, line, col, op, worker, outcome in rows:
+        # SKIPPED: an operator left out (EXCLUDED); no result yet: still to be tested.
+        key = (outcome or worker or "pending").lower()
+        if key == "survived" and in_annotation(REPO / path, line, col):
+            key = "equivalent (annotation)"
+        counts[key] = counts.get(key, 0) + 1
+        if key == "survived":
+            alive.append(f"{path}:{line}: {op}")
+    return counts, sorted(alive)
+
+
+def forget_survivors(session: Path) -> None:
+    """Mark the surviving mutants untested, to test them again with new tests."""
+    db = sqlite3.connect(session)
+    db.execute("delete from work_results where test_outcome = 'SURVIVED'")
+    db.commit()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("module", choices=sorted(MODULES))
+    ap.add_argument("--workdir", type=Path, default=None,
+                    help="where the session is kept (default: build/mutants/MODULE)")
+    ap.add_argument("--timeout", type=float, default=300.0,
+                    help="seconds a mutant's tests may take (a mutant that loops is killed)")
+    ap.add_argument("--again", action="store_true",
+                    help="test the survivors of the last run again (after adding tests)")
+    args = ap.parse_args()
+    cov = MODULES[args.module]
+    workdir = args.workdir or REPO / "build" / "mutants" / args.module.replace("/", "-")
+    workdir.mkdir(parents=True, exist_ok=True)
+    cfg, session = workdir / "config.toml", workdir / "session.sqlite"
+    cfg.write_text(config(args.module, cov, args.timeout), encoding="utf-8")
+    cr = str(BIN / "cosmic-ray")
+    src = source_of(args.module)
+    # Cosmic Ray mutates the files in place: keep the originals to put back whatever happens.
+    backup = Path(tempfile.mkdtemp(prefix="l0-mutants-"))
+    files = [src] if src.is_file() else sorted(src.rglob("*.py"))
+    originals = {f: backup / f"{k}.py" for k, f in enumerate(files)}
+    for f, saved in originals.items():
+        shutil.copy2(f, saved)
+
+    def restore() -> None:
+        for f, saved in originals.items():
+            shutil.copy2(saved, f)
+
+    def stop(*_: object) -> None:
+        for proc in _running:  # cosmic-ray would go on mutating the files
+            proc.terminate()
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(proc.pid, 0)  # not proc.wait(): the interrupted call holds its lock
+        restore()
+        os._exit(1)
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        if not session.exists():
+            run([cr, "init", str(cfg), str(session)])
+            run([str(BIN / "cr-filter-operators"), str(session), str(cfg)])
+        elif args.again:
+            forget_survivors(session)
+        run([cr, "exec", str(cfg), str(session)])
+    except (subprocess.CalledProcessError, KeyboardInterrupt):
+        print("interrupted: the session keeps what was tested; run again to go on",
+              file=sys.stderr)
+    finally:
+        restore()
+        shutil.rmtree(backup, ignore_errors=True)
+    counts, alive = outcomes(session)
+    print(f"{args.module}: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+    for s in alive:
+        print(f"survived: {s}")
+
+
+if __name__ == "__main__":
+    main()

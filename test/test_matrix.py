@@ -1,0 +1,271 @@
+"""The test matrix: every corpus program on every back end, through every pipeline.
+
+A cell of the matrix is (program, back end, pipeline). Its test compiles the program's
+module through the pipeline, runs `main` on the program's input with the back end, and
+compares the printed result (or the run-time error, with its location) and what `trace`
+printed with the corpus's expectations (`corpus.py`). The axes are the two tables below:
+
+* `BACKENDS`: how a module is run. A new back end is one line here; `every_pass` says
+  whether it also runs the module after each pass alone (the interpreter does: that is
+  where a pass that changes a program's meaning is blamed by name), `checked_heap`
+  whether its code allocates through the checking heap (`l0.lowering.checked_memory`),
+  after which no buffer may be freed twice and none may be left live (no leaks);
+* `PIPELINES`: `O0` (the front end's module), `O` (the default pipeline, what `l0-run`
+  runs) and `pass NAME` for every registered optimisation pass alone (picked up as
+  passes are registered). Pipelines check their output: the IR must verify and pass
+  `verify-uniqueness` after every pass (`run_pass(..., verify=True)`).
+
+Note [The cost of the matrix]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+`make test` runs on two cores and must stay well under 15 minutes, so work is shared:
+per worker process, each program goes through the front end once and through the
+default pipeline once (both cached), whatever the back ends; every cell clones. The
+tests of one program form one xdist group (`--dist loadgroup` in the Makefile), so a
+program's cache is filled by one worker only. The CPU back end runs on the checking
+heap: it costs little more than libc's allocator (compile time dominates) and checks
+more (fresh and freed buffers poisoned, double frees, leaks), so the corpus is not run
+twice on native code. Compile-time failures do not depend on the back end: they are one
+test per program (`test_rejected`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import gc
+import io
+import os
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import pytest
+from corpus import (
+    ROOT,
+    Program,
+    error_mismatch,
+    expected_kind,
+    incomplete,
+    rejected,
+    runnable,
+    squash,
+)
+from l0.dialects.context import l0_context
+from l0.lowering import checked_memory
+from l0.passes import PASSES
+from l0.passes.pipeline import PipelineError, check, optimisation_passes, optimise, run_pass
+from xdsl.dialects.builtin import ModuleOp
+
+from l0.bigstack import call_with_big_stack
+from l0.diagnostics import L0Error
+from l0.frontend import load_program, to_module
+from l0.syntax import ast
+from l0.values import format_result, from_ir_results, read_arguments, to_ir_arguments
+
+
+class Engine(Protocol):
+    def call(self, name: str, args: list[Any]) -> list[Any]: ...
+
+
+def _interpreter(module: ModuleOp) -> Engine:
+    from l0.interp import Interpreter
+
+    # The stream is bound now: `sys.stderr` is the cell's capture (see `_run`).
+    return Interpreter(module, trace_stream=sys.stderr)
+
+
+def _cpu(module: ModuleOp) -> Engine:
+    from l0.lowering.pipeline import CpuEngine
+
+    return CpuEngine(module, entries=["main"])  # as l0-run compiles it
+
+
+@dataclass(frozen=True)
+class Backend:
+    """One back end of the matrix: how to make an engine that runs a soac-level module."""
+
+    make: Callable[[ModuleOp], Engine]
+    every_pass: bool = False
+    checked_heap: bool = False
+
+
+BACKENDS: dict[str, Backend] = {
+    "interp": Backend(_interpreter, every_pass=True),
+    "cpu": Backend(_cpu, checked_heap=True),
+}
+
+PIPELINES: list[str] = ["O0", "O", *(f"pass {name}" for name in optimisation_passes())]
+
+
+def _cells() -> list[tuple[str, str]]:
+    return [(b, p) for b, backend in BACKENDS.items() for p in PIPELINES
+            if p in ("O0", "O") or backend.every_pass]
+
+
+# -- compiling, once per worker -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FrontEnd:
+    entry: ast.FunDef
+    module: ModuleOp
+    problem: str | None  # why the front end's module fails verification, if it does
+
+
+@functools.cache
+def _front_end(prog: Program) -> FrontEnd:
+    tree = load_program(prog.source, prog.name)
+    entry = next(f for f in tree.fundefs if f.name == "main")
+    module = to_module(tree)
+    try:
+        check(module.clone(), l0_context(), None)
+        problem = None
+    except PipelineError as err:
+        problem = str(err).split("\n", 1)[0]
+    return FrontEnd(entry, module, problem)
+
+
+@functools.cache
+def _optimised(prog: Program) -> ModuleOp:
+    front = _front_end(prog)
+    module = front.module.clone()
+    optimise(module, verify=front.problem is None, ctx=l0_context())
+    return module
+
+
+def _through(prog: Program, pipeline: str) -> ModuleOp:
+    """A fresh copy of the program's module after `pipeline`."""
+    front = _front_end(prog)
+    if pipeline == "O0":
+        return front.module.clone()
+    if pipeline == "O":
+        return _optimised(prog).clone()
+    name = pipeline.removeprefix("pass ")
+    module = front.module.clone()
+    run_pass(PASSES[name]()(), module, l0_context(), verify=front.problem is None)
+    if front.problem is not None:
+        module.verify()  # the input already fails verify-uniqueness: no pass is to blame
+    return module
+
+
+# -- running ----------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    printed: str | None
+    error: L0Error | None
+    trace: str
+
+
+@contextlib.contextmanager
+def _checking_heap(on: bool) -> Iterator[None]:
+    if not on:
+        yield
+        return
+    saved = os.environ.get(checked_memory.ENV)
+    os.environ[checked_memory.ENV] = "1"
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ[checked_memory.ENV]
+        else:
+            os.environ[checked_memory.ENV] = saved
+
+
+def _run(prog: Program, backend: Backend, module: ModuleOp) -> Outcome:
+    """Compile `module` for `backend` and run `main` on the program's input, capturing
+    what `trace` prints (back ends print traces on the current `sys.stderr`)."""
+    entry = _front_end(prog).entry
+    params = [p.type for p in entry.params]
+    stderr = io.StringIO()
+    with contextlib.redirect_stderr(stderr):
+        with _checking_heap(backend.checked_heap):
+            engine = backend.make(module)
+        args = to_ir_arguments(params, read_arguments(prog.input, params, "<stdin>"))
+        try:
+            results = engine.call("main", args)
+        except L0Error as err:
+            return Outcome(None, err, stderr.getvalue())
+        printed = format_result(entry.ret, from_ir_results(entry.ret, results))
+    return Outcome(printed, None, stderr.getvalue())
+
+
+def _check_cell(prog: Program, backend_name: str, pipeline: str) -> list[str]:
+    backend = BACKENDS[backend_name]
+    front = _front_end(prog)
+    failures = []
+    if front.problem is not None and pipeline == "O0":
+        failures.append(f"the front end's module: {front.problem}")
+    module = _through(prog, pipeline)
+    if backend.checked_heap:
+        checked_memory.reset_problems()
+        gc.collect()
+        live = checked_memory.live()
+    outcome = _run(prog, backend, module)
+    expected_out, expected_err = prog.expected_output, prog.expected_error
+    if expected_out is not None:
+        if outcome.error is not None:
+            failures.append(f"expected {expected_out.strip()!r}, failed: {outcome.error.render()}")
+        elif squash(outcome.printed or "") != squash(expected_out):
+            failures.append(f"expected {expected_out.strip()!r}, printed {outcome.printed!r}")
+    elif outcome.error is None:
+        failures.append(f"expected the error `{expected_err}`, printed {outcome.printed!r}")
+    else:
+        mismatch = error_mismatch(expected_err or "", outcome.error)
+        if mismatch:
+            failures.append(mismatch)
+    if outcome.trace != prog.expected_trace:
+        failures.append(f"traced {outcome.trace!r}, expected {prog.expected_trace!r}")
+    if backend.checked_heap:
+        del outcome
+        gc.collect()
+        failures += [f"checking heap: {p}" for p in checked_memory.problems()]
+        if expected_out is not None and checked_memory.live() != live:
+            failures.append(f"checking heap: {checked_memory.live() - live} buffers leaked")
+    return failures
+
+
+# -- the tests ---------------------------------------------------------------------------
+
+
+def _matrix() -> list[Any]:
+    return [
+        pytest.param(prog, b, p, id=f"{prog.name}-{b}-{p.replace(' ', '-')}",
+                     marks=pytest.mark.xdist_group(prog.name))
+        for prog in runnable() for b, p in _cells()
+    ]
+
+
+@pytest.mark.parametrize(("prog", "backend", "pipeline"), _matrix())
+def test_cell(prog: Program, backend: str, pipeline: str) -> None:
+    failures = call_with_big_stack(lambda: _check_cell(prog, backend, pipeline))
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("path", rejected(), ids=[str(p.relative_to(ROOT)) for p in rejected()])
+def test_rejected(path: Path) -> None:
+    """A program without an input fails to compile, with the kind its first line names."""
+    def compile_it() -> None:
+        to_module(load_program(path.read_text(encoding="utf-8"), str(path)), verify=False)
+
+    with pytest.raises(L0Error) as info:
+        call_with_big_stack(compile_it)
+    kind = expected_kind(path)
+    if kind is not None:
+        assert info.value.kind == kind, info.value.render()
+
+
+def test_every_program_with_an_input_has_an_expected_result() -> None:
+    """Nothing in the corpus only compiles: each input has an expected output or error."""
+    assert incomplete() == []
+
+
+def test_the_matrix_covers_every_back_end_with_and_without_the_optimiser() -> None:
+    cells = set(_cells())
+    for b in BACKENDS:
+        assert {(b, "O0"), (b, "O")} <= cells
+    assert all(("interp", f"pass {n}") in cells for n in optimisation_passes())
