@@ -23,7 +23,8 @@ The pass repeats to a fixpoint: an allocation leaves a nest of loops one level a
 time, and a buffer hoisted out of an inner loop may then be hoisted out of the outer.
 It stops at anything but `scf.for`: an `scf.if` (the buffer is then allocated where
 the branch runs), and an `scf.parallel`, whose iterations need a buffer each: that is
-`expand-allocs`.
+`expand-allocs` for invariant sizes; a growing buffer stays each parallel iteration's
+own, only its empty start is shared (Note [Growing buffers in a parallel body]).
 """
 
 from __future__ import annotations
