@@ -23,7 +23,8 @@ The pass repeats to a fixpoint: an allocation leaves a nest of loops one level a
 time, and a buffer hoisted out of an inner loop may then be hoisted out of the outer.
 It stops at anything but `scf.for`: an `scf.if` (the buffer is then allocated where
 the branch runs), and an `scf.parallel`, whose iterations need a buffer each: that is
-`expand-allocs`.
+`expand-allocs` for invariant sizes; a growing buffer stays each parallel iteration's
+own, only its empty start is shared (Note [Growing buffers in a parallel body]).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from l0.lowering.fold_carries import (
 )
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, ModuleOp, UnitAttr
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -328,8 +329,12 @@ def _carry(alloc: memref.AllocOp, free: Free, loop: scf.ForOp) -> scf.ForOp:
     flat = MemRefType(t.element_type, [DYNAMIC_INDEX])
     nest = _nest(loop)
     outermost = nest[-1]
-    b = CodeBuilder.before(outermost)
-    incoming = b.val(memref.AllocOp([b.index(0)], [], flat))
+    shared = _in_parallel(outermost)
+    if shared:
+        incoming = _shared_empty(outermost, flat)
+    else:
+        b = CodeBuilder.before(outermost)
+        incoming = b.val(memref.AllocOp([b.index(0)], [], flat))
     # Thread the buffer in, outermost loop first: each loop's new block argument is the
     # initial value of the loop inside it.
     threaded: list[scf.ForOp] = []
@@ -345,7 +350,10 @@ def _carry(alloc: memref.AllocOp, free: Free, loop: scf.ForOp) -> scf.ForOp:
     current = incoming
 
     def enlarge(bb: CodeBuilder) -> list[SSAValue]:
-        bb.add(memref.DeallocOp.get(current))
+        if shared:
+            _free_if_owned(bb, current)
+        else:
+            bb.add(memref.DeallocOp.get(current))
         return [bb.val(memref.AllocOp([needed], [], flat))]
 
     (buffer,) = b.if_(grow, [flat], enlarge, lambda bb: [current])
@@ -363,8 +371,77 @@ def _carry(alloc: memref.AllocOp, free: Free, loop: scf.ForOp) -> scf.ForOp:
         outgoing = level.results[-1]
     outer = threaded[0].parent_block()
     assert outer is not None
-    outer.insert_op_after(memref.DeallocOp.get(outgoing), threaded[0])
+    if shared:
+        after = threaded[0].next_op
+        assert after is not None
+        _free_if_owned(CodeBuilder.before(after), outgoing)
+    else:
+        outer.insert_op_after(memref.DeallocOp.get(outgoing), threaded[0])
     return threaded[-1]
+
+
+# Note [Growing buffers in a parallel body]
+# A loop nest in the body of an `scf.parallel` runs once per parallel iteration, and the
+# iterations may run at once: each needs its own growing buffer, so the buffer cannot be
+# threaded out through the parallel loop. What can leave it is the *empty* buffer a nest
+# starts from: nothing reads or writes an array of no elements, so all iterations (and all
+# nests of the function with that element type) may start from one, allocated at the
+# function's entry and freed before it returns. A buffer of capacity 0 is therefore never
+# the iteration's own, and is not freed: growth frees the old buffer, and the nest's end
+# frees its result, only when its capacity is not 0 (a growth always allocates at least
+# one element, or fails). An iteration allocates only when it first needs memory, and
+# again only when it needs more.
+
+
+def _in_parallel(op: Operation) -> bool:
+    """Whether `op` is inside the body of an `scf.parallel`."""
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp):
+        if isinstance(parent, scf.ParallelOp):
+            return True
+        parent = parent.parent_op()
+    return False
+
+
+EMPTY_ATTR = "l0.shared_empty"
+"""Marks the function's empty buffer that growing buffers in parallel bodies start from
+(Note [Growing buffers in a parallel body])."""
+
+
+def _shared_empty(op: Operation, flat: MemRefType) -> SSAValue:
+    """The empty `flat` buffer of the function around `op`, allocated at its entry and
+    freed before its return (made on first use)."""
+    f = op.parent_op()
+    while not isinstance(f, func.FuncOp):
+        assert f is not None
+        f = f.parent_op()
+    entry = f.body.block
+    for existing in entry.ops:
+        if (isinstance(existing, memref.AllocOp) and EMPTY_ATTR in existing.attributes
+                and existing.memref.type == flat):
+            return existing.memref
+    first = entry.first_op
+    assert first is not None
+    b = CodeBuilder.before(first)
+    alloc = memref.AllocOp([b.index(0)], [], flat)
+    alloc.attributes[EMPTY_ATTR] = UnitAttr()
+    empty = b.val(alloc)
+    ret = entry.last_op
+    assert ret is not None
+    CodeBuilder.before(ret).add(memref.DeallocOp.get(empty))
+    return empty
+
+
+def _free_if_owned(b: CodeBuilder, buffer: SSAValue) -> None:
+    """Free `buffer` unless its capacity is 0 (the shared empty buffer)."""
+    capacity = b.val(memref.DimOp(buffer, b.index(0)))
+    owned = b.cmpi("ne", capacity, b.index(0))
+
+    def free(bb: CodeBuilder) -> list[SSAValue]:
+        bb.add(memref.DeallocOp.get(buffer))
+        return []
+
+    b.if_(owned, [], free)
 
 
 def _add_carried(loop: scf.ForOp, init: SSAValue) -> tuple[scf.ForOp, SSAValue]:

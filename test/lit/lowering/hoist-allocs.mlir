@@ -259,3 +259,52 @@ func.func private @freed_in_both_arms(%n: i64, %m: index, %c: i1) {
   }
   func.return
 }
+
+// A size that varies per iteration, in a loop nest inside a parallel body: each parallel
+// iteration grows its own buffer, starting from one empty buffer the whole function
+// shares (allocated at its entry, freed before its return; nothing reads an array of no
+// elements). Only a buffer of non-zero capacity is the iteration's own: growth and the
+// nest's end free it only then.
+// CHECK-LABEL: func.func private @varying_in_parallel(
+// CHECK:         %[[E:.*]] = memref.alloc(%{{.*}}) {l0.shared_empty} : memref<?xf64>
+// CHECK-NOT:     memref.alloc
+// CHECK:         "scf.parallel"
+// CHECK-NEXT:    ^bb0(%{{.*}}: index):
+// CHECK-NEXT:      %[[OUT:.*]] = scf.for {{.*}} iter_args(%[[F:.*]] = %[[E]]) -> (memref<?xf64>) : i64 {
+// CHECK:             %[[BUF:.*]] = scf.if %{{.*}} -> (memref<?xf64>) {
+// CHECK:               %[[CAP:.*]] = memref.dim %[[F]], %{{.*}} : memref<?xf64>
+// CHECK:               %[[OWN:.*]] = arith.cmpi ne, %[[CAP]], %{{.*}} : index
+// CHECK-NEXT:          scf.if %[[OWN]] {
+// CHECK-NEXT:            memref.dealloc %[[F]] : memref<?xf64>
+// CHECK-NEXT:          }
+// CHECK-NEXT:          %[[NEW:.*]] = memref.alloc(%{{.*}}) : memref<?xf64>
+// CHECK-NEXT:          scf.yield %[[NEW]] : memref<?xf64>
+// CHECK:             memref.reinterpret_cast %[[BUF]]
+// CHECK-NOT:         memref.dealloc
+// CHECK:             scf.yield %[[BUF]] : memref<?xf64>
+// CHECK:           %[[OCAP:.*]] = memref.dim %[[OUT]], %{{.*}} : memref<?xf64>
+// CHECK:           %[[OOWN:.*]] = arith.cmpi ne, %[[OCAP]], %{{.*}} : index
+// CHECK-NEXT:      scf.if %[[OOWN]] {
+// CHECK-NEXT:        memref.dealloc %[[OUT]] : memref<?xf64>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      scf.reduce
+// CHECK:         memref.dealloc %[[E]] : memref<?xf64>
+// CHECK-NEXT:    func.return
+func.func private @varying_in_parallel(%n: index, %m: i64) {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %i0 = arith.constant 0 : index
+  %i1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f64
+  "scf.parallel"(%i0, %n, %i1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%p: index):
+    scf.for %j = %c0 to %m step %c1 : i64 {
+      %k = arith.index_cast %j : i64 to index
+      %buf = memref.alloc(%k) : memref<?xf64>
+      memref.store %z, %buf[%i0] : memref<?xf64>
+      memref.dealloc %buf : memref<?xf64>
+    }
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
