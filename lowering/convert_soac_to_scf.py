@@ -412,29 +412,45 @@ class LowerFilter(RewritePattern):
         if not nested_in_parallel(op):
             rewriter.replace(op, [], _filter_blocked(b, op, n, flags))
             return
-        block = op.body.block
-
-        def count(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
-            (keep,) = inline_lambda(block, lb, rows(lb, inputs, i))
-            lb.store(keep, flags, [i])
-            return [lb.addi(acc[0], lb.val(_extui(keep)))]
-
-        (total,) = b.for_(b.i64(0), n, [b.i64(0)], count)
+        total = _count_kept(b, op, flags, b.i64(0), n)
         outs = [b.alloc(_memref(r), [total, *b.dims(a)[1:]])
                 for r, a in zip(op.outputs, inputs, strict=True)]
-
-        def fill(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
-            j = acc[0]
-
-            def kept(then: CodeBuilder) -> list[SSAValue]:
-                for a, o in zip(inputs, outs, strict=True):
-                    store_row(then, then.row(a, [i]), o, j)
-                return [then.addi(j, then.i64(1))]
-
-            return lb.if_(lb.load(flags, [i]), [i64], kept, lambda other: [j])
-
-        b.for_(b.i64(0), n, [b.i64(0)], fill)
+        _fill_kept(b, inputs, outs, flags, b.i64(0), n, b.i64(0))
         rewriter.replace(op, [], outs)
+
+
+def _count_kept(b: CodeBuilder, op: msoac.FilterOp, flags: SSAValue, lo: SSAValue,
+                hi: SSAValue) -> SSAValue:
+    """A loop over rows [lo, hi) of `op`'s inputs storing the predicate in `flags`; the
+    number of rows kept."""
+    inputs = list(op.inputs)
+    block = op.body.clone().block
+
+    def step(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+        (keep,) = inline_lambda(block, lb, rows(lb, inputs, i))
+        lb.store(keep, flags, [i])
+        return [lb.addi(acc[0], lb.val(_extui(keep)))]
+
+    (kept,) = b.for_(lo, hi, [b.i64(0)], step)
+    return kept
+
+
+def _fill_kept(b: CodeBuilder, inputs: Sequence[SSAValue], outs: Sequence[SSAValue],
+               flags: SSAValue, lo: SSAValue, hi: SSAValue, first: SSAValue) -> None:
+    """A loop copying the rows [lo, hi) of `inputs` whose flag is set to `outs`, from
+    row `first` of `outs` on."""
+
+    def step(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+        j = acc[0]
+
+        def kept(then: CodeBuilder) -> list[SSAValue]:
+            for a, o in zip(inputs, outs, strict=True):
+                store_row(then, then.row(a, [i]), o, j)
+            return [then.addi(j, then.i64(1))]
+
+        return lb.if_(lb.load(flags, [i]), [i64], kept, lambda other: [j])
+
+    b.for_(lo, hi, [first], step)
 
 
 def _filter_blocked(b: CodeBuilder, op: msoac.FilterOp, n: SSAValue,
@@ -449,14 +465,7 @@ def _filter_blocked(b: CodeBuilder, op: msoac.FilterOp, n: SSAValue,
 
     def count_chunk(cb: CodeBuilder, c: SSAValue) -> None:
         lo, hi = chunk_bounds(cb, c, n, count)
-
-        def step(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
-            (keep,) = inline_lambda(op.body.clone().block, lb, rows(lb, inputs, i))
-            lb.store(keep, flags, [i])
-            return [lb.addi(acc[0], lb.val(_extui(keep)))]
-
-        (kept,) = cb.for_(lo, hi, [cb.i64(0)], step)
-        cb.store(kept, offsets, [c])
+        cb.store(_count_kept(cb, op, flags, lo, hi), offsets, [c])
 
     parallel_for(b, b.i64(0), count, count_chunk)
 
@@ -471,18 +480,7 @@ def _filter_blocked(b: CodeBuilder, op: msoac.FilterOp, n: SSAValue,
 
     def fill_chunk(cb: CodeBuilder, c: SSAValue) -> None:
         lo, hi = chunk_bounds(cb, c, n, count)
-
-        def step(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
-            j = acc[0]
-
-            def kept(then: CodeBuilder) -> list[SSAValue]:
-                for a, o in zip(inputs, outs, strict=True):
-                    store_row(then, then.row(a, [i]), o, j)
-                return [then.addi(j, then.i64(1))]
-
-            return lb.if_(lb.load(flags, [i]), [i64], kept, lambda other: [j])
-
-        cb.for_(lo, hi, [cb.load(offsets, [c])], step)
+        _fill_kept(cb, inputs, outs, flags, lo, hi, cb.load(offsets, [c]))
 
     parallel_for(b, b.i64(0), count, fill_chunk)
     return outs
