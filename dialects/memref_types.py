@@ -20,7 +20,6 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import cast
 
-from l0.dialects.soac import CertType
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     MemRefType,
@@ -30,6 +29,8 @@ from xdsl.dialects.builtin import (
     i1,
 )
 from xdsl.ir import Attribute
+
+from l0.dialects.soac import CertType
 
 
 class Kind(IntEnum):

@@ -32,8 +32,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from l0.dialects.lambda_yield import LambdaYield
-from l0.dialects.memref_types import row_of
 from xdsl.dialects.builtin import MemRefType, StringAttr, i1, i64
 from xdsl.ir import Attribute, Dialect, Region, SSAValue
 from xdsl.irdl import (
@@ -58,6 +56,9 @@ from xdsl.traits import (
     RecursiveMemoryEffect,
 )
 from xdsl.utils.exceptions import VerifyException
+
+from l0.dialects.lambda_yield import LambdaYield
+from l0.dialects.memref_types import row_of
 
 
 def _rows(values: Sequence[SSAValue]) -> list[Attribute]:

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from l0.passes import lazy_pass as _lazy
 from xdsl.passes import ModulePass
+
+from l0.passes import lazy_pass as _lazy
 
 LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
     "bufferise": _lazy("l0.lowering.bufferise", "BufferisePass"),

@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from l0.dialects import soac
-from l0.dialects.memref_types import row_of
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
     IndexType,
@@ -24,6 +22,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
+
+from l0.dialects import soac
+from l0.dialects.memref_types import row_of
 
 _Op = TypeVar("_Op", bound=Operation)
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from l0.lowering.builder import CodeBuilder
 from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Operation, SSAValue
+
+from l0.lowering.builder import CodeBuilder
 
 
 def enclosing_loc(op: Operation) -> str:

@@ -31,14 +31,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from l0.lowering.builder import CodeBuilder
-from l0.lowering.parallel_loops import chunk_bounds, chunk_count, parallel_for
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, omp, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
+
+from l0.lowering.builder import CodeBuilder
+from l0.lowering.parallel_loops import chunk_bounds, chunk_count, parallel_for
 
 GRAIN = 1 << 14
 """Iterations below which a loop with a straight-line body runs on one thread: forking

@@ -52,17 +52,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from l0.dialects import msoac
-from l0.dialects.memref_types import rank_of
-from l0.dialects.soac import CertType
-from l0.lowering.builder import CodeBuilder
-from l0.lowering.checks import check_row
-from l0.lowering.parallel_loops import (
-    chunk_bounds,
-    chunk_count,
-    nested_in_parallel,
-    parallel_for,
-)
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp, i1, i64
@@ -75,6 +64,18 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import Rewriter
+
+from l0.dialects import msoac
+from l0.dialects.memref_types import rank_of
+from l0.dialects.soac import CertType
+from l0.lowering.builder import CodeBuilder
+from l0.lowering.checks import check_row
+from l0.lowering.parallel_loops import (
+    chunk_bounds,
+    chunk_count,
+    nested_in_parallel,
+    parallel_for,
+)
 
 # ---------------------------------------------------------------------------------------
 # Helpers

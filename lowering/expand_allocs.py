@@ -27,6 +27,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.dealloc.aliases import Aliases, Summaries, UsedMemrefs, summarise
 from l0.lowering.hoist_allocs import (
@@ -40,12 +47,6 @@ from l0.lowering.hoist_allocs import (
     row_major_strides,
     unconditional_free,
 )
-from xdsl.context import Context
-from xdsl.dialects import arith, func, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp
-from xdsl.ir import Operation, SSAValue
-from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, ModuleOp, UnitAttr
+from xdsl.ir import Block, Operation, OpResult, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
 from l0.lowering.builder import INDEX, CodeBuilder
 from l0.lowering.dealloc.aliases import (
     Aliases,
@@ -47,12 +54,6 @@ from l0.lowering.fold_carries import (
     fold_constant_ifs,
     forward_invariant_carries,
 )
-from xdsl.context import Context
-from xdsl.dialects import arith, func, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, ModuleOp, UnitAttr
-from xdsl.ir import Block, Operation, OpResult, SSAValue
-from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
 
 SPECULATABLE = (arith.ConstantOp, arith.AddiOp, arith.SubiOp, arith.MuliOp,
                 arith.IndexCastOp, arith.MaxSIOp, arith.MinSIOp, arith.SelectOp,

@@ -35,10 +35,6 @@ from typing import Any, cast
 
 import llvmlite.binding as llvm
 import numpy as np
-from l0.dialects.soac import CertType
-from l0.lowering import alloc_stats, checked_memory, openmp_runtime
-from l0.lowering.llvm import EmittedModule, abi, emit_module
-from l0.lowering.llvm.types import LoweringError, layout_of
 from numpy.lib.array_utils import byte_bounds
 from xdsl.dialects.builtin import (
     Float32Type,
@@ -52,6 +48,10 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from l0.diagnostics import NOWHERE, L0Error, Loc
+from l0.dialects.soac import CertType
+from l0.lowering import alloc_stats, checked_memory, openmp_runtime
+from l0.lowering.llvm import EmittedModule, abi, emit_module
+from l0.lowering.llvm.types import LoweringError, layout_of
 
 __all__ = ["CompiledModule", "JitFunction", "JitModule", "compile_module",
            "host_target_machine", "optimized_llvm_ir", "parse_loc"]

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from l0.lowering.builder import CodeBuilder
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import ModuleOp, StringAttr, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
+
+from l0.lowering.builder import CodeBuilder
 
 MIN_CHUNK = 1 << 12
 """The fewest rows a chunk gets: below 2 * MIN_CHUNK rows a blocked form runs as one

@@ -33,6 +33,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
+
 from l0.dialects.context import l0_context
 from l0.dialects.soac import UNIQUE_ATTR, CertType
 from l0.lowering import trace
@@ -44,8 +47,6 @@ from l0.lowering.expand_allocs import ExpandAllocsPass
 from l0.lowering.hoist_allocs import HoistAllocsPass
 from l0.lowering.jit import JitModule, link_callbacks
 from l0.lowering.reuse_freed import ReuseFreedPass
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
 
 PIPELINE = (BufferisePass, ConvertSoacToScfPass, DeallocPass, HoistAllocsPass,
             ExpandAllocsPass, ReuseFreedPass)

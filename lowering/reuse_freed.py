@@ -23,13 +23,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from l0.lowering.builder import CodeBuilder
 from xdsl.context import Context
 from xdsl.dialects import func, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp, NoneAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
+
+from l0.lowering.builder import CodeBuilder
 
 
 @dataclass(frozen=True)

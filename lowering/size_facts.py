@@ -22,13 +22,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from l0.lowering.builder import CodeBuilder
-from l0.lowering.hoist_allocs import fold_alloc_dims
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import OpResult, SSAValue
 from xdsl.passes import ModulePass
+
+from l0.lowering.builder import CodeBuilder
+from l0.lowering.hoist_allocs import fold_alloc_dims
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,6 @@ import threading
 from typing import Any, TextIO
 
 import numpy as np
-from l0.dialects.soac import CertType
-from l0.lowering.builder import CodeBuilder
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
     Float64Type,
@@ -39,6 +37,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, SSAValue
 
+from l0.dialects.soac import CertType
+from l0.lowering.builder import CodeBuilder
 from l0.types import BOOL, CERT, CHAR, INT, REAL, ArrayType, BasicType
 
 STREAM: TextIO | None = None

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from l0.passes.cores.common_subexpressions import cse
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+
+from l0.passes.cores.common_subexpressions import cse
 
 
 @dataclass(frozen=True)

@@ -24,11 +24,12 @@ The effect analysis is `l0.passes.analysis.effects`, and the pattern that erases
 
 from __future__ import annotations
 
-from l0.passes.cores.erase_dead import EraseDeadOp
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriteWalker
+
+from l0.passes.cores.erase_dead import EraseDeadOp
 
 
 class DcePass(ModulePass):

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from l0.passes.analysis.speculation import Speculation
-from l0.passes.cores.hoisting import Hoister, hoisting_regions
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
@@ -25,6 +23,9 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
+
+from l0.passes.analysis.speculation import Speculation
+from l0.passes.cores.hoisting import Hoister, hoisting_regions
 
 # ---------------------------------------------------------------------------------------
 # Patterns and pass

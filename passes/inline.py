@@ -23,12 +23,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-from l0.passes.analysis.calls import (
-    functions,
-    reachable_functions,
-    recursive_functions,
-    root_functions,
-)
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -40,6 +34,13 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
+
+from l0.passes.analysis.calls import (
+    functions,
+    reachable_functions,
+    recursive_functions,
+    root_functions,
+)
 
 # ---------------------------------------------------------------------------------------
 # Pattern and pass

@@ -23,8 +23,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from l0.dialects import soac
-from l0.passes.analysis.consumption import LOOPS, SOACS, Consumption, is_array
 from xdsl.context import Context
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp
@@ -36,6 +34,9 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+
+from l0.dialects import soac
+from l0.passes.analysis.consumption import LOOPS, SOACS, Consumption, is_array
 
 _CHEAP_OPS = (
     soac.CheckedOp,

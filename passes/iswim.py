@@ -24,10 +24,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from l0.dialects import soac
-from l0.passes.analysis.effects import lambda_effects
-from l0.passes.analysis.scope import defined_inside, free_values
-from l0.passes.analysis.speculation import Speculation
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
@@ -35,6 +31,11 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.rewriter import InsertPoint, Rewriter
+
+from l0.dialects import soac
+from l0.passes.analysis.effects import lambda_effects
+from l0.passes.analysis.scope import defined_inside, free_values
+from l0.passes.analysis.speculation import Speculation
 
 
 def _element_type(v: SSAValue) -> Attribute:

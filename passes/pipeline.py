@@ -20,10 +20,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from l0.passes import PASSES
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+
+from l0.passes import PASSES
 
 DEFAULT: tuple[str, ...] = (
     # 5.1: all later passes are intraprocedural; inlining hands them the callee's SOACs,

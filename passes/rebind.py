@@ -19,14 +19,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from l0.passes.analysis.speculation import Speculation
-from l0.passes.cores.common_subexpressions import CseDriver
-from l0.passes.cores.hoisting import Hoister
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
+
+from l0.passes.analysis.speculation import Speculation
+from l0.passes.cores.common_subexpressions import CseDriver
+from l0.passes.cores.hoisting import Hoister
 
 
 def rebind(module: ModuleOp, aggressive: bool = False) -> int:

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from l0.dialects import soac
-from l0.passes.analysis.scope import defined_inside
 from xdsl.context import Context
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, TensorType
@@ -31,6 +29,9 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import PassFailedException
+
+from l0.dialects import soac
+from l0.passes.analysis.scope import defined_inside
 
 Roots = frozenset[SSAValue]
 

@@ -52,15 +52,15 @@ from corpus import (
     runnable,
     squash,
 )
-from l0.dialects.context import l0_context
-from l0.lowering import checked_memory
-from l0.passes import PASSES
-from l0.passes.pipeline import PipelineError, check, optimisation_passes, optimise, run_pass
 from xdsl.dialects.builtin import ModuleOp
 
 from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error
+from l0.dialects.context import l0_context
 from l0.frontend import load_program, to_module
+from l0.lowering import checked_memory
+from l0.passes import PASSES
+from l0.passes.pipeline import PipelineError, check, optimisation_passes, optimise, run_pass
 from l0.syntax import ast
 from l0.values import format_result, from_ir_results, read_arguments, to_ir_arguments
 

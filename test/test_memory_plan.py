@@ -20,9 +20,6 @@ from pathlib import Path
 
 import pytest
 from corpus import ROOT, runnable
-from l0.lowering.dealloc.aliases import Aliases, UsedMemrefs, summarise
-from l0.lowering.hoist_allocs import invariant_chain
-from l0.lowering.pipeline import lower
 from xdsl.dialects import func, memref, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
@@ -30,6 +27,9 @@ from xdsl.parser import Parser
 
 from l0.api import CompiledProgram
 from l0.bigstack import call_with_big_stack
+from l0.lowering.dealloc.aliases import Aliases, UsedMemrefs, summarise
+from l0.lowering.hoist_allocs import invariant_chain
+from l0.lowering.pipeline import lower
 
 PROGRAMS = [p.path for p in runnable()]
 BENCHMARKS = Path(__file__).parent.parent / "benchmarks" / "programs"

@@ -28,6 +28,8 @@ on its check. SOACs have the effects of their lambdas (`RecursiveMemoryEffect`).
 
 from __future__ import annotations
 
+from xdsl.ir import Dialect
+
 from l0.dialects.soac.ops import (
     ArrayOp,
     AssertOp,
@@ -69,7 +71,6 @@ from l0.dialects.soac.types import (
     is_value_type,
     row_type,
 )
-from xdsl.ir import Dialect
 
 __all__ = [
     "ARRAY", "CERT", "SOAC", "UNIQUE_ATTR", "VALUE", "ArrayOp", "AssertOp", "CertType",

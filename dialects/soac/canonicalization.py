@@ -13,11 +13,12 @@ its rules (thesis 5.3).
 
 from __future__ import annotations
 
-from l0.dialects.soac.ops import AssertOp, CheckedOp, ConjoinOp, TransposeOp, join_certs
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from l0.dialects.soac.ops import AssertOp, CheckedOp, ConjoinOp, TransposeOp, join_certs
 
 
 def _is_true(v: SSAValue) -> bool:

@@ -16,6 +16,26 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from xdsl.dialects.builtin import IntAttr, StringAttr, TensorType, i1, i64
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    VarConstraint,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.irdl.constraints import RangeOf, RangeVarConstraint
+from xdsl.pattern_rewriter import RewritePattern
+from xdsl.traits import Commutative, HasCanonicalizationPatternsTrait, NoMemoryEffect, Pure
+from xdsl.utils.exceptions import VerifyException
+
 from l0.dialects.soac.syntax import IndexedType, IntLiteral, tolerant_syntax
 from l0.dialects.soac.types import (
     ARRAY,
@@ -36,25 +56,6 @@ from l0.dialects.soac.verify import (
     plural,
     without_dims,
 )
-from xdsl.dialects.builtin import IntAttr, StringAttr, TensorType, i1, i64
-from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.irdl import (
-    AttrSizedOperandSegments,
-    IRDLOperation,
-    VarConstraint,
-    irdl_op_definition,
-    operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
-    traits_def,
-    var_operand_def,
-    var_result_def,
-)
-from xdsl.irdl.constraints import RangeOf, RangeVarConstraint
-from xdsl.pattern_rewriter import RewritePattern
-from xdsl.traits import Commutative, HasCanonicalizationPatternsTrait, NoMemoryEffect, Pure
-from xdsl.utils.exceptions import VerifyException
 
 I64_ARRAY = array_type(i64)
 

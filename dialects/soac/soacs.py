@@ -9,18 +9,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import ClassVar, Self
 
-from l0.dialects.lambda_yield import LambdaYield
-from l0.dialects.soac.syntax import (
-    parse_attr_dict,
-    parse_fold,
-    parse_row_lambda,
-    print_attr_dict,
-    print_fold,
-    print_lambda,
-    print_row_lambda,
-)
-from l0.dialects.soac.types import ARRAY, CERT, VALUE, array_of
-from l0.dialects.soac.verify import expect_result_types, expect_type, plural, rows
 from xdsl.dialects.builtin import StringAttr, i1
 from xdsl.ir import Attribute, BlockArgument, Operation, Region, SSAValue
 from xdsl.irdl import (
@@ -38,6 +26,19 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsTerminator, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
+
+from l0.dialects.lambda_yield import LambdaYield
+from l0.dialects.soac.syntax import (
+    parse_attr_dict,
+    parse_fold,
+    parse_row_lambda,
+    print_attr_dict,
+    print_fold,
+    print_lambda,
+    print_row_lambda,
+)
+from l0.dialects.soac.types import ARRAY, CERT, VALUE, array_of
+from l0.dialects.soac.verify import expect_result_types, expect_type, plural, rows
 
 
 def _verify_lambda(

@@ -16,8 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from l0.dialects.soac.types import CERT, row_type
-from l0.dialects.soac.verify import plural
 from xdsl.dialects.builtin import IntAttr, StringAttr
 from xdsl.ir import Attribute, BlockArgument, Operation, Region, SSAValue
 from xdsl.irdl import IRDLOperation, OptionalDef
@@ -33,6 +31,9 @@ from xdsl.irdl.declarative_assembly_format import (
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
+
+from l0.dialects.soac.types import CERT, row_type
+from l0.dialects.soac.verify import plural
 
 _Op = TypeVar("_Op", bound=type[IRDLOperation])
 

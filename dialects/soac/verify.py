@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from l0.dialects.soac.types import row_type
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
+
+from l0.dialects.soac.types import row_type
 
 
 def plural(n: int, noun: str) -> str:

@@ -31,18 +31,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from l0.dialects import soac
-from l0.lowering import trace
-from l0.lowering.bufferise import arrays, scalars, soacs  # noqa: F401 - registers handlers
-from l0.lowering.bufferise.convert import BufferiseError, Converter, handles
-from l0.lowering.builder import CodeBuilder
-from l0.lowering.checks import enclosing_loc
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
+
+from l0.dialects import soac
+from l0.lowering import trace
+from l0.lowering.bufferise import arrays, scalars, soacs  # noqa: F401 - registers handlers
+from l0.lowering.bufferise.convert import BufferiseError, Converter, handles
+from l0.lowering.builder import CodeBuilder
+from l0.lowering.checks import enclosing_loc
 
 __all__ = ["BufferiseError", "BufferisePass"]
 

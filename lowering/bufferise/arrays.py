@@ -18,6 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import MemRefType, TensorType
+from xdsl.ir import Operation, SSAValue
+
 from l0.dialects import msoac, soac
 from l0.dialects.memref_types import (
     Kind,
@@ -30,9 +34,6 @@ from l0.dialects.memref_types import (
 from l0.lowering.bufferise.convert import Converter, handles
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.checks import check_concat, check_row, enclosing_loc, normalised
-from xdsl.dialects import memref
-from xdsl.dialects.builtin import MemRefType, TensorType
-from xdsl.ir import Operation, SSAValue
 
 
 def _mtype(t: object) -> MemRefType:

@@ -28,17 +28,18 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 
+from xdsl.dialects import func, scf
+from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.traits import IsTerminator
+from xdsl.utils.exceptions import PassFailedException
+
 from l0.dialects import soac
 from l0.dialects.memref_types import Kind, memref_of
 from l0.lowering.bufferise.layouts import Layouts
 from l0.lowering.bufferise.manifest import manifested
 from l0.lowering.bufferise.readonly import map_is_view, replicate_is_view, unique_params
 from l0.lowering.builder import CodeBuilder
-from xdsl.dialects import func, scf
-from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.traits import IsTerminator
-from xdsl.utils.exceptions import PassFailedException
 
 Handler = Callable[["Converter", Operation, CodeBuilder], None]
 

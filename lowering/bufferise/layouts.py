@@ -22,11 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from l0.dialects import soac
-from l0.dialects.memref_types import Kind, join, row_kind
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block, Operation, SSAValue
+
+from l0.dialects import soac
+from l0.dialects.memref_types import Kind, join, row_kind
 
 _FRESH = (soac.MapOp, soac.ScanOp, soac.FilterOp, soac.IotaOp, soac.ReplicateOp,
           soac.ArrayOp, soac.EmptyOp, soac.CopyOp, soac.ConcatOp)

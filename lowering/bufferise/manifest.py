@@ -19,10 +19,11 @@ uniqueness forbids using either after the other is consumed.
 
 from __future__ import annotations
 
-from l0.dialects import soac
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
+
+from l0.dialects import soac
 
 _SOACS = (soac.MapOp, soac.ReduceOp, soac.ScanOp, soac.FilterOp, soac.RedomapOp)
 _REPEATERS = (*_SOACS, scf.ForOp, scf.WhileOp)

@@ -19,10 +19,11 @@ a call argument of a non-unique parameter (the callee cannot consume it).
 
 from __future__ import annotations
 
-from l0.dialects import soac
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, TensorType
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+
+from l0.dialects import soac
 
 _VIEWS = (soac.IndexOp, soac.TransposeOp, soac.SplitOp, soac.ReshapeOp)
 _READS = (soac.SizeOp, soac.CopyOp, soac.ConcatOp, soac.ArrayOp, soac.ReplicateOp,

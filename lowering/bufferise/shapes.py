@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from xdsl.ir import SSAValue
+
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.checks import normalised
 from l0.passes.analysis.shapes import Const, Dim, Item, Val, row_shape
-from xdsl.ir import SSAValue
 
 __all__ = ["materialise", "row_shape"]
 

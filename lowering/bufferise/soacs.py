@@ -20,6 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from xdsl.dialects.builtin import MemRefType, UnitAttr
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
+
 from l0.dialects import msoac, soac
 from l0.dialects.memref_types import Kind, rank_of, row_of
 from l0.lowering.bufferise.arrays import metadata, reinterpret
@@ -28,8 +31,6 @@ from l0.lowering.bufferise.readonly import replicated_rows
 from l0.lowering.bufferise.shapes import materialise, row_shape
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.checks import enclosing_loc
-from xdsl.dialects.builtin import MemRefType, UnitAttr
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 _CAN_TAKE_DESTINATION = (soac.MapOp, soac.IotaOp, soac.ReplicateOp, soac.CopyOp, soac.ScanOp)
 

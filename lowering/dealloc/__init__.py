@@ -26,14 +26,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from l0.lowering.dealloc.aliases import summarise
-from l0.lowering.dealloc.flags import ENTRY_ATTR, add_flags
-from l0.lowering.dealloc.placement import Placer
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.ir import Block, Region
 from xdsl.passes import ModulePass
+
+from l0.lowering.dealloc.aliases import summarise
+from l0.lowering.dealloc.flags import ENTRY_ATTR, add_flags
+from l0.lowering.dealloc.placement import Placer
 
 IMPL_SUFFIX = ".impl"
 

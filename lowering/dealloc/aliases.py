@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from l0.passes.analysis.scope import defined_inside
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+
+from l0.passes.analysis.scope import defined_inside
 
 VIEW_OPS = (memref.SubviewOp, memref.ReinterpretCastOp, memref.CastOp,
             memref.CollapseShapeOp, memref.ExpandShapeOp, memref.MemorySpaceCastOp,

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from l0.lowering.dealloc.aliases import is_memref
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -32,6 +31,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
+
+from l0.lowering.dealloc.aliases import is_memref
 
 ENTRY_ATTR = "l0.entry"
 """Marks a public wrapper (see `l0.lowering.dealloc`): its results carry no flags."""

@@ -44,15 +44,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from l0.dialects.memref_types import Kind, with_kind
-from l0.lowering.builder import CodeBuilder
-from l0.lowering.dealloc.aliases import Aliases, UnionFind, UsedMemrefs, is_memref, must_view
-from l0.lowering.dealloc.flags import Flags
 from xdsl.dialects import func, memref, scf
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsTerminator
+
+from l0.dialects.memref_types import Kind, with_kind
+from l0.lowering.builder import CodeBuilder
+from l0.lowering.dealloc.aliases import Aliases, UnionFind, UsedMemrefs, is_memref, must_view
+from l0.lowering.dealloc.flags import Flags
 
 OUTER = -2
 ARG = -1

@@ -21,6 +21,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 import llvmlite.ir as ir
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr
+from xdsl.ir import Operation
+
 from l0.lowering.llvm.types import (
     I1,
     LoweringError,
@@ -29,9 +33,6 @@ from l0.lowering.llvm.types import (
     scalar_type,
     type_suffix,
 )
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr
-from xdsl.ir import Operation
 
 if TYPE_CHECKING:
     from l0.lowering.llvm.emit import FunctionEmitter, Handler

@@ -24,6 +24,18 @@ from dataclasses import dataclass, field
 from typing import cast
 
 import llvmlite.ir as ir
+from xdsl.dialects import cf, func, memref
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FunctionType,
+    MemRefType,
+    ModuleOp,
+    UnitAttr,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.traits import IsTerminator
+
 from l0.dialects import soac
 from l0.lowering.llvm import abi
 from l0.lowering.llvm import arith as arith_ops
@@ -45,17 +57,6 @@ from l0.lowering.llvm.types import (
     from_components,
     i64,
 )
-from xdsl.dialects import cf, func, memref
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DictionaryAttr,
-    FunctionType,
-    MemRefType,
-    ModuleOp,
-    UnitAttr,
-)
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.traits import IsTerminator
 
 Value = ir.Value | MemRefDesc
 Handler = Callable[["FunctionEmitter", Operation], None]

@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
-from l0.lowering.llvm.types import I1, type_suffix
 from xdsl.dialects import math
 from xdsl.ir import Operation
+
+from l0.lowering.llvm.types import I1, type_suffix
 
 if TYPE_CHECKING:
     from l0.lowering.llvm.emit import FunctionEmitter, Handler

@@ -24,6 +24,17 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
 import llvmlite.ir as ir
+from xdsl.dialects import func, memref, scf
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    MemRefType,
+    UnitAttr,
+)
+from xdsl.ir import Operation, SSAValue
+
 from l0.lowering.llvm import abi
 from l0.lowering.llvm.scf import carries_memrefs
 from l0.lowering.llvm.types import (
@@ -45,16 +56,6 @@ from l0.lowering.llvm.types import (
     row_major_strides,
     scalar_type,
 )
-from xdsl.dialects import func, memref, scf
-from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    ArrayAttr,
-    DenseIntOrFPElementsAttr,
-    IntegerAttr,
-    MemRefType,
-    UnitAttr,
-)
-from xdsl.ir import Operation, SSAValue
 
 if TYPE_CHECKING:
     from l0.lowering.llvm.emit import FunctionEmitter, Handler, ModuleEmitter

@@ -41,6 +41,9 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, cast
 
 import llvmlite.ir as ir
+from xdsl.dialects import cf, func, memref, omp
+from xdsl.ir import Operation, SSAValue
+
 from l0.dialects import soac
 from l0.lowering.llvm import abi
 from l0.lowering.llvm.types import (
@@ -55,8 +58,6 @@ from l0.lowering.llvm.types import (
     i64,
 )
 from l0.lowering.parallel_loops import WIDTH_FUNCTION
-from xdsl.dialects import cf, func, memref, omp
-from xdsl.ir import Operation, SSAValue
 
 if TYPE_CHECKING:
     from l0.lowering.llvm.emit import FunctionEmitter, Handler, ModuleEmitter

@@ -16,6 +16,7 @@ functions named `l0.rt.*` that LLVM inlines where it pays.
 from __future__ import annotations
 
 import llvmlite.ir as ir
+
 from l0.lowering.llvm.abi import RUNTIME_PREFIX
 from l0.lowering.llvm.types import I1, I64, PTR, VOID, i64
 

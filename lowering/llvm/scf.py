@@ -25,10 +25,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
 import llvmlite.ir as ir
-from l0.lowering.llvm.types import LoweringError
 from xdsl.dialects import memref, scf
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation
+
+from l0.lowering.llvm.types import LoweringError
 
 if TYPE_CHECKING:
     from l0.lowering.llvm.emit import FunctionEmitter, Handler, Value

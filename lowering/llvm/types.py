@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import cast
 
 import llvmlite.ir as ir
-from l0.dialects.soac import CertType
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     Float16Type,
@@ -34,6 +33,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import PassFailedException
+
+from l0.dialects.soac import CertType
 
 I1 = ir.IntType(1)
 I8 = ir.IntType(8)

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import cast
 
 import llvmlite.binding as llvm
-from l0.lowering.llvm import abi, emit_module
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     Float32Type,
@@ -40,6 +39,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from l0.diagnostics import L0Error, format_error
+from l0.lowering.llvm import abi, emit_module
 from l0.types import ArrayType, Basic, BasicType, TupleType, Type, flatten, needs_cert
 
 KIND_CODES = {Basic.INT: 0, Basic.REAL: 1, Basic.BOOL: 2, Basic.CHAR: 3, Basic.CERT: 4}

@@ -20,6 +20,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from xdsl.dialects.builtin import ModuleOp
+
 from l0.lowering.native.build import (
     CompiledMain,
     compile_main,
@@ -28,8 +30,6 @@ from l0.lowering.native.build import (
     printed_components,
     static_offset,
 )
-from xdsl.dialects.builtin import ModuleOp
-
 from l0.types import ArrayType, Basic, BasicType, Type, flatten, needs_cert
 
 _DTYPES = {Basic.INT: "int64", Basic.REAL: "float64", Basic.BOOL: "bool",

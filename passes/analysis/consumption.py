@@ -50,10 +50,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from l0.dialects import soac
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, TensorType
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+
+from l0.dialects import soac
 
 SOACS = (soac.MapOp, soac.ReduceOp, soac.ScanOp, soac.FilterOp, soac.RedomapOp)
 """The second-order array combinators: ops whose lambda runs once per row."""

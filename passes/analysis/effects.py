@@ -24,14 +24,15 @@ from __future__ import annotations
 
 from collections.abc import Set
 
-from l0.dialects import soac
-from l0.passes.analysis.calls import functions_calling
-from l0.passes.analysis.constants import constant_float, constant_int
-from l0.passes.analysis.shapes import row_shape, static_shape
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerType, ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import IsTerminator, SymbolOpInterface, is_side_effect_free
+
+from l0.dialects import soac
+from l0.passes.analysis.calls import functions_calling
+from l0.passes.analysis.constants import constant_float, constant_int
+from l0.passes.analysis.shapes import row_shape, static_shape
 
 
 def _count_known_non_negative(v: SSAValue) -> bool:

@@ -32,12 +32,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from l0.dialects import soac
-from l0.passes.analysis.constants import constant_int
-from l0.passes.analysis.scope import defined_outside
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+
+from l0.dialects import soac
+from l0.passes.analysis.constants import constant_int
+from l0.passes.analysis.scope import defined_outside
 
 
 @dataclass(frozen=True)

@@ -27,14 +27,15 @@ may fail, provided the one kept runs first; only printing ops are never merged.
 
 from __future__ import annotations
 
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+
 from l0.dialects import soac
 from l0.passes.analysis.calls import functions, functions_calling, recursive_functions
 from l0.passes.analysis.constants import constant_int
 from l0.passes.analysis.consumption import SOACS
 from l0.passes.analysis.effects import effectful_functions, local_effects
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation, SSAValue
 
 
 def known_non_negative(v: SSAValue) -> bool:

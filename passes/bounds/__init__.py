@@ -17,15 +17,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+
 from l0.passes.analysis.consumption import Consumption
 from l0.passes.analysis.order import DefinitionOrder
 from l0.passes.analysis.speculation import Speculation
 from l0.passes.bounds.pattern import HoistChecks, ProveCheck
 from l0.passes.bounds.ranges import Ranges
-from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 
 __all__ = ["BoundsPass"]
 

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from l0.passes.bounds.ranges import Affine, Ranges
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr, i1, i64
 from xdsl.ir import SSAValue
+
+from l0.passes.bounds.ranges import Affine, Ranges
 
 _PREDICATES = {0: "eq", 1: "ne", 2: "slt", 3: "sle", 4: "sgt", 5: "sge"}
 _TURNED = {"sgt": "slt", "sge": "sle"}

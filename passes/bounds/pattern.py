@@ -38,13 +38,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
 
-from l0.dialects import soac
-from l0.passes.analysis.consumption import Consumption
-from l0.passes.analysis.effects import is_dead, local_effects
-from l0.passes.analysis.scope import defined_outside
-from l0.passes.analysis.speculation import Speculation
-from l0.passes.bounds.conditions import Atom, leaves
-from l0.passes.bounds.ranges import Affine, Ranges, Sym, row_params
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import BlockArgument, Operation, Region, SSAValue
@@ -54,6 +47,14 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
+
+from l0.dialects import soac
+from l0.passes.analysis.consumption import Consumption
+from l0.passes.analysis.effects import is_dead, local_effects
+from l0.passes.analysis.scope import defined_outside
+from l0.passes.analysis.speculation import Speculation
+from l0.passes.bounds.conditions import Atom, leaves
+from l0.passes.bounds.ranges import Affine, Ranges, Sym, row_params
 
 # ---------------------------------------------------------------------------------------
 # Building IR for affine forms

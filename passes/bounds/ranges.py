@@ -43,11 +43,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from l0.dialects import soac
-from l0.passes.analysis.order import DefinitionOrder
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+
+from l0.dialects import soac
+from l0.passes.analysis.order import DefinitionOrder
 
 BOUND_BITS = 50
 """Sizes and iterator values are assumed below 2^50 in magnitude (Note [Overflow])."""

@@ -39,11 +39,6 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from l0.dialects import soac
-from l0.passes.analysis.consumption import consumes, why_result_consumed
-from l0.passes.analysis.effects import is_dead
-from l0.passes.analysis.order import DefinitionOrder
-from l0.passes.analysis.speculation import Speculation
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Operation, Region, SSAValue
@@ -56,6 +51,12 @@ from xdsl.traits import (
     SymbolOpInterface,
     is_side_effect_free,
 )
+
+from l0.dialects import soac
+from l0.passes.analysis.consumption import consumes, why_result_consumed
+from l0.passes.analysis.effects import is_dead
+from l0.passes.analysis.order import DefinitionOrder
+from l0.passes.analysis.speculation import Speculation
 
 _CMPI_SWAPPED = {4: 2, 5: 3, 8: 6, 9: 7}  # sgt->slt, sge->sle, ugt->ult, uge->ule
 _CMPI_SYMMETRIC = {0, 1}  # eq, ne

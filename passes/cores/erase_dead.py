@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from l0.passes.analysis.effects import effectful_functions, is_dead
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+
+from l0.passes.analysis.effects import effectful_functions, is_dead
 
 
 class EraseDeadOp(RewritePattern):

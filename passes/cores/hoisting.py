@@ -61,18 +61,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from l0.dialects import soac
-from l0.passes.analysis.constants import constant_int
-from l0.passes.analysis.consumption import SOACS, consumes, why_result_consumed
-from l0.passes.analysis.scope import defined_inside
-from l0.passes.analysis.shapes import static_shape
-from l0.passes.analysis.speculation import Speculation
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import TensorType, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsTerminator
+
+from l0.dialects import soac
+from l0.passes.analysis.constants import constant_int
+from l0.passes.analysis.consumption import SOACS, consumes, why_result_consumed
+from l0.passes.analysis.scope import defined_inside
+from l0.passes.analysis.shapes import static_shape
+from l0.passes.analysis.speculation import Speculation
 
 
 class RegionKind(Enum):

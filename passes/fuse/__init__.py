@@ -20,6 +20,17 @@ import sys
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+
 from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
 from l0.passes.analysis.effects import lambda_effects
@@ -41,16 +52,6 @@ from l0.passes.fuse.transpose import (
     pull_transpose,
     push_transpose,
     uniform_transpose,
-)
-from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
-from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
-    PatternRewriter,
-    PatternRewriteWalker,
-    RewritePattern,
 )
 
 _MAP_CONSUMERS = (soac.MapOp, soac.ReduceOp, soac.RedomapOp)

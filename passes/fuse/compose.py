@@ -26,12 +26,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from l0.dialects import soac
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, i1
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
+
+from l0.dialects import soac
 
 Producer = soac.MapOp | soac.FilterOp
 Consumer = soac.MapOp | soac.FilterOp | soac.RedomapOp

@@ -31,14 +31,15 @@ from __future__ import annotations
 from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+
 from l0.dialects import soac
 from l0.passes.analysis.consumption import SOACS, Consumption, consumed_operands
 from l0.passes.analysis.effects import has_effects, lambda_effects
 from l0.passes.analysis.scope import free_values
 from l0.passes.analysis.shapes import row_shape
-from xdsl.dialects import scf
-from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 FOLDS = (soac.ReduceOp, soac.RedomapOp)
 

@@ -21,11 +21,12 @@ as having a delayed representation").
 
 from __future__ import annotations
 
-from l0.dialects import soac
-from l0.passes.fuse.compose import rebuilt
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
+
+from l0.dialects import soac
+from l0.passes.fuse.compose import rebuilt
 
 
 def perfect_depth(op: soac.MapOp) -> int:

@@ -25,6 +25,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from xdsl.context import Context
+from xdsl.dialects import func, scf
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.traits import HasCanonicalizationPatternsTrait
+
 from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
 from l0.passes.cores.erase_dead import EraseDeadOp
@@ -40,13 +48,6 @@ from l0.passes.simplify.control import (
     IfSameResult,
 )
 from l0.passes.simplify.soacs import SOAC_OPS, UnrollConstantSoac
-from xdsl.context import Context
-from xdsl.dialects import func, scf
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
-from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
-from xdsl.traits import HasCanonicalizationPatternsTrait
 
 __all__ = ["SimplifyPass", "simplify_walker"]
 

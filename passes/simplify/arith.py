@@ -29,6 +29,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from xdsl.dialects import arith
+from xdsl.dialects import math as mathd
+from xdsl.dialects.builtin import f64, i1
+from xdsl.ir import Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+
+from l0.interp.arith import fdiv0
+from l0.interp.math import UNARY_REAL, powf
 from l0.passes.analysis.constants import constant_float, constant_int
 from l0.passes.simplify.common import (
     make_constant,
@@ -38,14 +46,6 @@ from l0.passes.simplify.common import (
     width_of,
     wrap,
 )
-from xdsl.dialects import arith
-from xdsl.dialects import math as mathd
-from xdsl.dialects.builtin import f64, i1
-from xdsl.ir import Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
-
-from l0.interp.arith import fdiv0
-from l0.interp.math import UNARY_REAL, powf
 
 # ---------------------------------------------------------------------------------------
 # Integer semantics (Note [Exact folding]); None means "do not fold"

@@ -36,6 +36,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import TensorType, i64
+from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
 from l0.dialects import soac
 from l0.passes.analysis.constants import constant_int
 from l0.passes.analysis.consumption import may_be_consumed
@@ -43,10 +48,6 @@ from l0.passes.simplify.common import (
     join_certs,
     make_constant,
 )
-from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import TensorType, i64
-from xdsl.ir import BlockArgument, Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 _MAX_STEPS = 32
 

@@ -8,11 +8,12 @@ The rules of one op by itself, `assert(True)` -> `Checked` and the simplificatio
 
 from __future__ import annotations
 
-from l0.dialects import soac
-from l0.passes.simplify.common import is_checked, join_certs, set_certs
 from xdsl.ir import Operation
 from xdsl.irdl import IRDLOperation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+
+from l0.dialects import soac
+from l0.passes.simplify.common import is_checked, join_certs, set_certs
 
 CERTIFIED_OPS: tuple[type[IRDLOperation], ...] = (
     soac.IotaOp, soac.ReplicateOp, soac.SizeOp, soac.IndexOp, soac.UpdateOp, soac.ReshapeOp,

@@ -8,8 +8,6 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 
-from l0.dialects.soac import is_checked, join_certs
-from l0.passes.analysis.constants import constant_float, constant_int
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DenseArrayBase,
@@ -22,6 +20,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import AttrSizedOperandSegments, IRDLOperation
 from xdsl.pattern_rewriter import PatternRewriter
+
+from l0.dialects.soac import is_checked, join_certs
+from l0.passes.analysis.constants import constant_float, constant_int
 
 __all__ = [
     "is_checked",

@@ -29,16 +29,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from l0.dialects import soac
-from l0.passes.analysis.calls import functions, recursive_functions
-from l0.passes.analysis.constants import constant_float, constant_int
-from l0.passes.analysis.scope import defined_outside
-from l0.passes.simplify.common import (
-    is_checked,
-    make_constant,
-    real_bits,
-    same_constant,
-)
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import ModuleOp, i1
 from xdsl.ir import Operation, Region, SSAValue
@@ -49,6 +39,17 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
+
+from l0.dialects import soac
+from l0.passes.analysis.calls import functions, recursive_functions
+from l0.passes.analysis.constants import constant_float, constant_int
+from l0.passes.analysis.scope import defined_outside
+from l0.passes.simplify.common import (
+    is_checked,
+    make_constant,
+    real_bits,
+    same_constant,
+)
 
 
 def _inline_region_before(region: Region, op: Operation, args: list[SSAValue],

@@ -43,14 +43,15 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import cast
 
-from l0.dialects import soac
-from l0.passes.analysis.constants import constant_int
-from l0.passes.analysis.effects import effectful_functions, has_effects
-from l0.passes.analysis.scope import free_values
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+
+from l0.dialects import soac
+from l0.passes.analysis.constants import constant_int
+from l0.passes.analysis.effects import effectful_functions, has_effects
+from l0.passes.analysis.scope import free_values
 
 __all__ = ["MAX_UNROLL_ELEMENTS", "MAX_UNROLL_OPS", "SOAC_OPS", "UnrollConstantSoac"]
 

@@ -48,17 +48,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from l0.dialects import soac
-from l0.passes.analysis.consumption import Consumption
-from l0.passes.analysis.shapes import Const, Dim, Val
-from l0.passes.size_hindrance.analysis import SizeAnalysis
-from l0.passes.size_hindrance.expressions import (
-    Add,
-    Expr,
-    Max,
-    NonZero,
-    Sub,
-)
 from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import ModuleOp, i64
@@ -69,6 +58,18 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
+)
+
+from l0.dialects import soac
+from l0.passes.analysis.consumption import Consumption
+from l0.passes.analysis.shapes import Const, Dim, Val
+from l0.passes.size_hindrance.analysis import SizeAnalysis
+from l0.passes.size_hindrance.expressions import (
+    Add,
+    Expr,
+    Max,
+    NonZero,
+    Sub,
 )
 
 # ---------------------------------------------------------------------------------------

@@ -12,6 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+
 from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
 from l0.passes.analysis.scope import defined_outside
@@ -29,9 +33,6 @@ from l0.passes.size_hindrance.expressions import (
     nonzero,
     sub,
 )
-from xdsl.dialects import scf
-from xdsl.dialects.builtin import TensorType
-from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 # ---------------------------------------------------------------------------------------
 # Size analysis (thesis 9.1.1)

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from xdsl.dialects import func
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+
 from l0.dialects import soac
 from l0.passes.analysis.constants import constant_int
 from l0.passes.analysis.shapes import Const, Dim, Val
-from xdsl.dialects import func
-from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 # ---------------------------------------------------------------------------------------
 # Size expressions

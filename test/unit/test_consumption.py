@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
+from xdsl.parser import Parser
+
 from l0.dialects.context import l0_context
 from l0.passes.analysis.consumption import (
     Consumption,
@@ -14,8 +17,6 @@ from l0.passes.analysis.consumption import (
     consumes,
     may_be_consumed,
 )
-from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
-from xdsl.parser import Parser
 
 
 def parse(src: str) -> ModuleOp:

@@ -21,7 +21,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from l0.lowering.pipeline import CpuEngine, lower
 
 import l0
 from l0.api import CompiledProgram
@@ -29,6 +28,7 @@ from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error
 from l0.frontend import l0_to_module
 from l0.interp import Interpreter
+from l0.lowering.pipeline import CpuEngine, lower
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -18,14 +18,14 @@ import pytest
 from behaviour import behaviour
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from l0.dialects import soac
-from l0.dialects.context import l0_context
-from l0.passes.fuse import FusePass
-from l0.passes.pipeline import optimise
 
 from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error
+from l0.dialects import soac
+from l0.dialects.context import l0_context
 from l0.frontend import load_program, to_module
+from l0.passes.fuse import FusePass
+from l0.passes.pipeline import optimise
 
 pytestmark = pytest.mark.filterwarnings("ignore:The recursion limit will not be reset")
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import time
 
 import pytest
-from l0.dialects import soac
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 from l0.diagnostics import L0Error, Loc
+from l0.dialects import soac
 from l0.internalise import internalise
 from l0.syntax import ast as A
 from l0.types import BOOL, INT, REAL, ArrayType, TupleType, Type
@@ -324,8 +324,9 @@ fun {int, [int]} main(int n) =
 
 
 def test_output_passes_verify_uniqueness() -> None:
-    from l0.passes import PASSES
     from xdsl.context import Context
+
+    from l0.passes import PASSES
 
     src = """
 fun *[int] modify(*[int] a, int i, int x) = let a[i] = x in a

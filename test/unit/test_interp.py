@@ -19,12 +19,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from l0.dialects.context import l0_context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
 from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error
+from l0.dialects.context import l0_context
 from l0.interp import InternalError, Interpreter, vectorise
 from l0.interp import math as interp_math
 from l0.values import CHECKED

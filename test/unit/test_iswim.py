@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import pytest
 from behaviour import behaviour
-from l0.dialects import soac
-from l0.dialects.context import l0_context
-from l0.passes.iswim import IswimPass
-from l0.passes.pipeline import optimise
 
 from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error
+from l0.dialects import soac
+from l0.dialects.context import l0_context
 from l0.frontend import load_program, to_module
+from l0.passes.iswim import IswimPass
+from l0.passes.pipeline import optimise
 from l0.values import format_result, from_ir_results, read_arguments, to_ir_arguments
 
 PROGRAMS = {

@@ -12,10 +12,6 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
-from l0.dialects import soac
-from l0.dialects.context import DIALECTS, SOAC_LEVEL
-from l0.lowering import LOWERINGS, MULTICORE_LOWERINGS, OFF_PIPELINE
-from l0.passes import PASSES, describe_passes
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntAttr, ModuleOp
@@ -24,6 +20,10 @@ from xdsl.passes import ModulePass
 import l0.frontend
 from l0.cli.opt import L0OptMain, main
 from l0.diagnostics import L0Error, Loc
+from l0.dialects import soac
+from l0.dialects.context import DIALECTS, SOAC_LEVEL
+from l0.lowering import LOWERINGS, MULTICORE_LOWERINGS, OFF_PIPELINE
+from l0.passes import PASSES, describe_passes
 
 MLIR = """\
 func.func @f(%a: tensor<?xf64>) -> i64 {

@@ -18,14 +18,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from l0.dialects.context import LOWERING_LEVELS, SOAC_LEVEL, l0_context
-from l0.lowering import jit
-from l0.lowering.jit import JitModule, optimized_llvm_ir, parse_loc
-from l0.lowering.llvm import LoweringError, print_llvm_ir
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
 from l0.diagnostics import L0Error, Loc
+from l0.dialects.context import LOWERING_LEVELS, SOAC_LEVEL, l0_context
+from l0.lowering import jit
+from l0.lowering.jit import JitModule, optimized_llvm_ir, parse_loc
+from l0.lowering.llvm import LoweringError, print_llvm_ir
 
 INT_MIN = -(2**63)
 INT_MAX = 2**63 - 1

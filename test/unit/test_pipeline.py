@@ -7,8 +7,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.parser import Parser
+from xdsl.passes import ModulePass
+
+from l0.api import CompiledProgram
+from l0.bigstack import call_with_big_stack
+from l0.cli.run import build_argparser
 from l0.dialects import soac
 from l0.dialects.context import l0_context
+from l0.frontend import l0_to_module
 from l0.passes import PASSES
 from l0.passes.pipeline import (
     CHECKS,
@@ -21,16 +31,6 @@ from l0.passes.pipeline import (
     optimise,
     run_pass,
 )
-from xdsl.context import Context
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.parser import Parser
-from xdsl.passes import ModulePass
-
-from l0.api import CompiledProgram
-from l0.bigstack import call_with_big_stack
-from l0.cli.run import build_argparser
-from l0.frontend import l0_to_module
 
 # ---------------------------------------------------------------------------------------
 # A 350-line program: ten stages of maps, zips, reductions, stencils and in-place loops

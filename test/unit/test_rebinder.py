@@ -14,8 +14,13 @@ from typing import Any
 
 import pytest
 from behaviour import behaviour
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.parser import Parser
+
+from l0.bigstack import call_with_big_stack
 from l0.dialects import soac
 from l0.dialects.context import l0_context
+from l0.frontend import load_program, to_module
 from l0.passes import PASSES
 from l0.passes.analysis.consumption import Consumption
 from l0.passes.analysis.order import DefinitionOrder
@@ -24,11 +29,6 @@ from l0.passes.bounds.pattern import HoistChecks, loop_of
 from l0.passes.bounds.ranges import Ranges
 from l0.passes.cores.common_subexpressions import cse, why_not_mergeable
 from l0.passes.cores.hoisting import Hoister, RegionKind, RegionScan
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.parser import Parser
-
-from l0.bigstack import call_with_big_stack
-from l0.frontend import load_program, to_module
 
 
 def parse(src: str) -> ModuleOp:

@@ -12,9 +12,10 @@ import inspect
 import re
 
 import pytest
+from xdsl.passes import ModulePass
+
 from l0.lowering import LOWERINGS
 from l0.passes import PASSES, describe_passes, pass_summary
-from xdsl.passes import ModulePass
 
 REGISTRIES = {"l0.passes": PASSES, "l0.lowering": LOWERINGS}
 ENTRIES = [(package, name) for package, registry in REGISTRIES.items()

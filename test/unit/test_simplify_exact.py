@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from l0.dialects.context import l0_context
-from l0.passes import PASSES
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
 from l0.diagnostics import L0Error
+from l0.dialects.context import l0_context
 from l0.interp import Interpreter
+from l0.passes import PASSES
 
 I64_MIN = -(2**63)
 I64_MAX = 2**63 - 1

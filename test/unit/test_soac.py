@@ -11,8 +11,6 @@ from collections.abc import Callable
 from io import StringIO
 
 import pytest
-from l0.dialects import soac
-from l0.dialects.context import l0_context
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import FloatAttr, IntAttr, ModuleOp, StringAttr, f64, i1, i32, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -22,6 +20,9 @@ from xdsl.traits import get_effects, is_speculatable
 from xdsl.transforms.common_subexpression_elimination import cse
 from xdsl.transforms.dead_code_elimination import region_dce
 from xdsl.utils.exceptions import VerifyException
+
+from l0.dialects import soac
+from l0.dialects.context import l0_context
 
 F64S = soac.array_type(f64)
 F64SS = soac.array_type(f64, 2)
