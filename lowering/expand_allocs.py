@@ -44,6 +44,7 @@ from l0.lowering.hoist_allocs import (
     fold_alloc_dims,
     hoist_function,
     invariant_chain,
+    move_before,
     row_major_strides,
     unconditional_free,
 )
@@ -93,11 +94,7 @@ def _expand(alloc: memref.AllocOp, free: Free, loop: scf.ParallelOp,
             chain: list[Operation]) -> None:
     t = alloc.memref.type
     assert isinstance(t, MemRefType)
-    outer = loop.parent_block()
-    assert outer is not None
-    for op in chain:
-        op.detach()
-        outer.insert_op_before(op, loop)
+    outer = move_before(chain, loop)
     b = CodeBuilder.before(loop)
     sizes = alloc_sizes(alloc)
     per = checked_product(b, sizes)

@@ -291,15 +291,22 @@ def invariant_chain(alloc: memref.AllocOp, loop: Operation) -> list[Operation] |
     return None
 
 
-def _hoist(alloc: memref.AllocOp, free: Free | None, loop: scf.ForOp,
-           chain: list[Operation]) -> SSAValue:
-    """Move `alloc` (and the ops computing its sizes) before `loop`, `free` (if any)
-    after it; the hoisted buffer."""
+def move_before(chain: list[Operation], loop: Operation) -> Block:
+    """Move the ops of `chain` (an `invariant_chain`, operands first) before `loop`;
+    the block of `loop`."""
     outer = loop.parent_block()
     assert outer is not None
     for op in chain:
         op.detach()
         outer.insert_op_before(op, loop)
+    return outer
+
+
+def _hoist(alloc: memref.AllocOp, free: Free | None, loop: scf.ForOp,
+           chain: list[Operation]) -> SSAValue:
+    """Move `alloc` (and the ops computing its sizes) before `loop`, `free` (if any)
+    after it; the hoisted buffer."""
+    outer = move_before(chain, loop)
     b = CodeBuilder.before(loop)
     zero = b.index(0)
     sizes = [b.val(arith.MaxSIOp(s, zero)) for s in alloc.dynamic_sizes]
