@@ -37,6 +37,8 @@ from l0.cli.guard import run_guarded
 from l0.diagnostics import L0Error, Loc, register_source
 
 BACKENDS = ("cpu", "multicore", "interp")
+"""`l0.api.BACKENDS`, not imported: `--help` and `--version` load no compiler module
+(`test_l0_run` checks the two agree)."""
 ALLOC_STATS_ENV = "L0_COUNT_ALLOCATIONS"
 """`l0.lowering.alloc_stats.ENV` (not imported: the interpreter needs no back end)."""
 

@@ -139,20 +139,22 @@ def _same_behaviour(src: str, inputs: list[str], check_count: bool = False) -> N
         assert _run(full, src, text) == expected, (src, text)
 
 
-def _same_compiled(src: str, inputs: list[str]) -> None:
-    """`src` compiled with -O for the CPU gives the result or error of the interpreter
-    without `fuse` (traces go to the process's stderr there: not compared)."""
+def _same_compiled(src: str, inputs: list[str], backend: str = "cpu",
+                   threads: int | None = None) -> None:
+    """`src` compiled with -O for `backend` (`threads` for multicore) gives the result or
+    error of the interpreter without `fuse` (traces go to the process's stderr there:
+    not compared)."""
     from l0.api import CompiledProgram
 
     plain = to_module(load_program(src, "p.l0"))
-    compiled = CompiledProgram(src, "p.l0", "cpu")
+    compiled = CompiledProgram(src, "p.l0", backend, threads=threads)
     for text in inputs:
         expected = _run(plain, src, text).split(" | ")[0]
         try:
             got = compiled.run_main(text)
         except L0Error as err:
             got = err.render()
-        assert got == expected, (src, text)
+        assert got == expected, (src, text, backend, threads)
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -158,3 +158,10 @@ def test_out_of_range_literals_are_errors(prog) -> None:
     assert l0_run([prog("fun int main() = -9223372036854775808")]).stdout == (
         "-9223372036854775808\n"
     )
+
+
+def test_run_offers_the_back_ends_of_the_api() -> None:
+    from l0.api import BACKENDS
+    from l0.cli import run
+
+    assert run.BACKENDS == BACKENDS

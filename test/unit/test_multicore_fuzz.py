@@ -10,35 +10,20 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_fuse import EXAMPLES, INPUTS, MATRIX_INPUTS, _run, matrix_programs, programs
+from test_fuse import EXAMPLES, INPUTS, MATRIX_INPUTS, _same_compiled, matrix_programs, programs
 
-from l0.api import CompiledProgram
 from l0.bigstack import call_with_big_stack
-from l0.diagnostics import L0Error
-from l0.frontend import load_program, to_module
-
-
-def _same_on_multicore(src: str, inputs: list[str], threads: int) -> None:
-    plain = to_module(load_program(src, "p.l0"))
-    compiled = CompiledProgram(src, "p.l0", "multicore", threads=threads)
-    for text in inputs:
-        expected = _run(plain, src, text).split(" | ")[0]
-        try:
-            got = compiled.run_main(text)
-        except L0Error as err:
-            got = err.render()
-        assert got == expected, (src, text, threads)
 
 
 @settings(max_examples=max(EXAMPLES // 6, 4), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(programs(), st.sampled_from([1, 2, 3]))
 def test_generated_programs_on_multicore(src: str, threads: int) -> None:
-    call_with_big_stack(lambda: _same_on_multicore(src, INPUTS, threads))
+    call_with_big_stack(lambda: _same_compiled(src, INPUTS, "multicore", threads))
 
 
 @settings(max_examples=max(EXAMPLES // 6, 4), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(matrix_programs(), st.sampled_from([1, 2, 3]))
 def test_matrix_programs_on_multicore(src: str, threads: int) -> None:
-    call_with_big_stack(lambda: _same_on_multicore(src, MATRIX_INPUTS, threads))
+    call_with_big_stack(lambda: _same_compiled(src, MATRIX_INPUTS, "multicore", threads))
