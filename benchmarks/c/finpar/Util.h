@@ -1,0 +1,2 @@
+/* finpar's Util.h, replaced: see finpar_io.h. */
+#include "finpar_io.h"
