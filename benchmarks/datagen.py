@@ -12,10 +12,11 @@ fixed seed and caches them under `benchmarks/data/` (git-ignored) in three forms
 The real-world benchmarks read finpar's datasets (`finpar_files`): their `input.data` is
 fed to `l0-run` as it is (the L0 value reader reads that format), and its values, read by
 the L0 value reader with the types of the program's `main`, are cached in the other two
-forms. `finpar_reference` reads a dataset's expected result, `output.data`. The datasets
-are looked for in `$L0_FINPAR_DIR`, by default `benchmarks/data/finpar/` inside the
-repository (git-ignored, like the generated inputs; a benchmark whose dataset is not
-there is skipped).
+forms. `finpar_reference` reads a dataset's expected result, `output.data`. A dataset is
+looked for (`finpar_dataset`) in `$L0_FINPAR_DIR`, then in `benchmarks/data/finpar/`
+(git-ignored, like the generated inputs), then in `benchmarks/finpar-data/`, where the
+repository keeps copies of finpar's small datasets (its README); a benchmark whose
+dataset is in none of them is skipped.
 
 The text and binary forms hold exactly the same numbers: reals are multiples of 1/100
 (or 1/1000), written with Python's shortest round-trip `repr`, so `l0-run` parses the very
@@ -38,6 +39,7 @@ from typing import BinaryIO
 import numpy as np
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
+TRACKED_FINPAR_DIR = Path(__file__).resolve().parent / "finpar-data"
 DATA_VERSION = 1
 SEED = 20140601
 
@@ -178,6 +180,16 @@ def finpar_dir() -> Path:
     """Where finpar's datasets are: `$L0_FINPAR_DIR`, else `finpar/` in the data folder."""
     env = os.environ.get("L0_FINPAR_DIR")
     return Path(env) if env else DATA_DIR / "finpar"
+
+
+def finpar_dataset(benchmark: str, dataset: str) -> Path:
+    """The folder of finpar dataset `dataset` of `benchmark` (`LocVolCalib`, `Small`): the
+    first of `finpar_dir()` and the repository's copies that has its `input.data` (else
+    the one in `finpar_dir()`, which does not exist)."""
+    for root in (finpar_dir(), TRACKED_FINPAR_DIR):
+        if (root / benchmark / dataset / "input.data").exists():
+            return root / benchmark / dataset
+    return finpar_dir() / benchmark / dataset
 
 
 def finpar_files(name: str, dataset: Path, program: Path) -> DataFiles:

@@ -155,7 +155,7 @@ def input_for(bench: Benchmark, size: int | str) -> tuple[datagen.DataFiles, np.
     if isinstance(size, int):
         return datagen.ensure(bench.name, size), None
     assert bench.finpar is not None, f"{bench.name} has no datasets"
-    dataset = datagen.finpar_dir() / bench.finpar / size
+    dataset = datagen.finpar_dataset(bench.finpar, size)
     if not (dataset / "input.data").exists():
         raise Skipped(f"finpar dataset {dataset} not found (set L0_FINPAR_DIR)")
     files = datagen.finpar_files(bench.name, dataset, bench.program)
