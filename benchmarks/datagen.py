@@ -182,6 +182,13 @@ def finpar_dir() -> Path:
     return Path(env) if env else DATA_DIR / "finpar"
 
 
+def finpar_reference_dir() -> Path:
+    """Where finpar's reference sources are (`OptionPricing/OrigCpp/...`):
+    `$L0_FINPAR_REF`, else `reference/` in `finpar_dir()`."""
+    env = os.environ.get("L0_FINPAR_REF")
+    return Path(env) if env else finpar_dir() / "reference"
+
+
 def finpar_dataset(benchmark: str, dataset: str) -> Path:
     """The folder of finpar dataset `dataset` of `benchmark` (`LocVolCalib`, `Small`): the
     first of `finpar_dir()` and the repository's copies that has its `input.data` (else

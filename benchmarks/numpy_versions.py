@@ -18,6 +18,12 @@ operations with no Python loop over elements, not as transliterations of the L0 
   and grid rows at once, with a Python loop only along each system (NumPy has no batched
   tridiagonal solver). The strikes share one grid, so they are solved together.
 
+* `optionpricing` (finpar's OptionPricing, the thesis's R0): the paths in batches of 2^14,
+  each batch a few whole-array steps: the Sobol numbers by the independent formula (one
+  xor per bit of the Gray codes), the inverse Gaussian with `np.where` for its three
+  regions, the Brownian bridge as a Python loop over the dates (each date of every path
+  at once), the correlation as a matrix product, the trajectory as a `cumprod`.
+
 All are single-threaded, like the C versions and the compiled L0 programs.
 """
 
@@ -148,9 +154,104 @@ def locvolcalib(
     return res[:, x_index, y_index]
 
 
+# The rational approximations of the inverse normal distribution (Wichura's AS241):
+# numerator and denominator coefficients from the constant term up.
+_SMALL = ([3.387132872796366608, 133.14166789178437745, 1971.5909503065514427,
+           13731.693765509461125, 45921.953931549871457, 67265.770927008700853,
+           33430.575583588128105, 2509.0809287301226727],
+          [1.0, 42.313330701600911252, 687.1870074920579083, 5394.1960214247511077,
+           21213.794301586595867, 39307.89580009271061, 28729.085735721942674,
+           5226.495278852854561])
+_INTERMEDIATE = ([1.42343711074968357734, 4.6303378461565452959, 5.7694972214606914055,
+                  3.64784832476320460504, 1.27045825245236838258, 0.24178072517745061177,
+                  0.0227238449892691845833, 7.7454501427834140764e-4],
+                 [1.0, 2.05319162663775882187, 1.6763848301838038494, 0.68976733498510000455,
+                  0.14810397642748007459, 0.0151986665636164571966, 5.475938084995344946e-4,
+                  1.05075007164441684324e-9])
+_TAIL = ([6.6579046435011037772, 5.4637849111641143699, 1.7848265399172913358,
+          0.29656057182850489123, 0.026532189526576123093, 0.0012426609473880784386,
+          2.71155556874348757815e-5, 2.01033439929228813265e-7],
+         [1.0, 0.59983220655588793769, 0.13692988092273580531, 0.0148753612908506148525,
+          7.868691311456132591e-4, 1.8463183175100546818e-5, 1.4215117583164458887e-7,
+          2.04426310338993978564e-15])  # fmt: skip
+_PATH_BATCH = 1 << 14
+
+
+def _rational(x: np.ndarray, coefs: tuple[list[float], list[float]]) -> np.ndarray:
+    num, den = (np.full_like(x, c[7]) for c in coefs)
+    for k in range(6, -1, -1):
+        num, den = x * num + coefs[0][k], x * den + coefs[1][k]
+    return num / den
+
+
+def _ugaussian(p: np.ndarray) -> np.ndarray:
+    dp = p - 0.5
+    small = dp * _rational(0.180625 - dp * dp, _SMALL)
+    with np.errstate(divide="ignore", invalid="ignore"):  # the unused branch's log(0)
+        r = np.sqrt(-np.log(np.where(dp < 0.0, 0.5 + dp, 0.5 - dp)))
+        x = np.where(r <= 5.0, _rational(r - 1.6, _INTERMEDIATE), _rational(r - 5.0, _TAIL))
+    return np.where(np.abs(dp) <= 0.425, small, np.where(dp < 0.0, -x, x))
+
+
+def _payoffs(contract: int, discts: np.ndarray, detvals: np.ndarray,
+             traj: np.ndarray) -> np.ndarray:  # fmt: skip
+    """The discounted payoff of each path; traj is [path][date][underlying]."""
+    if contract == 2:
+        mins = np.minimum(traj[:, :, 1] / 11840.0,
+                          np.minimum(traj[:, :, 2] / 1200.0, traj[:, :, 0] / 3758.05))
+        hits = 1.0 <= mins[:, :4]
+        first = np.where(hits.any(axis=1), hits.argmax(axis=1), 4)
+        m4 = mins[:, 4]
+        last = np.where(1.0 <= m4, 1750.0, np.where(0.75 < m4, 1000.0, m4 * 1000.0))
+        amount = np.where(first < 4, np.array([1150.0, 1300.0, 1450.0, 1600.0, 0.0])[first], last)
+        return amount * discts[first]
+    if contract == 3:
+        hit = ((traj[:, :, 0] <= 2630.6349999999998) | (traj[:, :, 1] <= 8288.0)
+               | (traj[:, :, 2] <= 840.0)).any(axis=1)
+        end = traj[:, -1]
+        below = (end[:, 0] < 3758.05) | (end[:, 1] < 11840.0) | (end[:, 2] < 1200.0)
+        mins = np.minimum(end[:, 1] / 11840.0 - 1.0,
+                          np.minimum(end[:, 2] / 1200.0 - 1.0, end[:, 0] / 3758.05 - 1.0))
+        amount = 1000.0 * (1.0 + np.where(hit & below, 1.0, 0.0) * mins)
+        return 100.0 * discts[0] + amount * discts[1]
+    return np.maximum(0.0, (traj[:, 0, 0] - 4000.0) * detvals[0]) * discts[0]
+
+
+def optionpricing(
+    contract: np.ndarray, num_mc_its: np.ndarray, num_dates: np.ndarray, num_under: np.ndarray,
+    num_models: np.ndarray, num_bits: np.ndarray, dir_vs: np.ndarray, md_cs: np.ndarray,
+    md_vols: np.ndarray, md_drifts: np.ndarray, md_starts: np.ndarray, md_detvals: np.ndarray,
+    md_discts: np.ndarray, bb_inds: np.ndarray, bb_data: np.ndarray,
+) -> np.ndarray:  # fmt: skip
+    """R0: the price under each model, averaged over paths 1 .. num_mc_its."""
+    n, nd, nu, bits = int(num_mc_its), int(num_dates), int(num_under), int(num_bits)
+    bi, li, ri = (bb_inds[k] - 1 for k in range(3))
+    sd, lw, rw = bb_data
+    sums = np.zeros(int(num_models))
+    for lb in range(1, n + 1, _PATH_BATCH):
+        paths = np.arange(lb, min(lb + _PATH_BATCH, n + 1), dtype=np.int64)
+        gray = paths ^ (paths >> 1)
+        sobol = np.zeros((paths.size, dir_vs.shape[0]), dtype=np.int64)
+        for k in range(bits):
+            sobol ^= ((gray >> k) & 1)[:, None] * dir_vs[None, :, k]
+        gauss = _ugaussian(sobol * (1.0 / (1 << bits))).reshape(-1, nd, nu)
+        w = np.zeros_like(gauss)
+        w[:, bi[0]] = sd[0] * gauss[:, 0]
+        for i in range(1, nd):
+            v = rw[i] * w[:, ri[i]] + sd[i] * gauss[:, i]
+            w[:, bi[i]] = v if li[i] < 0 else v + lw[i] * w[:, li[i]]
+        w[:, 1:] -= w[:, :-1].copy()
+        for m in range(int(num_models)):
+            corr = w @ np.tril(md_cs[m]).T
+            traj = md_starts[m] * np.cumprod(np.exp(corr * md_vols[m] + md_drifts[m]), axis=1)
+            sums[m] += _payoffs(int(contract), md_discts[m], md_detvals[m], traj).sum()
+    return sums / n
+
+
 VERSIONS: dict[str, Callable[..., np.ndarray]] = {
     "blackscholes": blackscholes,
     "matmul": matmul,
     "shortest_paths": shortest_paths,
     "locvolcalib": locvolcalib,
+    "optionpricing": optionpricing,
 }

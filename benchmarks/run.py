@@ -76,12 +76,17 @@ class Benchmark:
     name: str
     what: str  # what a numeric size counts
     # For each of SIZES: n for a generated input, or the name of a finpar dataset folder.
-    sizes: dict[str, int | str]
+    sizes: dict[str, int | str | None]  # None: not run at that size
     real_result: bool  # the result is [real] (else an int array)
     c_target: float | None = None  # the issue's bound on l0/C at full size
     numpy_target: float | None = None  # ... and on l0/NumPy
     finpar: str | None = None  # the finpar benchmark whose datasets the sizes name
     finpar_atol: float = 0.0  # finpar's validation tolerance for its output.data
+    # finpar's sequential C++ reference (its main source, under the reference folder), the
+    # C version where there is no c/NAME.c; it computes in single precision, so its result
+    # is checked against output.data only, not against NumPy's to the last bits.
+    reference: str | None = None
+    thesis_speedup: float | None = None  # the thesis's speed-up of -O over -O0 (0.46: +46%)
     multicore_target: float = 1.05  # the bound on multicore/cpu at full size (2 cores)
 
     @property
@@ -98,7 +103,9 @@ class Benchmark:
 # n^3 arrays if nothing fuses them, 3 x 1 GB at n = 500 (fits in ~4 GB) but 3 x 8 GB at
 # n = 1000; `--set shortest_paths=1000` runs the bigger size where fusion makes it fit.
 # LocVolCalib: finpar's Tiny-R1 (the thesis's own size) and Small datasets; its tiny size
-# is a generated grid small enough for the interpreter.
+# is a generated grid small enough for the interpreter. OptionPricing and InterestCalib
+# have no tiny size (their smallest finpar dataset takes seconds): `test/test_finpar.py`
+# checks them.
 BENCHMARKS: dict[str, Benchmark] = {
     b.name: b
     for b in (
@@ -109,11 +116,14 @@ BENCHMARKS: dict[str, Benchmark] = {
         Benchmark("shortest_paths", "nodes", {"tiny": 12, "small": 100, "full": 500},
                   real_result=False, c_target=1.5, numpy_target=0.5),
         Benchmark("locvolcalib", "strikes", {"tiny": 4, "small": "Tiny-R1", "full": "Small"},
-                  real_result=True, finpar="LocVolCalib", finpar_atol=1e-5),
-        Benchmark("optionpricing", "", {"tiny": "Small", "small": "Small", "full": "Medium"},
-                  real_result=True, finpar="OptionPricing", finpar_atol=5e-4),
-        Benchmark("interestcalib", "", {"tiny": "Small", "small": "Small", "full": "Medium"},
-                  real_result=True, finpar="InterestCalib", finpar_atol=0.7),
+                  real_result=True, finpar="LocVolCalib", finpar_atol=1e-5,
+                  thesis_speedup=0.71),
+        Benchmark("optionpricing", "", {"tiny": None, "small": "Small", "full": "Medium"},
+                  real_result=True, finpar="OptionPricing", finpar_atol=5e-4,
+                  reference="OptionPricing/OrigCpp/GenPricing.cpp", thesis_speedup=0.46),
+        Benchmark("interestcalib", "", {"tiny": None, "small": "Small", "full": "Small"},
+                  real_result=True, finpar="InterestCalib", finpar_atol=0.7,
+                  reference="InterestCalib/OrigCpp/SwapCalib.cpp", thesis_speedup=0.31),
     )
 }  # fmt: skip
 
@@ -131,11 +141,18 @@ class Result:
     allocations: int | None = None
     compile: float | None = None
     multicore: float | None = None  # with --backend multicore (then l0 is cpu's time)
+    l0_o0: float | None = None  # with --o0: l0 without the optimiser (-O0)
+    soacs: tuple[int, int] | None = None  # with --o0: top-level and nested SOACs after -O
     agree: bool = False
     problems: list[str] = field(default_factory=list)
 
     def ratio(self, other: float | None) -> float | None:
         return None if self.l0 is None or not other else self.l0 / other
+
+    @property
+    def o_speedup(self) -> float | None:
+        """How much faster -O is than -O0 (0.46: +46%)."""
+        return None if self.l0_o0 is None or not self.l0 else self.l0_o0 / self.l0 - 1.0
 
     @property
     def speedup(self) -> float | None:
@@ -184,9 +201,75 @@ def build_c(bench: Benchmark) -> Path:
     return exe
 
 
+def build_reference(bench: Benchmark) -> Path:
+    """Compile finpar's sequential C++ reference of `bench` (g++, CFLAGS) unless its binary
+    is newer than its sources. Its headers `ParserC.h` and `Util.h`, which finpar keeps
+    outside the benchmark's folder, are this repository's (`c/finpar/`)."""
+    assert bench.reference is not None
+    main = datagen.finpar_reference_dir() / bench.reference
+    if not main.exists():
+        raise RuntimeError(f"finpar's reference {main} not found (set L0_FINPAR_REF)")
+    program = main.parent.parent  # .../OptionPricing
+    own = HERE / "c" / "finpar"
+    sources = [*main.parent.glob("*.h"), *(program / "includeC").glob("*.h"), main,
+               *own.glob("*.h")]
+    exe = BIN_DIR / f"{bench.name}-finpar"
+    flags = exe.with_name(f"{exe.name}.flags")
+    if (exe.exists() and all(exe.stat().st_mtime > s.stat().st_mtime for s in sources)
+            and flags.exists() and flags.read_text() == " ".join(CFLAGS)):
+        return exe
+    BIN_DIR.mkdir(parents=True, exist_ok=True)
+    tmp = exe.with_name(f"{exe.name}.{os.getpid()}.tmp")
+    cmd = ["g++", *CFLAGS, "-w", f"-I{own}", f"-I{program / 'includeC'}", f"-I{main.parent}",
+           "-o", str(tmp), str(main), "-lm"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"g++ failed on {main}:\n{proc.stderr[-2000:]}")
+    tmp.replace(exe)
+    flags.write_text(" ".join(CFLAGS))
+    return exe
+
+
+_NUMBER = re.compile(r"-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
+
+
+def parse_reference_output(text: str) -> tuple[float, np.ndarray]:
+    """The time (seconds) and the result numbers that a finpar reference prints: a line
+    `1 // VALID Result,` (or 0, INVALID), the runtime in microseconds, the thread count,
+    then the result, `//` comments throughout."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if "VALID" in line), None)
+    if start is None or len(lines) < start + 3:
+        raise RuntimeError(f"unexpected output of finpar's reference: {text[-500:]!r}")
+    if not lines[start].split("//")[0].strip().startswith("1"):
+        raise RuntimeError("finpar's reference says its own result is INVALID")
+    seconds = float(lines[start + 1].split("//")[0]) * 1e-6
+    rest = " ".join(line.split("//")[0] for line in lines[start + 3:])
+    return seconds, np.array([float(t) for t in _NUMBER.findall(rest)])
+
+
+def run_reference(
+    bench: Benchmark, files: datagen.DataFiles, runs: int, timeout: float
+) -> tuple[float, np.ndarray]:
+    """Run finpar's reference `runs` times on the dataset (input.data then output.data on
+    stdin, which it validates itself); the median of the times it reports, its result."""
+    exe = build_reference(bench)
+    stdin = files.text.read_bytes() + b"\n" + files.text.with_name("output.data").read_bytes()
+    times, result = [], np.empty(0)
+    for _ in range(runs):
+        proc = subprocess.run([str(exe)], input=stdin, capture_output=True, timeout=timeout)
+        if proc.returncode not in (0, 1):  # InterestCalib's main returns 1
+            raise RuntimeError(f"finpar's reference failed: {proc.stderr.decode()[-500:]}")
+        seconds, result = parse_reference_output(proc.stdout.decode(errors="replace"))
+        times.append(seconds)
+    return statistics.median(times), result
+
+
 def run_c(
     bench: Benchmark, files: datagen.DataFiles, runs: int, timeout: float
 ) -> tuple[float, np.ndarray]:
+    if bench.reference is not None and not bench.c_source.exists():
+        return run_reference(bench, files, runs, timeout)
     exe = build_c(bench)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / ("result.f64" if bench.real_result else "result.i64")
@@ -212,7 +295,7 @@ def run_numpy(bench: Benchmark, files: datagen.DataFiles, runs: int) -> tuple[fl
 
 def run_l0(
     bench: Benchmark, files: datagen.DataFiles, runs: int, backend: str, timeout: float,
-    threads: int | None = None,
+    threads: int | None = None, optimise: bool = True,
 ) -> tuple[float, str, int | None]:
     """Run l0-run in a fresh process; return the median time of `main`, the printed result
     and the heap allocations per run of `main` (None where l0-run does not count them)."""
@@ -222,6 +305,7 @@ def run_l0(
             sys.executable, "-c", "from l0.cli.run import main; main()",
             f"--backend={backend}", "-r", str(runs), "-t", str(timing), "-v",
             str(bench.program), *(["--threads", str(threads)] if threads else []),
+            *([] if optimise else ["-O0"]),
         ]  # fmt: skip
         proc = subprocess.run(cmd, stdin=stdin, capture_output=True, timeout=timeout)
         if proc.returncode != 0:
@@ -298,12 +382,14 @@ def compare(
     l0_text: str | None,
     expected: np.ndarray | None = None,
     expected_atol: float = 0.0,
+    c_exact: bool = True,
 ) -> None:
     """Set `result.agree`, recording every disagreement among the versions that ran.
 
-    `ref` is NumPy's result; `expected`, if given, finpar's (flat, within `expected_atol`)."""
+    `ref` is NumPy's result; `expected`, if given, finpar's (flat, within `expected_atol`).
+    `c_exact`: C computes what NumPy does (else it is only checked against `expected`)."""
     problems: list[str] = []
-    if c is not None and (d := _differ(c, ref, DOUBLE_ATOL, DOUBLE_RTOL)):
+    if c_exact and c is not None and (d := _differ(c, ref, DOUBLE_ATOL, DOUBLE_RTOL)):
         problems.append(f"C and NumPy differ at {d}")
     mine = None
     if l0_text is not None:
@@ -351,19 +437,63 @@ def run_benchmark(bench: Benchmark, size: int | str, args: argparse.Namespace) -
             result.compile = cold_compile_seconds(bench.program, backend, args.timeout)
     except (RuntimeError, subprocess.TimeoutExpired) as err:
         result.problems.append(str(err))
-    compare(result, c_out, ref, l0_text, expected, bench.finpar_atol)
+    c_exact = bench.reference is None or bench.c_source.exists()
+    compare(result, c_out, ref, l0_text, expected, bench.finpar_atol, c_exact)
+    if args.o0:
+        log(f"{bench.name}: l0 ({backend}, -O0)")
+        try:
+            result.l0_o0, o0_text, _ = run_l0(bench, files, args.runs, backend, args.timeout,
+                                              optimise=False)
+            agree = result.agree
+            compare(result, c_out, ref, o0_text, expected, bench.finpar_atol, c_exact)
+            result.agree = result.agree and agree
+        except (RuntimeError, subprocess.TimeoutExpired) as err:
+            result.problems.append(str(err))
+            result.agree = False
+        result.soacs = soac_structure(bench.program)
     if multicore:
         log(f"{bench.name}: l0 (multicore, {args.threads or 'all'} threads)")
         agree = result.agree
         try:
             result.multicore, mc_text, _ = run_l0(bench, files, args.runs, "multicore",
                                                args.timeout, args.threads)
-            compare(result, c_out, ref, mc_text, expected, bench.finpar_atol)
+            compare(result, c_out, ref, mc_text, expected, bench.finpar_atol, c_exact)
             result.agree = result.agree and agree
         except (RuntimeError, subprocess.TimeoutExpired) as err:
             result.problems.append(str(err))
             result.agree = False
     return result
+
+
+SOACS = frozenset(f"soac.{k}" for k in ("map", "reduce", "scan", "filter", "redomap"))
+"""The second-order array combinators of the IR (its other `soac` ops are first-order)."""
+
+
+def soac_structure(program: Path) -> tuple[int, int]:
+    """How many SOACs `main` holds after -O: those at its top level (not inside another
+    SOAC; inside a sequential loop counts as top level) and those nested in one."""
+    from l0.bigstack import call_with_big_stack
+    from l0.frontend import load_program, to_module
+    from l0.passes.pipeline import optimise
+
+    def count() -> tuple[int, int]:
+        module = to_module(load_program(program.read_text(encoding="utf-8"), str(program)),
+                           verify=False)
+        optimise(module)
+        main = next(op for op in module.walk()
+                    if op.name == "func.func" and op.sym_name.data == "main")
+        top = nested = 0
+        for op in main.walk():
+            if op.name not in SOACS:
+                continue
+            parent, inside = op.parent_op(), False
+            while parent is not None and parent is not main:
+                inside = inside or parent.name in SOACS
+                parent = parent.parent_op()
+            nested, top = (nested + 1, top) if inside else (nested, top + 1)
+        return top, nested
+
+    return call_with_big_stack(count)
 
 
 def log(msg: str) -> None:
@@ -372,6 +502,10 @@ def log(msg: str) -> None:
 
 def _ms(t: float | None) -> str:
     return "-" if t is None else f"{t * 1e3:.4g}"
+
+
+def _pct(r: float | None) -> str:
+    return "-" if r is None else f"{r:+.0%}"
 
 
 def _x(r: float | None) -> str:
@@ -404,6 +538,8 @@ def report(results: list[Result], skipped: list[str], args: argparse.Namespace) 
     if multicore:
         head[8:8] = ["multicore ms", "multicore/cpu"]
         head.append("multicore target")
+    if args.o0:
+        head += ["l0 -O0 ms", "-O speed-up", "thesis", "SOACs top/nested"]
     rows = []
     for r in results:
         row = [
@@ -415,6 +551,10 @@ def report(results: list[Result], skipped: list[str], args: argparse.Namespace) 
         if multicore:
             row[8:8] = [_ms(r.multicore), _x(r.speedup)]
             row.append(_multicore_target(BENCHMARKS[r.name], r))
+        if args.o0:
+            thesis = BENCHMARKS[r.name].thesis_speedup
+            row += [_ms(r.l0_o0), _pct(r.o_speedup), _pct(thesis),
+                    "-" if r.soacs is None else f"{r.soacs[0]}/{r.soacs[1]}"]
         rows.append(row)
     widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
     lines = [
@@ -492,6 +632,9 @@ def build_argparser() -> argparse.ArgumentParser:
                     "finpar dataset (locvolcalib=Medium)")
     ap.add_argument("--timeout", type=float, default=3600.0, metavar="S",
                     help="limit for each process the runner starts (default: %(default)s s)")
+    ap.add_argument("--o0", action="store_true",
+                    help="also run l0 without the optimiser (-O0) and report the speed-up of "
+                    "-O, the thesis's figure beside it, and main's SOACs after -O")
     ap.add_argument("--no-compile-time", action="store_true",
                     help="do not measure the compile time (saves a process per benchmark)")
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON to FILE")
@@ -500,13 +643,14 @@ def build_argparser() -> argparse.ArgumentParser:
 
 def _sizes(ap: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, int | str]:
     """The size of each benchmark to run: `--size`'s, except where `--set` says otherwise."""
-    names = args.names or [n for n, b in BENCHMARKS.items() if b.program.exists()]
+    names = args.names or [n for n, b in BENCHMARKS.items()
+                           if b.program.exists() and b.sizes[args.size] is not None]
     for name in names:
         if name not in BENCHMARKS:
             ap.error(f"unknown benchmark {name!r} (expected one of {', '.join(BENCHMARKS)})")
         if not BENCHMARKS[name].program.exists():
             ap.error(f"{name} has no L0 program yet ({BENCHMARKS[name].program} is missing)")
-    sizes: dict[str, int | str] = {name: BENCHMARKS[name].sizes[args.size] for name in names}
+    sizes: dict[str, int | str | None] = {n: BENCHMARKS[n].sizes[args.size] for n in names}
     for item in args.set:
         name, _, value = item.partition("=")
         if name not in BENCHMARKS or not value:
@@ -517,7 +661,10 @@ def _sizes(ap: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, i
             sizes[name] = value
         else:
             ap.error(f"--set {name}= expects a positive number, found {value!r}")
-    return {name: sizes[name] for name in names}
+    for name in names:
+        if sizes[name] is None:
+            ap.error(f"{name} has no {args.size} size (--set {name}=DATASET)")
+    return {name: size for name in names if (size := sizes[name]) is not None}
 
 
 def main(argv: list[str] | None = None) -> int:
