@@ -76,8 +76,9 @@ def test_multicore_column(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_finpar_reference_output_is_read() -> None:
-    text = ("\n// Generic Pricing\n 1\t\t// VALID   Result,\n440255\t\t// Runtime in micro seconds,\n"
-            "1\t\t// CPU Threads,\n\n [ 167.055714, -2.5e-3 ]\t//Generic Pricing Result.\n")
+    text = ("\n// Generic Pricing\n 1\t\t// VALID   Result,\n"
+            "440255\t\t// Runtime in micro seconds,\n1\t\t// CPU Threads,\n\n"
+            " [ 167.055714, -2.5e-3 ]\t//Generic Pricing Result.\n")
     seconds, numbers = run.parse_reference_output(text)
     assert seconds == 0.440255 and numbers.tolist() == [167.055714, -2.5e-3]
 
