@@ -1,10 +1,15 @@
-"""The real-world benchmarks (finpar's OptionPricing, the thesis's R0) against finpar's
-expected results.
+"""The real-world benchmarks (finpar's OptionPricing and InterestCalib, the thesis's R0
+and R2) against finpar's expected results.
 
 The datasets come from `benchmarks/finpar-data/` (tracked copies of finpar's small ones),
 or `$L0_FINPAR_DIR` where it is set (`benchmarks.datagen.finpar_dataset`); a missing
-dataset skips its test. The programs run on the cpu back end, compiled once; a cut-down
-input (a few paths) also runs on the interpreter, which must print the same.
+dataset skips its test. The programs run on the cpu back end, compiled once; cut-down
+inputs also run on the interpreter, which must print the same.
+
+InterestCalib's genetic algorithm takes minutes on Small (`python -m benchmarks.run
+interestcalib` validates it); here its genome evaluation is checked on the winning
+genome of finpar's output.data, whose per-swaption prices and log-likelihood that file
+holds, and the whole algorithm on a reduced configuration.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from benchmarks import datagen  # noqa: E402
 PROGRAMS = Path(__file__).resolve().parent.parent / "benchmarks" / "programs"
 OPTION_PRICING = PROGRAMS / "optionpricing.l0"
 OPTION_PRICING_ATOL = 5e-4  # finpar's validation tolerance on each price
+INTEREST_CALIB = PROGRAMS / "interestcalib.l0"
 
 
 def dataset(benchmark: str, size: str) -> Path:
@@ -65,3 +71,49 @@ def test_option_pricing_interpreter_agrees(size: str, paths: int) -> None:
     compiled = l0.compile(OPTION_PRICING, backend="cpu").run_main(text)
     interpreted = l0.compile(OPTION_PRICING, backend="interp").run_main(text)
     assert compiled == interpreted
+
+
+def cauchy_log_likelihood(quote: np.ndarray, price: np.ndarray) -> np.ndarray:
+    """finpar's score of a price given its quote (the L0 program's `logLikelihood`)."""
+    gamma = np.abs(quote) / 50.0 * 5.0 + 0.01
+    x = (price - quote) / gamma
+    return np.log(1.0 / (3.14159265358 * gamma * (1.0 + x * x)) + 1e-20)
+
+
+def interest_calib_input(data: Path) -> list[object]:
+    return datagen.read_main_arguments(INTEREST_CALIB, data / "input.data")
+
+
+def test_interest_calib_genome_evaluation_matches_finpar() -> None:
+    """output.data's winning genome priced by the L0 program: finpar's prices (it computed
+    in single precision) and log-likelihood. output.data: a, b, sigma, nu, rho, the
+    log-likelihood, then per swaption [calibrated price, Black price, % difference]."""
+    data = dataset("InterestCalib", "Small")
+    _, _, _, swaptions, _, coeffs, weights, _, _ = interest_calib_input(data)
+    ref = datagen.finpar_reference(data)
+    a, b, sigma, nu, rho, log_lik = ref[:6]
+    table = ref[6:].reshape(-1, 3)
+    prog = l0.compile(INTEREST_CALIB, backend="cpu")
+    prices, quotes = (np.asarray(v) for v in prog.swaptionPrices(
+        np.asarray(coeffs), np.asarray(weights), np.asarray(swaptions), a, b, rho, nu, sigma))
+    assert np.abs(quotes * 1e4 - table[:, 1]).max() < 1e-5  # the Black prices
+    assert np.abs(prices * 1e4 - table[:, 0]).max() < 0.1  # of prices up to 3000
+    mine = cauchy_log_likelihood(quotes, prices)
+    theirs = cauchy_log_likelihood(table[:, 1] / 1e4, table[:, 0] / 1e4)
+    assert (theirs - mine).max() <= 0.7  # finpar's per-swaption criterion
+    assert abs(mine.sum() - log_lik) < 1e-3
+
+
+def test_interest_calib_genetic_algorithm_agrees_with_interpreter() -> None:
+    """The whole program on 6 genomes, 4 generations and 5 swaptions: the unoptimised
+    interpreter and the optimised compiled program print the same winner and table."""
+    data = dataset("InterestCalib", "Small")
+    _, _, _, swaptions, nh, coeffs, weights, bits, dirs = interest_calib_input(data)
+    few = np.asarray(swaptions)[::40]
+    values = [6, 4, len(few), few, nh, coeffs, weights, bits, dirs]
+    text = "\n".join(datagen.l0_text(np.asarray(v)) for v in values)
+    compiled = l0.compile(INTEREST_CALIB, backend="cpu").run_main(text)
+    interpreted = l0.compile(INTEREST_CALIB, backend="interp", optimise=False).run_main(text)
+    assert compiled == interpreted
+    winner = printed_reals(compiled)
+    assert winner.size == 6 + 3 * len(few) and -50.0 < winner[5] < 50.0
