@@ -89,3 +89,22 @@ def test_soac_structure_counts_top_level_and_nested() -> None:
     assert run.soac_structure(run.BENCHMARKS["blackscholes"].program) == (1, 0)
     top, nested = run.soac_structure(run.BENCHMARKS["locvolcalib"].program)
     assert top == 1 and nested > 10
+
+
+def test_interest_calib_is_judged_as_finpar_judges_it() -> None:
+    # genome (5), log-likelihood, then [calibrated, Black, %] per swaption (x 10^4)
+    expected = np.array([0.3, 0.001, 0.009, 0.018, -0.08, 624.1, 74.0, 100.0, 26.0])
+    other_genome = np.array([0.7, 0.007, 0.018, 0.02, -0.6, 623.8, 74.5, 100.0, 25.5])
+    assert run.check_interest_calib(other_genome, expected) is None
+    worse = other_genome.copy()
+    worse[5] = 623.5  # 0.6 below finpar's
+    assert "log-likelihood" in (run.check_interest_calib(worse, expected) or "")
+    far = other_genome.copy()
+    far[6] = 1000.0  # a price far from its quote
+    assert "swaption 0" in (run.check_interest_calib(far, expected) or "")
+
+    res = run.Result("interestcalib", "Small", 1)
+    printed = "{0.7, 0.007, 0.018, 0.02, -0.6, 623.8, [[74.5, 100.0, 25.5]]}"
+    run.compare(res, other_genome, None, printed, expected, 0.7, c_exact=False,
+                check=run.check_interest_calib)
+    assert res.agree, res.problems
