@@ -2,7 +2,7 @@
 
     python -m benchmarks.run [--size tiny|small|full] [--runs N]
                              [--backend cpu|multicore|interp] [--threads N]
-                             [--set NAME=SIZE] [--json FILE] [NAMES...]
+                             [--set NAME=SIZE] [--o0] [--json FILE] [NAMES...]
 
 For each benchmark (default: every one in `BENCHMARKS` whose L0 program exists) it gets the
 input (`datagen.py`: generated and cached under `benchmarks/data/`, or a finpar dataset),
@@ -30,8 +30,10 @@ agreed, 1 otherwise. The performance targets of the issue "Compiled CPU back end
 reported, never enforced: these are benchmarks, not timed tests.
 
 The programs are the thesis's artificial benchmarks P0-P2 (its Part IV) and the real-world
-R1 (finpar's LocVolCalib); R0 and R2 (OptionPricing, InterestCalib) have their datasets
-wired here but no L0 program yet.
+R0-R2 (finpar's OptionPricing, LocVolCalib and InterestCalib). For R0 and R2 the C version
+is finpar's own sequential C++ reference, built here from its sources when they are
+present (README). `--o0` adds the thesis's measurement: l0 again with -O0, the speed-up of
+-O beside the thesis's, and main's SOACs after -O (top-level and nested).
 """
 
 from __future__ import annotations
