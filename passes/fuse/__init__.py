@@ -60,7 +60,10 @@ _FILTER_CONSUMERS = (soac.FilterOp, soac.ReduceOp, soac.RedomapOp)
 
 @dataclass
 class _Analyses:
-    """The module's analyses, recomputed after a rewrite has moved ops around."""
+    """The module's analyses, kept across rewrites: a rewrite forgets only the facts
+    that depend on where ops are (Note [Consumption queries in linear time] in
+    `l0.passes.analysis.consumption`), so that fusing n SOACs does not walk the module
+    n times."""
 
     module: ModuleOp
     failing: frozenset[str]
@@ -72,7 +75,8 @@ class _Analyses:
         return self._fusibility
 
     def changed(self) -> None:
-        self._fusibility = None
+        if self._fusibility is not None:
+            self._fusibility.consumption.forget_order()
 
 
 def _fused(rewriter: PatternRewriter, producer: soac.MapOp | soac.FilterOp,
