@@ -44,6 +44,7 @@ from l0.passes.fuse.compose import (
     rebuilt,
     rows_block,
 )
+from l0.passes.fuse.horizontal import explain_apart, fuse_siblings
 from l0.passes.fuse.legality import Fusibility, regular
 from l0.passes.fuse.transpose import (
     can_push,
@@ -328,13 +329,24 @@ class FusePass(ModulePass):
     explain: bool = False
     """Print a remark on stderr for each map or filter left unfused, saying why."""
 
+    horizontal: bool = True
+    """Merge sibling SOACs (`l0.passes.fuse.horizontal`)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         analyses = _Analyses(op, frozenset(Speculation(op).failing))
         producers = FuseProducer(analyses)
         patterns = GreedyRewritePatternApplier([producers, FuseReplicate(analyses)])
         walker = PatternRewriteWalker(patterns, walk_reverse=True)
+        apart: dict[Operation, str] = {}  # siblings not merged, and why
         for _ in range(64):
-            if not walker.rewrite_module(op):
+            changed = walker.rewrite_module(op)
+            # Horizontal fusion only once vertical fusion is done: merging siblings
+            # first could give a producer a sibling's outputs and block its fusion.
+            if self.horizontal and fuse_siblings(op, analyses.failing, apart):
+                analyses.changed()
+                changed = True
+            if not changed:
                 break
         if self.explain:
             producers.explain(op, sys.stderr)
+            explain_apart(op, apart, sys.stderr)

@@ -1,5 +1,5 @@
-// RUN: l0-opt %s -p fuse --split-input-file | filecheck %s
-// RUN: l0-opt %s -p 'fuse{explain=true}' --split-input-file 2>&1 >/dev/null | filecheck %s --check-prefix=WHY
+// RUN: l0-opt %s -p 'fuse{horizontal=false}' --split-input-file | filecheck %s
+// RUN: l0-opt %s -p 'fuse{explain=true horizontal=false}' --split-input-file 2>&1 >/dev/null | filecheck %s --check-prefix=WHY
 
 // Cases where fusion must not fire (7.1.2, 7.1.3, and errors): the IR is unchanged,
 // and `explain` says why.
