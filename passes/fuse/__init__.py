@@ -44,6 +44,7 @@ from l0.passes.fuse.compose import (
     rebuilt,
     rows_block,
 )
+from l0.passes.fuse.duplicate import SplitProducer
 from l0.passes.fuse.horizontal import explain_apart, fuse_siblings
 from l0.passes.fuse.legality import Fusibility, regular
 from l0.passes.fuse.transpose import (
@@ -332,12 +333,19 @@ class FusePass(ModulePass):
     horizontal: bool = True
     """Merge sibling SOACs (`l0.passes.fuse.horizontal`)."""
 
+    duplicate: bool = True
+    """Split maps between their consumers, duplicating cheap work
+    (`l0.passes.fuse.duplicate`)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         analyses = _Analyses(op, frozenset(Speculation(op).failing))
         producers = FuseProducer(analyses)
         patterns = GreedyRewritePatternApplier([producers, FuseReplicate(analyses)])
         walker = PatternRewriteWalker(patterns, walk_reverse=True)
         apart: dict[Operation, str] = {}  # siblings not merged, and why
+        splitter = PatternRewriteWalker(SplitProducer(
+            analyses.get, analyses.changed, _fused, _MAP_CONSUMERS, producers.unfused),
+            walk_reverse=True)
         for _ in range(64):
             changed = walker.rewrite_module(op)
             # Horizontal fusion only once vertical fusion is done: merging siblings
@@ -345,6 +353,9 @@ class FusePass(ModulePass):
             if self.horizontal and fuse_siblings(op, analyses.failing, apart):
                 analyses.changed()
                 changed = True
+            # Duplicating work is the last resort: when neither of the above applies.
+            if not changed and self.duplicate:
+                changed = splitter.rewrite_module(op)
             if not changed:
                 break
         if self.explain:

@@ -1,6 +1,6 @@
 // RUN: l0-opt %s -p fuse --split-input-file | filecheck %s
 // RUN: l0-opt %s -p fuse,verify-uniqueness --split-input-file > /dev/null
-// RUN: l0-opt %s -p 'fuse{horizontal=false}' --split-input-file | filecheck %s --check-prefix=OFF
+// RUN: l0-opt %s -p 'fuse{horizontal=false duplicate=false}' --split-input-file | filecheck %s --check-prefix=OFF
 
 // Horizontal fusion (`l0.passes.fuse.horizontal`): sibling maps over one array become
 // one map with the outputs of all of them; each lambda runs in turn on the row.
