@@ -77,31 +77,35 @@ class _Sizes:
             self.parent[v], v = root, self.parent[v]
         return root
 
-    def union(self, values: Sequence[SSAValue]) -> SSAValue | None:
-        """Put `values` in one class; returns the class's root (None for no values)."""
-        if not values:
-            return None
+    def union(self, values: Sequence[SSAValue]) -> tuple[SSAValue, list[SSAValue]]:
+        """Put `values` (at least one) in one class; returns its root and the roots of
+        the classes it absorbed."""
         root = self.find(values[0])
+        absorbed: list[SSAValue] = []
         for v in values[1:]:
             other = self.find(v)
             if other is not root:
                 self.parent[other] = root
-        return root
+                absorbed.append(other)
+        return root, absorbed
 
-    def learn(self, op: Operation) -> None:
-        """What `op`, having run, tells about sizes: its inputs have one outer size
-        (its certificates checked it), and a map's or scan's outputs have theirs."""
-        if isinstance(op, soac.MapOp | soac.ScanOp):
-            self.union([*op.inputs, *op.results])
-        elif isinstance(op, soac.ReduceOp | soac.RedomapOp | soac.FilterOp):
-            self.union(list(op.inputs))
+
+def _same_size(op: Operation) -> list[SSAValue]:
+    """What `op`, having run, tells about sizes: these arrays have one outer size (its
+    inputs, which its certificates checked, and a map's or scan's outputs)."""
+    if isinstance(op, soac.MapOp | soac.ScanOp):
+        return [*op.inputs, *op.results]
+    if isinstance(op, soac.ReduceOp | soac.RedomapOp | soac.FilterOp):
+        return list(op.inputs)
+    return []
 
 
 @dataclass(eq=False)
 class _Group:
     """Siblings that may still merge, in program order."""
 
-    family: str
+    key: tuple[str, SSAValue]
+    """Where it is filed: its family and the root of its size class."""
     members: list[Sibling]
     effects: bool
     """Whether a member may fail or print: nothing later may then."""
@@ -131,12 +135,15 @@ class _Sweep:
     remarks: dict[Operation, str] = field(default_factory=dict[Operation, str])
     """Siblings that could not join the group before them, and why."""
 
+    def file(self, group: _Group, key: tuple[str, SSAValue]) -> None:
+        group.key = key
+        self.open[key] = group
+
     def close(self, group: _Group, why: str) -> None:
         group.closed_by = why
-        for key, g in list(self.open.items()):
-            if g is group:
-                del self.open[key]
-                self.closed[key] = group
+        if self.open.get(group.key) is group:
+            del self.open[group.key]
+        self.closed[group.key] = group
         for m in group.members:
             for r in m.results:
                 self.owner.pop(r, None)
@@ -156,36 +163,47 @@ class _Sweep:
         if effects:
             self.close_all(f"its sibling and '{op.name}' may both fail or print",
                            effects_only=True)
-        if consumed_operands(op):
+        consumes = bool(consumed_operands(op))
+        if consumes:
             self.close_all(f"'{op.name}' may consume an array")
-            self.sizes.learn(op)
-            return
-        family = _family(op)
+        family = None if consumes else _family(op)
         if family is not None:
             self._join(op, family, effects)  # type: ignore[arg-type]
-        self.sizes.learn(op)
+        self._unite(_same_size(op))
+
+    def _unite(self, values: list[SSAValue]) -> SSAValue | None:
+        """Learn that `values` have one size; the open groups of the classes this
+        joins are filed under the new root (two of one family: the smaller closes)."""
+        if not values:
+            return None
+        root, absorbed = self.sizes.union(values)
+        for old in absorbed:
+            for family in ("map", "fold"):
+                group = self.open.pop((family, old), None)
+                if group is None:
+                    continue
+                there = self.open.get((family, root))
+                if there is None:
+                    self.file(group, (family, root))
+                    continue
+                small, large = sorted((group, there), key=lambda g: len(g.members))
+                self.file(large, (family, root))
+                small.key = (family, old)
+                self.close(small, "a sibling of another size class took its place")
+        return root
 
     def _join(self, op: Sibling, family: str, effects: bool) -> None:
-        before = {self.sizes.find(v) for v in op.inputs}
-        root = self.sizes.union(list(op.inputs))
+        root = self._unite(list(op.inputs))
         assert root is not None
-        # Groups of two size classes this op joins: keep the larger one open.
-        found = [g for r in before if (g := self.open.get((family, r))) is not None]
-        for g in found:
-            for key in [k for k, v in self.open.items() if v is g]:
-                del self.open[key]
-        found.sort(key=lambda g: len(g.members))
-        for g in found[:-1]:
-            self.close(g, "it joins a sibling of another size class")
-        group = found[-1] if found else None
+        group = self.open.get((family, root))
         if group is None:
-            group = _Group(family, [], False)
-            last = next((g for r in before if (g := self.closed.get((family, r)))), None)
+            group = _Group((family, root), [], False)
+            self.file(group, (family, root))
+            last = self.closed.get((family, root))
             if last is not None and last.closed_by is not None:
                 self.remarks[op] = last.closed_by
         group.members.append(op)
         group.effects = group.effects or effects
-        self.open[(family, root)] = group
         for r in op.results:
             self.owner[r] = group
 

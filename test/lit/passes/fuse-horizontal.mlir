@@ -135,3 +135,29 @@ func.func @nested(%a: tensor<?x?xi64>, %zero: i64) -> (tensor<?xi64>) {
 // CHECK:         %s, %t = soac.redomap
 // CHECK-NOT:     soac.reduce
 // CHECK:         arith.subi %t, %s
+
+// -----
+
+// Sizes known equal: the first map's certificate checked that %x and %z have one size,
+// so the maps over %x alone and over %z alone are siblings of it.
+func.func @known_sizes(%x: tensor<?xi64>, %z: tensor<?xi64>, %c: !soac.cert) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>) {
+  %e = soac.map(%p = %x, %q = %z : tensor<?xi64>, tensor<?xi64>) <%c> -> tensor<?xi64> {
+    %y = arith.addi %p, %q : i64
+    soac.yield %y : i64
+  }
+  %b = soac.map(%u = %x : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %u, %u : i64
+    soac.yield %y : i64
+  }
+  %d = soac.map(%u = %z : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.subi %u, %u : i64
+    soac.yield %y : i64
+  }
+  func.return %e, %b, %d : tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @known_sizes
+// CHECK-NEXT:    %e, %b, %d = soac.map(%p = %x, %q = %z : tensor<?xi64>, tensor<?xi64>) <%c> -> tensor<?xi64>, tensor<?xi64>, tensor<?xi64> {
+// CHECK-NEXT:      %y = arith.addi %p, %q : i64
+// CHECK-NEXT:      %y_1 = arith.muli %p, %p : i64
+// CHECK-NEXT:      %y_2 = arith.subi %q, %q : i64
+// CHECK-NEXT:      soac.yield %y, %y_1, %y_2 : i64, i64, i64
