@@ -140,8 +140,8 @@ def _input_use(user: Operation, index: int) -> bool:
 
 @dataclass
 class Split:
-    """How to cut a map: the outputs each consumer's part computes (in program order),
-    and the outputs that must stay arrays."""
+    """How to cut a map: the outputs each consumer's part computes, and the outputs
+    that must stay arrays."""
 
     parts: list[tuple[Operation, list[int]]]
     kept: list[int]
@@ -203,9 +203,7 @@ class SplitProducer(RewritePattern):
         cost = duplication_cost([o for o in lam.ops if o in shared])
         if isinstance(cost, str):
             return cost
-        if len(parts) > 1:
-            parts.sort(key=lambda p: check.consumption.position(p[0]))
-        return Split(parts, kept)
+        return Split(parts, kept)  # each part fuses where its consumer is: any order
 
     def _target(self, op: soac.MapOp, user: Operation, home: Block,
                 check: Fusibility) -> bool:
