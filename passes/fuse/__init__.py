@@ -383,16 +383,19 @@ class FusePass(ModulePass):
         splitter = PatternRewriteWalker(SplitProducer(
             analyses.get, analyses.changed, _fused, _MAP_CONSUMERS, producers.unfused),
             walk_reverse=True)
-        for _ in range(64):
+        siblings_due = True  # a sweep for siblings may find some (none after one that
+        for _ in range(64):  # merged all it found, until something else changes)
             changed = walker.rewrite_module(op)
             # Horizontal fusion only once vertical fusion is done: merging siblings
             # first could give a producer a sibling's outputs and block its fusion.
-            if self.horizontal and fuse_siblings(op, analyses.failing, apart):
+            if self.horizontal and (changed or siblings_due) and \
+                    fuse_siblings(op, analyses.failing, apart):
                 analyses.changed()
                 changed = True
+            siblings_due = False
             # Duplicating work is the last resort: when neither of the above applies.
             if not changed and self.duplicate:
-                changed = splitter.rewrite_module(op)
+                changed = siblings_due = splitter.rewrite_module(op)
             if not changed:
                 break
         if self.explain:

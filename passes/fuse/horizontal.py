@@ -36,7 +36,7 @@ the last member ran, so every earlier member's work moves down to it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence, Set
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 from typing import TextIO
 
@@ -47,7 +47,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from l0.dialects import soac
 from l0.dialects.soac.types import row_type
 from l0.passes.analysis.consumption import consumed_operands
-from l0.passes.analysis.effects import has_effects
+from l0.passes.analysis.effects import local_effects
 from l0.passes.fuse.compose import as_redomap
 
 Sibling = soac.MapOp | soac.ReduceOp | soac.RedomapOp
@@ -113,11 +113,6 @@ class _Group:
     """Why no later sibling may join (for `fuse{explain=true}`)."""
 
 
-def _nested_operands(op: Operation) -> Iterator[SSAValue]:
-    for inner in op.walk():
-        yield from inner.operands
-
-
 @dataclass
 class _Sweep:
     """Finds the groups of siblings to merge in one block (see the module docstring)."""
@@ -156,10 +151,13 @@ class _Sweep:
                 self.close(group, why)
 
     def step(self, op: Operation) -> None:
-        users = {self.owner[v] for v in _nested_operands(op) if v in self.owner}
+        users: set[_Group] = set()
+        effects = False
+        for inner in op.walk():  # one walk: the uses of members' results, and effects
+            users.update(self.owner[v] for v in inner.operands if v in self.owner)
+            effects = effects or local_effects(inner, self.failing)
         for group in users:
             self.close(group, f"'{op.name}' uses an output of its sibling")
-        effects = has_effects(op, self.failing)
         if effects:
             self.close_all(f"its sibling and '{op.name}' may both fail or print",
                            effects_only=True)
