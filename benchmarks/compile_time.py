@@ -1,6 +1,7 @@
 """Compile-time benchmark: how long each stage takes on a ~350-line program.
 
     python -m benchmarks.compile_time [FILE.l0 ...]
+    python -m benchmarks.compile_time --fusion-scaling [N ...]
 
 Without files it concatenates the larger programs of the test corpus (renaming their
 functions apart) into one program of at least 350 lines, as the issues' compile-time
@@ -8,6 +9,15 @@ targets ask. Prints the median time of parse, type check, internalisation, the d
 optimisation pipeline and the CPU back end, over 5 runs, each in this one process after
 a warm-up run; then the cold compile time: `l0.compile` in a fresh process, imports
 included (median of 3), which is what a user of `l0-run` or `l0.compile` waits for.
+
+`--fusion-scaling` instead times fusion on two generated programs of N SOACs each
+(default 250 and 1000): a chain of N maps, each over the last one's result
+(`chain_program`), and N sibling maps over one array, each summed (`siblings_program`).
+For each it prints the time of `-O` (the default pipeline on the front end's module)
+and of the `fuse` pass alone on the module the other passes of one round leave, with
+its CPU time (less disturbed than the wall clock on a loaded machine), one run each
+(these take seconds), and the ratios to the smallest N, which grow about linearly
+when fusion does.
 """
 
 from __future__ import annotations
@@ -43,6 +53,53 @@ def corpus_program(min_lines: int = 350) -> str:
     return "\n".join(parts)
 
 
+def chain_program(n: int) -> str:
+    """n maps in a chain: `a{i+1} = map(fn x => x + i, a{i})`; fully fused, one map."""
+    lines = ["fun [int] main([int] a0) ="]
+    lines += [f"  let a{i + 1} = map(fn int (int x) => x + {i}, a{i}) in" for i in range(n)]
+    return "\n".join([*lines, f"  a{n}", ""])
+
+
+def siblings_program(n: int) -> str:
+    """n sibling maps over one array, each summed, the sums added: fused, one redomap."""
+    lines = ["fun int main([int] a) ="]
+    lines += [f"  let b{i} = reduce(op +, 0, map(fn int (int x) => x * {i}, a)) in"
+              for i in range(n)]
+    return "\n".join([*lines, "  " + " + ".join(f"b{i}" for i in range(n)), ""])
+
+
+def fusion_scaling(sizes: list[int]) -> None:
+    """Print the -O and `fuse` times of `chain_program` and `siblings_program`."""
+    from l0.bigstack import call_with_big_stack
+    from l0.dialects.context import l0_context
+    from l0.frontend import load_program, to_module
+    from l0.passes.fuse import FusePass
+    from l0.passes.pipeline import DEFAULT, optimise
+
+    def times(text: str) -> tuple[float, float, float]:
+        program = load_program(text, "generated.l0")
+        start = time.perf_counter()
+        optimise(to_module(program))
+        whole = time.perf_counter() - start
+        module = to_module(program)
+        optimise(module, [p for p in DEFAULT if p != "fuse"], max_rounds=1)
+        start, cpu = time.perf_counter(), time.process_time()
+        FusePass().apply(l0_context(), module)
+        return whole, time.perf_counter() - start, time.process_time() - cpu
+
+    for label, make in (("chain", chain_program), ("siblings", siblings_program)):
+        first: tuple[int, float, float] | None = None
+        for n in sorted(sizes):
+            whole, fuse, cpu = call_with_big_stack(lambda make=make, n=n: times(make(n)))
+            if first is None:
+                first = (n, whole, cpu)
+            m, w0, c0 = first
+            print(f"{label} of {n:5d} maps: -O {whole:7.2f} s ({whole / w0:5.1f}x), fuse "
+                  f"{fuse:6.2f} s, its CPU time {cpu:6.2f} s ({cpu / c0:5.1f}x), for "
+                  f"{n / m:.1f}x the maps")
+            sys.stdout.flush()
+
+
 def median_time(work: Callable[[], object], runs: int = 5) -> float:
     work()
     times = []
@@ -56,7 +113,12 @@ def median_time(work: Callable[[], object], runs: int = 5) -> float:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("files", nargs="*", help="L0 programs (default: a 350-line corpus program)")
+    ap.add_argument("--fusion-scaling", nargs="*", type=int, metavar="N",
+                    help="time fusion on chains and siblings of N maps (default 250 1000)")
     args = ap.parse_args(argv)
+    if args.fusion_scaling is not None:
+        fusion_scaling(args.fusion_scaling or [250, 1000])
+        return
     sources = [(f, Path(f).read_text(encoding="utf-8")) for f in args.files] or [
         ("corpus-350.l0", corpus_program())
     ]

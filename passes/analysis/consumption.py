@@ -42,6 +42,15 @@ branches and loops give the operands their result is made of. Any other op, one 
 module does not know (a new dialect's op, `reduce` with an array accumulator, a
 `while`), may return any of its operands or anything its regions yield: answering
 "fresh" there would let a pass read an array after it was updated in place.
+
+Note [Consumption queries in linear time]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The positional queries number every op of the module; a pass that rewrites after each
+query (`fuse` fusing a chain of a thousand maps) would renumber a thousand times. Most
+arrays are never consumed, and `may_be_consumed` answers that per value, from its uses
+alone, and stays true across rewrites that only move consumptions (the class
+docstring): `consumed_between` asks it first, and numbers the ops only for an array
+that some op may consume.
 """
 
 from __future__ import annotations
@@ -400,6 +409,14 @@ class Consumption:
             for op in new.walk():
                 self.positions[op] = pos
 
+    def forget_order(self) -> None:
+        """Forget the positions, the consuming ops and the alias closures, after a rewrite
+        that moved, merged or replaced ops (`fuse`); `may_be_consumed` stays known (see
+        the class docstring). Each is recomputed when next asked."""
+        self.positions = {}
+        self.__dict__.pop("consumers", None)
+        self.closures.clear()
+
     def closure(self, v: SSAValue) -> frozenset[SSAValue]:
         found = self.closures.get(v)
         if found is None:
@@ -411,7 +428,12 @@ class Consumption:
         """A consumer of one of `values` (or of an alias) that may run after `after`
         (None: from the start of the function; `after`'s own regions count only with
         `regions_after`) and before `before`, not counting the loops and lambdas
-        `before` is in (they consume after the uses in their body). None if none."""
+        `before` is in (they consume after the uses in their body). None if none.
+
+        Values that are never consumed anywhere need no positions: asking about them
+        costs no walk of the function (Note [Consumption queries in linear time])."""
+        if not any(self.may_be_consumed(v) for v in values):
+            return None
         aliases: set[SSAValue] = set()
         for v in values:
             aliases |= self.closure(v)

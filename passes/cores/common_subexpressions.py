@@ -31,6 +31,14 @@ the one kept ran first, so the one removed would have succeeded.
 
 `CseDriver` walks a module and merges; `cse` runs it alone, `rebind` with a hook that
 hoists out of each region holder once its regions are done (thesis 6.3).
+
+Note [Comparing regions in linear time]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A thousand sibling SOACs whose lambdas differ only in a constant share one shallow
+key. Comparing each new one with every earlier one, walking both lambdas each time,
+took the square of their number in walks. An op's regions' key is computed when a
+second op with its shallow key turns up, once, and ops are filed under the full key
+(shallow key and regions' key): finding an equal op is then a dictionary probe.
 """
 
 from __future__ import annotations
@@ -386,22 +394,37 @@ class CseDriver:
 
     def _visit_with_regions(self, op: Operation) -> None:
         """`visit` for an op with regions: the ops in scope with its shallow key are
-        compared with it region by region, so that regions are only walked when there
-        is an op to compare them with (most SOACs have none)."""
+        compared with it by their regions' keys, so that regions are only walked when
+        there is an op to compare them with (most SOACs have none), and each op's
+        regions at most once (Note [Comparing regions in linear time])."""
         shallow = ("regions", self.keys.shallow_key(op))
-        mine: Hashable | None = None
-        for scope in reversed(self.scopes):
-            for other in scope.get(shallow, ()):
-                if other.parent is None:
-                    continue
-                if mine is None:
-                    mine = self.keys.regions_key(op)
-                if mine == self.keys.regions_key(other) and \
-                        self._may_merge(op, tuple(other.results)):
-                    self._replace(op, tuple(other.results))
-                    return
+        if any(shallow in scope for scope in self.scopes):
+            full = ("regions-key", shallow, self.keys.regions_key(op))
+            for scope in reversed(self.scopes):
+                self._key_pending(scope, shallow)
+                for other in scope.get(full, ()):
+                    if other.parent is not None and \
+                            self._may_merge(op, tuple(other.results)):
+                        self._replace(op, tuple(other.results))
+                        return
+            if self.scopes:
+                self.scopes[-1].setdefault(shallow, [])
+                self.scopes[-1].setdefault(full, []).append(op)
+            return
         if self.scopes:
             self.scopes[-1].setdefault(shallow, []).append(op)
+
+    def _key_pending(self, scope: dict[Hashable, Any], shallow: Hashable) -> None:
+        """File the ops of `scope` with the shallow key `shallow` that have not been
+        compared yet under their full keys (their regions are walked once, here)."""
+        pending = scope.get(shallow)
+        if not pending:
+            return
+        for other in pending:
+            if other.parent is not None:
+                full = ("regions-key", shallow, self.keys.regions_key(other))
+                scope.setdefault(full, []).append(other)
+        scope[shallow] = []
 
     def _may_merge(self, op: Operation, found: tuple[SSAValue, ...]) -> bool:
         """Whether `op` may be replaced by the equal op whose results are `found` (which

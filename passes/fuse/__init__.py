@@ -12,6 +12,14 @@ patterns applied bottom-up until nothing changes:
 
 Modules: `legality.py` (which pairs may fuse), `compose.py` (composing lambdas),
 `transpose.py` (moving a transposition between them out of the way, 8.1).
+
+When those two patterns are done, two more rules run, each in its own module, in this
+order (`FusePass.apply`, repeated until nothing changes):
+
+* `horizontal.py`: sibling SOACs of one size and no dependence become one
+  (`fuse_siblings`), which often gives a map one consumer where it had several;
+* `duplicate.py`: a map still unfused is split between its consumers, duplicating only
+  cheap work (`SplitProducer`; its cost model is Note [What may be duplicated]).
 """
 
 from __future__ import annotations
@@ -44,6 +52,8 @@ from l0.passes.fuse.compose import (
     rebuilt,
     rows_block,
 )
+from l0.passes.fuse.duplicate import SplitProducer
+from l0.passes.fuse.horizontal import explain_apart, fuse_siblings
 from l0.passes.fuse.legality import Fusibility, regular
 from l0.passes.fuse.transpose import (
     can_push,
@@ -60,7 +70,10 @@ _FILTER_CONSUMERS = (soac.FilterOp, soac.ReduceOp, soac.RedomapOp)
 
 @dataclass
 class _Analyses:
-    """The module's analyses, recomputed after a rewrite has moved ops around."""
+    """The module's analyses, kept across rewrites: a rewrite forgets only the facts
+    that depend on where ops are (Note [Consumption queries in linear time] in
+    `l0.passes.analysis.consumption`), so that fusing n SOACs does not walk the module
+    n times."""
 
     module: ModuleOp
     failing: frozenset[str]
@@ -72,7 +85,8 @@ class _Analyses:
         return self._fusibility
 
     def changed(self) -> None:
-        self._fusibility = None
+        if self._fusibility is not None:
+            self._fusibility.consumption.forget_order()
 
 
 def _fused(rewriter: PatternRewriter, producer: soac.MapOp | soac.FilterOp,
@@ -283,9 +297,36 @@ class FusePass(ModulePass):
       consumers are, and the nest whose elements it reorders can neither fail nor
       print; then the producer fuses as above.
 
+    Horizontal fusion (the LMS loop fusion algorithm; `l0.passes.fuse.horizontal`),
+    once no producer fuses any more: sibling SOACs in one block whose inputs have one
+    outer size (known from an earlier SOAC's inputs, or a map's output and input) and
+    that do not depend on each other become one SOAC where the last of them was:
+
+    * sibling maps: one map with all their outputs, running their lambdas in turn;
+    * sibling reduces and redomaps (scalar accumulators): one redomap on the tuple of
+      their accumulators, whose outer lambda applies each member's operator to its
+      part (thesis figure 44: the sum and the maximum of a map's two arrays become one
+      redomap, into which the map then fuses).
+
+    Siblings stay apart when something up to the last one uses an earlier one's
+    results, when one may fail or print and something after it up to the last one may
+    too (the first error, or the order of the traces, would change), or when an op on
+    the way, or a member's lambda, may consume an array.
+
+    SOAC splitting and cheap duplication (7.1.3, 9.2, the split chapter 10 proposes for
+    figure 44; `l0.passes.fuse.duplicate`), as a last resort: a map still unfused is cut
+    into one part per consumer it can fuse with, computing only the outputs that
+    consumer reads, and one part for the outputs that must stay arrays; each part keeps
+    only the ops it needs, and fuses. Ops needed by several parts are computed in each,
+    so they must be cheap: constant-time scalar work (no SOAC, loop or call, nothing
+    that builds an array) of at most 8 operations, constants not counted; parts that
+    share nothing are always split. Never when the map's lambda may fail or print, when
+    it or a consumer's lambda has an update, a call or a loop, or into a consumer in a
+    loop or lambda (the work would run once per iteration).
+
     Fusion happens inside lambdas and loop bodies too, and into consumers on different
-    branches of `if`s (one copy of the producer each, as they never both run). It does
-    not fire when (7.1.2, 7.1.3, `l0.passes.fuse.legality`):
+    branches of `if`s (one copy of the producer each, as they never both run). Vertical
+    fusion does not fire when (7.1.2, 7.1.3, `l0.passes.fuse.legality`):
     an output is used other than as a SOAC input (indexed, its size taken, returned,
     passed to a call, a neutral element, used inside a lambda), which would compute it
     twice; two consumers may run in one execution, or one is inside a loop or lambda
@@ -301,7 +342,9 @@ class FusePass(ModulePass):
 
     Options: `explain` (default false) prints, on stderr, a remark for each map or
     filter left unfused that has a use, saying why (`LOC: remark: 'soac.map' %b not
-    fused: ...`).
+    fused: ...`, and why it was not split), and for each SOAC a sibling before it could
+    not take in (`... not merged with its sibling: ...`); `horizontal` and `duplicate`
+    (default true) turn those two rules off.
 
         %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
           %y = arith.muli %x, %x : i64
@@ -324,13 +367,37 @@ class FusePass(ModulePass):
     explain: bool = False
     """Print a remark on stderr for each map or filter left unfused, saying why."""
 
+    horizontal: bool = True
+    """Merge sibling SOACs (`l0.passes.fuse.horizontal`)."""
+
+    duplicate: bool = True
+    """Split maps between their consumers, duplicating cheap work
+    (`l0.passes.fuse.duplicate`)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         analyses = _Analyses(op, frozenset(Speculation(op).failing))
         producers = FuseProducer(analyses)
         patterns = GreedyRewritePatternApplier([producers, FuseReplicate(analyses)])
         walker = PatternRewriteWalker(patterns, walk_reverse=True)
-        for _ in range(64):
-            if not walker.rewrite_module(op):
+        apart: dict[Operation, str] = {}  # siblings not merged, and why
+        splitter = PatternRewriteWalker(SplitProducer(
+            analyses.get, analyses.changed, _fused, _MAP_CONSUMERS, producers.unfused),
+            walk_reverse=True)
+        siblings_due = True  # a sweep for siblings may find some (none after one that
+        for _ in range(64):  # merged all it found, until something else changes)
+            changed = walker.rewrite_module(op)
+            # Horizontal fusion only once vertical fusion is done: merging siblings
+            # first could give a producer a sibling's outputs and block its fusion.
+            if self.horizontal and (changed or siblings_due) and \
+                    fuse_siblings(op, analyses.failing, apart):
+                analyses.changed()
+                changed = True
+            siblings_due = False
+            # Duplicating work is the last resort: when neither of the above applies.
+            if not changed and self.duplicate:
+                changed = siblings_due = splitter.rewrite_module(op)
+            if not changed:
                 break
         if self.explain:
             producers.explain(op, sys.stderr)
+            explain_apart(op, apart, sys.stderr)

@@ -117,12 +117,14 @@ class Fusibility:
                 if _on_one_path(chain, other):
                     return "two consumers may run in one execution (work would be duplicated)"
             chains.append(chain)
-        found.sort(key=self.consumption.position)
+        if len(found) > 1:
+            found.sort(key=self.consumption.position)
         return found
 
     def consumes_argument(self, lam: Operation, arg: BlockArgument) -> bool:
-        """Whether an op in `lam`'s regions may consume `arg` or an alias of it."""
-        return any(arg in self.consumption.closure(v)
+        """Whether an op in `lam`'s regions may consume `arg` or an alias of it (not
+        without `may_be_consumed`, which saves walking `lam`)."""
+        return self.consumption.may_be_consumed(arg) and any(arg in self.consumption.closure(v)
                    for r in lam.regions for b in r.blocks for top in b.ops
                    for inner in top.walk() for v in consumed_operands(inner))
 
@@ -130,10 +132,11 @@ class Fusibility:
                 outputs: Sequence[SSAValue] | None = None) -> str | None:
         """Why `producer` may not be fused into `consumer` (None: it may); `outputs` as
         for `consumers`."""
-        read = [v for v in free_values(producer) if isinstance(v.type, TensorType)]
+        read = [v for v in free_values(producer) if isinstance(v.type, TensorType)
+                and self.consumption.may_be_consumed(v)]
         if self.consumption.consumed_between(read, producer, consumer) is not None:
             return "an array the producer reads may be consumed before the consumer"
-        consumed = consumed_operands(consumer)
+        consumed = consumed_operands(consumer) if read else []
         if any(self.consumption.closure(c) & frozenset(read) for c in consumed):
             return "the consumer may consume an array the producer reads"
         produced = set(producer.results if outputs is None else outputs)

@@ -89,3 +89,30 @@ def test_known_ops_fresh_or_view() -> None:
     assert may_be_consumed(copy.results[0])
     assert not may_be_consumed(view.results[0])  # only the copy is updated
     assert consumes(update) and not consumes(view)
+
+
+_BETWEEN = """
+func.func @f(%a: tensor<?xi64>, %d: tensor<?xi64>, %i: i64)
+    -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>) {
+  %b = soac.copy %a : tensor<?xi64>
+  %e = soac.update %d[%i] = %i : tensor<?xi64>
+  %c = soac.copy %b : tensor<?xi64>
+  func.return %b, %c, %e : tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
+}
+"""
+
+
+def test_consumed_between_without_numbering_for_unconsumed_arrays() -> None:
+    """Note [Consumption queries in linear time]: asking about an array nothing consumes
+    numbers no op; an array that is consumed is still found, after `forget_order`."""
+    module = parse(_BETWEEN)
+    first, last = (op for op in module.walk() if op.name == "soac.copy")
+    update = op_named(module, "soac.update")
+    facts = Consumption(module)
+    a, d = first.operands[0], update.operands[0]
+    assert facts.consumed_between([a], first, last) is None
+    assert not facts.positions
+    assert facts.consumed_between([d], first, last) is update
+    facts.forget_order()
+    assert not facts.positions
+    assert facts.consumed_between([d], first, last) is update

@@ -1,9 +1,10 @@
 """`fuse` (thesis 7): generated programs behave exactly as before, failures included.
 
-The lit tests (`test/lit/passes/fuse.mlir`, `fuse-not.mlir`) show each rule and each
-reason not to fuse. Here hypothesis builds small L0 programs out of chains of SOACs
-(maps over one or two arrays, filters, reduces, scans, replicates) whose lambdas may
-divide by zero, index out of bounds or trace, and whose arrays are used once, twice,
+The lit tests (`test/lit/passes/fuse*.mlir`) show each rule and each reason not to
+fuse. Here hypothesis builds small L0 programs out of chains of SOACs (maps over one
+or two arrays, maps computing two arrays, filters, reduces, scans, replicates) whose
+lambdas may divide by zero, index out of bounds or trace, and whose arrays are used
+once, twice (siblings over one array, cheap producers shared by several consumers),
 in branches or not at all; the interpreter must print the same result (and the same
 trace), or report the same error at the same place, without `fuse`, with `fuse` alone
 and with the default pipeline.
@@ -70,8 +71,12 @@ def _soac(draw: st.DrawFn, p: _Program) -> tuple[str, str]:
     """A new binding: (kind, expression), kind "array" or "int"."""
     v = draw(st.sampled_from(p.arrays))
     w = draw(st.sampled_from(p.arrays))
-    kind = draw(st.sampled_from(["map1", "map2", "map2", "filter", "reduce", "scan",
-                                 "replicate", "index_map"]))
+    kind = draw(st.sampled_from(["map1", "map2", "map2", "filter", "reduce", "reduce",
+                                 "scan", "replicate", "index_map", "pair"]))
+    if kind == "pair":  # two arrays from one map: siblings of one size, SOAC splitting
+        first = draw(_element(["x"], p.scalars))
+        second = draw(_element(["x"], p.scalars))
+        return "pair", f"unzip(map(fn {{int, int}} (int x) => {{{first}, {second}}}, {v}))"
     if kind == "map1":
         body = draw(_element(["x"], p.scalars))
         return "array", f"map(fn int (int x) => {body}, {v})"
@@ -100,6 +105,10 @@ def programs(draw: st.DrawFn) -> str:
     for i in range(draw(st.integers(2, 6))):
         kind, expr = draw(_soac(p))
         name = f"v{i}"
+        if kind == "pair":
+            p.lets.append(f"  let {{{name}, {name}b}} = {expr} in")
+            p.arrays += [name, f"{name}b"]
+            continue
         p.lets.append(f"  let {name} = {expr} in")
         (p.arrays if kind == "array" else p.scalars).append(name)
     last_array = p.arrays[-1]
@@ -176,6 +185,31 @@ def test_generated_programs_do_fuse() -> None:
         fused = to_module(prog)
         FusePass().apply(l0_context(), fused)
         assert _soac_count(fused) < _soac_count(to_module(prog))
+
+    call_with_big_stack(check)
+
+
+@pytest.mark.parametrize(("src", "count"), [
+    # siblings: two folds of the two arrays of one map -> one redomap (figure 44)
+    ("fun {[int], int} main([int] a, [int] b, int k) =\n"
+     "  let {p, q} = unzip(map(fn {int, int} (int x) => {x * k, x + 2}, a)) in\n"
+     "  {b, reduce(op +, 0, p) + reduce(fn int (int s, int x) => if s < x then x else s,"
+     " 0, q)}\n", 1),
+    # a cheap map read by a map and a fold: duplicated into both
+    ("fun {[int], int} main([int] a, [int] b, int k) =\n"
+     "  let v0 = map(fn int (int x) => x * k + 1, a) in\n"
+     "  {map(fn int (int x) => x - 1, v0), reduce(op +, 0, v0)}\n", 2),
+])
+def test_generated_shapes_fuse_further(src: str, count: int) -> None:
+    """The shapes the generator builds for horizontal fusion and duplication fuse (so
+    the fuzz exercises those rules) and keep their behaviour."""
+
+    def check() -> None:
+        prog = load_program(src, "p.l0")
+        fused = to_module(prog)
+        FusePass().apply(l0_context(), fused)
+        assert _soac_count(fused) == count
+        _same_behaviour(src, INPUTS)
 
     call_with_big_stack(check)
 

@@ -351,3 +351,32 @@ func.func @cse_coefficients(%x: i64) -> (i64, i64) {
 }
 // CHECK-LABEL: func.func @cse_coefficients
 // CHECK:         func.return %t, %t
+
+// -----
+
+// Ops with regions of one shallow key are compared by their regions' keys
+// (Note [Comparing regions in linear time]): the third map meets the first, past a
+// second that differs only in a constant.
+func.func @cse_regions_past_a_sibling(%a: tensor<?xi64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>) {
+  %p = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %one = arith.constant 1 : i64
+    %y = arith.addi %x, %one : i64
+    soac.yield %y : i64
+  }
+  %q = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %two = arith.constant 2 : i64
+    %y = arith.addi %x, %two : i64
+    soac.yield %y : i64
+  }
+  %r = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %one = arith.constant 1 : i64
+    %y = arith.addi %x, %one : i64
+    soac.yield %y : i64
+  }
+  func.return %p, %q, %r : tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @cse_regions_past_a_sibling
+// CHECK:         %p = soac.map
+// CHECK:         %q = soac.map
+// CHECK-NOT:     soac.map
+// CHECK:         func.return %p, %q, %p

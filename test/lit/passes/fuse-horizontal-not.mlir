@@ -1,0 +1,124 @@
+// RUN: l0-opt %s -p fuse --split-input-file | filecheck %s
+// RUN: l0-opt %s -p 'fuse{explain=true}' --split-input-file 2>&1 >/dev/null | filecheck %s --check-prefix=WHY
+
+// Siblings horizontal fusion must keep apart (`l0.passes.fuse.horizontal`), and what
+// `explain` says.
+
+// A dependence: the second map reads the first one's output (inside its lambda).
+func.func @dependent(%a: tensor<?xi64>, %i: i64) -> (tensor<?xi64>, tensor<?xi64>) {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %c = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %e = soac.index %b[%i] : tensor<?xi64> -> i64
+    %y = arith.addi %x, %e : i64
+    soac.yield %y : i64
+  }
+  func.return %b, %c : tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @dependent
+// CHECK: %b = soac.map
+// CHECK: %c = soac.map
+// WHY: remark: 'soac.map' %c not merged with its sibling: 'soac.map' uses an output of its sibling
+
+// -----
+
+// Both may fail (a division by a parameter): merged, the second one's error could be
+// reported before the first one's.
+func.func @both_fail(%a: tensor<?xi64>, %k: i64) -> (tensor<?xi64>, tensor<?xi64>) {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.divsi %x, %k : i64
+    soac.yield %y : i64
+  }
+  %c = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.remsi %k, %x : i64
+    soac.yield %y : i64
+  }
+  func.return %b, %c : tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @both_fail
+// CHECK: %b = soac.map
+// CHECK: %c = soac.map
+// WHY: remark: 'soac.map' %c not merged with its sibling: its sibling and 'soac.map' may both fail or print
+
+// -----
+
+// The first may fail and a check runs between them: the first's work cannot move past it.
+func.func @check_between(%a: tensor<?xi64>, %k: i64, %ok: i1) -> (tensor<?xi64>, tensor<?xi64>) {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.divsi %x, %k : i64
+    soac.yield %y : i64
+  }
+  %cert = soac.assert %ok, "assertion failed" at "p.l0:3:1"
+  %c = soac.map(%x = %a : tensor<?xi64>) <%cert> -> tensor<?xi64> {
+    %y = arith.addi %x, %k : i64
+    soac.yield %y : i64
+  }
+  func.return %b, %c : tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @check_between
+// CHECK: %b = soac.map
+// CHECK: %c = soac.map
+// WHY: remark: 'soac.map' %c not merged with its sibling: its sibling and 'soac.assert' may both fail or print
+
+// -----
+
+// An array may be consumed between them (an in-place update).
+func.func @consumed_between(%a: tensor<?xi64>, %d: tensor<?xi64>, %i: i64) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>) {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %e = soac.update %d[%i] = %i : tensor<?xi64>
+  %c = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.addi %x, %x : i64
+    soac.yield %y : i64
+  }
+  func.return %b, %c, %e : tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @consumed_between
+// CHECK: %b = soac.map
+// CHECK: %c = soac.map
+// WHY: remark: 'soac.map' %c not merged with its sibling: 'soac.update' may consume an array
+
+// -----
+
+// Inputs of sizes not known to be equal: no group (and nothing to explain).
+func.func @other_sizes(%a: tensor<?xi64>, %d: tensor<?xi64>) -> (tensor<?xi64>, tensor<?xi64>) {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %c = soac.map(%x = %d : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.addi %x, %x : i64
+    soac.yield %y : i64
+  }
+  func.return %b, %c : tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @other_sizes
+// CHECK: %b = soac.map
+// CHECK: %c = soac.map
+
+// -----
+
+// A map and a fold, or a scan, are not of one family: no SOAC computes both.
+func.func @families(%a: tensor<?xi64>, %zero: i64) -> (tensor<?xi64>, i64, tensor<?xi64>) {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %r = soac.reduce(%p = %zero : i64) over(%e = %a : tensor<?xi64>) {
+    %q = arith.addi %p, %e : i64
+    soac.yield %q : i64
+  }
+  %s = soac.scan(%p = %zero : i64) over(%e = %a : tensor<?xi64>) {
+    %q = arith.addi %p, %e : i64
+    soac.yield %q : i64
+  }
+  func.return %b, %r, %s : tensor<?xi64>, i64, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @families
+// CHECK: %b = soac.map
+// CHECK: %r = soac.reduce
+// CHECK: %s = soac.scan
