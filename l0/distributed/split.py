@@ -1,0 +1,210 @@
+"""The split of a function over Dask arrays: its top-level ops, one by one, become
+Dask tasks (docs/distributed.md).
+
+A value of the function is, while the split runs, one of:
+
+* distributed: a `dask.array.Array` chunked along its outer dimension only (an argument,
+  or the result of a SOAC over distributed arrays);
+* local: a Python value (numpy array, scalar, cert), known now;
+* lazy: a `dask.delayed` value, local but not computed yet (a reduction's result, or
+  what client code makes of one).
+
+A top-level SOAC (`map`, `filter`, `scan`, `reduce`, `redomap`) whose input arrays
+include distributed ones becomes per-chunk tasks running it, outlined, on each chunk
+(`l0.distributed.graphs`). Runs of other ops that touch no distributed value are
+outlined together and run on the client: at once when their inputs are known, else as
+one delayed task. Any other op that uses a distributed value (an index at a computed
+position, a transpose, a loop) gathers the whole array, with a warning naming the op.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.ir import Block, Operation, SSAValue
+
+from l0.dialects.soac import CopyOp, FilterOp, MapOp, RedomapOp, ReduceOp, ScanOp, SizeOp
+from l0.distributed import graphs
+from l0.distributed.kernels import Kernel
+from l0.distributed.outline import outline, outline_fold, used_values
+
+SOACS = (MapOp, FilterOp, ScanOp, ReduceOp, RedomapOp)
+
+
+class GatherWarning(UserWarning):
+    """A statement needs the whole of a distributed array: Dask gathers it into one
+    process."""
+
+
+class Split:
+    """The state of one split: values so far, and the client ops not yet run."""
+
+    def __init__(self, body: Block, args: Sequence[Any], options: dict[str, Any],
+                 split_every: int, helpers: Sequence[func.FuncOp] = ()) -> None:
+        """`helpers`: the other functions of the module, which pieces may call."""
+        self.body = body
+        self.helpers = helpers
+        self.env: dict[SSAValue, Any] = dict(zip(body.args, args, strict=True))
+        self.gathered: dict[SSAValue, Any] = {}
+        self.options = options
+        self.split_every = split_every
+        self.pending: list[Operation] = []
+        self.ops = list(body.ops)
+
+    def run(self) -> list[Any]:
+        for index, op in enumerate(self.ops):
+            if isinstance(op, func.ReturnOp):
+                self.flush(index)
+                return [self.value_of(v) for v in op.operands]
+            if isinstance(op, arith.ConstantOp):
+                continue
+            if not self.touches_distributed(op):
+                self.pending.append(op)
+                continue
+            self.flush(index)
+            if not self.distribute(op):
+                self.gather_for(op)
+                self.pending.append(op)
+        raise AssertionError("a function body without func.return")
+
+    # ------------------------------------------------------------------ values
+
+    def value_of(self, v: SSAValue) -> Any:
+        if isinstance(v.owner, arith.ConstantOp):
+            return _constant(v.owner)
+        return self.env[v]
+
+    def is_distributed(self, v: SSAValue) -> bool:
+        return graphs.is_dask_array(self.env.get(v))
+
+    def touches_distributed(self, op: Operation) -> bool:
+        return any(self.is_distributed(v) for v in used_values([op]))
+
+    def local(self, v: SSAValue) -> Any:
+        """`v` as a client value: a distributed array is gathered (lazily)."""
+        if self.is_distributed(v):
+            if v not in self.gathered:
+                self.gathered[v] = graphs.gather(self.env[v])
+            return self.gathered[v]
+        return self.value_of(v)
+
+    def gather_for(self, op: Operation) -> None:
+        names = [_name(v) for v in used_values([op]) if self.is_distributed(v)]
+        warnings.warn(
+            f"{_describe(op)} needs the whole of distributed array{'s' if len(names) > 1 else ''}"
+            f" {', '.join(names)}: gathering {'them' if len(names) > 1 else 'it'} into one process",
+            GatherWarning, stacklevel=4)
+
+    # ------------------------------------------------------------ client code
+
+    def flush(self, index: int) -> None:
+        """Run the pending client ops (they end before op `index`)."""
+        ops, self.pending = self.pending, []
+        if not ops:
+            return
+        later = self.ops[index:]
+        params = used_values(ops)
+        results = [r for op in ops for r in op.results if _used_in(r, later, self.body)]
+        kernel = self.kernel(outline(ops, params, results))
+        values = graphs.call(kernel, [self.local(p) for p in params], len(results))
+        self.env.update(zip(results, values, strict=True))
+
+    def kernel(self, module: ModuleOp) -> Kernel:
+        called = {str(op.callee.root_reference.data) for op in module.walk()
+                  if isinstance(op, func.CallOp)}
+        if called:
+            module.body.block.add_ops(f.clone() for f in self.helpers)
+        return Kernel(str(module), **self.options)
+
+    # ------------------------------------------------------- distributed ops
+
+    def distribute(self, op: Operation) -> bool:
+        """Make `op` Dask's: True, or False when it must run on the client."""
+        if isinstance(op, SizeOp) and self.is_distributed(op.array):
+            self.env[op.result] = graphs.size(self.env[op.array], op.dim.data)
+            return True
+        if isinstance(op, CopyOp) and self.is_distributed(op.operands[0]):
+            self.env[op.results[0]] = self.env[op.operands[0]]  # Dask arrays never change
+            return True
+        if not isinstance(op, SOACS):
+            return False
+        inputs = list(op.inputs)
+        others = [v for v in used_values([op]) if v not in inputs]
+        if any(self.is_distributed(v) for v in others):
+            return False
+        if any(graphs.is_lazy(self.value_of(v)) for v in inputs):
+            return False
+        arrays = graphs.align([self.value_of(v) for v in inputs])
+        free = [graphs.shared(self.value_of(v)) for v in others]
+        types = [r.type for r in op.results]
+        if isinstance(op, MapOp | FilterOp):
+            kernel = self.kernel(outline([op], inputs + others, list(op.results)))
+            outs = graphs.blockwise(kernel, arrays, free, types, keep_lengths=isinstance(op, MapOp),
+                                    name=op.name.replace(".", "-"))
+        elif isinstance(op, ScanOp):
+            k = len(op.neutral)
+            scan = self.kernel(outline([op], inputs + others, list(op.results), leading=k))
+            total, captured = outline_fold(op.body, list(op.neutral))
+            neutral = [self.value_of(v) for v in op.neutral]
+            outs = graphs.scan(scan, self.kernel(total), neutral,
+                               [graphs.shared(self.value_of(v)) for v in captured],
+                               arrays, free, types)
+        else:
+            assert isinstance(op, ReduceOp | RedomapOp)
+            region = op.body if isinstance(op, ReduceOp) else op.outer
+            partial = self.kernel(outline([op], inputs + others, list(op.results)))
+            combine, captured = outline_fold(region, list(op.neutral))
+            neutral = [self.value_of(v) for v in op.neutral]
+            outs = graphs.reduce(partial, self.kernel(combine), neutral,
+                                 [graphs.shared(self.value_of(v)) for v in captured],
+                                 arrays, free, len(types), self.split_every)
+        self.env.update(zip(op.results, outs, strict=True))
+        return True
+
+
+def _used_in(v: SSAValue, later: Sequence[Operation], body: Block) -> bool:
+    later_ops = set(later)
+    for use in v.uses:
+        op: Operation | None = use.operation
+        while op is not None and op.parent_block() is not body:
+            op = op.parent_op()
+        if op in later_ops:
+            return True
+    return False
+
+
+def _constant(op: arith.ConstantOp) -> Any:
+    value = op.value
+    data = getattr(value, "value", None)
+    data = getattr(data, "data", data)
+    t = op.result.type
+    if isinstance(t, TensorType):
+        raise NotImplementedError("array constants are run on the client")
+    if str(t) == "i1":
+        return bool(data)
+    return data
+
+
+def _name(v: SSAValue) -> str:
+    return f"%{v.name_hint}" if v.name_hint else "(a distributed array)"
+
+
+def _describe(op: Operation) -> str:
+    """The op and the first source location found in it, for the gather warning."""
+    for nested in op.walk():
+        loc = nested.properties.get("loc") or nested.attributes.get("loc")
+        if isinstance(loc, StringAttr):
+            return f"{loc.data}: {op.name}"
+    return op.name
+
+
+def numpy_dtype(t: Any) -> np.dtype[Any]:
+    """The numpy element type of IR type `t` (an array's element type if an array)."""
+    if isinstance(t, TensorType):
+        t = t.element_type
+    return graphs.dtype_of(t)
