@@ -9,7 +9,6 @@ boolean indexing has.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -73,7 +72,7 @@ def shared(value: Any) -> Any:
 def call(kernel: Kernel, args: Sequence[Any], nout: int) -> list[Any]:
     """Client code: run the kernel now if its arguments are known, else as one task."""
     if any(is_lazy(a) for a in args):
-        task = dask.delayed(kernels.run, pure=True)(kernel, *args)
+        task = dask.delayed(kernels.run_client, pure=True)(kernel, *args)
         return [task[j] for j in range(nout)]
     return list(kernel(*args))
 
@@ -127,12 +126,23 @@ def _array(name: str, tasks: Sequence[Delayed], j: int, lengths: Sequence[float]
     shape = t.get_shape()
     inner = tuple((float(s) if s >= 0 else np.nan,) for s in shape[1:])
     ndim = len(shape)
-    layer = {(name, i) + (0,) * (ndim - 1): (operator.getitem, task.key, j)
-             for i, task in enumerate(tasks)}
-    graph = HighLevelGraph.from_collections(name, layer, dependencies=list(tasks))
+    statuses = _statuses(tasks)
+    layer = {(name, i) + (0,) * (ndim - 1): (kernels.pick, task.key, j, before.key)
+             for i, (task, before) in enumerate(zip(tasks, statuses, strict=True))}
+    graph = HighLevelGraph.from_collections(name, layer,
+                                            dependencies=list(tasks) + list(statuses))
     dtype = _element_dtype(t)
     return da.Array(graph, name, (tuple(lengths),) + inner, dtype=dtype,
                     meta=np.empty((0,) * ndim, dtype=dtype))
+
+
+def _statuses(tasks: Sequence[Delayed]) -> list[Delayed]:
+    """For each chunk's task, the first failure among the chunks before it (Note [The
+    first failing chunk wins])."""
+    out = [dask.delayed(None)]
+    for task in tasks[:-1]:
+        out.append(dask.delayed(kernels.status, pure=True)(out[-1], task))
+    return out
 
 
 def blockwise(kernel: Kernel, arrays: Sequence[da.Array], free: Sequence[Any],
@@ -161,7 +171,7 @@ def reduce(partial: Kernel, combine: Kernel, neutral: Sequence[Any], captured: S
                                                               level[i:i + split_every])
                  for i in range(0, len(level), split_every)]
     result = level[0]
-    return [result[j] for j in range(nout)]
+    return [dask.delayed(kernels.pick, pure=True)(result, j, None) for j in range(nout)]
 
 
 def scan(scan_kernel: Kernel, total: Kernel, neutral: Sequence[Any], captured: Sequence[Any],
@@ -170,15 +180,13 @@ def scan(scan_kernel: Kernel, total: Kernel, neutral: Sequence[Any], captured: S
     carried along the chunks in order, then each chunk scanned from its carry."""
     s, t = scan_kernel, total
     per_chunk = list(zip(*(_blocks(a) for a in arrays), strict=True))
-    k = len(neutral)
     totals = [dask.delayed(kernels.run, pure=True)(t, *neutral, *blocks, *captured)
               for blocks in per_chunk]
     carry: Any = tuple(neutral)
     tasks = []
     for i, blocks in enumerate(per_chunk):
-        parts = [carry[j] for j in range(k)]
-        tasks.append(dask.delayed(kernels.run, pure=True)(s, *parts, *blocks, *free))
-        carry = dask.delayed(kernels.run_stacked, pure=True)(t, parts, list(captured), [totals[i]])
+        tasks.append(dask.delayed(kernels.run_scan, pure=True)(s, carry, *blocks, *free))
+        carry = dask.delayed(kernels.carry_on, pure=True)(t, carry, list(captured), totals[i])
     token = tokenize(scan_kernel.text, *arrays, *free, *neutral)
     return [_array(f"l0-scan-{j}-{token}", tasks, j, arrays[0].chunks[0], ty)
             for j, ty in enumerate(types)]

@@ -71,15 +71,78 @@ def _compile(text: str, backend: str, fast_math: bool, threads: int | None) -> A
     return CpuEngine(module, fast_math=fast_math, threads=threads, entries=[KERNEL])
 
 
-def run(kernel: Kernel, *args: Any) -> tuple[Any, ...]:
-    """A task: the kernel's results as a tuple (Dask's `nout` takes them apart)."""
+class Failed:
+    """What a chunk's task returns when its kernel fails a check: the error, kept as a
+    value so that the error of the first failing chunk is the one raised.
+
+    Note [The first failing chunk wins]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    A local run stops at the smallest index that fails a check. Dask raises the error
+    of whichever task fails first in time. So a chunk's task returns its error, and
+    what reads the chunk's results raises the error of the first failing chunk at or
+    before it: a map's output chunk i looks at the status of chunks 0..i-1 (a chain of
+    small tasks, `status`), a reduction's combine takes the first error among its
+    partial results in order, a scan's carry passes an error on. Whatever Dask raises
+    first is then the error of the smallest failing chunk: the local run's error, whose
+    message has the global index (the chunks hold global values: a chunk of `iota` is
+    cut from the whole one)."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
+def run(kernel: Kernel, *args: Any) -> tuple[Any, ...] | Failed:
+    """A chunk's task: the kernel's results as a tuple, or `Failed`."""
+    from l0.diagnostics import L0Error
+
+    try:
+        return tuple(kernel(*args))
+    except L0Error as err:
+        return Failed(err)
+
+
+def run_client(kernel: Kernel, *args: Any) -> tuple[Any, ...]:
+    """A client task: the kernel's results; a check that fails raises."""
     return tuple(kernel(*args))
 
 
+def pick(results: tuple[Any, ...] | Failed, j: int, before: Failed | None) -> Any:
+    """Result `j` of a chunk's task, unless it or a chunk before it failed."""
+    first = before or results
+    if isinstance(first, Failed):
+        raise first.error
+    return results[j]  # type: ignore[index]
+
+
+def status(before: Failed | None, results: tuple[Any, ...] | Failed) -> Failed | None:
+    """The first failure among the chunks up to this one."""
+    if before is not None:
+        return before
+    return results if isinstance(results, Failed) else None
+
+
 def run_stacked(kernel: Kernel, neutral: Sequence[Any], free: Sequence[Any],
-                parts: Sequence[Sequence[Any]]) -> tuple[Any, ...]:
+                parts: Sequence[tuple[Any, ...] | Failed]) -> tuple[Any, ...] | Failed:
     """A combine task of a tree reduction: the kernel (a reduce from `neutral` over
     arrays of partial results, then the captured values `free`) over `parts`, each a
-    tuple of partial results, taken in order."""
-    columns = [np.stack([np.asarray(p[j]) for p in parts]) for j in range(len(neutral))]
+    tuple of partial results, taken in order; the first failure among them instead."""
+    for p in parts:
+        if isinstance(p, Failed):
+            return p
+    columns = [np.stack([np.asarray(p[j]) for p in parts]) for j in range(len(neutral))]  # type: ignore[index]
     return run(kernel, *neutral, *columns, *free)
+
+
+def run_scan(kernel: Kernel, carry: Sequence[Any] | Failed, *args: Any) -> tuple[Any, ...] | Failed:
+    """A chunk of a scan, from the carry of the chunks before it (or their failure)."""
+    if isinstance(carry, Failed):
+        return carry
+    return run(kernel, *carry, *args)
+
+
+def carry_on(kernel: Kernel, carry: Sequence[Any] | Failed, free: Sequence[Any],
+             total: tuple[Any, ...] | Failed) -> tuple[Any, ...] | Failed:
+    """The carry into the next chunk of a scan: this one's carry combined with its total."""
+    if isinstance(carry, Failed):
+        return carry
+    return run_stacked(kernel, list(carry), free, [total])
