@@ -303,3 +303,22 @@ def test_without_dask_a_dask_argument_names_the_extra(monkeypatch: pytest.Monkey
     prog = l0.compile("fun int main([int] a) = reduce(op +, 0, a)")
     with pytest.raises(ImportError, match=r"l0\[dask\]"):
         prog.main(FakeDaskArray())
+
+
+@pytest.mark.parametrize("backend", ["cpu", "multicore", "interp"])
+def test_every_back_end_runs_the_chunks(backend: str) -> None:
+    prog = l0.compile(SCANS, backend=backend, threads=2 if backend == "multicore" else None)
+    rng = np.random.default_rng(3)
+    a, r = rng.integers(-50, 50, 40), rng.random(40)
+    want = l0.compile(SCANS, backend="interp").main(a, r)
+    got = dask.compute(*prog.main(da.from_array(a, chunks=9), da.from_array(r, chunks=13)),
+                       scheduler="threads")
+    for w, g in zip(want, got, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+def test_the_processes_scheduler() -> None:
+    prog = l0.compile("fun [int] main([int] a) = map(fn int (int x) => x * x - 1, a)")
+    a = np.arange(30)
+    got = prog.main(da.from_array(a, chunks=11)).compute(scheduler="processes")
+    np.testing.assert_array_equal(got, a * a - 1)
