@@ -322,3 +322,23 @@ def test_the_processes_scheduler() -> None:
     a = np.arange(30)
     got = prog.main(da.from_array(a, chunks=11)).compute(scheduler="processes")
     np.testing.assert_array_equal(got, a * a - 1)
+
+
+def test_zip_of_two_filters_measures_their_chunks() -> None:
+    # Both have unknown chunk lengths, and different ones: equal-looking `nan` chunks
+    # must not be taken for equal chunks.
+    prog = l0.compile("fun [int] main([int] a, [int] b) =\n"
+                      "  let f = filter(fn bool (int x) => x % 2 = 0, a) in\n"
+                      "  let g = filter(fn bool (int x) => x % 2 = 1, b) in\n"
+                      "  map(op +, zip(f, g))")
+    a = np.arange(10)
+    got = prog.main(da.from_array(a, chunks=3), da.from_array(a, chunks=3))
+    np.testing.assert_array_equal(got.compute(scheduler="sync"), prog.main(a, a))
+
+
+def test_empty_dask_arrays() -> None:
+    prog = l0.compile("fun {[int], int} main([int] a) =\n"
+                      "  {map(fn int (int x) => x + 1, a), reduce(op +, 0, a)}")
+    mapped, total = dask.compute(*prog.main(da.from_array(np.arange(0), chunks=3)),
+                                 scheduler="sync")
+    assert mapped.shape == (0,) and int(total) == 0

@@ -91,28 +91,46 @@ def size(x: da.Array, dim: int) -> Any:
 
 def align(values: Sequence[Any]) -> list[da.Array]:
     """The input arrays of one SOAC as Dask arrays of the same outer chunks: those of
-    the first distributed one; others are rechunked to match (client arrays cut)."""
+    the first distributed one; others are rechunked to match (client arrays cut).
+    Unknown lengths (a filter's) are measured first, unless the arrays come from the
+    same filter."""
     first = next(v for v in values if is_dask_array(v))
     ref = outer_only(first)
-    if any(np.isnan(c) for c in ref.chunks[0]) and any(
-            v is not first and (not is_dask_array(v) or v.chunks[0] != first.chunks[0])
-            for v in values):
-        ref = ref.compute_chunk_sizes()
+    if not all(_same_chunks(v, first) for v in values if is_dask_array(v)) or any(
+            not is_dask_array(v) for v in values):
+        ref = _measured(ref)
     out = []
     for v in values:
         if v is first:
             out.append(ref)
         elif is_dask_array(v):
             v = outer_only(v)
-            if v.chunks[0] != ref.chunks[0]:
-                if any(np.isnan(c) for c in v.chunks[0]):
-                    v = v.compute_chunk_sizes()
-                v = v.rechunk((ref.chunks[0],) + tuple((s,) for s in v.shape[1:]))
+            if not _same_chunks(v, ref):
+                v = _measured(v).rechunk((ref.chunks[0],) + tuple((s,) for s in v.shape[1:]))
             out.append(v)
         else:
             arr = np.asarray(v)
             out.append(da.from_array(arr, chunks=(ref.chunks[0],) + arr.shape[1:]))
     return out
+
+
+def _unknown(x: da.Array) -> bool:
+    return any(np.isnan(c) for c in x.chunks[0])
+
+
+def _measured(x: da.Array) -> da.Array:
+    return x.compute_chunk_sizes() if _unknown(x) else x
+
+
+def _same_chunks(x: da.Array, y: da.Array) -> bool:
+    """Whether x and y have the same outer chunks: known and equal, or both results of
+    one filter (their names end in the same token)."""
+    if x is y:
+        return True
+    if _unknown(x) or _unknown(y):
+        return (len(x.chunks[0]) == len(y.chunks[0]) and x.name.startswith("l0-")
+                and x.name.rsplit("-", 1)[-1] == y.name.rsplit("-", 1)[-1])
+    return x.chunks[0] == y.chunks[0]
 
 
 def _blocks(x: da.Array) -> list[Delayed]:
