@@ -342,3 +342,17 @@ def test_empty_dask_arrays() -> None:
     mapped, total = dask.compute(*prog.main(da.from_array(np.arange(0), chunks=3)),
                                  scheduler="sync")
     assert mapped.shape == (0,) and int(total) == 0
+
+
+def test_concat_and_split_stay_distributed() -> None:
+    prog = l0.compile("fun {[int], int} main([int] a, [int] b) =\n"
+                      "  let {x, y} = split(4, concat(a, b)) in\n"
+                      "  {map(fn int (int v) => v * 2, y), reduce(op +, 0, x)}")
+    a, b = np.arange(10), np.arange(5) + 100
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no gathering
+        got = dask.compute(*prog.main(da.from_array(a, chunks=3), da.from_array(b, chunks=2)),
+                           scheduler="sync")
+    want = prog.main(a, b)
+    np.testing.assert_array_equal(got[0], want[0])
+    assert int(got[1]) == want[1]

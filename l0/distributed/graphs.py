@@ -98,7 +98,7 @@ def align(values: Sequence[Any]) -> list[da.Array]:
     ref = outer_only(first)
     if not all(_same_chunks(v, first) for v in values if is_dask_array(v)) or any(
             not is_dask_array(v) for v in values):
-        ref = _measured(ref)
+        ref = measured(ref)
     out = []
     for v in values:
         if v is first:
@@ -106,7 +106,7 @@ def align(values: Sequence[Any]) -> list[da.Array]:
         elif is_dask_array(v):
             v = outer_only(v)
             if not _same_chunks(v, ref):
-                v = _measured(v).rechunk((ref.chunks[0],) + tuple((s,) for s in v.shape[1:]))
+                v = measured(v).rechunk((ref.chunks[0],) + tuple((s,) for s in v.shape[1:]))
             out.append(v)
         else:
             arr = np.asarray(v)
@@ -114,11 +114,21 @@ def align(values: Sequence[Any]) -> list[da.Array]:
     return out
 
 
+def from_array(x: np.ndarray) -> da.Array:
+    return da.from_array(x, chunks=(max(1, x.shape[0]),) + x.shape[1:])
+
+
+def concatenate(parts: Sequence[da.Array]) -> da.Array:
+    """`concat` of distributed vectors: their chunks one after the other."""
+    return da.concatenate([outer_only(p) for p in parts], axis=0)
+
+
 def _unknown(x: da.Array) -> bool:
     return any(np.isnan(c) for c in x.chunks[0])
 
 
-def _measured(x: da.Array) -> da.Array:
+def measured(x: da.Array) -> da.Array:
+    """`x` with its chunk lengths known (computed if a filter made them)."""
     return x.compute_chunk_sizes() if _unknown(x) else x
 
 

@@ -28,7 +28,17 @@ from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 
-from l0.dialects.soac import CopyOp, FilterOp, MapOp, RedomapOp, ReduceOp, ScanOp, SizeOp
+from l0.dialects.soac import (
+    ConcatOp,
+    CopyOp,
+    FilterOp,
+    MapOp,
+    RedomapOp,
+    ReduceOp,
+    ScanOp,
+    SizeOp,
+    SplitOp,
+)
 from l0.distributed import graphs
 from l0.distributed.kernels import Kernel
 from l0.distributed.outline import outline, outline_fold, used_values
@@ -131,6 +141,8 @@ class Split:
         if isinstance(op, CopyOp) and self.is_distributed(op.operands[0]):
             self.env[op.results[0]] = self.env[op.operands[0]]  # Dask arrays never change
             return True
+        if isinstance(op, ConcatOp | SplitOp):
+            return self.slice_or_join(op)
         if not isinstance(op, SOACS):
             return False
         inputs = list(op.inputs)
@@ -165,6 +177,31 @@ class Split:
                                  arrays, free, len(types), self.split_every)
         self.env.update(zip(op.results, outs, strict=True))
         return True
+
+
+    def slice_or_join(self, op: ConcatOp | SplitOp) -> bool:
+        """`concat` of vectors and `split` at a known position, as Dask's own
+        concatenation and slicing; their checks (certs) must have run already."""
+        known = [self.value_of(v) for v in op.operands
+                 if not self.is_distributed(v)]
+        if any(graphs.is_lazy(v) or graphs.is_dask_array(v) for v in known):
+            return False
+        if isinstance(op, SplitOp):
+            if not self.is_distributed(op.array):
+                return False
+            at, x = self.value_of(op.at), graphs.measured(self.env[op.array])
+            self.env[op.first], self.env[op.second] = x[:at], x[at:]
+            return True
+        if op.result.type.get_num_dims() != 1:  # type: ignore[attr-defined]
+            return False  # rows of different shapes: the local run's error
+        parts = [self.env[v] if self.is_distributed(v) else da_from(self.value_of(v))
+                 for v in (op.a, op.b)]
+        self.env[op.result] = graphs.concatenate(parts)
+        return True
+
+
+def da_from(value: Any) -> Any:
+    return graphs.from_array(np.asarray(value))
 
 
 def _used_in(v: SSAValue, later: Sequence[Operation], body: Block) -> bool:
