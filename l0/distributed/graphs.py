@@ -114,6 +114,16 @@ def align(values: Sequence[Any]) -> list[da.Array]:
     return out
 
 
+def element(x: da.Array, indices: tuple[int, ...]) -> Delayed:
+    """`x[indices]` (an element or a row) at a known position, checked on the client
+    already: only the chunk that holds it is read."""
+    return dask.delayed(_local, pure=True)(measured(x)[indices])
+
+
+def _local(v: np.ndarray) -> Any:
+    return v.item() if v.ndim == 0 else np.ascontiguousarray(v)
+
+
 def from_array(x: np.ndarray) -> da.Array:
     return da.from_array(x, chunks=(max(1, x.shape[0]),) + x.shape[1:])
 

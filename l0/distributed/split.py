@@ -32,6 +32,7 @@ from l0.dialects.soac import (
     ConcatOp,
     CopyOp,
     FilterOp,
+    IndexOp,
     MapOp,
     RedomapOp,
     ReduceOp,
@@ -103,8 +104,11 @@ class Split:
             return self.gathered[v]
         return self.value_of(v)
 
-    def gather_for(self, op: Operation) -> None:
-        names = [_name(v) for v in used_values([op]) if self.is_distributed(v)]
+    def gather_for(self, op: Operation, values: Sequence[SSAValue] | None = None) -> None:
+        """Warn that `op` gathers `values` (default: every distributed value it uses)."""
+        if values is None:
+            values = [v for v in used_values([op]) if self.is_distributed(v)]
+        names = [_name(v) for v in values]
         warnings.warn(
             f"{_describe(op)} needs the whole of distributed array{'s' if len(names) > 1 else ''}"
             f" {', '.join(names)}: gathering {'them' if len(names) > 1 else 'it'} into one process",
@@ -141,18 +145,26 @@ class Split:
         if isinstance(op, CopyOp) and self.is_distributed(op.operands[0]):
             self.env[op.results[0]] = self.env[op.operands[0]]  # Dask arrays never change
             return True
+        if isinstance(op, IndexOp) and self.is_distributed(op.array):
+            where = [self.value_of(v) for v in (*op.indices, *op.certs)]
+            if any(graphs.is_lazy(v) or graphs.is_dask_array(v) for v in where):
+                return False
+            indices = tuple(int(i) for i in where[:len(op.indices)])
+            self.env[op.result] = graphs.element(self.env[op.array], indices)
+            return True
         if isinstance(op, ConcatOp | SplitOp):
             return self.slice_or_join(op)
-        if not isinstance(op, SOACS):
+        if not isinstance(op, SOACS) or not any(self.is_distributed(v) for v in op.inputs):
             return False
         inputs = list(op.inputs)
         others = [v for v in used_values([op]) if v not in inputs]
-        if any(self.is_distributed(v) for v in others):
-            return False
         if any(graphs.is_lazy(self.value_of(v)) for v in inputs):
             return False
+        captured = [v for v in others if self.is_distributed(v)]
+        if captured:  # every chunk's task gets the whole of it
+            self.gather_for(op, captured)
         arrays = graphs.align([self.value_of(v) for v in inputs])
-        free = [graphs.shared(self.value_of(v)) for v in others]
+        free = [graphs.shared(self.local(v)) for v in others]
         types = [r.type for r in op.results]
         if isinstance(op, MapOp | FilterOp):
             kernel = self.kernel(outline([op], inputs + others, list(op.results)))
