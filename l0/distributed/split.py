@@ -19,6 +19,8 @@ position, a transpose, a loop) gathers the whole array, with a warning naming th
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -112,7 +114,7 @@ class Split:
         warnings.warn(
             f"{_describe(op)} needs the whole of distributed array{'s' if len(names) > 1 else ''}"
             f" {', '.join(names)}: gathering {'them' if len(names) > 1 else 'it'} into one process",
-            GatherWarning, stacklevel=4)
+            GatherWarning, stacklevel=_caller_level())
 
     # ------------------------------------------------------------ client code
 
@@ -214,6 +216,15 @@ class Split:
 
 def da_from(value: Any) -> Any:
     return graphs.from_array(np.asarray(value))
+
+
+def _caller_level() -> int:
+    """The `stacklevel` of the first frame outside l0: the user's call of the function."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _used_in(v: SSAValue, later: Sequence[Operation], body: Block) -> bool:
