@@ -41,9 +41,10 @@ class Kernel:
         """Run the kernel on its IR arguments (arrays, scalars, certs); its IR results."""
         from l0.bigstack import call_with_big_stack
 
-        engine = self._engine()
         ins = [np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a for a in args]
-        return call_with_big_stack(lambda: engine.call(KERNEL, ins))
+        # Compiling (the lowering passes recurse) and running (recursive L0 functions)
+        # both want the big stack.
+        return call_with_big_stack(lambda: self._engine().call(KERNEL, ins))
 
     def _engine(self) -> Any:
         key = (self.text, self.backend, self.fast_math, self.threads)
