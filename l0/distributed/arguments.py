@@ -18,7 +18,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
-from l0.distributed.graphs import _element_dtype, is_dask_array, is_lazy, outer_only
+from l0.distributed.graphs import element_dtype, is_dask_array, is_lazy, outer_only
 from l0.distributed.split import Split
 from l0.syntax import ast
 from l0.types import ArrayType, TupleType, Type, flatten
@@ -75,7 +75,7 @@ def to_dask(value: Any, t: Any) -> Any:
     """A result as a Dask collection."""
     if is_dask_array(value):
         return value
-    dtype = _element_dtype(t)
+    dtype = element_dtype(t)
     if isinstance(t, TensorType):
         rank = t.get_num_dims()
         if is_lazy(value):

@@ -46,7 +46,8 @@ def dtype_of(t: Any) -> np.dtype[Any]:
     return np.dtype(object)
 
 
-def _element_dtype(t: Any) -> np.dtype[Any]:
+def element_dtype(t: Any) -> np.dtype[Any]:
+    """The numpy type of the elements of IR type `t` (an array's, or a scalar's own)."""
     return dtype_of(t.element_type if isinstance(t, TensorType) else t)
 
 
@@ -169,7 +170,7 @@ def _array(name: str, tasks: Sequence[Delayed], j: int, lengths: Sequence[float]
              for i, (task, before) in enumerate(zip(tasks, statuses, strict=True))}
     graph = HighLevelGraph.from_collections(name, layer,
                                             dependencies=list(tasks) + list(statuses))
-    dtype = _element_dtype(t)
+    dtype = element_dtype(t)
     return da.Array(graph, name, (tuple(lengths),) + inner, dtype=dtype,
                     meta=np.empty((0,) * ndim, dtype=dtype))
 

@@ -175,23 +175,22 @@ class Split:
         elif isinstance(op, ScanOp):
             k = len(op.neutral)
             scan = self.kernel(outline([op], inputs + others, list(op.results), leading=k))
-            total, captured = outline_fold(op.body, list(op.neutral))
-            neutral = [self.value_of(v) for v in op.neutral]
+            total, in_operator = outline_fold(op.body, list(op.neutral))
+            neutral = [self.local(v) for v in op.neutral]
             outs = graphs.scan(scan, self.kernel(total), neutral,
-                               [graphs.shared(self.value_of(v)) for v in captured],
+                               [graphs.shared(self.local(v)) for v in in_operator],
                                arrays, free, types)
         else:
             assert isinstance(op, ReduceOp | RedomapOp)
             region = op.body if isinstance(op, ReduceOp) else op.outer
             partial = self.kernel(outline([op], inputs + others, list(op.results)))
-            combine, captured = outline_fold(region, list(op.neutral))
-            neutral = [self.value_of(v) for v in op.neutral]
+            combine, in_operator = outline_fold(region, list(op.neutral))
+            neutral = [self.local(v) for v in op.neutral]
             outs = graphs.reduce(partial, self.kernel(combine), neutral,
-                                 [graphs.shared(self.value_of(v)) for v in captured],
+                                 [graphs.shared(self.local(v)) for v in in_operator],
                                  arrays, free, len(types), self.split_every)
         self.env.update(zip(op.results, outs, strict=True))
         return True
-
 
     def slice_or_join(self, op: ConcatOp | SplitOp) -> bool:
         """`concat` of vectors and `split` at a known position, as Dask's own
@@ -208,14 +207,10 @@ class Split:
             return True
         if op.result.type.get_num_dims() != 1:  # type: ignore[attr-defined]
             return False  # rows of different shapes: the local run's error
-        parts = [self.env[v] if self.is_distributed(v) else da_from(self.value_of(v))
-                 for v in (op.a, op.b)]
+        parts = [self.env[v] if self.is_distributed(v)
+                 else graphs.from_array(np.asarray(self.value_of(v))) for v in (op.a, op.b)]
         self.env[op.result] = graphs.concatenate(parts)
         return True
-
-
-def da_from(value: Any) -> Any:
-    return graphs.from_array(np.asarray(value))
 
 
 def _caller_level() -> int:
@@ -261,10 +256,3 @@ def _describe(op: Operation) -> str:
         if isinstance(loc, StringAttr):
             return f"{loc.data}: {op.name}"
     return op.name
-
-
-def numpy_dtype(t: Any) -> np.dtype[Any]:
-    """The numpy element type of IR type `t` (an array's element type if an array)."""
-    if isinstance(t, TensorType):
-        t = t.element_type
-    return graphs.dtype_of(t)
