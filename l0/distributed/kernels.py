@@ -34,6 +34,9 @@ class Kernel:
     def __reduce__(self) -> tuple[Any, ...]:
         return (Kernel, (self.text, self.backend, self.fast_math, self.threads))
 
+    def __dask_tokenize__(self) -> tuple[Any, ...]:  # same kernel, same task names
+        return (self.text, self.backend, self.fast_math, self.threads)
+
     def __repr__(self) -> str:  # Dask shows it in task names and errors
         return f"<l0 kernel, {len(self.text)} characters of IR>"
 
