@@ -125,6 +125,15 @@ def _local(v: np.ndarray) -> Any:
     return v.item() if v.ndim == 0 else np.ascontiguousarray(v)
 
 
+def arange(n: int, beside: da.Array) -> da.Array:
+    """`iota(n)` chunked like `beside` when the lengths agree (else as Dask likes, and
+    `align` rechunks it, after the client's size check)."""
+    chunks = beside.chunks[0]
+    if any(np.isnan(c) for c in chunks) or sum(chunks) != n or n < 0:
+        return da.arange(max(n, 0), dtype=np.int64)
+    return da.arange(n, chunks=(chunks,), dtype=np.int64)
+
+
 def from_array(x: np.ndarray) -> da.Array:
     return da.from_array(x, chunks=(max(1, x.shape[0]),) + x.shape[1:])
 

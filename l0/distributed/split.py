@@ -35,6 +35,7 @@ from l0.dialects.soac import (
     CopyOp,
     FilterOp,
     IndexOp,
+    IotaOp,
     MapOp,
     RedomapOp,
     ReduceOp,
@@ -76,6 +77,10 @@ class Split:
                 return [self.value_of(v) for v in op.operands]
             if isinstance(op, arith.ConstantOp):
                 continue
+            if isinstance(op, IotaOp) and self.iota_beside_distributed(op) is not None:
+                self.flush(index)
+                if self.distributed_iota(op):
+                    continue
             if not self.touches_distributed(op):
                 self.pending.append(op)
                 continue
@@ -115,6 +120,35 @@ class Split:
             f"{_describe(op)} needs the whole of distributed array{'s' if len(names) > 1 else ''}"
             f" {', '.join(names)}: gathering {'them' if len(names) > 1 else 'it'} into one process",
             GatherWarning, stacklevel=_caller_level())
+
+    # ----------------------------------------------------------------- iota
+
+    def iota_beside_distributed(self, op: IotaOp) -> Any:
+        """The first distributed array beside which `iota` is an input of top-level
+        SOACs, when that is its only use; else None."""
+        beside = None
+        for use in op.result.uses:
+            soac = use.operation
+            if not isinstance(soac, SOACS) or soac.parent_block() is not self.body:
+                return None
+            first = len(getattr(soac, "neutral", ()))  # folds: neutral elements first
+            if not first <= use.index < first + len(soac.inputs):
+                return None
+            found = [v for v in soac.inputs if self.is_distributed(v)]
+            if not found:
+                return None
+            beside = beside if beside is not None else self.env[found[0]]
+        return beside
+
+    def distributed_iota(self, op: IotaOp) -> bool:
+        """`iota(n)` as a Dask array chunked like the array beside it: each chunk holds
+        its global indices, and the whole never exists in one place."""
+        n, certs = self.value_of(op.n), [self.value_of(c) for c in op.certs]
+        if any(graphs.is_lazy(v) for v in (n, *certs)):
+            return False
+        beside = self.iota_beside_distributed(op)
+        self.env[op.result] = graphs.arange(int(n), beside)
+        return True
 
     # ------------------------------------------------------------ client code
 
