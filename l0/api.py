@@ -125,6 +125,8 @@ class CompiledProgram:
         if backend not in BACKENDS:
             raise ValueError(f"unknown back end {backend!r} (available: {', '.join(BACKENDS)})")
         self.filename = filename
+        self._rebuild_args = (text, filename, backend, optimise, fast_math, threads,
+                              inhibit_uniqueness, main_only, isolate)
         self.ast = load_program(text, filename, inhibit_uniqueness=inhibit_uniqueness)
         self.module = to_module(self.ast, verify=False)
         self._unchecked = inhibit_uniqueness
@@ -144,6 +146,11 @@ class CompiledProgram:
         self._threads = thread_count(threads) if backend == "multicore" else None
         self._engine = self._make_engine(self.module)
         self._plain_engine: Any = None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its source and options (compiled code cannot be): unpickling
+        compiles it again, once per process (`compile`'s cache), e.g. on a Dask worker."""
+        return (_rebuild, self._rebuild_args)
 
     def _make_engine(self, module: ModuleOp) -> Any:
         from l0.interp import Interpreter
@@ -202,6 +209,8 @@ class CompiledProgram:
                 bound = signature.bind(*args, **kwargs)
             except TypeError as err:
                 raise TypeError(f"{_header(fundef)}: {err}") from None
+            if any(_is_dask(a) for a in bound.args):
+                return self._call_over_dask(fundef, bound.args)
             from l0.values import from_ir_results, to_ir_arguments
             from l0.values.python import from_python
 
@@ -224,6 +233,47 @@ class CompiledProgram:
             "arrays. Wrong arguments raise TypeError or ValueError before anything runs."
         )
         return call
+
+
+    def _call_over_dask(self, fundef: ast.FunDef, args: Sequence[Any]) -> Any:
+        """Dask arguments: lazy Dask results, each chunk's work compiled (docs/distributed.md)."""
+        try:
+            from l0.distributed import arguments
+        except ImportError as err:
+            raise ImportError(f"{err}; Dask arguments need the extra: pip install 'l0[dask]'") \
+                from err
+        from l0.frontend import to_module
+
+        flat: list[Any] = []
+        for p, a in zip(fundef.params, args, strict=True):
+            flat.extend(arguments.flatten_argument(p.type, a,
+                                                   f"argument {p.name!r} of {fundef.name}"))
+        module = self.module if _defines(self.module, fundef.name) else to_module(
+            self.ast, verify=False)
+        backend = "interp" if self._unchecked else self._backend
+        options = {"backend": backend, "fast_math": self._fast_math, "threads": self._threads}
+        return arguments.call(module, fundef, flat, options)
+
+
+def _rebuild(text: str, filename: str, backend: str, optimise: bool, fast_math: bool,
+             threads: int | None, inhibit_uniqueness: bool, main_only: bool,
+             isolate: bool) -> CompiledProgram:
+    """Unpickling a `CompiledProgram`: compiled again, through `compile`'s cache where
+    the options are the API's."""
+    if not inhibit_uniqueness and not main_only and isolate:
+        return compile(text, filename=filename, backend=backend, optimise=optimise,
+                       fast_math=fast_math, threads=threads)
+    return CompiledProgram(text, filename, backend, optimise=optimise, fast_math=fast_math,
+                           inhibit_uniqueness=inhibit_uniqueness, main_only=main_only,
+                           isolate=isolate, threads=threads)
+
+
+def _is_dask(value: Any) -> bool:
+    """A Dask collection, or a tuple holding one (an array of tuples), told by its
+    module so that nothing imports Dask unless the caller did."""
+    if isinstance(value, tuple | list):
+        return any(_is_dask(v) for v in value)
+    return type(value).__module__.partition(".")[0] == "dask"
 
 
 def _header(fundef: ast.FunDef) -> str:
@@ -251,17 +301,19 @@ def _defines(module: ModuleOp, name: str) -> bool:
     return any(isinstance(f, func.FuncOp) and f.sym_name.data == name for f in module.ops)
 
 
-def _unflatten(t: Type, vals: Sequence[Any], i: int) -> tuple[Any, int]:
-    """Rebuild a Python value of source type `t` from flattened values starting at `i`."""
+def _unflatten(t: Type, vals: Sequence[Any], i: int, *,
+               decode_chars: bool = True) -> tuple[Any, int]:
+    """Rebuild a Python value of source type `t` from flattened values starting at `i`
+    (with `decode_chars`, a char is a one-character string, else its code point)."""
     if isinstance(t, TupleType):
         out = []
         for e in t.elems:
-            x, i = _unflatten(e, vals, i)
+            x, i = _unflatten(e, vals, i, decode_chars=decode_chars)
             out.append(x)
         return tuple(out), i
     if isinstance(t, ArrayType) and isinstance(t.elem, TupleType):
         n = len(flatten(t))
         return (tuple(vals[i : i + n]) if n > 1 else vals[i]), i + n
-    if t == CHAR:
+    if t == CHAR and decode_chars:
         return chr(vals[i]), i + 1
     return vals[i], i + 1

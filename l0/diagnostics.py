@@ -53,6 +53,11 @@ class L0Error(Exception):
         self.message = message
         self.kind = kind
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Pickled whole (Exception's default keeps only the message): an error raised
+        # in a Dask worker process reaches the client as it was raised.
+        return (type(self), (self.loc, self.message, self.kind))
+
     def render(self) -> str:
         return f"{self.loc}: error: {self.message}"
 

@@ -1,0 +1,292 @@
+"""The split of a function over Dask arrays: its top-level ops, one by one, become
+Dask tasks (docs/distributed.md).
+
+A value of the function is, while the split runs, one of:
+
+* distributed: a `dask.array.Array` chunked along its outer dimension only (an argument,
+  or the result of a SOAC over distributed arrays);
+* local: a Python value (numpy array, scalar, cert), known now;
+* lazy: a `dask.delayed` value, local but not computed yet (a reduction's result, or
+  what client code makes of one).
+
+A top-level SOAC (`map`, `filter`, `scan`, `reduce`, `redomap`) whose input arrays
+include distributed ones becomes per-chunk tasks running it, outlined, on each chunk
+(`l0.distributed.graphs`). Runs of other ops that touch no distributed value are
+outlined together and run on the client: at once when their inputs are known, else as
+one delayed task. Any other op that uses a distributed value (an index at a computed
+position, a transpose, a loop) gathers the whole array, with a warning naming the op.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.ir import Block, Operation, SSAValue
+
+from l0.dialects.soac import (
+    ConcatOp,
+    CopyOp,
+    FilterOp,
+    IndexOp,
+    IotaOp,
+    MapOp,
+    RedomapOp,
+    ReduceOp,
+    ScanOp,
+    SizeOp,
+    SplitOp,
+)
+from l0.distributed import graphs
+from l0.distributed.kernels import Kernel
+from l0.distributed.outline import outline, outline_fold, used_values
+
+SOACS = (MapOp, FilterOp, ScanOp, ReduceOp, RedomapOp)
+
+
+class GatherWarning(UserWarning):
+    """A statement needs the whole of a distributed array: Dask gathers it into one
+    process."""
+
+
+class Split:
+    """The state of one split: values so far, and the client ops not yet run."""
+
+    def __init__(self, body: Block, args: Sequence[Any], options: dict[str, Any],
+                 split_every: int, helpers: Sequence[func.FuncOp] = ()) -> None:
+        """`helpers`: the other functions of the module, which pieces may call."""
+        self.body = body
+        self.helpers = helpers
+        self.env: dict[SSAValue, Any] = dict(zip(body.args, args, strict=True))
+        self.gathered: dict[SSAValue, Any] = {}
+        self.options = options
+        self.split_every = split_every
+        self.pending: list[Operation] = []
+        self.ops = list(body.ops)
+
+    def run(self) -> list[Any]:
+        for index, op in enumerate(self.ops):
+            if isinstance(op, func.ReturnOp):
+                self.flush(index)
+                return [self.value_of(v) for v in op.operands]
+            if isinstance(op, arith.ConstantOp):
+                continue
+            if isinstance(op, IotaOp) and self.iota_beside_distributed(op) is not None:
+                self.flush(index)
+                if self.distributed_iota(op):
+                    continue
+            if not self.touches_distributed(op):
+                self.pending.append(op)
+                continue
+            self.flush(index)
+            if not self.distribute(op):
+                self.gather_for(op)
+                self.pending.append(op)
+        raise AssertionError("a function body without func.return")
+
+    # ------------------------------------------------------------------ values
+
+    def value_of(self, v: SSAValue) -> Any:
+        if isinstance(v.owner, arith.ConstantOp):
+            return _constant(v.owner)
+        return self.env[v]
+
+    def is_distributed(self, v: SSAValue) -> bool:
+        return graphs.is_dask_array(self.env.get(v))
+
+    def touches_distributed(self, op: Operation) -> bool:
+        return any(self.is_distributed(v) for v in used_values([op]))
+
+    def local(self, v: SSAValue) -> Any:
+        """`v` as a client value: a distributed array is gathered (lazily)."""
+        if self.is_distributed(v):
+            if v not in self.gathered:
+                self.gathered[v] = graphs.gather(self.env[v])
+            return self.gathered[v]
+        return self.value_of(v)
+
+    def gather_for(self, op: Operation, values: Sequence[SSAValue] | None = None) -> None:
+        """Warn that `op` gathers `values` (default: every distributed value it uses)."""
+        if values is None:
+            values = [v for v in used_values([op]) if self.is_distributed(v)]
+        names = [_name(v) for v in values]
+        warnings.warn(
+            f"{_describe(op)} needs the whole of distributed array{'s' if len(names) > 1 else ''}"
+            f" {', '.join(names)}: gathering {'them' if len(names) > 1 else 'it'} into one process",
+            GatherWarning, stacklevel=_caller_level())
+
+    # ----------------------------------------------------------------- iota
+
+    def iota_beside_distributed(self, op: IotaOp) -> Any:
+        """The first distributed array beside which `iota` is an input of top-level
+        SOACs, when that is its only use; else None."""
+        beside = None
+        for use in op.result.uses:
+            soac = use.operation
+            if not isinstance(soac, SOACS) or soac.parent_block() is not self.body:
+                return None
+            first = len(getattr(soac, "neutral", ()))  # folds: neutral elements first
+            if not first <= use.index < first + len(soac.inputs):
+                return None
+            found = [v for v in soac.inputs if self.is_distributed(v)]
+            if not found:
+                return None
+            beside = beside if beside is not None else self.env[found[0]]
+        return beside
+
+    def distributed_iota(self, op: IotaOp) -> bool:
+        """`iota(n)` as a Dask array chunked like the array beside it: each chunk holds
+        its global indices, and the whole never exists in one place."""
+        n, certs = self.value_of(op.n), [self.value_of(c) for c in op.certs]
+        if any(graphs.is_lazy(v) for v in (n, *certs)):
+            return False
+        beside = self.iota_beside_distributed(op)
+        self.env[op.result] = graphs.arange(int(n), beside)
+        return True
+
+    # ------------------------------------------------------------ client code
+
+    def flush(self, index: int) -> None:
+        """Run the pending client ops (they end before op `index`)."""
+        ops, self.pending = self.pending, []
+        if not ops:
+            return
+        later = self.ops[index:]
+        params = used_values(ops)
+        results = [r for op in ops for r in op.results if _used_in(r, later, self.body)]
+        kernel = self.kernel(outline(ops, params, results))
+        values = graphs.call(kernel, [self.local(p) for p in params], len(results))
+        self.env.update(zip(results, values, strict=True))
+
+    def kernel(self, module: ModuleOp) -> Kernel:
+        called = {str(op.callee.root_reference.data) for op in module.walk()
+                  if isinstance(op, func.CallOp)}
+        if called:
+            module.body.block.add_ops(f.clone() for f in self.helpers)
+        return Kernel(str(module), **self.options)
+
+    # ------------------------------------------------------- distributed ops
+
+    def distribute(self, op: Operation) -> bool:
+        """Make `op` Dask's: True, or False when it must run on the client."""
+        if isinstance(op, SizeOp) and self.is_distributed(op.array):
+            self.env[op.result] = graphs.size(self.env[op.array], op.dim.data)
+            return True
+        if isinstance(op, CopyOp) and self.is_distributed(op.operands[0]):
+            self.env[op.results[0]] = self.env[op.operands[0]]  # Dask arrays never change
+            return True
+        if isinstance(op, IndexOp) and self.is_distributed(op.array):
+            where = [self.value_of(v) for v in (*op.indices, *op.certs)]
+            if any(graphs.is_lazy(v) or graphs.is_dask_array(v) for v in where):
+                return False
+            indices = tuple(int(i) for i in where[:len(op.indices)])
+            self.env[op.result] = graphs.element(self.env[op.array], indices)
+            return True
+        if isinstance(op, ConcatOp | SplitOp):
+            return self.slice_or_join(op)
+        if not isinstance(op, SOACS) or not any(self.is_distributed(v) for v in op.inputs):
+            return False
+        inputs = list(op.inputs)
+        others = [v for v in used_values([op]) if v not in inputs]
+        if any(graphs.is_lazy(self.value_of(v)) for v in inputs):
+            return False
+        captured = [v for v in others if self.is_distributed(v)]
+        if captured:  # every chunk's task gets the whole of it
+            self.gather_for(op, captured)
+        arrays = graphs.align([self.value_of(v) for v in inputs])
+        free = [graphs.shared(self.local(v)) for v in others]
+        types = [r.type for r in op.results]
+        if isinstance(op, MapOp | FilterOp):
+            kernel = self.kernel(outline([op], inputs + others, list(op.results)))
+            outs = graphs.blockwise(kernel, arrays, free, types, keep_lengths=isinstance(op, MapOp),
+                                    name=op.name.replace(".", "-"))
+        elif isinstance(op, ScanOp):
+            k = len(op.neutral)
+            scan = self.kernel(outline([op], inputs + others, list(op.results), leading=k))
+            total, in_operator = outline_fold(op.body, list(op.neutral))
+            neutral = [self.local(v) for v in op.neutral]
+            outs = graphs.scan(scan, self.kernel(total), neutral,
+                               [graphs.shared(self.local(v)) for v in in_operator],
+                               arrays, free, types)
+        else:
+            assert isinstance(op, ReduceOp | RedomapOp)
+            region = op.body if isinstance(op, ReduceOp) else op.outer
+            partial = self.kernel(outline([op], inputs + others, list(op.results)))
+            combine, in_operator = outline_fold(region, list(op.neutral))
+            neutral = [self.local(v) for v in op.neutral]
+            outs = graphs.reduce(partial, self.kernel(combine), neutral,
+                                 [graphs.shared(self.local(v)) for v in in_operator],
+                                 arrays, free, len(types), self.split_every)
+        self.env.update(zip(op.results, outs, strict=True))
+        return True
+
+    def slice_or_join(self, op: ConcatOp | SplitOp) -> bool:
+        """`concat` of vectors and `split` at a known position, as Dask's own
+        concatenation and slicing; their checks (certs) must have run already."""
+        known = [self.value_of(v) for v in op.operands
+                 if not self.is_distributed(v)]
+        if any(graphs.is_lazy(v) or graphs.is_dask_array(v) for v in known):
+            return False
+        if isinstance(op, SplitOp):
+            if not self.is_distributed(op.array):
+                return False
+            at, x = self.value_of(op.at), graphs.measured(self.env[op.array])
+            self.env[op.first], self.env[op.second] = x[:at], x[at:]
+            return True
+        if op.result.type.get_num_dims() != 1:  # type: ignore[attr-defined]
+            return False  # rows of different shapes: the local run's error
+        parts = [self.env[v] if self.is_distributed(v)
+                 else graphs.from_array(np.asarray(self.value_of(v))) for v in (op.a, op.b)]
+        self.env[op.result] = graphs.concatenate(parts)
+        return True
+
+
+def _caller_level() -> int:
+    """The `stacklevel` of the first frame outside l0: the user's call of the function."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _used_in(v: SSAValue, later: Sequence[Operation], body: Block) -> bool:
+    later_ops = set(later)
+    for use in v.uses:
+        op: Operation | None = use.operation
+        while op is not None and op.parent_block() is not body:
+            op = op.parent_op()
+        if op in later_ops:
+            return True
+    return False
+
+
+def _constant(op: arith.ConstantOp) -> Any:
+    value = op.value
+    data = getattr(value, "value", None)
+    data = getattr(data, "data", data)
+    t = op.result.type
+    if isinstance(t, TensorType):
+        raise NotImplementedError("array constants are run on the client")
+    if str(t) == "i1":
+        return bool(data)
+    return data
+
+
+def _name(v: SSAValue) -> str:
+    return f"%{v.name_hint}" if v.name_hint else "(a distributed array)"
+
+
+def _describe(op: Operation) -> str:
+    """The op and the first source location found in it, for the gather warning."""
+    for nested in op.walk():
+        loc = nested.properties.get("loc") or nested.attributes.get("loc")
+        if isinstance(loc, StringAttr):
+            return f"{loc.data}: {op.name}"
+    return op.name

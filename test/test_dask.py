@@ -1,0 +1,357 @@
+"""L0 programs over Dask arrays (`l0.distributed`, docs/distributed.md), against the
+interpreter: the corpus with its array arguments chunked four ways, scans and filters
+across chunk boundaries, errors in late chunks, a worker killed mid-run, and a
+two-worker `distributed.LocalCluster` on 127.0.0.1 (processes, so kernels travel by
+pickle and each worker compiles them itself).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import re
+import signal
+import sys
+import time
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+from corpus import Program, runnable
+
+import l0
+from l0.api import _unflatten
+from l0.diagnostics import L0Error
+from l0.types import ArrayType, TupleType, Type, flatten
+from l0.values import format_result, read_arguments
+
+da = pytest.importorskip("dask.array")
+dask = pytest.importorskip("dask")
+distributed = pytest.importorskip("distributed")
+
+CHUNKINGS = ("one", "three", "uneven", "ones")
+
+NOT_ASSOCIATIVE = {
+    # Their reduce/scan operators are not associative (a left fold that the sequential
+    # back ends give, legal only as long as nothing splits the input): any split differs.
+    "soacs/reduce_noncomm.l0",
+    "soacs/cse_lambda_constants.l0",
+    "uniqueness/reduce_tuple_acc.l0",
+}
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                           host="127.0.0.1", dashboard_address=None)
+        c = distributed.Client(cluster)
+    try:
+        yield c
+    finally:
+        c.close()
+        cluster.close()
+
+
+def _outer_chunks(n: int, how: str) -> tuple[int, ...]:
+    match how:
+        case "one":
+            return (n,)
+        case "three":
+            return tuple(len(p) for p in np.array_split(np.arange(n), 3) if len(p))
+        case "uneven":
+            return tuple(s for s in (1, n // 2, n - 1 - n // 2) if s)
+        case _:  # one-element chunks: all of them for short arrays, else at the start
+            if n <= 40:
+                return (1,) * n
+            return (1,) * 5 + _outer_chunks(n - 5, "three")
+
+
+def _chunked(value: Any, how: str) -> Any:
+    if isinstance(value, np.ndarray) and value.ndim and value.shape[0] > 0:
+        return da.from_array(value, chunks=(_outer_chunks(value.shape[0], how),) + value.shape[1:])
+    return value
+
+
+def _arguments(params: list[Type], text: str, how: str) -> list[Any]:
+    flat = [_chunked(v, how) for v in read_arguments(text, params)]
+    args, i = [], 0
+    for t in params:
+        v, i = _unflatten(t, flat, i)
+        args.append(v)
+    return args
+
+
+def _flat(t: Type, v: Any) -> list[Any]:
+    if isinstance(t, TupleType):
+        return [x for e, ve in zip(t.elems, v, strict=True) for x in _flat(e, ve)]
+    if isinstance(t, ArrayType) and len(flatten(t)) > 1:
+        return list(v)
+    return [v]
+
+
+def _printed(t: Type, computed: list[Any]) -> str:
+    values = [v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in computed]
+    return format_result(t, values)
+
+
+_REAL = re.compile(r"-?\d+\.\d+(?:e[-+]?\d+)?")
+_NUMBER = re.compile(r"-?\d+\.\d+(?:e[-+]?\d+)?|[^\d.-]+|-?\d+|.")
+
+
+def assert_same_printed(got: str, want: str) -> None:
+    """Ints and everything else exactly; reals to the printed precision (the order of a
+    reduction changes the last bits)."""
+    a, b = _NUMBER.findall(re.sub(r"\s+", "", got)), _NUMBER.findall(re.sub(r"\s+", "", want))
+    assert len(a) == len(b), (got, want)
+    for x, y in zip(a, b, strict=True):
+        if _REAL.fullmatch(x) and _REAL.fullmatch(y):
+            assert float(x) == pytest.approx(float(y), rel=1e-6, abs=2e-6), (got, want)
+        else:
+            assert x == y, (got, want)
+
+
+def _array_programs() -> list[Program]:
+    """The corpus programs with an expected output whose `main` takes arrays."""
+    chosen = []
+    for p in runnable():
+        if p.expected_output is None or p.name in NOT_ASSOCIATIVE:
+            continue
+        head = re.search(r"\bmain\s*\(([^)]*)\)", p.source)
+        if head and "[" in head.group(1) and "cert" not in head.group(1):
+            chosen.append(p)
+    return chosen
+
+
+PROGRAMS = _array_programs()
+QUICK = ("soacs/", "benchmarks/blackscholes.l0", "benchmarks/binomial.l0", "tuples/zip_unzip")
+"""The default run's share of the corpus (under a minute on two cores, compiling
+included); `L0_DASK_CORPUS=1` runs every program whose `main` takes arrays."""
+if not os.environ.get("L0_DASK_CORPUS"):
+    PROGRAMS = [p for p in PROGRAMS if p.name.startswith(QUICK)]
+
+
+def run_over_dask(p: Program, how: str, **compute: Any) -> str:
+    prog = l0.compile(p.source, filename=p.name)
+    main = prog.functions["main"]
+    params = [q.type for q in main.params]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # gathers, said by a warning; tested below
+        result = prog.main(*_arguments(params, p.input, how))
+        computed = dask.compute(*_flat(main.ret, result), **compute)
+    return _printed(main.ret, list(computed))
+
+
+@pytest.mark.parametrize("p", PROGRAMS, ids=[p.name for p in PROGRAMS])
+def test_corpus_over_dask(p: Program) -> None:
+    want = l0.compile(p.source, filename=p.name, backend="interp").run_main(p.input)
+    for how in CHUNKINGS:
+        assert_same_printed(run_over_dask(p, how, scheduler="sync"), want)
+
+
+CLUSTER_PROGRAMS = [p for p in PROGRAMS if p.name.startswith("soacs/")][:3] + [
+    p for p in PROGRAMS if p.name == "benchmarks/blackscholes.l0"]
+
+
+@pytest.mark.parametrize("p", CLUSTER_PROGRAMS, ids=[p.name for p in CLUSTER_PROGRAMS])
+def test_corpus_on_cluster(client: Any, p: Program) -> None:
+    want = l0.compile(p.source, filename=p.name, backend="interp").run_main(p.input)
+    assert_same_printed(run_over_dask(p, "three"), want)
+
+
+SCANS = """
+fun {[int], [int], int, [real], real} main([int] a, [real] r) =
+  let s = scan(op +, 0, map(fn int (int x) => x % 7 - 3, a)) in
+  let f = filter(fn bool (int x) => x % 3 = 0, s) in
+  let m = scan(fn int (int x, int y) => if x < y then y else x, -1000000, f) in
+  let rs = scan(op +, 0.0, r) in
+  {f, m, size(0, f) + reduce(op +, 0, f), rs, reduce(op +, 0.0, rs)}
+"""
+
+
+@pytest.mark.parametrize("chunks", [(1,), (5,), (7, 1, 30, 2, 60), (33, 34, 33), (100,)])
+def test_scans_and_filters_across_chunks(chunks: tuple[int, ...]) -> None:
+    prog = l0.compile(SCANS)
+    rng = np.random.default_rng(len(chunks))
+    a, r = rng.integers(-50, 50, 100), rng.random(100)
+    want = prog.main(a, r)
+    got = dask.compute(*prog.main(da.from_array(a, chunks=chunks),
+                                  da.from_array(r, chunks=chunks[::-1])), scheduler="threads")
+    for w, g in zip(want, got, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+def test_results_are_lazy_dask_collections() -> None:
+    prog = l0.compile(SCANS)
+    a = da.arange(10, chunks=3)
+    f, m, n, rs, total = prog.main(a, da.ones(10, chunks=4))
+    assert isinstance(f, da.Array) and np.isnan(f.shape[0])  # a filter's lengths are unknown
+    assert isinstance(rs, da.Array) and rs.chunks == ((4, 4, 2),)  # a scan keeps chunks
+    assert isinstance(n, da.Array) and n.shape == () and isinstance(total, da.Array)
+    assert int(n.compute(scheduler="sync")) == prog.main(np.arange(10), np.ones(10))[2]
+
+
+def test_numpy_arguments_broadcast_and_iota_gets_offsets() -> None:
+    prog = l0.compile("fun [int] main([int] a, [int] t) =\n"
+                      "  map(fn int (int i, int x) => i * 1000 + x + t[i % 3], "
+                      "zip(iota(size(0, a)), a))")
+    a, t = np.arange(20) * 7, np.array([5, 6, 7])
+    result = prog.main(da.from_array(a, chunks=6), t)
+    # iota is Dask's arange, chunked like `a`: made chunk by chunk, never whole.
+    assert any(str(k[0]).startswith("arange-") for k in dict(result.dask) if isinstance(k, tuple))
+    np.testing.assert_array_equal(result.compute(scheduler="sync"), prog.main(a, t))
+
+
+def test_unequal_chunkings_are_rechunked() -> None:
+    prog = l0.compile("fun [int] main([int] a, [int] b) = map(op +, zip(a, b))")
+    a, b = np.arange(30), np.arange(30) * 3
+    got = prog.main(da.from_array(a, chunks=7), da.from_array(b, chunks=(1, 20, 9)))
+    np.testing.assert_array_equal(got.compute(scheduler="sync"), a + b)
+
+
+def test_a_whole_array_statement_gathers_with_a_warning() -> None:
+    prog = l0.compile("fun [[int]] main([[int]] m) = transpose(m)")
+    m = np.arange(12).reshape(4, 3)
+    with pytest.warns(UserWarning, match=r"soac\.transpose needs the whole of distributed"):
+        r = prog.main(da.from_array(m, chunks=(2, 3)))
+    np.testing.assert_array_equal(r.compute(scheduler="sync"), m.T)
+
+
+BOUNDS = "fun [int] main([int] a, [int] idx) =\n  map(fn int (int i) => a[i] + 1, idx)\n"
+
+
+def _bad_indices() -> np.ndarray:
+    idx = np.arange(60) % 10
+    idx[41], idx[57] = 17, -3  # two failing chunks; the first failure wins
+    return idx
+
+
+def _local_error() -> str:
+    with pytest.raises(L0Error) as info:
+        l0.compile(BOUNDS).main(np.arange(10), _bad_indices())
+    return info.value.render()
+
+
+def test_a_failure_in_a_late_chunk_is_the_local_error(client: Any) -> None:
+    prog = l0.compile(BOUNDS)
+    r = prog.main(np.arange(10), da.from_array(_bad_indices(), chunks=6))
+    with pytest.raises(L0Error) as info:
+        r.compute()
+    assert info.value.render() == _local_error()
+    assert "index 17 out of bounds" in info.value.render()
+
+
+@pytest.mark.parametrize("scheduler", ["sync", "threads"])
+def test_the_first_failing_chunk_wins(scheduler: str) -> None:
+    idx = _bad_indices()
+    prog = l0.compile(BOUNDS)
+    r = prog.main(np.arange(10), da.from_array(idx, chunks=(3,) * 20))
+    for _ in range(3):
+        with pytest.raises(L0Error) as info:
+            r.compute(scheduler=scheduler)
+        assert info.value.render() == _local_error()
+    summed = l0.compile("fun int main([int] a, [int] idx) =\n"
+                        "  reduce(op +, 0, map(fn int (int i) => a[i] + 1, idx))")
+    with pytest.raises(L0Error, match="index 17 out of bounds"):
+        summed.main(np.arange(10), da.from_array(idx, chunks=4)).compute(scheduler=scheduler)
+
+
+SLOW = """
+fun int main([int] a) =
+  reduce(op +, 0, map(fn int (int x) =>
+    loop (acc = x) = for i < 3000000 do (acc * 7 + i) % 1000003 in acc, a))
+"""
+
+
+def test_a_worker_killed_mid_run_leaves_the_result_unchanged(client: Any) -> None:
+    prog = l0.compile(SLOW)
+    a = np.arange(32)
+    want = prog.main(a)
+    future = client.compute(prog.main(da.from_array(a, chunks=4)))
+    deadline = time.time() + 60
+    while not any(client.processing().values()):
+        assert time.time() < deadline
+        time.sleep(0.02)
+    assert not future.done()
+    pids = client.run(os.getpid)
+    os.kill(next(iter(pids.values())), signal.SIGKILL)
+    assert int(future.result(timeout=180)) == want
+
+
+def test_program_pickles_as_source_and_options() -> None:
+    prog = l0.compile(SCANS)
+    assert pickle.loads(pickle.dumps(prog)) is prog
+    threads = l0.compile(SCANS, backend="multicore", threads=2)
+    again = pickle.loads(pickle.dumps(threads))
+    assert again is threads and again._threads == 2
+
+
+def test_without_dask_a_dask_argument_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in [m for m in sys.modules if m == "l0.distributed" or m.startswith(
+            ("l0.distributed.", "dask"))]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "dask", None)
+
+    class FakeDaskArray:
+        pass
+
+    FakeDaskArray.__module__ = "dask.array.core"
+    prog = l0.compile("fun int main([int] a) = reduce(op +, 0, a)")
+    with pytest.raises(ImportError, match=r"l0\[dask\]"):
+        prog.main(FakeDaskArray())
+
+
+@pytest.mark.parametrize("backend", ["cpu", "multicore", "interp"])
+def test_every_back_end_runs_the_chunks(backend: str) -> None:
+    prog = l0.compile(SCANS, backend=backend, threads=2 if backend == "multicore" else None)
+    rng = np.random.default_rng(3)
+    a, r = rng.integers(-50, 50, 40), rng.random(40)
+    want = l0.compile(SCANS, backend="interp").main(a, r)
+    got = dask.compute(*prog.main(da.from_array(a, chunks=9), da.from_array(r, chunks=13)),
+                       scheduler="threads")
+    for w, g in zip(want, got, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+def test_the_processes_scheduler() -> None:
+    prog = l0.compile("fun [int] main([int] a) = map(fn int (int x) => x * x - 1, a)")
+    a = np.arange(30)
+    got = prog.main(da.from_array(a, chunks=11)).compute(scheduler="processes")
+    np.testing.assert_array_equal(got, a * a - 1)
+
+
+def test_zip_of_two_filters_measures_their_chunks() -> None:
+    # Both have unknown chunk lengths, and different ones: equal-looking `nan` chunks
+    # must not be taken for equal chunks.
+    prog = l0.compile("fun [int] main([int] a, [int] b) =\n"
+                      "  let f = filter(fn bool (int x) => x % 2 = 0, a) in\n"
+                      "  let g = filter(fn bool (int x) => x % 2 = 1, b) in\n"
+                      "  map(op +, zip(f, g))")
+    a = np.arange(10)
+    got = prog.main(da.from_array(a, chunks=3), da.from_array(a, chunks=3))
+    np.testing.assert_array_equal(got.compute(scheduler="sync"), prog.main(a, a))
+
+
+def test_empty_dask_arrays() -> None:
+    prog = l0.compile("fun {[int], int} main([int] a) =\n"
+                      "  {map(fn int (int x) => x + 1, a), reduce(op +, 0, a)}")
+    mapped, total = dask.compute(*prog.main(da.from_array(np.arange(0), chunks=3)),
+                                 scheduler="sync")
+    assert mapped.shape == (0,) and int(total) == 0
+
+
+def test_concat_and_split_stay_distributed() -> None:
+    prog = l0.compile("fun {[int], int} main([int] a, [int] b) =\n"
+                      "  let {x, y} = split(4, concat(a, b)) in\n"
+                      "  {map(fn int (int v) => v * 2, y), reduce(op +, 0, x)}")
+    a, b = np.arange(10), np.arange(5) + 100
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no gathering
+        got = dask.compute(*prog.main(da.from_array(a, chunks=3), da.from_array(b, chunks=2)),
+                           scheduler="sync")
+    want = prog.main(a, b)
+    np.testing.assert_array_equal(got[0], want[0])
+    assert int(got[1]) == want[1]
