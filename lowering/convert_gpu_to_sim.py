@@ -49,18 +49,19 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
 
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.gpu_kernels import MODULE_NAME
-from l0.lowering.llvm.types import LoweringError
 
 PREFIX = MODULE_NAME + "."
 
 
-class BarrierRuleError(LoweringError):
-    """A kernel the simulator cannot run (Note [Barriers in the simulator])."""
+class BarrierRuleError(PassFailedException):
+    """A kernel the simulator cannot run (Note [Barriers in the simulator]): a compiler
+    bug, never a user error."""
 
     def __init__(self, kernel: str, what: str) -> None:
         super().__init__(f"convert-gpu-to-sim: kernel {kernel}: {what}")
