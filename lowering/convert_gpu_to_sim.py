@@ -49,9 +49,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import PassFailedException
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
+from xdsl.utils.exceptions import PassFailedException
 
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.gpu_kernels import MODULE_NAME
