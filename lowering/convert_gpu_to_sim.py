@@ -224,7 +224,20 @@ def _host_ops(module: ModuleOp) -> None:
 class ConvertGpuToSimPass(ModulePass):
     """The gpu level -> CPU code: device memory is host memory, a kernel launch is
     loops over blocks and threads, one per phase between barriers (the rule for
-    barriers: `docs/gpu.md`); the `gpu-sim` back end's last step."""
+    barriers: `docs/gpu.md`); the `gpu-sim` back end's last step.
+
+    Runs after `convert-parallel-to-gpu`. gpu.alloc/dealloc/memcpy become
+    memref.alloc/dealloc/copy; each kernel a private function `l0_kernels.K` taking its
+    parameters, the grid and the block size; gpu.launch_func a call of it; functions of
+    the gpu.module move out as `l0_kernels.F`. Barriers must stand at the top level of a
+    kernel, and a value used across one must be uniform or a function of the thread id
+    (else the pass fails: a compiler bug).
+
+        "gpu.launch_func"(%g, .., %b, .., %d)       func.call @l0_kernels.k(%d, %g, %b)
+        gpu.func @k(%d) kernel {               ->   func.func private @l0_kernels.k(..) {
+          A; gpu.barrier; B                           scf.for %bid { scf.for %tid {A}
+        }                                                            scf.for %tid {B} }
+    """
 
     name = "convert-gpu-to-sim"
 

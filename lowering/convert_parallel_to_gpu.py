@@ -63,7 +63,24 @@ class ConvertParallelToGpuPass(ModulePass):
     """Outermost scf.parallel loops -> gpu.func kernels launched from the host
     (gpu.launch_func), arrays in device memory (gpu.alloc/dealloc, gpu.memcpy at the
     public functions' boundary), run-time errors in kernels through an error word; the
-    GPU back ends' input level (`docs/gpu.md`). Does nothing to a module of scalars."""
+    GPU back ends' input level (`docs/gpu.md`).
+
+    Runs after memory planning (`reuse-freed`), where `convert-parallel-to-omp` runs for
+    multicore. A map nest becomes one kernel over its flattened iteration space
+    (grid-stride loop, 256 threads a block); a reduction a kernel of per-block partial
+    results (contiguous rows per thread, a tree in workgroup memory with barriers) and a
+    one-block final kernel; host code that reads or writes device memory without
+    launching anything (a sequential fold, the carry loop of a blocked scan) a serial
+    kernel of one thread, its scalars read back. Sequential loops and branches around
+    kernels stay on the host. Every public function copies its arrays to the device and
+    its results back. Does nothing to a module of scalars.
+
+        scf.parallel (%i) = (%z) to (%n) step (%one) {        "gpu.launch_func"(...)
+          %x = memref.load %a[%i]                        ->     <{kernel = @l0_kernels::@f_map_0}>
+          memref.store %x, %o[%i]                             gpu.module @l0_kernels {
+        }                                                       gpu.func @f_map_0(...) kernel {
+                                                                  scf.for %g = tid to n step threads
+    """
 
     name = "convert-parallel-to-gpu"
 

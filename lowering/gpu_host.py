@@ -84,7 +84,7 @@ def dense_type(t: MemRefType) -> MemRefType:
 def dynamic_sizes(b: CodeBuilder, m: SSAValue) -> list[SSAValue]:
     t = m.type
     assert isinstance(t, MemRefType)
-    return [b.val(memref.DimOp.from_source_and_index(m, b.index(d)))
+    return [b.val(memref.DimOp(m, b.index(d)))
             for d, n in enumerate(t.get_shape()) if n == DYNAMIC_INDEX]
 
 

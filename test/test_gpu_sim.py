@@ -1,0 +1,91 @@
+"""The GPU back end's kernels on the CPU (`gpu-sim`) with inputs big enough for many
+blocks, several chunks and grid-stride loops.
+
+The corpus's inputs are small (a block or two); here the map, reduction, scan and
+filter kernels run over 100,000 rows (391 blocks of 256 threads, several chunks per
+blocked form): integer results must equal the sequential back end's exactly, and a
+failing check in a kernel must report the error of the smallest failing index, located,
+as on the CPU (exit 2 through `l0-run`).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import l0
+from l0.diagnostics import L0Error
+
+N = 100_000
+
+FORMS = """
+fun int sum([int] a) = reduce(op +, 0, a)
+fun [int] prefix([int] a) = scan(op +, 0, a)
+fun [int] evens([int] a) = filter(fn bool (int x) => x % 2 = 0, a)
+fun [real] scaled([real] a) = map(fn real (real x) => x * 2.0 + 1.0, a)
+fun [[int]] table(int n, int m) = map(fn [int] (int i) => map(op + (i), iota(m)), iota(n))
+fun int maxi([int] a) = reduce(fn int (int x, int y) => if x < y then y else x, -1, a)
+fun {int, int} minmax([int] a) =
+  reduce(fn {int, int} ({int, int} x, {int, int} y) =>
+           let {a1, b1} = x in let {a2, b2} = y in
+           {if a1 < a2 then a1 else a2, if b1 < b2 then b2 else b1},
+         {1000000, -1000000}, zip(a, a))
+fun int digits([int] a) = reduce(fn int (int acc, int d) => acc * 10 + d, 0, a)
+fun int main() = 0
+"""
+
+
+@pytest.fixture(scope="module")
+def data() -> np.ndarray:
+    return np.random.default_rng(7).integers(-1000, 1000, N, dtype=np.int64)
+
+
+def test_forms_match_the_sequential_back_end(data: np.ndarray) -> None:
+    cpu = l0.compile(FORMS, backend="cpu", optimise=False)
+    sim = l0.compile(FORMS, backend="gpu-sim", optimise=False)
+    for name in ("sum", "prefix", "evens", "maxi", "minmax"):
+        np.testing.assert_array_equal(getattr(sim, name)(data), getattr(cpu, name)(data))
+    reals = data.astype(np.float64)
+    np.testing.assert_array_equal(sim.scaled(reals), cpu.scaled(reals))
+    np.testing.assert_array_equal(sim.table(300, 70), cpu.table(300, 70))
+    assert sim.sum(data[:0]) == 0 and sim.maxi(data[:1]) == max(-1, int(data[0]))
+
+
+def test_a_short_reduction_is_the_left_fold() -> None:
+    # Below 2 * MIN_CHUNK rows one thread folds all rows from the initial value: an
+    # operator that is not associative still gives the interpreter's result.
+    sim = l0.compile(FORMS, backend="gpu-sim", optimise=False)
+    assert sim.digits(np.array([1, 2, 3, 4], dtype=np.int64)) == 1234
+
+
+FAILING = """
+fun [int] main(int n, [int] a) =
+  map(fn int (int i) => if i % 40000 = 39999 then a[i] else i, iota(n))
+fun int total(int n, [int] a) =
+  reduce(op +, 0, map(fn int (int i) => if i % 40000 = 39999 then a[i] else i, iota(n)))
+"""
+
+
+def test_smallest_failing_index_wins() -> None:
+    prog = l0.compile(FAILING, filename="failing.l0", backend="gpu-sim", optimise=False)
+    for fn, line in ((prog.main, 3), (prog.total, 5)):
+        with pytest.raises(L0Error) as info:
+            fn(N, np.arange(3, dtype=np.int64))
+        assert info.value.kind == "runtime-error"
+        assert "index 39999 out of bounds for array of size 3" in info.value.render()
+        assert info.value.loc.line == line
+
+
+def test_l0_run_reports_the_error_located_exit_2(tmp_path: Path) -> None:
+    src = tmp_path / "failing.l0"
+    src.write_text(FAILING, encoding="utf-8")
+    run = subprocess.run(
+        [str(Path(sys.executable).parent / "l0-run"), "--backend=gpu-sim", str(src)],
+        input=f"{N} [1, 2, 3]", capture_output=True, text=True, check=False)
+    assert run.returncode == 2
+    assert "failing.l0:3:" in run.stderr
+    assert "index 39999 out of bounds for array of size 3" in run.stderr
