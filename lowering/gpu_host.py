@@ -20,7 +20,9 @@ pointer; it walks a function's blocks and sorts each op:
   thread), launched where the run ended. Pure ops that do not depend on a run stay on
   the host, so sizes and shapes are computed there. A scalar a run defines and the host
   uses is read back: stored by the kernel into a one-element device buffer, copied
-  into a host staging buffer (`gpu.memcpy`), loaded.
+  into a host staging buffer (`gpu.memcpy`), loaded. A loop that carries an array it
+  updates in place (LU's row loops) hands back the array it was given, so it can run
+  in a serial kernel too (`origin`); any other op with array results stays on the host.
 
 Note [The error word]
 ~~~~~~~~~~~~~~~~~~~~~
@@ -50,7 +52,7 @@ from xdsl.dialects.builtin import (
     i1,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator
 
@@ -131,7 +133,8 @@ class HostFunction:
         if op.regions:
             inner = [o for r in op.regions for o in r.walk()]
             if any(self._host_only(o) for o in inner) or \
-                    not all(k.is_scalar(r.type) for r in op.results):
+                    not all(k.is_scalar(r.type) or origin(r) is not r or not r.uses
+                            for r in op.results):
                 return Kind.STRUCTURE
             if any(isinstance(o, memref.LoadOp | memref.StoreOp | memref.CopyOp
                               | soac.AssertOp) for o in inner):
@@ -373,6 +376,8 @@ class HostFunction:
                 b.add(gpu.DeallocOp(outs[v]))
             elif isinstance(v.type, CertType):
                 new = b.val(soac.CheckedOp())
+            elif origin(v) is not v:
+                new = origin(v)
             else:
                 raise AssertionError(f"convert-parallel-to-gpu: a run defines {v.type}")
             for u in uses[v]:
@@ -426,6 +431,38 @@ class HostFunction:
             return []
 
         b.if_(b.cmpi("ne", key, b.i64(NO_ERROR)), [], report)
+
+
+def origin(v: SSAValue) -> SSAValue:
+    """The value `v` is, through loops that carry an array they update in place and
+    branches whose arms yield the same array: their results are their inputs, so a
+    serial kernel running them hands back no array (Note [Host and device memory])."""
+    owner = v.owner
+    if isinstance(owner, scf.ForOp) and isinstance(v, OpResult):
+        body = owner.body.block
+        yielded = body.last_op
+        assert yielded is not None
+        init = origin(owner.iter_args[v.index])
+        if origin(yielded.operands[v.index]) in (body.args[v.index + 1], init):
+            return init
+    elif isinstance(owner, scf.IfOp) and isinstance(v, OpResult) and owner.false_region.blocks:
+        arms = [owner.true_region.block.last_op, owner.false_region.block.last_op]
+        sources = {origin(a.operands[v.index]) for a in arms if a is not None}
+        if len(sources) == 1:
+            (source,) = sources
+            if not _defined_in(source, owner):
+                return source
+    return v
+
+
+def _defined_in(v: SSAValue, op: Operation) -> bool:
+    owner = v.owner
+    o = owner.parent_op() if isinstance(owner, Block) else owner
+    while o is not None:
+        if o is op:
+            return True
+        o = o.parent_op()
+    return False
 
 
 def _within(op: Operation, members: set[Operation]) -> bool:
