@@ -55,6 +55,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator
+from xdsl.utils.exceptions import PassFailedException
 
 from l0.dialects import soac
 from l0.dialects.soac import CertType
@@ -264,6 +265,11 @@ class HostFunction:
         reduce_op = par.body.block.last_op
         assert isinstance(reduce_op, scf.ReduceOp)
         types = [v.type for v in par.initVals]
+        for t in types:
+            if not k.is_scalar(t):
+                raise PassFailedException(
+                    f"convert-parallel-to-gpu: in {self.f.sym_name.data}: expected scalar "
+                    f"accumulators in a parallel reduction, found {t}")
         lbs, extents, steps = self._space(b, par)
         total = b.product(extents)
         grid = k.clamp(b, k.ceil_div(b, total, b.i64(k.BLOCK)), 1, k.REDUCE_GRID)
@@ -379,7 +385,9 @@ class HostFunction:
             elif origin(v) is not v:
                 new = origin(v)
             else:
-                raise AssertionError(f"convert-parallel-to-gpu: a run defines {v.type}")
+                raise PassFailedException(
+                    f"convert-parallel-to-gpu: in {self.f.sym_name.data}: expected a serial "
+                    f"kernel to define scalars for the host, found {v.type}")
             for u in uses[v]:
                 u.operation.operands[u.index] = new
 

@@ -1,4 +1,4 @@
-// RUN: l0-opt %s -p convert-parallel-to-gpu --split-input-file | filecheck %s
+// RUN: l0-opt %s -p convert-parallel-to-gpu --split-input-file --verify-diagnostics | filecheck %s
 
 // A map: one kernel, a grid-stride loop over the rows; the launch on ceil(n / 256)
 // blocks of 256 threads; the public function copies its arrays to the device and
@@ -207,6 +207,25 @@ func.func @checked(%ix: memref<?xi64>, %o: memref<?xf64>) {
   }) : (index, index, index) -> ()
   func.return
 }
+
+// -----
+
+// Diagnostics: a parallel reduction of arrays (which convert-soac-to-scf never emits:
+// array accumulators stay a left fold) is a compiler bug, reported with the function.
+func.func @arrays(%a: memref<?xf64>, %init: memref<2xf64>) -> memref<2xf64> {
+  %z = arith.constant 0 : index
+  %one = arith.constant 1 : index
+  %n = memref.dim %a, %z : memref<?xf64>
+  %s = "scf.parallel"(%z, %n, %one, %init) <{operandSegmentSizes = array<i32: 1, 1, 1, 1>}> ({
+  ^bb0(%i: index):
+    scf.reduce(%init : memref<2xf64>) {
+    ^bb1(%l: memref<2xf64>, %r: memref<2xf64>):
+      scf.reduce.return %l : memref<2xf64>
+    }
+  }) : (index, index, index, memref<2xf64>) -> memref<2xf64>
+  func.return %s : memref<2xf64>
+}
+// CHECK: convert-parallel-to-gpu: in arrays: expected scalar accumulators in a parallel reduction, found memref<2xf64>
 
 // -----
 
