@@ -39,6 +39,7 @@ from xdsl.dialects import arith, func, gpu, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     FloatAttr,
+    FunctionType,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -182,7 +183,8 @@ class DeviceCode:
         """The functions as they were before conversion, which device code copies."""
         self.checks: list[soac.AssertOp] = []
         """Device checks by number - 1 (Note [The error word])."""
-        self._function_checks: dict[str, set[int]] = {}
+        self._functions: dict[str, tuple[set[int], set[str]]] = {}
+        """Device functions copied so far: their checks and callees."""
         self._names: dict[str, int] = {}
 
     def fresh_name(self, base: str) -> str:
@@ -195,49 +197,60 @@ class DeviceCode:
         it, the host values to pass, and the numbers of the checks it may fail."""
         CodeBuilder.at_end(block).add(gpu.ReturnOp([]))
         params = outline(block)
-        kernel = gpu.FuncOp(name, ([v.type for v in params], []), Region(block), kernel=True,
-                            known_block_size=None)
+        kernel = gpu.FuncOp(name, ([v.type for v in params], []), Region(block), kernel=True)
         self.gmod.body.block.add_op(kernel)
-        checks = self.finish(kernel)
+        own, callees = self.finish(kernel)
+        checks = own | self._reachable_checks(callees)
         if checks:
             block.insert_arg(MemRefType(i64, [DYNAMIC_INDEX]), len(block.args))
-            kernel.function_type = _function_type(block)
+            kernel.function_type = FunctionType.from_lists(list(block.arg_types), [])
             kernel.attributes[ERROR_WORD_ATTR] = UnitAttr()
         return kernel, params, checks
 
-    def finish(self, op: Operation) -> set[int]:
-        """Make the code in `op` device code (module docstring); the checks it may fail."""
+    def finish(self, op: Operation) -> tuple[set[int], set[str]]:
+        """Make the code in `op` device code (module docstring); the checks it has and
+        the functions it calls."""
         checks: set[int] = set()
+        callees: set[str] = set()
         for inner in list(op.walk()):
             if isinstance(inner, func.CallOp):
                 callee = inner.callee.root_reference.data
                 if callee == WIDTH_FUNCTION:
                     Rewriter.replace_op(inner, arith.ConstantOp(IntegerAttr(1, i64)))
                     continue
-                checks |= self._device_function(callee)
+                self._device_function(callee)
+                callees.add(callee)
             elif isinstance(inner, soac.AssertOp):
                 self.checks.append(inner)
                 inner.attributes[CHECK_ATTR] = IntegerAttr(len(self.checks), i64)
                 checks.add(len(self.checks))
-        return checks
+        return checks, callees
 
-    def _device_function(self, name: str) -> set[int]:
-        if name in self._function_checks:
-            return self._function_checks[name]
-        self._function_checks[name] = set()  # recursion: the checks are added below
+    def _device_function(self, name: str) -> None:
+        """Copy function `name` into the gpu.module, once (recursion included)."""
+        if name in self._functions:
+            return
+        self._functions[name] = (set(), set())
         copy = self.host[name].clone()
         self.gmod.body.block.add_op(copy)
         if copy.body.blocks:
             copy.sym_visibility = StringAttr("private")
-        checks = self.finish(copy)
-        self._function_checks[name] |= checks
-        return self._function_checks[name]
+        self._functions[name] = self.finish(copy)
 
-
-def _function_type(block: Block):  # noqa: ANN202 (xDSL's FunctionType)
-    from xdsl.dialects.builtin import FunctionType
-
-    return FunctionType.from_lists(list(block.arg_types), [])
+    def _reachable_checks(self, callees: set[str]) -> set[int]:
+        """The checks of the device functions `callees` reach through calls."""
+        seen: set[str] = set()
+        todo = list(callees)
+        checks: set[int] = set()
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            own, more = self._functions[name]
+            checks |= own
+            todo.extend(more)
+        return checks
 
 
 def launch(b: CodeBuilder, kernel: gpu.FuncOp, params: Sequence[SSAValue],
