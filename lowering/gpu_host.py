@@ -118,6 +118,8 @@ class HostFunction:
             self.host_memory.add(op.memref)
             return Kind.HOST
         if isinstance(op, memref.CopyOp):
+            if self._on_host(op.source) and self._on_host(op.destination):
+                return Kind.HOST
             return Kind.HOST if self._copy_kernel(op) else Kind.DEVICE
         if isinstance(op, memref.LoadOp | memref.StoreOp):
             return Kind.HOST if self._on_host(op.memref) else Kind.DEVICE
@@ -157,8 +159,10 @@ class HostFunction:
         return m in self.host_memory
 
     def _copy_kernel(self, op: memref.CopyOp) -> bool:
+        """Whether `op` copies between device arrays of rank > 0 (a copy kernel)."""
         t = op.source.type
-        return isinstance(t, MemRefType) and t.get_num_dims() > 0
+        return isinstance(t, MemRefType) and t.get_num_dims() > 0 \
+            and not self._on_host(op.source) and not self._on_host(op.destination)
 
     def _pure_call(self, op: func.CallOp) -> bool:
         callee = self.code.host.get(op.callee.root_reference.data)
@@ -212,7 +216,7 @@ class HostFunction:
         elif isinstance(op, memref.DeallocOp):
             if op.memref not in self.host_memory:
                 Rewriter.replace_op(op, gpu.DeallocOp(op.memref))
-        elif isinstance(op, memref.CopyOp):
+        elif isinstance(op, memref.CopyOp) and self._copy_kernel(op):
             self.copy(op)
 
     # -- kernels ------------------------------------------------------------------------
