@@ -90,13 +90,13 @@ class ConvertParallelToGpuPass(ModulePass):
         checks = [o for o in op.walk() if isinstance(o, soac.AssertOp)]
         error_words = 1 + max((len(c.values) for c in checks), default=0)
         functions = [f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks]
-        code = DeviceCode(op)
+        code = DeviceCode(op, error_words)
         for f in functions:
-            HostFunction(code, f, error_words).convert()
+            HostFunction(code, f).convert()
         for f in functions:
             for call in [o for o in f.walk() if isinstance(o, func.CallOp)]:
                 if call.callee.root_reference.data == WIDTH_FUNCTION:
                     Rewriter.replace_op(call, arith.ConstantOp(IntegerAttr(HOST_WIDTH, i64)))
         for f in functions:
             if _public(f) and _takes_arrays(f):
-                wrap_entry(code, op, f, error_words)
+                wrap_entry(code, op, f)

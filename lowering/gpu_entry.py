@@ -64,7 +64,7 @@ def _to_host(b: CodeBuilder, host: HostFunction, r: SSAValue) -> SSAValue:
     return b.cast(h, t)
 
 
-def wrap_entry(code: DeviceCode, module: ModuleOp, f: func.FuncOp, error_words: int) -> None:
+def wrap_entry(code: DeviceCode, module: ModuleOp, f: func.FuncOp) -> None:
     """Make public `f` a copying wrapper of its device version (module docstring)."""
     name = f.sym_name.data
     ftype = f.function_type
@@ -95,7 +95,7 @@ def wrap_entry(code: DeviceCode, module: ModuleOp, f: func.FuncOp, error_words: 
         f.sym_visibility = StringAttr("private")
         module.body.block.insert_op_after(wrapper, f)
     b = CodeBuilder.at_end(block)
-    host = HostFunction(code, wrapper, error_words)
+    host = HostFunction(code, wrapper)
     devices: list[SSAValue] = []
     args: list[SSAValue] = []
     for a in block.args:

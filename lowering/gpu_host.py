@@ -94,8 +94,8 @@ def dynamic_sizes(b: CodeBuilder, m: SSAValue) -> list[SSAValue]:
 class HostFunction:
     """Converts one function's body (Note [Host and device memory])."""
 
-    def __init__(self, code: k.DeviceCode, f: func.FuncOp, error_words: int) -> None:
-        self.code, self.f, self.error_words = code, f, error_words
+    def __init__(self, code: k.DeviceCode, f: func.FuncOp) -> None:
+        self.code, self.f = code, f
         self.name = f.sym_name.data.replace(".", "_")
         self.host_memory: set[SSAValue] = set()
         self._staging: dict[Attribute, SSAValue] = {}
@@ -415,9 +415,9 @@ class HostFunction:
     def error_word(self) -> SSAValue:
         """The function's error word (Note [The error word]), made at its entry."""
         if self._error is None:
-            t = MemRefType(i64, [self.error_words])
+            t = self.code.error_type
             entry = CodeBuilder(InsertPoint.at_start(self.f.body.block))
-            host = entry.val(memref.AllocaOp.get(i64, shape=[self.error_words]))
+            host = entry.val(memref.AllocaOp.get(i64, shape=t.get_shape()))
             self._error_host = host
             entry.store(entry.i64(NO_ERROR), host, [entry.i64(0)])
             err = entry.val(gpu.AllocOp(t, []))

@@ -37,7 +37,6 @@ from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith, func, gpu, memref, scf
 from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
     FloatAttr,
     FunctionType,
     IndexType,
@@ -174,7 +173,9 @@ def outline(block: Block) -> list[SSAValue]:
 class DeviceCode:
     """The `gpu.module` of a module being converted, and the kernels' bookkeeping."""
 
-    def __init__(self, module: ModuleOp) -> None:
+    def __init__(self, module: ModuleOp, error_words: int) -> None:
+        self.error_type = MemRefType(i64, [error_words])
+        """The type of the error word (Note [The error word] in `l0.lowering.gpu_host`)."""
         module.attributes["gpu.container_module"] = UnitAttr()
         self.gmod = gpu.ModuleOp(StringAttr(MODULE_NAME), Region(Block()))  # type: ignore[arg-type]
         module.body.block.add_op(self.gmod)
@@ -202,7 +203,7 @@ class DeviceCode:
         own, callees = self.finish(kernel)
         checks = own | self._reachable_checks(callees)
         if checks:
-            block.insert_arg(MemRefType(i64, [DYNAMIC_INDEX]), len(block.args))
+            block.insert_arg(self.error_type, len(block.args))
             kernel.function_type = FunctionType.from_lists(list(block.arg_types), [])
             kernel.attributes[ERROR_WORD_ATTR] = UnitAttr()
         return kernel, params, checks

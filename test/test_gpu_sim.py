@@ -89,3 +89,18 @@ def test_l0_run_reports_the_error_located_exit_2(tmp_path: Path) -> None:
     assert run.returncode == 2
     assert "failing.l0:3:" in run.stderr
     assert "index 39999 out of bounds for array of size 3" in run.stderr
+
+
+@pytest.mark.parametrize("target", ["gpu", "gpu-sim"])
+def test_every_stage_verifies(target: str) -> None:
+    # The gpu level is checked IR: launches match their kernels' signatures (the error
+    # word's type included), device functions live in the gpu.module.
+    from l0.frontend import load_program, to_module
+    from l0.lowering.pipeline import lower
+    from l0.passes.pipeline import optimise
+
+    for src in (FORMS, FAILING):
+        module = to_module(load_program(src, "p.l0"))
+        lower(module, target=target, verify=True)
+        optimise(module)
+        lower(module, target=target, verify=True)

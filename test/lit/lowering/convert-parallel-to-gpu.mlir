@@ -183,7 +183,7 @@ func.func @steps(%a: memref<?xf64>, %t: index) {
 // CHECK-NEXT:      soac.assert %[[NOT_IT]], "index {0} out of bounds for array of size {1}" (%[[V0]], %[[V1]] : i64, i64) at "x.l0:1:2"
 // CHECK:         "gpu.dealloc"(%[[ERR]])
 // CHECK-NEXT:    func.return
-// CHECK:       "gpu.func"() <{function_type = (i64, i64, i64, memref<?xi64>, i64, memref<?xf64>, memref<?xi64>) -> (), kernel}>
+// CHECK:       "gpu.func"() <{function_type = (i64, i64, i64, memref<?xi64>, i64, memref<?xf64>, memref<3xi64>) -> (), kernel}>
 // CHECK:         soac.assert %{{.*}}, "index {0} out of bounds for array of size {1}" ({{.*}}) at "x.l0:1:2" {l0.check = 1 : i64}
 // CHECK:       }) {sym_name = "checked_map_0", l0.error_word}
 func.func @checked(%ix: memref<?xi64>, %o: memref<?xf64>) {
