@@ -41,6 +41,7 @@ from xdsl.context import Context
 from xdsl.dialects import func, gpu, memref, scf
 from xdsl.dialects.builtin import (
     IndexType,
+    IntegerAttr,
     MemRefType,
     ModuleOp,
     NoneAttr,
@@ -53,8 +54,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
 from xdsl.utils.exceptions import PassFailedException
 
+from l0.dialects import soac
 from l0.lowering.builder import CodeBuilder
-from l0.lowering.gpu_kernels import MODULE_NAME
+from l0.lowering.gpu_host import KEY_BITS
+from l0.lowering.gpu_kernels import CHECK_ATTR, ERROR_WORD_ATTR, MODULE_NAME, x_dim
 
 PREFIX = MODULE_NAME + "."
 
@@ -78,9 +81,52 @@ def _workgroup(op: Operation) -> bool:
         and not isinstance(op.memref.type.memory_space, NoneAttr)
 
 
-def sim_kernel(kernel: gpu.FuncOp) -> func.FuncOp:
-    """The CPU function running `kernel` (module docstring)."""
+def publish_checks(kernel: gpu.FuncOp) -> None:
+    """Make the checks of `kernel`'s own body publish to its error word as a failing
+    thread on a GPU does (Note [The error word] in `l0.lowering.gpu_host`; threads run
+    one after another here, so a plain minimum), without stopping the thread: the
+    host then reports the error from the word. Only for checks that guard no memory
+    access (`publish=true`, a test of the protocol)."""
+    if ERROR_WORD_ATTR not in kernel.attributes:
+        return
+    err = kernel.body.block.args[-1]
+    for check in [o for o in kernel.walk() if isinstance(o, soac.AssertOp)]:
+        number = check.attributes.get(CHECK_ATTR)
+        if isinstance(number, IntegerAttr):
+            _publish(check, number.value.data, err)
+
+
+def _publish(check: soac.AssertOp, number: int, err: SSAValue) -> None:
+    """`check` -> if it fails and its key is the lowest yet, the key and the values
+    into the error word."""
+    b = CodeBuilder.before(check)
+    tid = b.to_i64(b.val(gpu.ThreadIdOp(x_dim())))
+    bid = b.to_i64(b.val(gpu.BlockIdOp(x_dim())))
+    bdim = b.to_i64(b.val(gpu.BlockDimOp(x_dim())))
+    thread = b.addi(b.muli(bid, bdim), tid)
+    key = b.addi(b.muli(thread, b.i64(1 << KEY_BITS)), b.i64(number))
+    values = list(check.values)
+
+    def lower_word(tb: CodeBuilder) -> list[SSAValue]:
+        tb.store(key, err, [tb.i64(0)])
+        for j, v in enumerate(values):
+            tb.store(v, err, [tb.i64(1 + j)])
+        return []
+
+    def fail(fb: CodeBuilder) -> list[SSAValue]:
+        fb.if_(fb.cmpi("slt", key, fb.load(err, [fb.i64(0)])), [], lower_word)
+        return []
+
+    b.if_(b.xori(check.cond, b.bool(True)), [], fail)
+    Rewriter.replace_op(check, soac.CheckedOp())
+
+
+def sim_kernel(kernel: gpu.FuncOp, publish: bool = False) -> func.FuncOp:
+    """The CPU function running `kernel` (module docstring); with `publish`, its
+    checks go through the error word (`publish_checks`)."""
     name = kernel.sym_name.data
+    if publish:
+        publish_checks(kernel)
     old = kernel.body.block
     index = IndexType()
     block = Block(arg_types=[*old.arg_types, index, index])
@@ -241,6 +287,11 @@ class ConvertGpuToSimPass(ModulePass):
 
     name = "convert-gpu-to-sim"
 
+    publish: bool = False
+    """Failing checks in kernels publish to the error word and let the thread go on, as
+    far as the host can tell a GPU's (a test of the error word: only for checks that
+    guard no memory access)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         modules = [o for o in op.ops if isinstance(o, gpu.ModuleOp)]
         op.attributes.pop("gpu.container_module", None)
@@ -252,7 +303,7 @@ class ConvertGpuToSimPass(ModulePass):
             for f in inner:
                 f.detach()
                 if isinstance(f, gpu.FuncOp):
-                    made.append(sim_kernel(f))
+                    made.append(sim_kernel(f, self.publish))
                 elif isinstance(f, func.FuncOp) and f.body.blocks:
                     f.sym_name = StringAttr(PREFIX + f.sym_name.data)
                     made.append(f)

@@ -104,3 +104,35 @@ def test_every_stage_verifies(target: str) -> None:
         lower(module, target=target, verify=True)
         optimise(module)
         lower(module, target=target, verify=True)
+
+
+PUBLISHED = """
+fun [int] main([int] a) =
+  let {x, y} = split((3), a) in
+  map(fn int (int i) => x[i % 5], iota(size(0, a)))
+"""
+
+
+def test_the_error_word_reports_the_lowest_failing_thread() -> None:
+    # Kernels that publish their failures to the error word and go on, as threads on a
+    # GPU do (`convert-gpu-to-sim{publish=true}`: safe here, the failing index 3 of the
+    # split's first part is still inside `a`), so the error comes from the host's
+    # reading of the word: the CPU's error, values included, from the lowest thread.
+    from l0.dialects.context import l0_context
+    from l0.dialects.soac import AssertOp
+    from l0.frontend import load_program, to_module
+    from l0.lowering.convert_gpu_to_sim import PREFIX, ConvertGpuToSimPass
+    from l0.lowering.jit import JitModule
+    from l0.lowering.pipeline import lower
+
+    gpu_level = lower(to_module(load_program(PUBLISHED, "w.l0")), entries=["main"],
+                      target="gpu", verify=True)
+    ConvertGpuToSimPass(publish=True).apply(l0_context(), gpu_level)
+    kernels = [f for f in gpu_level.ops if f.sym_name.data.startswith(PREFIX)]  # type: ignore[attr-defined]
+    assert kernels and not any(isinstance(o, AssertOp) for k in kernels for o in k.walk())
+    main = JitModule(gpu_level, entries=["main"]).function("main")
+    with pytest.raises(L0Error) as info:
+        main(np.arange(1000, dtype=np.int64))
+    assert info.value.render().startswith(
+        "w.l0:4:25: error: index 3 out of bounds for array of size 3")
+    np.testing.assert_array_equal(main(np.arange(3, dtype=np.int64)), [0, 1, 2])
