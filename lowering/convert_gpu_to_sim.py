@@ -13,7 +13,7 @@ goes through kernel extraction without a GPU (`docs/gpu.md`):
 A failing check in a kernel fails at once through the CPU's error protocol: threads
 run in the order of their global ids, so the first failure is the lowest thread's, the
 error the error word would carry on a GPU (Note [The error word] in
-`l0.lowering.gpu_host`).
+`l0.lowering.gpu_errors`).
 
 Note [Barriers in the simulator]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -56,7 +56,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from l0.dialects import soac
 from l0.lowering.builder import CodeBuilder
-from l0.lowering.gpu_host import KEY_BITS
+from l0.lowering.gpu_errors import KEY_BITS
 from l0.lowering.gpu_kernels import CHECK_ATTR, ERROR_WORD_ATTR, MODULE_NAME, x_dim
 
 PREFIX = MODULE_NAME + "."
@@ -83,7 +83,7 @@ def _workgroup(op: Operation) -> bool:
 
 def publish_checks(kernel: gpu.FuncOp) -> None:
     """Make the checks of `kernel`'s own body publish to its error word as a failing
-    thread on a GPU does (Note [The error word] in `l0.lowering.gpu_host`; threads run
+    thread on a GPU does (Note [The error word] in `l0.lowering.gpu_errors`; threads run
     one after another here, so a plain minimum), without stopping the thread: the
     host then reports the error from the word. Only for checks that guard no memory
     access (`publish=true`, a test of the protocol)."""

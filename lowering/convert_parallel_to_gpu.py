@@ -15,7 +15,8 @@ multicore back end. The module gets `gpu.container_module` and one
 * host code that touches device memory without launching anything becomes serial
   kernels, sequential loops and branches around kernels stay on the host, and arrays
   live on the device (`l0.lowering.gpu_host`, Note [Host and device memory]);
-* run-time errors in kernels go through the error word (Note [The error word]);
+* run-time errors in kernels go through the error word (`l0.lowering.gpu_errors`,
+  Note [The error word]);
 * public functions copy their arrays in and out (`l0.lowering.gpu_entry`).
 
 The parallel width (Note [Parallel width] in `l0.lowering.parallel_loops`) is 1 in

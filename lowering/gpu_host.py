@@ -24,20 +24,7 @@ pointer; it walks a function's blocks and sorts each op:
   updates in place (LU's row loops) hands back the array it was given, so it can run
   in a serial kernel too (`origin`); any other op with array results stays on the host.
 
-Note [The error word]
-~~~~~~~~~~~~~~~~~~~~~
-Every check in device code has a number k >= 1 (attribute `l0.check`). A kernel that
-may fail takes the function's error word as its last parameter (`l0.error_word` on the
-`gpu.func`): a device buffer of 1 + V i64 (V: the most values a check of the module
-reports), word 0 initialised to INT64_MAX. A failing thread stops, and publishes
-key = global thread id * 2^16 + k with an atomic minimum on word 0; if its key lowered
-the word it stores the check's values into words 1..V. The host copies the word back
-after each launch of a kernel that may fail and, when word 0 is not INT64_MAX, fails
-with check (key mod 2^16)'s message, location and values: the error of the lowest
-failing thread, which (a thread per element, contiguous rows per thread in a
-reduction) is the first failing element, the CPU's error. With several failures racing
-on a real GPU the values may come from another failing thread than the key; the
-message and location are always the lowest thread's.
+Run-time errors in kernels: `l0.lowering.gpu_errors` (Note [The error word]).
 """
 
 from __future__ import annotations
@@ -45,12 +32,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import Enum
 
-from xdsl.dialects import arith, func, gpu, memref, scf
+from xdsl.dialects import func, gpu, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     MemRefType,
     i1,
-    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -61,10 +47,8 @@ from l0.dialects import soac
 from l0.dialects.soac import CertType
 from l0.lowering import gpu_kernels as k
 from l0.lowering.builder import CodeBuilder
+from l0.lowering.gpu_errors import ErrorWord
 from l0.lowering.parallel_loops import WIDTH_FUNCTION
-
-KEY_BITS = 16
-NO_ERROR = (1 << 63) - 1
 
 
 class Kind(Enum):
@@ -99,15 +83,12 @@ class HostFunction:
         self.name = f.sym_name.data.replace(".", "_")
         self.host_memory: set[SSAValue] = set()
         self._staging: dict[Attribute, SSAValue] = {}
-        self._error: SSAValue | None = None
-        self._error_host: SSAValue | None = None
+        self.errors = ErrorWord(code, f)
 
     def convert(self) -> None:
         for block in list(self.f.body.blocks):
             self.block(block)
-        if self._error is not None:
-            for ret in [o for o in self.f.walk() if isinstance(o, func.ReturnOp)]:
-                CodeBuilder.before(ret).add(gpu.DeallocOp(self._error))
+        self.errors.free_at_returns()
 
     # -- sorting ------------------------------------------------------------------------
 
@@ -224,10 +205,10 @@ class HostFunction:
     def _launch(self, b: CodeBuilder, name: str, body: Block, grid: SSAValue,
                 threads: int = k.BLOCK) -> None:
         kernel, params, checks = self.code.kernel(self.code.fresh_name(name), body)
-        err = self.error_word() if checks else None
+        err = self.errors.word() if checks else None
         k.launch(b, kernel, params, grid, err, threads)
         if checks:
-            self.check_error_word(b, sorted(checks))
+            self.errors.check(b, sorted(checks))
 
     def map(self, par: scf.ParallelOp) -> None:
         """A map kernel (Note [Kernel forms])."""
@@ -411,38 +392,6 @@ class HostFunction:
         host = self.staging(t.element_type)
         b.add(gpu.MemcpyOp(device, host))
         return b.load(host, [b.i64(0)])
-
-    def error_word(self) -> SSAValue:
-        """The function's error word (Note [The error word]), made at its entry."""
-        if self._error is None:
-            t = self.code.error_type
-            entry = CodeBuilder(InsertPoint.at_start(self.f.body.block))
-            host = entry.val(memref.AllocaOp.get(i64, shape=t.get_shape()))
-            self._error_host = host
-            entry.store(entry.i64(NO_ERROR), host, [entry.i64(0)])
-            err = entry.val(gpu.AllocOp(t, []))
-            entry.add(gpu.MemcpyOp(host, err))
-            self._error = err
-        return self._error
-
-    def check_error_word(self, b: CodeBuilder, checks: Sequence[int]) -> None:
-        """After a launch: fail as the lowest failing thread did, if one did."""
-        err = self.error_word()
-        host = self._error_host
-        assert host is not None
-        b.add(gpu.MemcpyOp(err, host))
-        key = b.load(host, [b.i64(0)])
-
-        def report(tb: CodeBuilder) -> list[SSAValue]:
-            which = tb.val(arith.AndIOp(key, tb.i64((1 << KEY_BITS) - 1)))
-            for n in checks:
-                check = self.code.checks[n - 1]
-                values = [tb.load(host, [tb.i64(1 + j)]) for j in range(len(check.values))]
-                tb.add(soac.AssertOp(tb.cmpi("ne", which, tb.i64(n)), check.msg.data,
-                                     check.loc.data, values))
-            return []
-
-        b.if_(b.cmpi("ne", key, b.i64(NO_ERROR)), [], report)
 
 
 def origin(v: SSAValue) -> SSAValue:

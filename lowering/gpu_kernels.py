@@ -7,7 +7,8 @@ copied in, certificates become `soac.checked`) and puts the block into a `gpu.fu
 of the one `gpu.module @l0_kernels`. `DeviceCode.finish` then makes the code in it
 device code: functions it calls are copied into the `gpu.module`, the parallel width
 is 1 (Note [Parallel width] in `l0.lowering.parallel_loops`: nested levels run
-sequentially in a thread), and every check gets its number (Note [The error word]).
+sequentially in a thread), and every check gets its number (Note [The error word] in
+`l0.lowering.gpu_errors`).
 
 Note [Kernel forms]
 ~~~~~~~~~~~~~~~~~~~
@@ -175,7 +176,7 @@ class DeviceCode:
 
     def __init__(self, module: ModuleOp, error_words: int) -> None:
         self.error_type = MemRefType(i64, [error_words])
-        """The type of the error word (Note [The error word] in `l0.lowering.gpu_host`)."""
+        """The type of the error word (Note [The error word] in `l0.lowering.gpu_errors`)."""
         module.attributes["gpu.container_module"] = UnitAttr()
         self.gmod = gpu.ModuleOp(StringAttr(MODULE_NAME), Region(Block()))  # type: ignore[arg-type]
         module.body.block.add_op(self.gmod)
