@@ -6,7 +6,8 @@ from, by their xDSL names:
 * `SOAC_LEVEL`: internal L0 (`docs/ir.md`), what the internaliser builds and the
   interpreter and the passes read;
 * `LOWERING_LEVELS`: what the lowering passes add on the way to loops (bufferised IR
-  with `msoac`, then `memref` and `cf`, and `omp` for the multicore back end);
+  with `msoac`, then `memref` and `cf`, `omp` for the multicore back end and `gpu`
+  for the GPU back ends);
 * `FOREIGN`: upstream dialects that l0 never produces, read so that IR mixing them in
   (a test of a verifier, say) parses and reports what is wrong with it.
 
@@ -27,7 +28,7 @@ from xdsl.ir import Dialect
 SOAC_LEVEL: tuple[str, ...] = ("builtin", "func", "arith", "scf", "math", "soac")
 """The dialects of internal L0."""
 
-LOWERING_LEVELS: tuple[str, ...] = ("memref", "cf", "msoac", "omp")
+LOWERING_LEVELS: tuple[str, ...] = ("memref", "cf", "msoac", "omp", "gpu")
 """The dialects the lowering passes add, beyond those of internal L0."""
 
 FOREIGN: tuple[str, ...] = ("tensor", "llvm")

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 _cache: dict[tuple[str, str, str, bool, bool], CompiledProgram] = {}
 
-BACKENDS = ("cpu", "multicore", "interp")
+BACKENDS = ("cpu", "multicore", "interp", "gpu-sim")
 
 
 def compile(  # noqa: A001 - the API's name, like re.compile
@@ -57,7 +57,8 @@ def compile(  # noqa: A001 - the API's name, like re.compile
 
     * `filename`: the name used in error messages (default: the path, or "<string>");
     * `backend`: "cpu" (default) compiles to native code through LLVM, "multicore" too,
-      running the parallel loops on threads of the OpenMP runtime (libgomp), "interp"
+      running the parallel loops on threads of the OpenMP runtime (libgomp), "gpu-sim"
+      too, through the GPU back end's kernels run on the CPU (`docs/gpu.md`), "interp"
       runs the reference interpreter; all check and convert arguments the same way;
     * `threads` (multicore only): how many threads (default: `L0_NUM_THREADS`, else
       libgomp's default, `OMP_NUM_THREADS` or all cores);
@@ -157,11 +158,12 @@ class CompiledProgram:
 
         if self._unchecked:
             return Interpreter(module, in_place=False)
-        if self._backend in ("cpu", "multicore"):
+        if self._backend in ("cpu", "multicore", "gpu-sim"):
             from l0.lowering.pipeline import CpuEngine
 
             return CpuEngine(module, fast_math=self._fast_math, entries=self._entries,
-                             isolate=self._isolate, threads=self._threads)
+                             isolate=self._isolate, threads=self._threads,
+                             gpu_sim=self._backend == "gpu-sim")
         return Interpreter(module)
 
     def _engine_for(self, name: str) -> Any:

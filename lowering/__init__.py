@@ -26,6 +26,9 @@ LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
     "reuse-freed": _lazy("l0.lowering.reuse_freed", "ReuseFreedPass"),
     "convert-parallel-to-omp": _lazy("l0.lowering.convert_parallel_to_omp",
                                      "ConvertParallelToOmpPass"),
+    "convert-parallel-to-gpu": _lazy("l0.lowering.convert_parallel_to_gpu",
+                                     "ConvertParallelToGpuPass"),
+    "convert-gpu-to-sim": _lazy("l0.lowering.convert_gpu_to_sim", "ConvertGpuToSimPass"),
     "size-facts": _lazy("l0.lowering.size_facts", "SizeFactsPass"),
 }
 """Pipeline name -> factory of the lowering pass class, in pipeline order; those of
@@ -34,5 +37,7 @@ LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
 OFF_PIPELINE = frozenset({"size-facts"})
 """Lowerings `l0.lowering.pipeline` does not run (`l0-opt -p` runs them when asked)."""
 
-MULTICORE_LOWERINGS = ("convert-parallel-to-omp",)
-"""The lowerings only the multicore back end runs (`l0-opt -t llvm-ir` adds the others)."""
+MULTICORE_LOWERINGS = ("convert-parallel-to-omp", "convert-parallel-to-gpu",
+                       "convert-gpu-to-sim")
+"""The lowerings only the parallel back ends run: multicore's OpenMP, and the GPU's
+kernels (`docs/gpu.md`); `l0-opt -t llvm-ir` adds the others, never these."""

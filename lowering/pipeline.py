@@ -3,6 +3,8 @@
     bufferise -> convert-soac-to-scf -> dealloc -> hoist-allocs -> expand-allocs
         -> reuse-freed -> LLVM IR -> O3 -> MCJIT
     multicore: ... -> reuse-freed -> convert-parallel-to-omp -> LLVM IR calling libgomp
+    gpu:       ... -> reuse-freed -> convert-parallel-to-gpu (the gpu level, docs/gpu.md)
+    gpu-sim:   ... -> convert-parallel-to-gpu -> convert-gpu-to-sim -> LLVM IR for the CPU
 
 The sequential back end (`cpu`) runs the parallel loops of `convert-soac-to-scf` as
 plain loops; `multicore` (`threads` given: a thread count, 0 for all cores) turns the
@@ -40,6 +42,8 @@ from l0.dialects.context import l0_context
 from l0.dialects.soac import UNIQUE_ATTR, CertType
 from l0.lowering import trace
 from l0.lowering.bufferise import BufferisePass
+from l0.lowering.convert_gpu_to_sim import ConvertGpuToSimPass
+from l0.lowering.convert_parallel_to_gpu import ConvertParallelToGpuPass
 from l0.lowering.convert_parallel_to_omp import ConvertParallelToOmpPass
 from l0.lowering.convert_soac_to_scf import ConvertSoacToScfPass
 from l0.lowering.dealloc import DeallocPass
@@ -52,12 +56,21 @@ PIPELINE = (BufferisePass, ConvertSoacToScfPass, DeallocPass, HoistAllocsPass,
             ExpandAllocsPass, ReuseFreedPass)
 MULTICORE = (ConvertParallelToOmpPass,)
 """The passes after `PIPELINE` for the multicore back end."""
+TARGETS: dict[str, tuple[type, ...]] = {
+    "cpu": (),
+    "multicore": MULTICORE,
+    "gpu": (ConvertParallelToGpuPass,),
+    "gpu-sim": (ConvertParallelToGpuPass, ConvertGpuToSimPass),
+}
+"""The passes after `PIPELINE` for each target of `lower`."""
 
 
 def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
-          verify: bool = False, multicore: bool = False) -> ModuleOp:
+          verify: bool = False, multicore: bool = False, target: str = "cpu") -> ModuleOp:
     """The loop-level module (the back end's input) for the soac-level `module`, which
-    is left unchanged; with `multicore`, at the omp level."""
+    is left unchanged; with `multicore` (or `target="multicore"`), at the omp level; with
+    `target="gpu"` at the gpu level (kernels and launches, docs/gpu.md), with
+    `"gpu-sim"` that level made CPU code."""
     lowered = module.clone()
     if entries is not None:
         keep = set(entries)
@@ -65,7 +78,9 @@ def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
             if isinstance(f, func.FuncOp) and f.body.blocks and f.sym_name.data not in keep:
                 f.sym_visibility = StringAttr("private")
     ctx = l0_context()
-    for pass_class in (*PIPELINE, *(MULTICORE if multicore else ())):
+    if multicore:
+        target = "multicore"
+    for pass_class in (*PIPELINE, *TARGETS[target]):
         pass_class().apply(ctx, lowered)
         if verify:
             lowered.verify()
@@ -74,12 +89,14 @@ def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
 
 def compile_module(module: ModuleOp, *, fast_math: bool = False,
                    entries: Iterable[str] | None = None,
-                   threads: int | None = None) -> JitModule:
+                   threads: int | None = None, gpu_sim: bool = False) -> JitModule:
     """Compile the soac-level `module` to native code; `entries` as for `lower`;
-    `threads` None for the sequential back end, else multicore's thread count (0: all)."""
+    `threads` None for the sequential back end, else multicore's thread count (0: all);
+    `gpu_sim`: through the GPU's kernels, run on the CPU (`docs/gpu.md`)."""
     names = list(entries) if entries is not None else None
     link_callbacks(trace.CALLBACKS)
-    lowered = lower(module, entries=names, multicore=threads is not None)
+    target = "gpu-sim" if gpu_sim else "multicore" if threads is not None else "cpu"
+    lowered = lower(module, entries=names, target=target)
     return JitModule(lowered, fast_math=fast_math, entries=names, threads=threads)
 
 
@@ -88,10 +105,10 @@ class CpuEngine:
 
     def __init__(self, module: ModuleOp, *, fast_math: bool = False,
                  entries: Iterable[str] | None = None, isolate: bool = True,
-                 threads: int | None = None) -> None:
+                 threads: int | None = None, gpu_sim: bool = False) -> None:
         names = list(entries) if entries is not None else None
         self._jit = compile_module(module, fast_math=fast_math, entries=names,
-                                   threads=threads)
+                                   threads=threads, gpu_sim=gpu_sim)
         self._isolate = isolate
         self._params: dict[str, list[tuple[bool, bool]]] = {}
         self._results: dict[str, list[bool]] = {}

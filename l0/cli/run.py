@@ -1,6 +1,6 @@
 """`l0-run`: compile an L0 program and run its `main` on values read from standard input.
 
-    l0-run [--backend=cpu|multicore|interp] [--threads N] [--fast-math] [-O | -O0]
+    l0-run [--backend=cpu|multicore|interp|gpu-sim] [--threads N] [--fast-math] [-O | -O0]
            [-r N] [-t FILE] [-b] [-v] prog.l0 < input
 
 Prints `main`'s result exactly as the 2014 compiler did (docs/reference.md §6.3).
@@ -17,8 +17,9 @@ largest count of the runs).
 arithmetic (vectorised reductions); it is off by default, so reductions run in the
 strict left-to-right order of the interpreter. `--backend=multicore` compiles as `cpu`
 does and runs the outermost parallel loops on `--threads N` threads of the OpenMP
-runtime (default: `L0_NUM_THREADS`, else all cores; docs/backend.md). `--backend=interp`
-runs the reference interpreter.
+runtime (default: `L0_NUM_THREADS`, else all cores; docs/backend.md). `--backend=gpu-sim`
+compiles through the GPU back end's kernels and runs them on the CPU (docs/gpu.md).
+`--backend=interp` runs the reference interpreter.
 
 The input may mix text values and binary ones (Futhark's binary format,
 `l0/values/binary.py`); `-b` writes the result in binary. `-v` reports the time of
@@ -36,7 +37,7 @@ import time
 from l0.cli.guard import run_guarded
 from l0.diagnostics import L0Error, Loc, register_source
 
-BACKENDS = ("cpu", "multicore", "interp")
+BACKENDS = ("cpu", "multicore", "interp", "gpu-sim")
 """`l0.api.BACKENDS`, not imported: `--help` and `--version` load no compiler module
 (`test_l0_run` checks the two agree)."""
 ALLOC_STATS_ENV = "L0_COUNT_ALLOCATIONS"
@@ -56,7 +57,8 @@ def build_argparser() -> argparse.ArgumentParser:
         choices=BACKENDS,
         default="cpu",
         help="how to run the program: cpu = compiled to native code, multicore = "
-        "compiled, parallel loops on threads (OpenMP), interp = the reference interpreter "
+        "compiled, parallel loops on threads (OpenMP), gpu-sim = compiled to GPU kernels "
+        "run on the CPU, interp = the reference interpreter "
         "(default: %(default)s)",
     )
     ap.add_argument(
@@ -156,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
     from l0.values import format_result, from_ir_results, read_arguments, to_ir_arguments
 
     # No isolation: the inputs are ours (a fresh copy per run), and copying would be timed.
-    counting = args.verbose and args.backend in ("cpu", "multicore")
+    counting = args.verbose and args.backend in ("cpu", "multicore", "gpu-sim")
     if counting:
         # before compiling: the counter is compiled into the code (l0.lowering.alloc_stats)
         os.environ[ALLOC_STATS_ENV] = "1"

@@ -185,7 +185,8 @@ def test_help_lists_every_registered_pass_with_its_summary(
     assert rows == [[name, summary] for name, summary in describe_passes()]
     rows = [line.split(None, 1) for line in lowerings.splitlines()[1:] if line.strip()]
     assert rows == [[name, summary] for name, summary in describe_passes(LOWERINGS)]
-    assert [name for name, _ in rows] == ["bufferise", "convert-parallel-to-omp",
+    assert [name for name, _ in rows] == ["bufferise", "convert-gpu-to-sim",
+                                          "convert-parallel-to-gpu", "convert-parallel-to-omp",
                                           "convert-soac-to-scf", "dealloc",
                                           "expand-allocs", "hoist-allocs", "reuse-freed",
                                           "size-facts"]

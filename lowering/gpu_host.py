@@ -1,0 +1,436 @@
+"""The host side of `convert-parallel-to-gpu`: a function's body becomes host code that
+allocates device memory and launches kernels (`docs/gpu.md`).
+
+Note [Host and device memory]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Every array lives on the device: `memref.alloc`/`dealloc` outside kernels become
+`gpu.alloc`/`gpu.dealloc`, and functions take and return device arrays (the entry
+wrappers of `l0.lowering.gpu_entry` copy `main`'s arguments in and its results out).
+The only host memory is what the host's own `memref.alloca`s make (the trace's
+descriptors, the staging buffers below). Host code never dereferences a device
+pointer; it walks a function's blocks and sorts each op:
+
+* an outermost `scf.parallel` becomes a kernel (map or reduction, Note [Kernel forms]
+  in `l0.lowering.gpu_kernels`), a `memref.copy` between device arrays a map kernel;
+* an op that must stay on the host (allocation, a call of a function, `trace`) ends
+  the current run; control flow containing such ops stays on the host and its blocks
+  are sorted in turn (sequential loops and branches around kernels);
+* loads, stores, checks and control flow that only reads and writes device memory form
+  runs with the pure ops that depend on them; each run becomes a serial kernel (one
+  thread), launched where the run ended. Pure ops that do not depend on a run stay on
+  the host, so sizes and shapes are computed there. A scalar a run defines and the host
+  uses is read back: stored by the kernel into a one-element device buffer, copied
+  into a host staging buffer (`gpu.memcpy`), loaded. A loop that carries an array it
+  updates in place (LU's row loops) hands back the array it was given, so it can run
+  in a serial kernel too (`origin`); any other op with array results stays on the host.
+
+Run-time errors in kernels: `l0.lowering.gpu_errors` (Note [The error word]).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import Enum
+
+from xdsl.dialects import func, gpu, memref, scf
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    MemRefType,
+    i1,
+)
+from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import IsTerminator
+from xdsl.utils.exceptions import PassFailedException
+
+from l0.dialects import soac
+from l0.dialects.soac import CertType
+from l0.lowering import gpu_kernels as k
+from l0.lowering.builder import CodeBuilder
+from l0.lowering.gpu_errors import ErrorWord
+from l0.lowering.parallel_loops import WIDTH_FUNCTION
+
+
+class Kind(Enum):
+    HOST = 1  # stays on the host, ends a run
+    DEVICE = 2  # reads or writes device memory: goes into a run
+    PURE = 3  # no memory effects: joins a run only if it depends on it
+    STRUCTURE = 4  # control flow holding host ops: stays, its blocks are sorted
+
+
+VIEW_OPS = (memref.SubviewOp, memref.CastOp, memref.ReinterpretCastOp, memref.DimOp,
+            memref.ExtractStridedMetaDataOp, memref.ExtractAlignedPointerAsIndexOp,
+            memref.CollapseShapeOp, memref.ExpandShapeOp, memref.RankOp)
+
+
+def dense_type(t: MemRefType) -> MemRefType:
+    """The identity-layout type of `t`'s shape (what `gpu.alloc` and copies use)."""
+    return MemRefType(t.element_type, t.get_shape())
+
+
+def dynamic_sizes(b: CodeBuilder, m: SSAValue) -> list[SSAValue]:
+    t = m.type
+    assert isinstance(t, MemRefType)
+    return [b.val(memref.DimOp(m, b.index(d)))
+            for d, n in enumerate(t.get_shape()) if n == DYNAMIC_INDEX]
+
+
+class HostFunction:
+    """Converts one function's body (Note [Host and device memory])."""
+
+    def __init__(self, code: k.DeviceCode, f: func.FuncOp) -> None:
+        self.code, self.f = code, f
+        self.name = f.sym_name.data.replace(".", "_")
+        self.host_memory: set[SSAValue] = set()
+        self._staging: dict[Attribute, SSAValue] = {}
+        self.errors = ErrorWord(code, f)
+
+    def convert(self) -> None:
+        for block in list(self.f.body.blocks):
+            self.block(block)
+        self.errors.free_at_returns()
+
+    # -- sorting ------------------------------------------------------------------------
+
+    def kind(self, op: Operation) -> Kind:
+        if isinstance(op, scf.ParallelOp | memref.AllocOp | memref.DeallocOp):
+            return Kind.HOST
+        if isinstance(op, memref.AllocaOp):
+            self.host_memory.add(op.memref)
+            return Kind.HOST
+        if isinstance(op, memref.CopyOp):
+            if self._on_host(op.source) and self._on_host(op.destination):
+                return Kind.HOST
+            return Kind.HOST if self._copy_kernel(op) else Kind.DEVICE
+        if isinstance(op, memref.LoadOp | memref.StoreOp):
+            return Kind.HOST if self._on_host(op.memref) else Kind.DEVICE
+        if isinstance(op, func.CallOp):
+            return Kind.PURE if self._pure_call(op) else Kind.HOST
+        if isinstance(op, soac.AssertOp):
+            return Kind.DEVICE
+        if op.has_trait(IsTerminator):
+            return Kind.HOST
+        if isinstance(op, VIEW_OPS):
+            if any(v in self.host_memory for v in op.operands):
+                self.host_memory.update(op.results)
+            return Kind.PURE
+        if op.regions:
+            inner = [o for r in op.regions for o in r.walk()]
+            if any(self._host_only(o) for o in inner) or \
+                    not all(k.is_scalar(r.type) or origin(r) is not r or not r.uses
+                            for r in op.results):
+                return Kind.STRUCTURE
+            if any(isinstance(o, memref.LoadOp | memref.StoreOp | memref.CopyOp
+                              | soac.AssertOp) for o in inner):
+                return Kind.DEVICE
+            return Kind.PURE
+        return Kind.PURE
+
+    def _host_only(self, op: Operation) -> bool:
+        if isinstance(op, scf.ParallelOp | memref.AllocOp | memref.DeallocOp
+                      | memref.AllocaOp):
+            return True
+        if isinstance(op, memref.CopyOp):
+            return self._copy_kernel(op)
+        if isinstance(op, memref.LoadOp | memref.StoreOp):
+            return self._on_host(op.memref)
+        return isinstance(op, func.CallOp) and not self._pure_call(op)
+
+    def _on_host(self, m: SSAValue) -> bool:
+        return m in self.host_memory
+
+    def _copy_kernel(self, op: memref.CopyOp) -> bool:
+        """Whether `op` copies between device arrays of rank > 0 (a copy kernel)."""
+        t = op.source.type
+        return isinstance(t, MemRefType) and t.get_num_dims() > 0 \
+            and not self._on_host(op.source) and not self._on_host(op.destination)
+
+    def _pure_call(self, op: func.CallOp) -> bool:
+        callee = self.code.host.get(op.callee.root_reference.data)
+        if callee is None or callee.body.blocks:
+            return False
+        name = callee.sym_name.data
+        return name == WIDTH_FUNCTION or (bool(op.results) and not name.startswith("l0_trace"))
+
+    def block(self, block: Block) -> None:
+        run: list[Operation] = []
+        for op in list(block.ops):
+            kind = self.kind(op)
+            if isinstance(op, soac.AssertOp) and not run:
+                continue  # a check of host values stays on the host
+            if kind is Kind.DEVICE:
+                run.append(op)
+            elif kind is Kind.PURE:
+                if run and self._depends_on(op, run):
+                    if all(k.is_scalar(r.type) for r in op.results):
+                        run.append(op)
+                    else:
+                        self.flush(run)
+                        run = []
+            else:
+                self.flush(run)
+                run = []
+                self.host_op(op, kind)
+        self.flush(run)
+
+    @staticmethod
+    def _depends_on(op: Operation, run: Sequence[Operation]) -> bool:
+        defined = {r for o in run for r in o.results}
+        inner = [op, *[o for r in op.regions for o in r.walk()]]
+        return any(v in defined for o in inner for v in o.operands)
+
+    # -- host ops -----------------------------------------------------------------------
+
+    def host_op(self, op: Operation, kind: Kind) -> None:
+        if kind is Kind.STRUCTURE:
+            for region in op.regions:
+                for blk in region.blocks:
+                    self.block(blk)
+        elif isinstance(op, scf.ParallelOp):
+            if op.initVals:
+                self.reduction(op)
+            else:
+                self.map(op)
+        elif isinstance(op, memref.AllocOp):
+            new = gpu.AllocOp(op.memref.type, list(op.dynamic_sizes))  # type: ignore[arg-type]
+            Rewriter.replace_op(op, new)
+        elif isinstance(op, memref.DeallocOp):
+            if op.memref not in self.host_memory:
+                Rewriter.replace_op(op, gpu.DeallocOp(op.memref))
+        elif isinstance(op, memref.CopyOp) and self._copy_kernel(op):
+            self.copy(op)
+
+    # -- kernels ------------------------------------------------------------------------
+
+    def _launch(self, b: CodeBuilder, name: str, body: Block, grid: SSAValue,
+                threads: int = k.BLOCK) -> None:
+        kernel, params, checks = self.code.kernel(self.code.fresh_name(name), body)
+        err = self.errors.word() if checks else None
+        k.launch(b, kernel, params, grid, err, threads)
+        if checks:
+            self.errors.check(b, sorted(checks))
+
+    def map(self, par: scf.ParallelOp) -> None:
+        """A map kernel (Note [Kernel forms])."""
+        b = CodeBuilder.before(par)
+        lbs, extents, steps = self._space(b, par)
+        total = b.product(extents)
+        body = Block()
+        kb = CodeBuilder.at_end(body)
+
+        def element(eb: CodeBuilder, g: SSAValue) -> None:
+            ivs = self._ivs(eb, g, lbs, extents, steps)
+            k.move_body(eb, par, ivs)
+
+        k.grid_stride(kb, total, element)
+        grid = k.clamp(b, k.ceil_div(b, total, b.i64(k.BLOCK)), 1, k.MAX_GRID)
+        self._launch(b, f"{self.name}_map", body, grid)
+        Rewriter.erase_op(par)
+
+    def _space(self, b: CodeBuilder, par: scf.ParallelOp
+               ) -> tuple[list[SSAValue], list[SSAValue], list[SSAValue]]:
+        """Lower bounds, trip counts and steps (i64) of `par`'s dimensions."""
+        lbs, extents, steps = [], [], []
+        for lb, ub, st in zip(par.lowerBound, par.upperBound, par.step, strict=True):
+            lo, hi, s = b.to_i64(lb), b.to_i64(ub), b.to_i64(st)
+            extents.append(b.maxsi(k.ceil_div(b, b.subi(hi, lo), s), b.i64(0)))
+            lbs.append(lo)
+            steps.append(s)
+        return lbs, extents, steps
+
+    @staticmethod
+    def _ivs(b: CodeBuilder, g: SSAValue, lbs: Sequence[SSAValue],
+             extents: Sequence[SSAValue], steps: Sequence[SSAValue]) -> list[SSAValue]:
+        idx = k.delinearise(b, g, extents)
+        return [b.addi(lo, b.muli(i, s)) for lo, i, s in zip(lbs, idx, steps, strict=True)]
+
+    def reduction(self, par: scf.ParallelOp) -> None:
+        """Partial results per block, then one block folds them (Note [Kernel forms])."""
+        b = CodeBuilder.before(par)
+        reduce_op = par.body.block.last_op
+        assert isinstance(reduce_op, scf.ReduceOp)
+        types = [v.type for v in par.initVals]
+        for t in types:
+            if not k.is_scalar(t):
+                raise PassFailedException(
+                    f"convert-parallel-to-gpu: in {self.f.sym_name.data}: expected scalar "
+                    f"accumulators in a parallel reduction, found {t}")
+        lbs, extents, steps = self._space(b, par)
+        total = b.product(extents)
+        grid = k.clamp(b, k.ceil_div(b, total, b.i64(k.BLOCK)), 1, k.REDUCE_GRID)
+        parts = [b.val(gpu.AllocOp(MemRefType(t, [DYNAMIC_INDEX]), [b.to_index(grid)]))
+                 for t in types]
+        flags = b.val(gpu.AllocOp(MemRefType(i1, [DYNAMIC_INDEX]), [b.to_index(grid)]))
+        outs = [b.val(gpu.AllocOp(MemRefType(t, [1]), [])) for t in types]
+
+        def combine(cb: CodeBuilder, acc: Sequence[SSAValue],
+                    vals: Sequence[SSAValue]) -> list[SSAValue]:
+            out: list[SSAValue] = []
+            for region, a, v in zip(reduce_op.reductions, acc, vals, strict=True):
+                ret = k.inline_region(cb, region, [a, v])
+                assert isinstance(ret, scf.ReduceReturnOp)
+                out.append(ret.result)
+                Rewriter.erase_op(ret)
+            return out
+
+        # The final kernel first: the first one moves the body out of `par`.
+        final = Block()
+        fb = CodeBuilder.at_end(final)
+
+        def partial(eb: CodeBuilder, g: SSAValue) -> tuple[SSAValue | None, list[SSAValue]]:
+            return eb.load(flags, [g]), [eb.load(m, [g]) for m in parts]
+
+        tid, _, wg_f, wg_v = k.block_fold(fb, types, grid, partial, combine, None)
+
+        def result(tb: CodeBuilder) -> None:
+            inits = list(par.initVals)
+            vals = [tb.load(m, [tb.i64(0)]) for m in wg_v]
+            res = tb.if_(tb.load(wg_f, [tb.i64(0)]), types, lambda cb: vals,
+                         lambda eb: inits)
+            for v, m in zip(res, outs, strict=True):
+                tb.store(v, m, [tb.i64(0)])
+
+        k.thread_zero(fb, tid, result)
+
+        first = Block()
+        pb = CodeBuilder.at_end(first)
+
+        def element(eb: CodeBuilder, g: SSAValue) -> tuple[SSAValue | None, list[SSAValue]]:
+            return None, k.copy_body(eb, par, self._ivs(eb, g, lbs, extents, steps))
+
+        tid, bid, wg_f, wg_v = k.block_fold(pb, types, total, element, combine,
+                                            list(par.initVals))
+
+        def publish(tb: CodeBuilder) -> None:
+            tb.store(tb.load(wg_f, [tb.i64(0)]), flags, [bid])
+            for m, p in zip(wg_v, parts, strict=True):
+                tb.store(tb.load(m, [tb.i64(0)]), p, [bid])
+
+        k.thread_zero(pb, tid, publish)
+        self._launch(b, f"{self.name}_reduce", first, grid)
+        self._launch(b, f"{self.name}_reduce_final", final, b.i64(1))
+        results = [self.read_back(b, m) for m in outs]
+        for m in [*parts, flags, *outs]:
+            b.add(gpu.DeallocOp(m))
+        Rewriter.replace_op(par, [], results)
+
+    def copy(self, op: memref.CopyOp) -> None:
+        """A map kernel copying element by element (any layouts on either side)."""
+        src, dst = op.source, op.destination
+        b = CodeBuilder.before(op)
+        t = src.type
+        assert isinstance(t, MemRefType)
+        extents = b.dims(src)
+        total = b.product(extents)
+        body = Block()
+        kb = CodeBuilder.at_end(body)
+
+        def element(eb: CodeBuilder, g: SSAValue) -> None:
+            idx = k.delinearise(eb, g, extents)
+            eb.store(eb.load(src, idx), dst, idx)
+
+        k.grid_stride(kb, total, element)
+        grid = k.clamp(b, k.ceil_div(b, total, b.i64(k.BLOCK)), 1, k.MAX_GRID)
+        self._launch(b, f"{self.name}_copy", body, grid)
+        Rewriter.erase_op(op)
+
+    def flush(self, run: list[Operation]) -> None:
+        """A serial kernel for `run` (Note [Host and device memory])."""
+        if not run:
+            return
+        last = run[-1]
+        anchor = last.next_op
+        assert anchor is not None  # a block ends with its terminator, never in a run
+        b = CodeBuilder.before(anchor)
+        members = set(run)
+        live: list[SSAValue] = []
+        for o in run:
+            for r in o.results:
+                if any(not _within(u.operation, members) for u in r.uses):
+                    live.append(r)
+        outs: dict[SSAValue, SSAValue] = {}
+        for v in live:
+            if k.is_scalar(v.type):
+                outs[v] = b.val(gpu.AllocOp(MemRefType(v.type, [1]), []))
+        body = Block()
+        for o in run:
+            o.detach()
+            body.add_op(o)
+        kb = CodeBuilder.at_end(body)
+        for v, m in outs.items():
+            kb.store(v, m, [kb.i64(0)])
+        uses = {v: [u for u in v.uses if not k._op_inside(u.operation, body)] for v in live}
+        self._launch(b, f"{self.name}_serial", body, b.i64(1), threads=1)
+        for v in live:
+            if v in outs:
+                new = self.read_back(b, outs[v])
+                b.add(gpu.DeallocOp(outs[v]))
+            elif isinstance(v.type, CertType):
+                new = b.val(soac.CheckedOp())
+            elif origin(v) is not v:
+                new = origin(v)
+            else:
+                raise PassFailedException(
+                    f"convert-parallel-to-gpu: in {self.f.sym_name.data}: expected a serial "
+                    f"kernel to define scalars for the host, found {v.type}")
+            for u in uses[v]:
+                u.operation.operands[u.index] = new
+
+    # -- host buffers -------------------------------------------------------------------
+
+    def staging(self, t: Attribute) -> SSAValue:
+        """A one-element host buffer of `t` at the function's entry."""
+        if t not in self._staging:
+            entry = CodeBuilder(InsertPoint.at_start(self.f.body.block))
+            self._staging[t] = entry.val(memref.AllocaOp.get(t, shape=[1]))
+        return self._staging[t]
+
+    def read_back(self, b: CodeBuilder, device: SSAValue) -> SSAValue:
+        """The scalar in the one-element device buffer `device`, on the host."""
+        t = device.type
+        assert isinstance(t, MemRefType)
+        host = self.staging(t.element_type)
+        b.add(gpu.MemcpyOp(device, host))
+        return b.load(host, [b.i64(0)])
+
+
+def origin(v: SSAValue) -> SSAValue:
+    """The value `v` is, through loops that carry an array they update in place and
+    branches whose arms yield the same array: their results are their inputs, so a
+    serial kernel running them hands back no array (Note [Host and device memory])."""
+    owner = v.owner
+    if isinstance(owner, scf.ForOp) and isinstance(v, OpResult):
+        body = owner.body.block
+        yielded = body.last_op
+        assert yielded is not None
+        init = origin(owner.iter_args[v.index])
+        if origin(yielded.operands[v.index]) in (body.args[v.index + 1], init):
+            return init
+    elif isinstance(owner, scf.IfOp) and isinstance(v, OpResult) and owner.false_region.blocks:
+        arms = [owner.true_region.block.last_op, owner.false_region.block.last_op]
+        sources = {origin(a.operands[v.index]) for a in arms if a is not None}
+        if len(sources) == 1:
+            (source,) = sources
+            if not _defined_in(source, owner):
+                return source
+    return v
+
+
+def _defined_in(v: SSAValue, op: Operation) -> bool:
+    owner = v.owner
+    o = owner.parent_op() if isinstance(owner, Block) else owner
+    while o is not None:
+        if o is op:
+            return True
+        o = o.parent_op()
+    return False
+
+
+def _within(op: Operation, members: set[Operation]) -> bool:
+    o: Operation | None = op
+    while o is not None:
+        if o in members:
+            return True
+        o = o.parent_op()
+    return False
+
