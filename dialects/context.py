@@ -27,7 +27,7 @@ from xdsl.ir import Dialect
 SOAC_LEVEL: tuple[str, ...] = ("builtin", "func", "arith", "scf", "math", "soac")
 """The dialects of internal L0."""
 
-LOWERING_LEVELS: tuple[str, ...] = ("memref", "cf", "msoac", "omp")
+LOWERING_LEVELS: tuple[str, ...] = ("memref", "cf", "msoac", "omp", "gpu")
 """The dialects the lowering passes add, beyond those of internal L0."""
 
 FOREIGN: tuple[str, ...] = ("tensor", "llvm")
