@@ -38,7 +38,12 @@ if TYPE_CHECKING:
 
 _cache: dict[tuple[str, str, str, bool, bool], CompiledProgram] = {}
 
-BACKENDS = ("cpu", "multicore", "interp")
+BACKENDS = ("cpu", "multicore", "interp", "gpu")
+
+
+class BackendUnavailable(Exception):
+    """The chosen back end cannot run on this machine (`gpu` without a GPU, its driver
+    or the gpu extra); the message says why, in one line."""
 
 
 def compile(  # noqa: A001 - the API's name, like re.compile
@@ -155,6 +160,9 @@ class CompiledProgram:
 
             return CpuEngine(module, fast_math=self._fast_math, entries=self._entries,
                              isolate=self._isolate, threads=self._threads)
+        if self._backend == "gpu":
+            return _gpu_engine(module, fast_math=self._fast_math, entries=self._entries,
+                               isolate=self._isolate)
         return Interpreter(module)
 
     def _engine_for(self, name: str) -> Any:
@@ -243,6 +251,19 @@ def _signature(fundef: ast.FunDef) -> inspect.Signature:
     params = [inspect.Parameter(n, kind, annotation=str(p.type))
               for n, p in zip(names, fundef.params, strict=True)]
     return inspect.Signature(params, return_annotation=str(fundef.ret))
+
+
+def _gpu_engine(module: ModuleOp, **options: Any) -> Any:
+    """The gpu back end's engine, or `BackendUnavailable` saying what is missing."""
+    from l0.lowering.gpu_runtime import GpuUnavailable
+
+    try:
+        from l0.lowering.gpu_backend import GpuEngine
+        from l0.lowering.ptx import GpuToolMissing
+
+        return GpuEngine(module, **options)
+    except (GpuUnavailable, GpuToolMissing) as err:
+        raise BackendUnavailable(str(err)) from None
 
 
 def _defines(module: ModuleOp, name: str) -> bool:

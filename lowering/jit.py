@@ -54,7 +54,7 @@ from l0.lowering.llvm import EmittedModule, abi, emit_module
 from l0.lowering.llvm.types import LoweringError, layout_of
 
 __all__ = ["CompiledModule", "JitFunction", "JitModule", "compile_module",
-           "host_target_machine", "optimized_llvm_ir", "parse_loc"]
+           "host_target_machine", "optimise_module", "optimized_llvm_ir", "parse_loc"]
 
 CACHE_SIZE = 32
 STACK_MARGIN = 1 << 20
@@ -119,7 +119,7 @@ def host_target_machine() -> llvm.TargetMachine:
     )
 
 
-def _optimise(mod: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
+def optimise_module(mod: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
     """LLVM's O3 pipeline with vectorisation (loops and SLP) and interleaving, but no
     separate loop unrolling: the vectoriser's interleaving already unrolls the hot
     loops, and unrolling every other loop made the IR ~25% larger and optimisation and
@@ -143,7 +143,7 @@ def _build(module: ModuleOp, fast_math: bool, entries: Sequence[str] | None,
                           checked_memory=checked, count_allocations=counted, threads=threads)
     mod = llvm.parse_assembly(str(emitted.llvm))
     mod.verify()
-    _optimise(mod, tm)
+    optimise_module(mod, tm)
     return mod, emitted
 
 
