@@ -34,6 +34,10 @@ LIBCUDA = "libcuda.so.1"
 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75
 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
 CUDA_ERROR_NO_DEVICE = 100
+CU_LIMIT_MALLOC_HEAP_SIZE = 2
+HEAP_BYTES = 256 << 20
+"""The device heap (`malloc` in kernels, `L0_GPU_HEAP` bytes if set): the driver's
+default, 8 MiB, is too small for per-thread arrays of many threads."""
 
 _lock = threading.Lock()
 _device: Device | None = None
@@ -91,6 +95,9 @@ class Device:
                     "cuDevicePrimaryCtxRetain")
         self.context = ctx
         self.make_current()
+        heap = int(os.environ.get("L0_GPU_HEAP", HEAP_BYTES))
+        self._check(lib.cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE, ctypes.c_size_t(heap)),
+                    "cuCtxSetLimit")
         major, minor = ctypes.c_int(0), ctypes.c_int(0)
         self._check(lib.cuDeviceGetAttribute(ctypes.byref(major),
                                              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev),

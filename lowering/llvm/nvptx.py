@@ -20,12 +20,23 @@ The same emitter as the CPU's (`emit.py`) writes each body, with three differenc
   function of the CPU convention (`abi.py`) with a context in local memory.
 
 Note [Checks in kernels]
-A check that fails in a body leaves it with status 1, as on the CPU. Reporting a
-kernel's error to the host is the kernel extraction's business: it writes the error
-id into the device error word, which the host reads back (`docs/gpu-codegen.md`).
-A check it left in a kernel still cannot go unnoticed: the kernel wrapper traps on a
-failed body (`llvm.trap`), which aborts the launch, and the host reports the failing
-driver call as a run-time error. No result computed past a failed check is used.
+A check that fails in a body leaves it with status 1 and its error in the context, as
+on the CPU. Kernel extraction numbers the checks of device code (`l0.check` = k >= 1 on
+each `soac.assert`) and gives a kernel that may fail the error word as its last
+parameter (`l0.error_word` on the `gpu.func`: a device `memref<?xi64>`, word 0
+initialised to INT64_MAX). The kernel entry of a failed body then publishes
+key = global thread id * 2^16 + k with an atomic signed minimum on word 0 and, if its
+key lowered the word, stores the check's values into words 1.. (as many as fit); the
+host reads the word back after the launch and reports the lowest failing thread's
+check, as the CPU would report the first failing element (kernel extraction's Note
+[The error word]). A failure that is no numbered check (the device heap exhausted, a
+kernel without an error word) cannot be reported that way: the entry traps
+(`llvm.trap`), which aborts the launch, and the host reports the failing driver call
+as a run-time error. Either way no result computed past a failed check is used.
+
+Device functions may allocate (`memref.alloc`, where a size varies per thread): they
+call the device heap's `malloc`/`free`, which PTX offers as system calls; the heap's
+size is set when the device is opened (`l0.lowering.gpu_runtime`).
 """
 
 from __future__ import annotations
@@ -40,11 +51,13 @@ from xdsl.dialects import func, gpu, memref
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp
 from xdsl.ir import Operation
 
+from l0.dialects import soac
 from l0.lowering.llvm import abi
 from l0.lowering.llvm import memref as memref_ops
 from l0.lowering.llvm.emit import FuncInfo, FunctionEmitter, Handler, ModuleEmitter
 from l0.lowering.llvm.runtime import Runtime
 from l0.lowering.llvm.types import (
+    I1,
     I32,
     I64,
     PTR,
@@ -61,6 +74,12 @@ TRIPLE = "nvptx64-nvidia-cuda"
 DATA_LAYOUT = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 WORKGROUP_SPACE = 3
 """The address space of workgroup (shared) memory, in memref types and in NVPTX."""
+CHECK_ATTR = "l0.check"
+"""A check's number in device code (Note [Checks in kernels])."""
+ERROR_WORD_ATTR = "l0.error_word"
+"""Marks a kernel whose last parameter is the error word."""
+KEY_BITS = 16
+"""An error key is the global thread id shifted by this, plus the check's number."""
 
 LIBDEVICE_INTRINSICS = frozenset({"exp", "exp2", "log", "log2", "log10", "sin", "cos",
                                   "pow"})
@@ -131,11 +150,6 @@ class NvptxRuntime(Runtime):
             raise LoweringError(f"no libdevice function for {name} on {ty} in a kernel")
         return self._get(full, ir.FunctionType(ty, [ty] * nargs), "nounwind", "readnone")
 
-    def alloc(self) -> ir.Function:
-        raise LoweringError("expected no heap allocation in a kernel (memref.alloc)")
-
-    def free(self) -> ir.Function:
-        raise LoweringError("expected no deallocation in a kernel (memref.dealloc)")
 
 
 # --------------------------------------------------------------------------- the module
@@ -149,6 +163,8 @@ class KernelModuleEmitter(ModuleEmitter):
         super().__init__(module, fast_math=fast_math, handlers=HANDLERS)
         self.rt = NvptxRuntime(self.llvm)
         self.shared = 0
+        self.check_numbers: dict[int, int] = {}
+        """Error id -> the number of its check (Note [Checks in kernels])."""
 
     def emit_device(self, device: list[gpu.ModuleOp]) -> EmittedKernels:
         self.llvm.triple = TRIPLE
@@ -173,16 +189,17 @@ class KernelModuleEmitter(ModuleEmitter):
         for k in kernels:
             name = k.sym_name.data
             out.kernels[name] = ptx_name(name)
-            self._emit_kernel_entry(self.funcs[name], ptx_name(name))
+            self._emit_kernel_entry(self.funcs[name], ptx_name(name),
+                                    k.attributes.get(ERROR_WORD_ATTR) is not None)
         return out
 
     def _mark_noalias_params(self, op: func.FuncOp, fn: ir.Function) -> None:
         if isinstance(op, func.FuncOp):
             super()._mark_noalias_params(op, fn)
 
-    def _emit_kernel_entry(self, info: FuncInfo, name: str) -> None:
+    def _emit_kernel_entry(self, info: FuncInfo, name: str, error_word: bool) -> None:
         """`void @name(params)`: the body with a context in local memory; a failed
-        body traps (Note [Checks in kernels])."""
+        body reports to the error word or traps (Note [Checks in kernels])."""
         params = [c for t in info.op.function_type.inputs.data for c in component_types(t)]
         fn = ir.Function(self.llvm, ir.FunctionType(ir.VoidType(), params), name)
         fn.attributes.add("nounwind")
@@ -199,13 +216,61 @@ class KernelModuleEmitter(ModuleEmitter):
         failed = fn.append_basic_block("failed")
         b.cbranch(ok, done, failed).set_metadata("prof", self.likely)
         b.position_at_end(failed)
-        b.call(self.rt.intrinsic("llvm.trap", ir.VoidType(), []), [])
-        b.unreachable()
+        if error_word and self.check_numbers:
+            self._report(b, ctx, fn.args[-4], fn.args[-3], fn.args[-2], done)
+        else:
+            self._trap(b)
         b.position_at_end(done)
         b.ret_void()
         annotation = self.llvm.add_metadata([fn, ir.MetaDataString(self.llvm, "kernel"),
                                              ir.Constant(I32, 1)])
         self.llvm.add_named_metadata("nvvm.annotations").add(annotation)
+
+
+    def _trap(self, b: ir.IRBuilder) -> None:
+        b.call(self.rt.intrinsic("llvm.trap", ir.VoidType(), []), [])
+        b.unreachable()
+
+    def _report(self, b: ir.IRBuilder, ctx: ir.Value, aligned: ir.Value, offset: ir.Value,
+                size: ir.Value, done: ir.Block) -> None:
+        """Publish the failed check's key and values in the error word (`aligned`,
+        `offset`, `size`: its descriptor) and return; trap for other failures."""
+        fn = b.function
+        error_id = b.load(b.gep(ctx, [i64(0), i64(abi.CTX_ERROR)], inbounds=True), typ=I64)
+        number = b.switch(error_id, fn.append_basic_block("not_a_check"))
+        publish = fn.append_basic_block("publish")
+        b.position_at_end(publish)
+        k = b.phi(I64)
+        for error_id_value, check in sorted(self.check_numbers.items()):
+            case = fn.append_basic_block(f"check{check}")
+            number.add_case(i64(error_id_value), case)
+            cb = ir.IRBuilder(case)
+            cb.branch(publish)
+            k.add_incoming(i64(check), case)
+        b.position_at_end(number.default)
+        self._trap(b)
+        b.position_at_end(publish)
+        tid = b.zext(b.call(self.rt.intrinsic("llvm.nvvm.read.ptx.sreg.tid.x", I32, []), []),
+                     I64)
+        ctaid = b.zext(b.call(self.rt.intrinsic("llvm.nvvm.read.ptx.sreg.ctaid.x", I32, []),
+                              []), I64)
+        ntid = b.zext(b.call(self.rt.intrinsic("llvm.nvvm.read.ptx.sreg.ntid.x", I32, []),
+                             []), I64)
+        gid = b.add(b.mul(ctaid, ntid), tid)
+        key = b.add(b.shl(gid, i64(KEY_BITS)), k)
+        word = b.gep(aligned, [offset], inbounds=True, source_etype=I64)
+        old = b.atomic_rmw("min", word, key, "monotonic")
+        lowered = b.icmp_signed("<", key, old)
+        values = fn.append_basic_block("values")
+        b.cbranch(lowered, values, done)
+        b.position_at_end(values)
+        for j in range(self.errors.max_values):
+            room = b.icmp_signed(">", size, i64(1 + j))
+            with b.if_then(room):
+                v = b.load(b.gep(ctx, [i64(0), i64(abi.CTX_VALUES + j)], inbounds=True),
+                           typ=I64)
+                b.store(v, b.gep(word, [i64(1 + j)], inbounds=True, source_etype=I64))
+        b.branch(done)
 
 
 class KernelBodyEmitter(FunctionEmitter):
@@ -255,6 +320,17 @@ def _barrier(fe: FunctionEmitter, op: Operation) -> None:
     fe.b.call(fe.rt.intrinsic("llvm.nvvm.barrier0", ir.VoidType(), []), [])
 
 
+def _check(fe: FunctionEmitter, op: soac.AssertOp) -> None:
+    """`soac.assert` as on the CPU, remembering the check's number for the error word."""
+    site = abi.ErrorSite(op.msg.data, op.loc.data)
+    error_id = fe.mod.errors.add(site, len(op.values))
+    number = op.attributes.get(CHECK_ATTR)
+    if isinstance(number, IntegerAttr):
+        cast(KernelModuleEmitter, fe.mod).check_numbers[error_id] = number.value.data
+    fe.fail_unless(fe.get(op.cond), error_id, [fe.get(v) for v in op.values])
+    fe.set(op.cert, ir.Constant(I1, 1))
+
+
 def _alloca(fe: FunctionEmitter, op: memref.AllocaOp) -> None:
     """Workgroup memory (memory space 3): a static `addrspace(3)` global per alloca,
     seen through a generic pointer (LLVM infers the address space back for the loads
@@ -291,5 +367,6 @@ HANDLERS: dict[type[Operation], Handler] = {
     gpu.GlobalIdOp: _global_id,
     gpu.BarrierOp: _barrier,
     memref.AllocaOp: cast(Handler, _alloca),
+    soac.AssertOp: cast(Handler, _check),
 }
 """The device's own handlers, over the CPU emitter's."""
