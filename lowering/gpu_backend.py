@@ -67,6 +67,28 @@ def lower_for_gpu(module: ModuleOp, entries: Sequence[str] | None) -> ModuleOp:
     return lower(module, entries=entries, target="gpu")
 
 
+def _host_module(module: ModuleOp, tm: llvm.TargetMachine, fast_math: bool,
+                 entries: Sequence[str] | None) -> tuple[llvm.ModuleRef, abi.ErrorTable,
+                                                         dict[str, Any]]:
+    """The host functions of the gpu-level `module` as an LLVM module (not optimised)."""
+    emitted = emit_module(module, fast_math=fast_math, entries=entries,
+                          triple=llvm.get_process_triple(), data_layout=str(tm.target_data),
+                          handlers=cuda_host.HANDLERS, skip=(gpu.ModuleOp,))
+    mod = llvm.parse_assembly(str(emitted.llvm))
+    mod.verify()
+    return mod, emitted.errors, dict(emitted.entries)
+
+
+def host_llvm_ir(module: ModuleOp, *, fast_math: bool = False, optimize: bool = False) -> str:
+    """The host code of the gpu-level `module` as LLVM IR text (`l0-opt --target=gpu
+    -t 'llvm-ir{host=true}'`)."""
+    tm = host_target_machine()
+    mod, _, _ = _host_module(module, tm, fast_math, None)
+    if optimize:
+        optimise_module(mod, tm)
+    return str(mod)
+
+
 def compile_gpu_module(module: ModuleOp, dev: Device, *, fast_math: bool = False,
                        entries: Iterable[str] | None = None) -> GpuJitModule:
     """Compile the gpu-level `module`: its kernels to PTX loaded on `dev`, its host
@@ -80,12 +102,7 @@ def compile_gpu_module(module: ModuleOp, dev: Device, *, fast_math: bool = False
         ptx = compile_ptx(module, arch=dev.arch, fast_math=fast_math)
         loaded = dev.load_ptx(ptx.text, ptx.kernels.values())
         tm = host_target_machine()
-        emitted = emit_module(module, fast_math=fast_math, entries=names,
-                              triple=llvm.get_process_triple(),
-                              data_layout=str(tm.target_data),
-                              handlers=cuda_host.HANDLERS, skip=(gpu.ModuleOp,))
-        mod = llvm.parse_assembly(str(emitted.llvm))
-        mod.verify()
+        mod, errors, signatures = _host_module(module, tm, fast_math, names)
         optimise_module(mod, tm)
         engine = llvm.create_mcjit_compiler(mod, tm)
         engine.finalize_object()
@@ -94,8 +111,8 @@ def compile_gpu_module(module: ModuleOp, dev: Device, *, fast_math: bool = False
             if slot:  # a kernel no host code launches has no slot
                 ctypes.c_void_p.from_address(slot).value = loaded.functions[ptx_name]
         addresses = {name: engine.get_function_address(abi.ENTRY_PREFIX + name)
-                     for name in emitted.entries}
-        compiled = CompiledModule(engine, emitted.errors, dict(emitted.entries), addresses)
+                     for name in signatures}
+        compiled = CompiledModule(engine, errors, signatures, addresses)
         result = _cache[key] = GpuJitModule(compiled, loaded)
         return result
 

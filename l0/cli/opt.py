@@ -117,6 +117,12 @@ class LlvmIrTarget(Target):
 
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        if self.gpu and getattr(self, "host", False):
+            from l0.lowering.gpu_backend import host_llvm_ir
+
+            text = host_llvm_ir(module, fast_math=self.fast_math, optimize=self.optimize)
+            output.write(text if text.endswith("\n") else text + "\n")
+            return
         if self.gpu:
             from l0.lowering.ptx import nvptx_module
 
@@ -143,9 +149,11 @@ class LlvmIrTarget(Target):
 @dataclass(frozen=True)
 class GpuLlvmIrTarget(LlvmIrTarget):
     """`--target=gpu -t llvm-ir`: the kernels of a gpu-level module as NVPTX LLVM IR
-    (`optimize=true`: with libdevice linked in, after O3, as PTX is made from it)."""
+    (`optimize=true`: with libdevice linked in, after O3, as PTX is made from it);
+    `host=true`: the host functions instead, calling the CUDA driver."""
 
     gpu: ClassVar[bool] = True
+    host: bool = False
 
 
 @dataclass(frozen=True)
