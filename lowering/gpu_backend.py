@@ -60,11 +60,18 @@ def lower_for_gpu(module: ModuleOp, entries: Sequence[str] | None) -> ModuleOp:
     with `target="gpu"`, which kernel extraction provides)."""
     from l0.lowering import pipeline
 
+    require_kernel_extraction()
+    lower: Any = pipeline.lower
+    return lower(module, entries=entries, target="gpu")
+
+
+def require_kernel_extraction() -> None:
+    """`GpuUnavailable` unless `lower` can make gpu-level modules (`target="gpu"`)."""
+    from l0.lowering import pipeline
+
     if "target" not in inspect.signature(pipeline.lower).parameters:
         raise GpuUnavailable("--backend=gpu needs kernel extraction "
                              "(convert-parallel-to-gpu), which this build of l0 lacks")
-    lower: Any = pipeline.lower
-    return lower(module, entries=entries, target="gpu")
 
 
 def _host_module(module: ModuleOp, tm: llvm.TargetMachine, fast_math: bool,
