@@ -48,7 +48,14 @@ from typing import cast
 
 import llvmlite.ir as ir
 from xdsl.dialects import func, gpu, memref
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import (
+    Float32Type,
+    Float64Type,
+    FunctionType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+)
 from xdsl.ir import Operation
 
 from l0.dialects import soac
@@ -86,6 +93,14 @@ LIBDEVICE_INTRINSICS = frozenset({"exp", "exp2", "log", "log2", "log10", "sin", 
 """LLVM math intrinsics the NVPTX back end cannot select ("no libcall available"):
 calls to libdevice instead. The others (`sqrt`, `fabs`, `floor`, `fma`, ...) are
 single PTX instructions."""
+
+
+LIBM_IN_LIBDEVICE = frozenset({
+    "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "cos", "cosh", "erf",
+    "erfc", "exp", "exp2", "exp10", "expm1", "fmod", "hypot", "lgamma", "log", "log10",
+    "log1p", "log2", "pow", "sin", "sinh", "tan", "tanh", "tgamma",
+})
+"""libm functions libdevice has as `__nv_NAME` (double) and `__nv_NAMEf` (float)."""
 
 
 def ptx_name(symbol: str) -> str:
@@ -192,6 +207,24 @@ class KernelModuleEmitter(ModuleEmitter):
             self._emit_kernel_entry(self.funcs[name], ptx_name(name),
                                     k.attributes.get(ERROR_WORD_ATTR) is not None)
         return out
+
+    def _declare_external(self, name: str, ftype: FunctionType) -> ir.Function:
+        """A body-less function in device code: a libm function of libdevice's, else
+        nothing a kernel can call."""
+        types = [*ftype.inputs.data, *ftype.outputs.data]
+        if len(ftype.outputs.data) == 1 and all(t == types[0] for t in types) and (
+                isinstance(types[0], Float32Type | Float64Type)):
+            base = name[:-1] if isinstance(types[0], Float32Type) and name.endswith("f") else name
+            if base in LIBM_IN_LIBDEVICE:
+                ty = ir.DoubleType() if isinstance(types[0], Float64Type) else ir.FloatType()
+                return cast(NvptxRuntime, self.rt).libm(base, ty, len(ftype.inputs.data))
+        called = any(isinstance(op, func.CallOp) and op.callee.root_reference.data == name
+                     for dev in self.module.ops if isinstance(dev, gpu.ModuleOp)
+                     for op in dev.walk())
+        if called:
+            raise LoweringError(f"device code calls @{name}, a host function with no "
+                                f"device version")
+        return super()._declare_external(name, ftype)
 
     def _mark_noalias_params(self, op: func.FuncOp, fn: ir.Function) -> None:
         if isinstance(op, func.FuncOp):

@@ -4,11 +4,13 @@
 // RUN: not l0-opt %S/Inputs/scalars.mlir --target=gpu -t llvm-ir 2>&1 | filecheck %s --check-prefix=LEVEL
 // RUN: not l0-opt %S/Inputs/scalars.mlir -t 'ptx{arch=sm_90' 2>&1 | filecheck %s --check-prefix=SPEC
 // RUN: env L0_LIBDEVICE=%S/Inputs/none.bc not l0-opt %S/Inputs/math.mlir -t ptx 2>&1 | filecheck %s --check-prefix=LIBDEVICE
+// RUN: not l0-opt %S/Inputs/host-call.mlir --target=gpu -t llvm-ir 2>&1 | filecheck %s --check-prefix=HOSTCALL
 // RUN: l0-opt %S/Inputs/scalars.mlir --target=gpu | filecheck %s --check-prefix=MLIR
 
 // What the gpu code generation refuses, each in one line, exit status 2: ids in
 // another dimension than x, launches in y/z, arguments that are not the kernel's
-// parameters, IR that is not gpu-level where device code is asked for, and a missing
+// parameters, IR that is not gpu-level where device code is asked for, device code
+// calling a host function (libm's are libdevice's: tanh is fine), and a missing
 // libdevice (the gpu extra) where math needs it. -t mlir ignores --target.
 
 // DIM: l0-opt: error: convert-to-llvm: expected dimension x in gpu.thread_id, found #gpu<dim y>
@@ -18,4 +20,5 @@
 // SPEC: l0-opt: error:
 // LIBDEVICE: l0-opt: error: L0_LIBDEVICE names no file: {{.*}}none.bc
 // LIBDEVICE-NOT: Traceback
+// HOSTCALL: l0-opt: error: convert-to-llvm: device code calls @printit, a host function with no device version
 // MLIR: func.func @f(%n: i64) -> i64
