@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ctypes
 import inspect
+import re
 import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -28,7 +29,8 @@ import llvmlite.binding as llvm
 from xdsl.dialects import gpu
 from xdsl.dialects.builtin import ModuleOp
 
-from l0.lowering.gpu_runtime import Device, GpuUnavailable, LoadedPtx, device
+from l0.diagnostics import L0Error
+from l0.lowering.gpu_runtime import Device, GpuUnavailable, LoadedPtx, device, error_name
 from l0.lowering.jit import CompiledModule, JitFunction, host_target_machine, optimise_module
 from l0.lowering.llvm import abi, cuda_host, emit_module
 from l0.lowering.pipeline import CpuEngine
@@ -140,4 +142,17 @@ class GpuEngine(CpuEngine):
 
     def call(self, name: str, args: Sequence[Any]) -> list[Any]:
         self._device.make_current()
-        return super().call(name, args)
+        try:
+            return super().call(name, args)
+        except L0Error as err:
+            raise _named(err, self._device) from None
+
+
+def _named(err: L0Error, dev: Device) -> L0Error:
+    """`err` with a driver's error number named ("CUDA error 700" becomes
+    "CUDA_ERROR_ILLEGAL_ADDRESS (700)"), as the compiled code knows only the number."""
+    found = re.search(r"CUDA error (\d+)", err.message)
+    if found is None:
+        return err
+    named = error_name(dev.lib, int(found.group(1)))
+    return L0Error(err.loc, err.message.replace(found.group(0), named), err.kind)

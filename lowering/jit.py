@@ -119,7 +119,7 @@ def host_target_machine() -> llvm.TargetMachine:
     )
 
 
-def optimise_module(mod: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
+def _optimise(mod: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
     """LLVM's O3 pipeline with vectorisation (loops and SLP) and interleaving, but no
     separate loop unrolling: the vectoriser's interleaving already unrolls the hot
     loops, and unrolling every other loop made the IR ~25% larger and optimisation and
@@ -134,6 +134,12 @@ def optimise_module(mod: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
     pb.getModulePassManager().run(mod, pb)
 
 
+def optimise_module(mod: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
+    """LLVM's O3 pipeline as the JIT runs it (for other back ends' host code); through
+    `_optimise`, which `l0-run -v` times."""
+    _optimise(mod, tm)
+
+
 def _build(module: ModuleOp, fast_math: bool, entries: Sequence[str] | None,
            tm: llvm.TargetMachine, checked: bool = False,
            counted: bool = False, threads: int | None = None,
@@ -143,7 +149,7 @@ def _build(module: ModuleOp, fast_math: bool, entries: Sequence[str] | None,
                           checked_memory=checked, count_allocations=counted, threads=threads)
     mod = llvm.parse_assembly(str(emitted.llvm))
     mod.verify()
-    optimise_module(mod, tm)
+    _optimise(mod, tm)
     return mod, emitted
 
 

@@ -374,8 +374,11 @@ class L0OptMain(xDSLOptMain):
             raise blamed from None
 
 
-GPU_LOWERINGS = ("convert-parallel-to-gpu",)
-"""The lowerings only the gpu back end runs (kernel extraction), where registered."""
+BACKEND_LOWERINGS: dict[str, tuple[str, ...]] = {
+    "multicore": ("convert-parallel-to-omp",),
+    "gpu": ("convert-parallel-to-gpu",),
+}
+"""The lowerings `--target` adds after the CPU's (kernel extraction where registered)."""
 
 
 def _lowerings_needed(prog: ModuleOp, ran: Sequence[ModulePass],
@@ -383,16 +386,17 @@ def _lowerings_needed(prog: ModuleOp, ran: Sequence[ModulePass],
     """The lowering passes to run before emitting LLVM IR: those after the last one the
     pipeline ran, or, if it ran none, those the level of `prog` still needs (none for
     loop-level IR, which may come without `dealloc`). Lowerings the CPU pipeline does
-    not run (`l0.lowering.OFF_PIPELINE`) run only when asked for; those of the multicore
-    and gpu back ends (`MULTICORE_LOWERINGS`, `GPU_LOWERINGS`) when `backend` is theirs
-    (or asked for). Gpu-level IR needs nothing more."""
+    not run (`l0.lowering.OFF_PIPELINE`) run only when asked for; those of the parallel
+    back ends (`MULTICORE_LOWERINGS`) only when asked for, or `BACKEND_LOWERINGS[backend]`
+    for `--target`. Gpu-level and omp-level IR need nothing more."""
     from l0.lowering import LOWERINGS, MULTICORE_LOWERINGS, OFF_PIPELINE
     from l0.lowering.llvm.nvptx import is_container
 
     if is_container(prog) or any(op.name.startswith("omp.") for op in prog.walk()):
         return []
-    own = {"multicore": MULTICORE_LOWERINGS, "gpu": GPU_LOWERINGS}.get(backend, ())
-    others = {*MULTICORE_LOWERINGS, *GPU_LOWERINGS} - set(own)
+    own = BACKEND_LOWERINGS.get(backend, ())
+    others = {*MULTICORE_LOWERINGS, *(n for names in BACKEND_LOWERINGS.values()
+                                      for n in names)} - set(own)
     order = [name for name in LOWERINGS if name not in OFF_PIPELINE and name not in others]
     done = [order.index(p.name) for p in ran if p.name in order]
     stage = _lowering_stage(prog)

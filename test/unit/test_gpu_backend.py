@@ -131,3 +131,23 @@ def test_libdevice_missing_says_install_the_extra(monkeypatch: pytest.MonkeyPatc
     with pytest.raises(ptx.GpuToolMissing) as info:
         ptx.find_libdevice()
     assert "pip install 'l0[gpu]'" in str(info.value)
+
+
+class _NamingDriver:
+    def cuGetErrorName(self, result: int, out: object) -> int:  # noqa: N802 (the driver's name)
+        ctypes.cast(out, ctypes.POINTER(ctypes.c_char_p))[0] = b"CUDA_ERROR_ILLEGAL_ADDRESS"
+        return 0
+
+
+def test_driver_errors_are_named() -> None:
+    from l0.diagnostics import L0Error, Loc
+    from l0.lowering.gpu_backend import _named
+
+    class Dev:
+        lib = _NamingDriver()
+
+    err = L0Error(Loc("p.l0", 1, 1), "GPU: cuMemcpy failed with CUDA error 700",
+                  "runtime-error")
+    named = _named(err, Dev())  # type: ignore[arg-type]
+    assert named.message == "GPU: cuMemcpy failed with CUDA_ERROR_ILLEGAL_ADDRESS (700)"
+    assert (named.loc, named.kind) == (err.loc, "runtime-error")
