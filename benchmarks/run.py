@@ -584,18 +584,9 @@ def _sizes(ap: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, i
 def l0_gpu_unavailable() -> str | None:
     """Why l0 cannot run on the GPU here (no GPU, driver, gpu extra or kernel
     extraction), or None."""
-    from l0.lowering.gpu_runtime import GpuUnavailable, device
-    from l0.lowering.ptx import GpuToolMissing, find_libdevice
+    from l0.api import backend_unavailable
 
-    try:
-        device()
-        find_libdevice()
-        from l0.lowering.gpu_backend import require_kernel_extraction
-
-        require_kernel_extraction()
-    except (GpuUnavailable, GpuToolMissing) as err:
-        return str(err)
-    return None
+    return backend_unavailable("gpu")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -253,6 +253,16 @@ def _signature(fundef: ast.FunDef) -> inspect.Signature:
     return inspect.Signature(params, return_annotation=str(fundef.ret))
 
 
+def backend_unavailable(backend: str) -> str | None:
+    """Why `backend` cannot run on this machine (one line), or None; only `gpu` needs
+    more than l0 itself (a GPU, its driver, the gpu extra)."""
+    if backend != "gpu":
+        return None
+    from l0.lowering.gpu_backend import unavailable
+
+    return unavailable()
+
+
 def _gpu_engine(module: ModuleOp, **options: Any) -> Any:
     """The gpu back end's engine, or `BackendUnavailable` saying what is missing."""
     from l0.lowering.gpu_runtime import GpuUnavailable

@@ -34,7 +34,7 @@ from l0.lowering.gpu_runtime import Device, GpuUnavailable, LoadedPtx, device, e
 from l0.lowering.jit import CompiledModule, JitFunction, host_target_machine, optimise_module
 from l0.lowering.llvm import abi, cuda_host, emit_module
 from l0.lowering.pipeline import CpuEngine
-from l0.lowering.ptx import compile_ptx, find_libdevice
+from l0.lowering.ptx import GpuToolMissing, compile_ptx, find_libdevice
 
 _lock = threading.Lock()
 _cache: dict[tuple[str, bool, tuple[str, ...] | None, str], GpuJitModule] = {}
@@ -65,6 +65,18 @@ def lower_for_gpu(module: ModuleOp, entries: Sequence[str] | None) -> ModuleOp:
     require_kernel_extraction()
     lower: Any = pipeline.lower
     return lower(module, entries=entries, target="gpu")
+
+
+def unavailable() -> str | None:
+    """Why the gpu back end cannot run here (no driver, device, libdevice or kernel
+    extraction), in one line; None if it can."""
+    try:
+        device()
+        find_libdevice()
+        require_kernel_extraction()
+    except (GpuUnavailable, GpuToolMissing) as err:
+        return str(err)
+    return None
 
 
 def require_kernel_extraction() -> None:

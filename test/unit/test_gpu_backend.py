@@ -151,3 +151,17 @@ def test_driver_errors_are_named() -> None:
     named = _named(err, Dev())  # type: ignore[arg-type]
     assert named.message == "GPU: cuMemcpy failed with CUDA_ERROR_ILLEGAL_ADDRESS (700)"
     assert (named.loc, named.kind) == (err.loc, "runtime-error")
+
+
+@pytest.mark.skipif(_real_driver(), reason="this machine has a CUDA driver")
+@pytest.mark.parametrize("command", [["test", "--backend", "gpu"], ["bench", "--backend", "gpu"]])
+def test_l0_test_and_bench_refuse_gpu_in_one_line(command: list[str], tmp_path: Path) -> None:
+    src = tmp_path / "double.l0"
+    src.write_text(PROGRAM)
+    l0 = Path(sys.executable).parent / "l0"
+    done = subprocess.run([str(l0), *command, str(src)], capture_output=True, text=True,
+                          timeout=120, env={**os.environ,
+                                            "L0_LIBCUDA": str(tmp_path / "libcuda.so.1")})
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"l0 {command[0]}: error: --backend=gpu needs an NVIDIA GPU")
+    assert done.stderr.count("\n") == 1
