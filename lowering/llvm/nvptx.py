@@ -145,7 +145,8 @@ def kernel_ops(module: ModuleOp) -> Iterable[gpu.FuncOp]:
 
 
 class NvptxRuntime(Runtime):
-    """Declarations for device code: libdevice for math, no heap."""
+    """Declarations for device code: libdevice for math (the heap is the CPU's
+    `malloc`/`free`, which PTX has as system calls)."""
 
     def intrinsic(self, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
         m = re.fullmatch(r"llvm\.(\w+)\.(f32|f64|f16)", name)
@@ -164,7 +165,6 @@ class NvptxRuntime(Runtime):
         else:
             raise LoweringError(f"no libdevice function for {name} on {ty} in a kernel")
         return self._get(full, ir.FunctionType(ty, [ty] * nargs), "nounwind", "readnone")
-
 
 
 # --------------------------------------------------------------------------- the module
