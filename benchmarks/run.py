@@ -1,7 +1,7 @@
 """The benchmark runner: l0 against hand-written C and idiomatic NumPy, ratios from one run.
 
     python -m benchmarks.run [--size tiny|small|full] [--runs N]
-                             [--backend cpu|multicore|interp] [--threads N]
+                             [--backend cpu|multicore|interp|gpu-sim|gpu] [--threads N]
                              [--set NAME=SIZE] [--o0] [--json FILE] [NAMES...]
 
 For each benchmark (default: every one in `BENCHMARKS` whose L0 program exists) it gets the
@@ -21,6 +21,13 @@ With `--backend multicore`, l0 runs twice: on `cpu` (the l0 column and its ratio
 on `multicore` with `--threads N` threads (default: all cores), whose column and
 speedup over `cpu` (multicore/cpu) are added, with the issue "Parallel code"'s bounds
 (0.6 for Black-Scholes and matmul, 1.05, no slower, for the rest).
+
+With `--backend gpu`, l0 runs on the GPU (its time is `main`'s, host arrays in and out,
+so copies included) and the GPU peers of `gpu_versions.py` are added: CuPy for every
+benchmark and a fused numba.cuda kernel for Black-Scholes, each timed as kernel only
+(inputs already on the device) and end to end (host to host); l0's ratios to them are
+end to end. Without a GPU (or CuPy) those columns are empty and a line says why: not a
+failure.
 
 It checks that the three results agree (ints exactly; reals to the 6 decimals l0 prints),
 and with a finpar dataset that they match its `output.data` to finpar's tolerance, then
@@ -59,6 +66,7 @@ if __package__ in (None, ""):  # run as `python benchmarks/run.py`: make the pac
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import datagen  # noqa: E402
+from benchmarks.gpu_versions import FUSED, GpuTimes  # noqa: E402
 from benchmarks.numpy_versions import VERSIONS  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -175,6 +183,8 @@ class Result:
     multicore: float | None = None  # with --backend multicore (then l0 is cpu's time)
     l0_o0: float | None = None  # with --o0: l0 without the optimiser (-O0)
     soacs: tuple[int, int] | None = None  # with --o0: top-level and nested SOACs after -O
+    cupy: GpuTimes | None = None  # with --backend gpu, where there is a GPU
+    fused: GpuTimes | None = None  # ... and a hand-written numba.cuda kernel
     agree: bool = False
     problems: list[str] = field(default_factory=list)
 
@@ -417,12 +427,14 @@ def compare(
     expected_atol: float = 0.0,
     c_exact: bool = True,
     check: Callable[[np.ndarray, np.ndarray], str | None] | None = None,
+    needed: bool = True,
 ) -> None:
     """Set `result.agree`, recording every disagreement among the versions that ran.
 
     `ref` is NumPy's result (None: no NumPy version; then `expected` must be given);
     `expected`, if given, finpar's (flat, within `expected_atol`, or as `check` says).
-    `c_exact`: C computes what NumPy does (else it is only checked against `expected`)."""
+    `c_exact`: C computes what NumPy does (else it is only checked against `expected`).
+    Without `needed`, l0 not running (gpu without a GPU) is no disagreement."""
     problems: list[str] = []
     like = ref if ref is not None else expected
     assert like is not None, "nothing to compare with"
@@ -444,7 +456,8 @@ def compare(
             if d := (check(flat, expected) if check else _differ(flat, expected, expected_atol)):
                 problems.append(f"{who} and finpar's output.data differ: {d}")
     result.problems += problems
-    result.agree = not problems and c is not None and mine is not None
+    result.agree = not problems and c is not None and (mine is not None or l0_text is None
+                                                        and result.l0 is None and not needed)
 
 
 # --------------------------------------------------------------------------- driver
@@ -470,18 +483,20 @@ def run_benchmark(bench: Benchmark, size: int | str, args: argparse.Namespace) -
         result.numpy, ref = run_numpy(bench, files, args.runs)
     multicore = args.backend == "multicore"
     backend = "cpu" if multicore else args.backend
-    log(f"{bench.name}: l0 ({backend})")
-    try:
-        result.l0, l0_text, result.allocations = run_l0(bench, files, args.runs, backend,
-                                                        args.timeout)
-        if not args.no_compile_time:
-            result.compile = cold_compile_seconds(bench.program, backend, args.timeout)
-    except (RuntimeError, subprocess.TimeoutExpired) as err:
-        result.problems.append(str(err))
+    no_gpu = args.backend == "gpu" and args.no_gpu is not None
+    if not no_gpu:
+        log(f"{bench.name}: l0 ({backend})")
+        try:
+            result.l0, l0_text, result.allocations = run_l0(bench, files, args.runs, backend,
+                                                            args.timeout)
+            if not args.no_compile_time:
+                result.compile = cold_compile_seconds(bench.program, backend, args.timeout)
+        except (RuntimeError, subprocess.TimeoutExpired) as err:
+            result.problems.append(str(err))
     c_exact = bench.reference is None or bench.c_source.exists()
     compare(result, c_out, ref, l0_text, expected, bench.finpar_atol, c_exact,
-            bench.finpar_check)
-    if args.o0:
+            bench.finpar_check, needed=not no_gpu)
+    if args.o0 and not no_gpu:
         log(f"{bench.name}: l0 ({backend}, -O0)")
         try:
             result.l0_o0, o0_text, _ = run_l0(bench, files, args.runs, backend, args.timeout,
@@ -494,6 +509,8 @@ def run_benchmark(bench: Benchmark, size: int | str, args: argparse.Namespace) -
             result.problems.append(str(err))
             result.agree = False
         result.soacs = soac_structure(bench.program)
+    if args.backend == "gpu" and args.no_gpu_peers is None and ref is not None:
+        run_gpu_peers(bench, files, ref, result, args.runs)
     if multicore:
         log(f"{bench.name}: l0 (multicore, {args.threads or 'all'} threads)")
         agree = result.agree
@@ -538,6 +555,25 @@ def soac_structure(program: Path) -> tuple[int, int]:
         return top, nested
 
     return call_with_big_stack(count)
+def run_gpu_peers(bench: Benchmark, files: datagen.DataFiles, ref: np.ndarray, result: Result,
+                  runs: int) -> None:
+    """Time the CuPy version and the fused kernel (if any); check them against NumPy."""
+    from benchmarks import gpu_versions
+
+    peers = [("CuPy", "cupy", lambda a: gpu_versions.run_cupy(bench.name, a, runs))]
+    if bench.name in FUSED:
+        peers.append(("numba.cuda", "fused", lambda a: FUSED[bench.name](a, runs)))
+    for who, field_name, run in peers:
+        log(f"{bench.name}: {who}")
+        try:
+            times = run(list(files.load()))
+        except Exception as err:  # a GPU library's failure: reported, the rest goes on
+            result.problems.append(f"{who} failed: {type(err).__name__}: {err}")
+            continue
+        setattr(result, field_name, times)
+        if d := _differ(times.result.reshape(ref.shape), ref, DOUBLE_ATOL, DOUBLE_RTOL):
+            result.problems.append(f"{who} and NumPy differ at {d}")
+            result.agree = False
 
 
 def log(msg: str) -> None:
@@ -575,8 +611,23 @@ def _multicore_target(bench: Benchmark, res: Result) -> str:
         f"(multicore/cpu <= {bench.multicore_target})"
 
 
+def _gpu_columns(r: Result) -> list[str]:
+    """CuPy's and the fused kernel's times (kernel, end to end), l0's ratios to them."""
+    cols = []
+    for t in (r.cupy, r.fused):
+        cols += [_ms(t.kernel if t else None), _ms(t.end_to_end if t else None)]
+    cols += [_x(r.ratio(r.cupy.end_to_end if r.cupy else None)),
+             _x(r.ratio(r.fused.end_to_end if r.fused else None))]
+    return cols
+
+
+GPU_HEAD = ["CuPy kernel ms", "CuPy e2e ms", "fused kernel ms", "fused e2e ms", "l0/CuPy e2e",
+            "l0/fused e2e"]
+
+
 def report(results: list[Result], skipped: list[str], args: argparse.Namespace) -> str:
     multicore = args.backend == "multicore"
+    gpu = args.backend == "gpu"
     head = ["benchmark", "size", "C ms", "NumPy ms", "l0 ms", "l0 allocs", "l0/C", "l0/NumPy",
             "compile s", "agree", "targets"]  # fmt: skip
     if multicore:
@@ -584,6 +635,8 @@ def report(results: list[Result], skipped: list[str], args: argparse.Namespace) 
         head.append("multicore target")
     if args.o0:
         head += ["l0 -O0 ms", "-O speed-up", "thesis", "SOACs top/nested"]
+    if gpu:
+        head[8:8] = GPU_HEAD
     rows = []
     for r in results:
         row = [
@@ -599,6 +652,8 @@ def report(results: list[Result], skipped: list[str], args: argparse.Namespace) 
             thesis = BENCHMARKS[r.name].thesis_speedup
             row += [_ms(r.l0_o0), _pct(r.o_speedup), _pct(thesis),
                     "-" if r.soacs is None else f"{r.soacs[0]}/{r.soacs[1]}"]
+        if gpu:
+            row[8:8] = _gpu_columns(r)
         rows.append(row)
     widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
     lines = [
@@ -614,6 +669,10 @@ def report(results: list[Result], skipped: list[str], args: argparse.Namespace) 
         lines.append("  ".join(x.ljust(w) for x, w in zip(row, widths, strict=True)).rstrip())
     lines += [f"{r.name}: {p}" for r in results for p in r.problems]
     lines += skipped
+    if gpu and args.no_gpu is not None:
+        lines.append(f"no l0 on the GPU: {args.no_gpu}")
+    if gpu and args.no_gpu_peers is not None:
+        lines.append(f"no GPU peers: {args.no_gpu_peers}")
     if args.size != "full":
         lines.append("(the targets apply to the full sizes)")
     return "\n".join(lines)
@@ -711,6 +770,14 @@ def _sizes(ap: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, i
     return {name: size for name in names if (size := sizes[name]) is not None}
 
 
+def l0_gpu_unavailable() -> str | None:
+    """Why l0 cannot run on the GPU here (no GPU, driver, gpu extra or kernel
+    extraction), or None."""
+    from l0.api import backend_unavailable
+
+    return backend_unavailable("gpu")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = build_argparser()
     args = ap.parse_args(argv)
@@ -718,6 +785,11 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--runs expects a positive number")
     results: list[Result] = []
     skipped: list[str] = []
+    args.no_gpu = args.no_gpu_peers = None
+    if args.backend == "gpu":
+        from benchmarks.gpu_versions import unavailable
+
+        args.no_gpu, args.no_gpu_peers = l0_gpu_unavailable(), unavailable()
     for name, size in _sizes(ap, args).items():
         try:
             results.append(run_benchmark(BENCHMARKS[name], size, args))
@@ -725,7 +797,8 @@ def main(argv: list[str] | None = None) -> int:
             skipped.append(f"{name}: skipped: {why}")
     print(report(results, skipped, args))
     if args.json:
-        Path(args.json).write_text(json.dumps([asdict(r) for r in results], indent=2) + "\n")
+        rows = [asdict(r) for r in results]  # results of the GPU versions are left out
+        Path(args.json).write_text(json.dumps(rows, indent=2, default=lambda _: None) + "\n")
     return 0 if all(r.agree for r in results) else 1
 
 

@@ -38,7 +38,12 @@ if TYPE_CHECKING:
 
 _cache: dict[tuple[str, str, str, bool, bool], CompiledProgram] = {}
 
-BACKENDS = ("cpu", "multicore", "interp", "gpu-sim")
+BACKENDS = ("cpu", "multicore", "interp", "gpu-sim", "gpu")
+
+
+class BackendUnavailable(Exception):
+    """The chosen back end cannot run on this machine (`gpu` without a GPU, its driver
+    or the gpu extra); the message says why, in one line."""
 
 
 def compile(  # noqa: A001 - the API's name, like re.compile
@@ -164,6 +169,9 @@ class CompiledProgram:
             return CpuEngine(module, fast_math=self._fast_math, entries=self._entries,
                              isolate=self._isolate, threads=self._threads,
                              gpu_sim=self._backend == "gpu-sim")
+        if self._backend == "gpu":
+            return _gpu_engine(module, fast_math=self._fast_math, entries=self._entries,
+                               isolate=self._isolate)
         return Interpreter(module)
 
     def _engine_for(self, name: str) -> Any:
@@ -295,6 +303,29 @@ def _signature(fundef: ast.FunDef) -> inspect.Signature:
     params = [inspect.Parameter(n, kind, annotation=str(p.type))
               for n, p in zip(names, fundef.params, strict=True)]
     return inspect.Signature(params, return_annotation=str(fundef.ret))
+
+
+def backend_unavailable(backend: str) -> str | None:
+    """Why `backend` cannot run on this machine (one line), or None; only `gpu` needs
+    more than l0 itself (a GPU, its driver, the gpu extra)."""
+    if backend != "gpu":
+        return None
+    from l0.lowering.gpu_backend import unavailable
+
+    return unavailable()
+
+
+def _gpu_engine(module: ModuleOp, **options: Any) -> Any:
+    """The gpu back end's engine, or `BackendUnavailable` saying what is missing."""
+    from l0.lowering.gpu_runtime import GpuUnavailable
+
+    try:
+        from l0.lowering.gpu_backend import GpuEngine
+        from l0.lowering.ptx import GpuToolMissing
+
+        return GpuEngine(module, **options)
+    except (GpuUnavailable, GpuToolMissing) as err:
+        raise BackendUnavailable(str(err)) from None
 
 
 def _defines(module: ModuleOp, name: str) -> bool:

@@ -54,7 +54,7 @@ from l0.lowering.llvm import EmittedModule, abi, emit_module
 from l0.lowering.llvm.types import LoweringError, layout_of
 
 __all__ = ["CompiledModule", "JitFunction", "JitModule", "compile_module",
-           "host_target_machine", "optimized_llvm_ir", "parse_loc"]
+           "host_target_machine", "optimise_module", "optimized_llvm_ir", "parse_loc"]
 
 CACHE_SIZE = 32
 STACK_MARGIN = 1 << 20
@@ -132,6 +132,12 @@ def _optimise(mod: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
     pto.loop_unrolling = False
     pb = llvm.create_pass_builder(tm, pto)
     pb.getModulePassManager().run(mod, pb)
+
+
+def optimise_module(mod: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
+    """LLVM's O3 pipeline as the JIT runs it (for other back ends' host code); through
+    `_optimise`, which `l0-run -v` times."""
+    _optimise(mod, tm)
 
 
 def _build(module: ModuleOp, fast_math: bool, entries: Sequence[str] | None,

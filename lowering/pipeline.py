@@ -107,8 +107,8 @@ class CpuEngine:
                  entries: Iterable[str] | None = None, isolate: bool = True,
                  threads: int | None = None, gpu_sim: bool = False) -> None:
         names = list(entries) if entries is not None else None
-        self._jit = compile_module(module, fast_math=fast_math, entries=names,
-                                   threads=threads, gpu_sim=gpu_sim)
+        self._gpu_sim = gpu_sim
+        self._jit = self._compile(module, fast_math, names, threads)
         self._isolate = isolate
         self._params: dict[str, list[tuple[bool, bool]]] = {}
         self._results: dict[str, list[bool]] = {}
@@ -119,6 +119,12 @@ class CpuEngine:
                 self._params[name] = [(u, _is_cert_array(t)) for u, t in
                                       zip(unique, f.function_type.inputs.data, strict=True)]
                 self._results[name] = [_is_cert_array(t) for t in f.function_type.outputs.data]
+
+    def _compile(self, module: ModuleOp, fast_math: bool, names: list[str] | None,
+                 threads: int | None) -> JitModule:
+        """The compiled module (a back end compiling otherwise overrides this)."""
+        return compile_module(module, fast_math=fast_math, entries=names, threads=threads,
+                              gpu_sim=self._gpu_sim)
 
     def call(self, name: str, args: Sequence[Any]) -> list[Any]:
         """Run `@name` on flattened `args`; return its flattened results."""

@@ -108,3 +108,39 @@ def test_interest_calib_is_judged_as_finpar_judges_it() -> None:
     run.compare(res, other_genome, None, printed, expected, 0.7, c_exact=False,
                 check=run.check_interest_calib)
     assert res.agree, res.problems
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="the C versions need gcc")
+def test_gpu_columns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--backend gpu` adds the GPU peers' columns; without a GPU they stay empty and a
+    line says why, which is no failure."""
+    from benchmarks.gpu_versions import unavailable
+
+    out = tmp_path / "results.json"
+    status = run.main(["--size", "tiny", "--runs", "1", "--no-compile-time", "--backend",
+                       "gpu", "--json", str(out), "blackscholes"])
+    (r,) = json.loads(out.read_text())
+    assert status == 0 and r["agree"], r["problems"]
+    table = capsys.readouterr().out
+    assert "CuPy kernel ms" in table and "fused e2e ms" in table
+    if unavailable() is not None:
+        assert r["cupy"] is None and r["fused"] is None
+        assert "no GPU peers: " in table
+    else:
+        assert r["cupy"]["kernel"] > 0 and r["fused"]["end_to_end"] > 0
+
+
+def test_numpy_versions_run_unchanged_on_another_array_module() -> None:
+    """The CuPy peers are the NumPy versions with `np` rebound (Note [NumPy code on CuPy]):
+    rebound to NumPy itself, they compute the same."""
+    import numpy as np
+
+    from benchmarks import gpu_versions, numpy_versions
+
+    rng = np.random.default_rng(1)
+    args = [rng.random(50) < 0.5, rng.uniform(10, 20, 50), rng.uniform(10, 20, 50),
+            rng.uniform(0.5, 2, 50)]
+    rebound = gpu_versions._on_cupy(numpy_versions.blackscholes, np)
+    assert rebound is not numpy_versions.blackscholes
+    np.testing.assert_array_equal(rebound(*args), numpy_versions.blackscholes(*args))
+    d = rng.integers(0, 100, (6, 6))
+    shortest = gpu_versions._on_cupy(numpy_versions.shortest_paths, np)
+    np.testing.assert_array_equal(shortest(d), numpy_versions.shortest_paths(d))

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from l0.api import BACKENDS
+from l0.api import BACKENDS, backend_unavailable
 from l0.cli.guard import run_guarded
 from l0.cli.progress import Progress
 from l0.diagnostics import L0Error, Loc, register_source
@@ -67,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
         return _usage("a program to benchmark is needed (or --compare A.json B.json)")
     if args.runs < 1:
         return _usage("-r needs a positive number of runs")
+    if (why := backend_unavailable(args.backend)) is not None:
+        return _usage(why)
     return run_guarded(lambda: bench(args), what=args.program)
 
 

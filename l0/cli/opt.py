@@ -15,7 +15,11 @@ Output (`-t`): `mlir`, the IR, or `llvm-ir`, LLVM IR as the CPU back end emits i
 `llvm-ir` the lowering passes the IR still needs (`bufferise`, `convert-soac-to-scf`,
 `dealloc`, as `l0.lowering.pipeline` runs them) run after the requested ones, unless
 `-t 'llvm-ir{lower=false}'`; `optimize=true` prints it after LLVM's O3 pipeline and
-`fast-math=true` sets fast-math flags (`LlvmIrTarget`).
+`fast-math=true` sets fast-math flags (`LlvmIrTarget`). `--target` picks the back end
+the lowering is for (`cpu`, the default; `multicore`; `gpu`): with `--target=gpu`,
+`-t llvm-ir` prints the kernels as NVPTX LLVM IR and `-t ptx` their PTX (`PtxTarget`;
+`-t ptx` alone implies `--target=gpu`). xDSL's `--target`, a second name of `-t`, is
+l0-opt's back-end option instead.
 
 Errors never show a Python traceback: an error in an L0 program prints as
 `FILE:LINE:COL: error: message`, malformed IR (parse or verify error), an unknown pass
@@ -30,10 +34,10 @@ import dataclasses
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
-from typing import IO
+from typing import IO, ClassVar, TypeVar
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -58,8 +62,11 @@ from l0.dialects.context import dialect_loaders
 from l0.passes import PASSES, describe_passes
 
 PROG = "l0-opt"
+T = TypeVar("T")
 
 TARGETS = ("mlir",)
+BACKEND_TARGETS = ("cpu", "multicore", "gpu")
+"""`--target`: the back ends l0-opt lowers for."""
 """xDSL's output formats (`-t`) l0-opt offers: the IR itself. (xDSL's `llvm` translates
 only the llvm dialect, which l0 never produces; `llvm-ir` is ours.)"""
 
@@ -74,7 +81,8 @@ HELP = {
     "target": "output: mlir (the IR, the default) or llvm-ir (LLVM IR, after running the "
     "lowering passes the IR still needs); options in braces: 'llvm-ir{lower=false}' emits "
     "loop-level IR as it is, optimize=true prints the module after LLVM's O3 pipeline, "
-    "fast-math=true adds fast-math flags",
+    "fast-math=true adds fast-math flags; ptx: the PTX of the kernels (the gpu back end), "
+    "'ptx{arch=sm_90}' for another GPU architecture than sm_80",
     "passes": "passes to run, comma-separated, options in braces: 'a,b{opt=1},c' "
     "(listed below)",
     "time_passes": "print the time each pass took to stderr",
@@ -105,8 +113,24 @@ class LlvmIrTarget(Target):
     lower: bool = True
     optimize: bool = False
     fast_math: bool = False
+    gpu: ClassVar[bool] = False
+
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        if self.gpu and getattr(self, "host", False):
+            from l0.lowering.gpu_backend import host_llvm_ir
+
+            text = host_llvm_ir(module, fast_math=self.fast_math, optimize=self.optimize)
+            output.write(text if text.endswith("\n") else text + "\n")
+            return
+        if self.gpu:
+            from l0.lowering.ptx import nvptx_module
+
+            mod, _, _ = _gpu_tool(lambda: nvptx_module(module, fast_math=self.fast_math,
+                                                        optimize=self.optimize))
+            text = str(mod)
+            output.write(text if text.endswith("\n") else text + "\n")
+            return
         # omp regions (after convert-parallel-to-omp) are the multicore back end's:
         # emitted for libgomp's default thread count.
         multicore = any(op.name.startswith("omp.") for op in module.walk())
@@ -121,6 +145,43 @@ class LlvmIrTarget(Target):
             text = print_llvm_ir(module, fast_math=self.fast_math, threads=threads)
         output.write(text if text.endswith("\n") else text + "\n")
 
+
+@dataclass(frozen=True)
+class GpuLlvmIrTarget(LlvmIrTarget):
+    """`--target=gpu -t llvm-ir`: the kernels of a gpu-level module as NVPTX LLVM IR
+    (`optimize=true`: with libdevice linked in, after O3, as PTX is made from it);
+    `host=true`: the host functions instead, calling the CUDA driver."""
+
+    gpu: ClassVar[bool] = True
+    host: bool = False
+
+
+@dataclass(frozen=True)
+class PtxTarget(Target):
+    """`-t ptx`: the PTX of the kernels of a gpu-level module, for `arch` (default
+    `sm_80`); `fast-math=true` as for llvm-ir."""
+
+    name = "ptx"
+    lower: bool = True
+    arch: str = "sm_80"
+    fast_math: bool = False
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        from l0.lowering.ptx import compile_ptx
+
+        ptx = _gpu_tool(lambda: compile_ptx(module, arch=self.arch, fast_math=self.fast_math))
+        output.write(ptx.text if ptx.text.endswith("\n") else ptx.text + "\n")
+
+
+def _gpu_tool(make: Callable[[], T]) -> T:
+    """Run `make`; a missing CUDA file (libdevice) or IR that is not gpu-level is a usage
+    error, printed as one line."""
+    from l0.lowering.ptx import GpuToolMissing
+
+    try:
+        return make()
+    except GpuToolMissing as err:
+        raise UsageError(str(err)) from None
 
 class L0OptMain(xDSLOptMain):
     """xDSL's opt driver with l0's dialects, front end, passes and error reporting."""
@@ -149,12 +210,29 @@ class L0OptMain(xDSLOptMain):
         for name in TARGETS:
             if name in targets:
                 self.available_targets[name] = targets[name]
-        self.available_targets[LlvmIrTarget.name] = lambda: LlvmIrTarget
+        self.available_targets[LlvmIrTarget.name] = lambda: (
+            GpuLlvmIrTarget if self._backend() == "gpu" else LlvmIrTarget)
+        self.available_targets[PtxTarget.name] = lambda: PtxTarget
+
+    def _backend(self) -> str:
+        """The back end of `--target` (`-t ptx` implies gpu)."""
+        if parse_spec(self.args.target).name == PtxTarget.name:
+            return "gpu"
+        return str(self.args.backend)
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
         arg_parser.prog = PROG
         _drop_options(arg_parser, DROPPED_OPTIONS)
+        _rename_option(arg_parser, "--target")
+        arg_parser.add_argument(
+            "--target",
+            dest="backend",
+            choices=BACKEND_TARGETS,
+            default="cpu",
+            help="the back end to lower for: cpu (default), multicore (OpenMP regions), "
+            "gpu (kernels; -t llvm-ir prints their NVPTX IR, -t ptx their PTX)",
+        )
         for action in arg_parser._actions:
             if action.dest in HELP:
                 action.help = HELP[action.dest]
@@ -256,10 +334,17 @@ class L0OptMain(xDSLOptMain):
             self._apply(prog, p, previous)
             previous = p
         target = self._target()
-        if isinstance(target, LlvmIrTarget) and target.lower:
-            for p in _lowerings_needed(prog, self.pipeline.passes):
+        if isinstance(target, LlvmIrTarget | PtxTarget) and target.lower:
+            for p in _lowerings_needed(prog, self.pipeline.passes, self._backend()):
                 self._apply(prog, p, previous)
                 previous = p
+        if self._backend() == "gpu" and isinstance(target, LlvmIrTarget | PtxTarget):
+            from l0.lowering.llvm.nvptx import is_container
+
+            if not is_container(prog):
+                raise UsageError("expected a gpu-level module (a gpu.module of kernels) "
+                                 "for --target=gpu; kernel extraction "
+                                 "(convert-parallel-to-gpu) did not make one")
 
     def _apply(self, prog: ModuleOp, p: ModulePass, previous: ModulePass | None) -> None:
         if self.args.print_between_passes and previous is not None:
@@ -289,19 +374,38 @@ class L0OptMain(xDSLOptMain):
             raise blamed from None
 
 
-def _lowerings_needed(prog: ModuleOp, ran: Sequence[ModulePass]) -> list[ModulePass]:
+BACKEND_LOWERINGS: dict[str, tuple[str, ...]] = {
+    "multicore": ("convert-parallel-to-omp",),
+    "gpu": ("convert-parallel-to-gpu",),
+}
+"""The lowerings `--target` adds after the CPU's (kernel extraction where registered)."""
+
+
+def _lowerings_needed(prog: ModuleOp, ran: Sequence[ModulePass],
+                      backend: str = "cpu") -> list[ModulePass]:
     """The lowering passes to run before emitting LLVM IR: those after the last one the
     pipeline ran, or, if it ran none, those the level of `prog` still needs (none for
     loop-level IR, which may come without `dealloc`). Lowerings the CPU pipeline does
-    not run (`l0.lowering.OFF_PIPELINE`) and the multicore back end's own ones run only
-    when asked for."""
+    not run (`l0.lowering.OFF_PIPELINE`) run only when asked for; those of the parallel
+    back ends (`MULTICORE_LOWERINGS`) only when asked for, or `BACKEND_LOWERINGS[backend]`
+    for `--target`. Gpu-level and omp-level IR need nothing more."""
     from l0.lowering import LOWERINGS, MULTICORE_LOWERINGS, OFF_PIPELINE
+    from l0.lowering.llvm.nvptx import is_container
 
-    order = [name for name in LOWERINGS
-             if name not in OFF_PIPELINE and name not in MULTICORE_LOWERINGS]
+    if is_container(prog) or any(op.name.startswith("omp.") for op in prog.walk()):
+        return []
+    own = BACKEND_LOWERINGS.get(backend, ())
+    others = {*MULTICORE_LOWERINGS, *(n for names in BACKEND_LOWERINGS.values()
+                                      for n in names)} - set(own)
+    order = [name for name in LOWERINGS if name not in OFF_PIPELINE and name not in others]
     done = [order.index(p.name) for p in ran if p.name in order]
     stage = _lowering_stage(prog)
-    start = max(done) + 1 if done else stage if stage < LOOP_LEVEL else len(order)
+    if done:
+        start = max(done) + 1
+    elif stage < LOOP_LEVEL:
+        start = stage
+    else:  # loop-level IR: only the back end's own lowerings
+        start = min([order.index(name) for name in own if name in order], default=len(order))
     return [LOWERINGS[name]()() for name in order[start:]]
 
 
@@ -323,6 +427,12 @@ def _lowering_stage(prog: ModuleOp) -> int:
         if op.name.startswith("soac.") or any(isinstance(t, TensorType) for t in types):
             return 0
     return stage
+
+
+def _rename_option(arg_parser: argparse.ArgumentParser, option: str) -> None:
+    """Take the name `option` away from the option that has it (which keeps its others)."""
+    action = arg_parser._option_string_actions.pop(option)
+    action.option_strings = [o for o in action.option_strings if o != option]
 
 
 def _drop_options(arg_parser: argparse.ArgumentParser, defaults: dict[str, object]) -> None:

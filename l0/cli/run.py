@@ -1,6 +1,6 @@
 """`l0-run`: compile an L0 program and run its `main` on values read from standard input.
 
-    l0-run [--backend=cpu|multicore|interp|gpu-sim] [--threads N] [--fast-math] [-O | -O0]
+    l0-run [--backend=cpu|multicore|interp|gpu-sim|gpu] [--threads N] [--fast-math] [-O | -O0]
            [-r N] [-t FILE] [-b] [-v] prog.l0 < input
 
 Prints `main`'s result exactly as the 2014 compiler did (docs/reference.md §6.3).
@@ -19,7 +19,10 @@ strict left-to-right order of the interpreter. `--backend=multicore` compiles as
 does and runs the outermost parallel loops on `--threads N` threads of the OpenMP
 runtime (default: `L0_NUM_THREADS`, else all cores; docs/backend.md). `--backend=gpu-sim`
 compiles through the GPU back end's kernels and runs them on the CPU (docs/gpu.md).
-`--backend=interp` runs the reference interpreter.
+`--backend=interp` runs the reference interpreter. `--backend=gpu` runs the parallel
+loops as kernels on an NVIDIA GPU (docs/gpu-codegen.md); without a GPU, its driver or
+the gpu extra (`pip install 'l0[gpu]'`) it prints one line, `l0-run: error: ...`, and
+exits with 2.
 
 The input may mix text values and binary ones (Futhark's binary format,
 `l0/values/binary.py`); `-b` writes the result in binary. `-v` reports the time of
@@ -37,7 +40,7 @@ import time
 from l0.cli.guard import run_guarded
 from l0.diagnostics import L0Error, Loc, register_source
 
-BACKENDS = ("cpu", "multicore", "interp", "gpu-sim")
+BACKENDS = ("cpu", "multicore", "interp", "gpu-sim", "gpu")
 """`l0.api.BACKENDS`, not imported: `--help` and `--version` load no compiler module
 (`test_l0_run` checks the two agree)."""
 ALLOC_STATS_ENV = "L0_COUNT_ALLOCATIONS"
@@ -58,7 +61,8 @@ def build_argparser() -> argparse.ArgumentParser:
         default="cpu",
         help="how to run the program: cpu = compiled to native code, multicore = "
         "compiled, parallel loops on threads (OpenMP), gpu-sim = compiled to GPU kernels "
-        "run on the CPU, interp = the reference interpreter "
+        "run on the CPU, interp = the reference interpreter, "
+        "gpu = compiled, parallel loops as kernels on an NVIDIA GPU "
         "(default: %(default)s)",
     )
     ap.add_argument(
@@ -154,7 +158,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from l0.api import CompiledProgram
+    from l0.api import BackendUnavailable, CompiledProgram
     from l0.values import format_result, from_ir_results, read_arguments, to_ir_arguments
 
     # No isolation: the inputs are ours (a fresh copy per run), and copying would be timed.
@@ -164,12 +168,16 @@ def run(args: argparse.Namespace) -> int:
         os.environ[ALLOC_STATS_ENV] = "1"
     source = _read_source(args.program)
     register_source(args.program, source)
-    prog = CompiledProgram(
-        source, args.program, args.backend,
-        optimise=args.optimise, fast_math=args.fast_math,
-        inhibit_uniqueness=args.inhibit_uniqueness_checking, main_only=True, isolate=False,
-        threads=args.threads,
-    )
+    try:
+        prog = CompiledProgram(
+            source, args.program, args.backend,
+            optimise=args.optimise, fast_math=args.fast_math,
+            inhibit_uniqueness=args.inhibit_uniqueness_checking, main_only=True,
+            isolate=False, threads=args.threads,
+        )
+    except BackendUnavailable as err:
+        print(f"l0-run: error: {err}", file=sys.stderr)
+        return 2
     entry = prog.functions["main"]
     params = [p.type for p in entry.params]
     # Without parameters a terminal is not waited on; piped input must then be empty.

@@ -19,7 +19,7 @@ import sys
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-from l0.api import BACKENDS
+from l0.api import BACKENDS, backend_unavailable
 from l0.cli.progress import Progress
 from l0.testing import Verdict, check_program, find_programs
 
@@ -57,6 +57,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     programs = find_programs([Path(p) for p in args.paths])
     backends = args.backend or ["cpu"]
+    for backend in backends:
+        if (why := backend_unavailable(backend)) is not None:
+            print(f"l0 test: error: {why}", file=sys.stderr)
+            return 2
     jobs = [(p, b) for p in programs for b in backends]
     verdicts = run_tests(jobs, args.optimise, args.jobs)
     for v in verdicts:

@@ -85,6 +85,8 @@ def emit_module(
     checked_memory: bool = False,
     count_allocations: bool = False,
     threads: int | None = None,
+    handlers: dict[type[Operation], Handler] | None = None,
+    skip: tuple[type[Operation], ...] = (),
 ) -> EmittedModule:
     """Translate `module` to LLVM IR.
 
@@ -94,9 +96,13 @@ def emit_module(
     `count_allocations` counts allocations (`l0.lowering.alloc_stats`);
     `threads` is None for the sequential back end, else the multicore back end's thread
     count (0: libgomp's default), `l0.lowering.llvm.omp`.
+    `handlers` add to or replace the emitter's op handlers (a back end's own lowering
+    of some ops: the GPU host code's `gpu.*`), and top-level ops of the classes in
+    `skip` are left out (device code, which another emitter translates).
     """
     emitter = ModuleEmitter(module, fast_math=fast_math, checked_memory=checked_memory,
-                            count_allocations=count_allocations, threads=threads)
+                            count_allocations=count_allocations, threads=threads,
+                            handlers=handlers, skip=skip)
     return emitter.emit(entries, triple, data_layout)
 
 
@@ -121,9 +127,13 @@ class ModuleEmitter:
 
     def __init__(self, module: ModuleOp, *, fast_math: bool = False,
                  checked_memory: bool = False, count_allocations: bool = False,
-                 threads: int | None = None) -> None:
+                 threads: int | None = None,
+                 handlers: dict[type[Operation], Handler] | None = None,
+                 skip: tuple[type[Operation], ...] = ()) -> None:
         self.module = module
         self.fast_math = fast_math
+        self.handlers: dict[type[Operation], Handler] = {**HANDLERS, **(handlers or {})}
+        self.skip = skip
         self.threads = threads
         self.outlined = 0
         self.llvm = ir.Module(name="l0")
@@ -147,6 +157,8 @@ class ModuleEmitter:
                 self._declare(op)
             elif isinstance(op, memref.GlobalOp):
                 memref_ops.declare_global(self, op)
+            elif isinstance(op, self.skip):
+                continue
             else:
                 raise LoweringError(f"expected func.func or memref.global at top level, "
                                     f"found {op.name}")
@@ -393,11 +405,15 @@ class FunctionEmitter:
         if not isinstance(term, func.ReturnOp):
             raise LoweringError(f"expected func.return to end @{self.op.sym_name.data}, "
                                 f"found {term.name}")
+        self.return_values(term.operands)
+
+    def return_values(self, values: Sequence[SSAValue]) -> None:
+        """Return status 0 and `values`."""
         ret_ty = cast(ir.LiteralStructType, self.fn.function_type.return_type)
         agg: ir.Value = ir.Constant(ret_ty, ir.Undefined)
         agg = self.b.insert_value(agg, ir.Constant(I32, 0), 0)
         pos = 1
-        for v in term.operands:
+        for v in values:
             for c in components(self.any(v)):
                 agg = self.b.insert_value(agg, c, pos)
                 pos += 1
@@ -406,7 +422,7 @@ class FunctionEmitter:
     # ---- ops
 
     def emit_op(self, op: Operation) -> None:
-        handler = HANDLERS.get(type(op))
+        handler = self.mod.handlers.get(type(op))
         if handler is None:
             raise LoweringError(f"unsupported operation {op.name}")
         handler(self, op)

@@ -64,6 +64,10 @@ class Runtime:
         """An LLVM intrinsic by its full mangled name, e.g. `llvm.smax.i64`."""
         return self._get(name, ir.FunctionType(ret, args))
 
+    def external(self, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
+        """A C function of the process by its name (a driver's, e.g. libcuda's)."""
+        return self._get(name, ir.FunctionType(ret, args), "nounwind")
+
     def libm(self, name: str, ty: ir.Type, nargs: int) -> ir.Function:
         """A libm function on `ty` (`name` for double, `namef` for float).
 

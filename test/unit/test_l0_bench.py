@@ -101,7 +101,7 @@ def test_compare_rejects_what_is_not_a_result(tmp_path: Path, capsys) -> None:
     (["bench"], "a program to benchmark is needed"),
     (["bench", "-r", "0", "x.l0"], "-r needs a positive number"),
     (["bench", "x.l0", "--compare", "a", "b"], "not both"),
-    (["bench", "--backend", "gpu", "x.l0"], "invalid choice"),
+    (["bench", "--backend", "tpu", "x.l0"], "invalid choice"),
 ])
 def test_bad_arguments(args: list[str], message: str, capsys) -> None:
     status, _, err = l0(args, capsys)

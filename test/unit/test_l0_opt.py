@@ -300,11 +300,20 @@ def test_every_target_works_or_is_refused(
     src = tmp_path / "m.mlir"
     src.write_text(MAP_MLIR)
     targets = L0OptMain(args=[str(src)]).available_targets
-    assert sorted(targets) == ["llvm-ir", "mlir"]
-    for target in targets:
+    assert sorted(targets) == ["llvm-ir", "mlir", "ptx"]
+    for target in ("llvm-ir", "mlir"):
         status, out, err = run_opt([str(src), "-t", target], capsys)
         assert (status, err) == (0, "")
         assert out.endswith("\n")
+    # ptx is the gpu back end's: the kernels' PTX, or refused in one line where kernel
+    # extraction is not part of the build
+    status, out, err = run_opt([str(src), "-t", "ptx"], capsys)
+    if status == 0:
+        assert ".entry " in out and err == ""
+    else:
+        assert status == 2
+        assert err.startswith("l0-opt: error: expected a gpu-level module")
+        assert err.count("\n") == 1
     # xDSL's llvm target translates only the llvm dialect: not offered
     status, out, err = run_opt([str(src), "-t", "llvm"], capsys)
     assert status == 2

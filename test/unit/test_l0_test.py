@@ -184,7 +184,7 @@ def test_command_in_parallel(capsys) -> None:
     assert out.splitlines()[-1].endswith(" passed, 0 failed")
 
 
-@pytest.mark.parametrize("args", [["test"], ["test", "--backend", "gpu", "x.l0"],
+@pytest.mark.parametrize("args", [["test"], ["test", "--backend", "tpu", "x.l0"],
                                   ["test", "nowhere"], ["test", "-j", "0", "."], []])
 def test_bad_arguments(args: list[str], capsys) -> None:
     status, _, err = l0(args, capsys)

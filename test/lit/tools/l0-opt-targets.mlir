@@ -15,7 +15,7 @@ func.func @f(%a: tensor<?xf64>) -> i64 {
 
 // LLVM: define i32 @"l0.entry.f"
 
-// BAD: l0-opt: error: argument -t/--target: invalid choice: 'llvm' (choose from mlir, llvm-ir)
+// BAD: l0-opt: error: argument -t/--target: invalid choice: 'llvm' (choose from mlir, llvm-ir, ptx)
 
 // QUIET-NOT: took
 // QUIET: builtin.module

@@ -1,0 +1,185 @@
+"""The GPU peers of the benchmarks: CuPy (array at a time) and a fused numba.cuda kernel.
+
+* CuPy: the NumPy versions (`numpy_versions.py`) run with CuPy as their array module:
+  the same whole-array code, each operation a kernel and every intermediate array
+  materialised in device memory, which is how array-at-a-time GPU code performs.
+* numba.cuda, Black-Scholes only: one hand-written fused kernel, a grid-stride loop
+  computing each option's price with the L0 program's formulas (no intermediate array),
+  the best a programmer writing CUDA by hand would do for this map.
+
+Each is timed two ways (`GpuTimes`): `kernel`, the computation on inputs already in
+device memory until the device is idle; `end_to_end`, from host arrays to a host array
+(copies in, computation, copy out), which is what l0's `main` does on `--backend=gpu`
+(its arguments and result are host arrays). Medians of `runs`, after one warm-up run
+(compilation of CuPy's and numba's kernels is not timed).
+
+`unavailable()` says why the peers cannot run (no GPU, CuPy or numba-cuda: the
+`gpu-bench` extra), or None; the runner then leaves their columns empty.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from benchmarks import numpy_versions
+
+BLOCK = 256
+BLOCKS_PER_SM = 8
+
+
+@dataclass
+class GpuTimes:
+    """Median seconds of one GPU version, and its result (on the host)."""
+
+    kernel: float
+    end_to_end: float
+    result: np.ndarray
+
+
+def unavailable() -> str | None:
+    """Why the GPU peers cannot run here, or None if they can."""
+    try:
+        import cupy
+
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            return "no GPU"
+    except ImportError:
+        return "CuPy is not installed (pip install 'l0[gpu-bench]')"
+    except Exception as err:  # CuPy's CUDARuntimeError and friends: no usable device
+        return f"no GPU ({type(err).__name__}: {err})"
+    return None
+
+
+# Note [NumPy code on CuPy]
+# The NumPy versions use `np.` for every array operation; run with `np` bound to CuPy
+# they are the idiomatic CuPy programs (CuPy mirrors NumPy's API). The one function
+# CuPy may lack here, `broadcast_shapes`, only computes a shape, so NumPy's serves.
+class _CupyAsNumpy(types.SimpleNamespace):
+    def __init__(self, cupy: Any) -> None:
+        super().__init__()
+        self._cupy = cupy
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._cupy, name, None)
+        return found if found is not None else getattr(np, name)
+
+
+def _on_cupy(fn: Callable[..., Any], cupy: Any) -> Callable[..., Any]:
+    """`fn` of `numpy_versions` with CuPy as its `np` (and its helpers' too)."""
+    module = {**vars(numpy_versions), "np": _CupyAsNumpy(cupy)}
+    for name, value in vars(numpy_versions).items():
+        if isinstance(value, types.FunctionType):
+            module[name] = types.FunctionType(value.__code__, module, name,
+                                              value.__defaults__, value.__closure__)
+    return module[fn.__name__]
+
+
+def _median_seconds(run: Callable[[], Any], sync: Callable[[], None], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        sync()
+        start = time.perf_counter()
+        run()
+        sync()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def run_cupy(name: str, args: list[np.ndarray], runs: int) -> GpuTimes:
+    """The CuPy version of benchmark `name` on `args` (host arrays)."""
+    import cupy
+
+    fn = _on_cupy(numpy_versions.VERSIONS[name], cupy)
+    sync = cupy.cuda.Device().synchronize
+    dev = [cupy.asarray(a) for a in args]
+    result = cupy.asnumpy(fn(*dev))  # warm-up: CuPy compiles its kernels
+
+    def end_to_end() -> None:
+        cupy.asnumpy(fn(*[cupy.asarray(a) for a in args]))
+
+    kernel = _median_seconds(lambda: fn(*dev), sync, runs)
+    return GpuTimes(kernel, _median_seconds(end_to_end, sync, runs), np.asarray(result))
+
+
+def _import_numba_cuda() -> Any:
+    if not hasattr(np, "row_stack"):  # numba-cuda 0.30 still calls it (numpy 2.5 removed it)
+        np.row_stack = np.vstack  # type: ignore[attr-defined]
+    from numba import cuda
+
+    return cuda
+
+
+_bs_kernel: Any = None
+
+
+def _blackscholes_kernel(cuda: Any) -> Any:
+    """The fused Black-Scholes kernel (compiled once per process)."""
+    global _bs_kernel
+    if _bs_kernel is not None:
+        return _bs_kernel
+    c1, c2, c3, c4, c5 = 0.31938153, -0.356563782, 1.781477937, -1.821255978, 1.330274429
+    rsqrt2pi = 0.39894228040143267793994605993438
+
+    @cuda.jit(device=True)
+    def cnd(d: float) -> float:
+        k = 1.0 / (1.0 + 0.2316419 * abs(d))
+        p = k * (c1 + k * (c2 + k * (c3 + k * (c4 + k * c5))))
+        c = rsqrt2pi * math.exp(-0.5 * d * d) * p
+        return 1.0 - c if 0.0 < d else c
+
+    @cuda.jit
+    def kernel(calls: Any, prices: Any, strikes: Any, years: Any, out: Any) -> None:
+        r, v = 0.08, 0.30
+        for i in range(cuda.grid(1), prices.shape[0], cuda.gridsize(1)):
+            v_sqrt_t = v * math.sqrt(years[i])
+            d1 = (math.log(prices[i] / strikes[i]) + (r + 0.5 * v * v) * years[i]) / v_sqrt_t
+            d2 = d1 - v_sqrt_t
+            cnd_d1, cnd_d2 = cnd(d1), cnd(d2)
+            x_exp_rt = strikes[i] * math.exp(-r * years[i])
+            if calls[i]:
+                out[i] = prices[i] * cnd_d1 - x_exp_rt * cnd_d2
+            else:
+                out[i] = x_exp_rt * (1.0 - cnd_d2) - prices[i] * (1.0 - cnd_d1)
+
+    _bs_kernel = kernel
+    return kernel
+
+
+def run_numba_blackscholes(args: list[np.ndarray], runs: int) -> GpuTimes:
+    """The fused numba.cuda kernel on Black-Scholes's `args` (host arrays)."""
+    cuda = _import_numba_cuda()
+    kernel = _blackscholes_kernel(cuda)
+    n = args[1].shape[0]
+    sms = cuda.get_current_device().MULTIPROCESSOR_COUNT
+    grid = max(1, min(math.ceil(n / BLOCK), sms * BLOCKS_PER_SM))
+    dev = [cuda.to_device(a) for a in args]
+    out = cuda.device_array(n, dtype=np.float64)
+
+    def compute(inputs: list[Any], result: Any) -> None:
+        kernel[grid, BLOCK](*inputs, result)
+
+    compute(dev, out)  # warm-up: numba compiles the kernel
+    cuda.synchronize()
+    result = out.copy_to_host()
+
+    def end_to_end() -> None:
+        res = cuda.device_array(n, dtype=np.float64)
+        compute([cuda.to_device(a) for a in args], res)
+        res.copy_to_host()
+
+    kernel_time = _median_seconds(lambda: compute(dev, out), cuda.synchronize, runs)
+    return GpuTimes(kernel_time, _median_seconds(end_to_end, cuda.synchronize, runs), result)
+
+
+FUSED: dict[str, Callable[[list[np.ndarray], int], GpuTimes]] = {
+    "blackscholes": run_numba_blackscholes,
+}
+"""The benchmarks with a hand-written fused numba.cuda kernel."""

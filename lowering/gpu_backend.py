@@ -1,0 +1,170 @@
+"""`--backend=gpu`: a soac-level module to kernels on an NVIDIA GPU and host code
+launching them.
+
+    lower(module, target="gpu")          gpu-level module (kernel extraction)
+      |-- gpu.module --> l0.lowering.ptx --> PTX --> cuModuleLoadData (gpu_runtime)
+      `-- host funcs --> emit_module(handlers=cuda_host.HANDLERS) --> O3 --> MCJIT
+
+The host code is compiled as the CPU back end compiles `main` (same entry wrappers,
+same calling convention, same run-time error protocol), with the `gpu` ops calling
+the CUDA driver; the kernels' `CUfunction` handles are written into the host module's
+kernel slots (`cuda_host.kernel_slot`) before the first call. `GpuEngine` has the
+interface of `CpuEngine` (the drivers' engines); each call makes the device's context
+current in the calling thread.
+
+Without a GPU, a driver, libdevice (the gpu extra) or kernel extraction, building a
+`GpuEngine` raises `GpuUnavailable` or `GpuToolMissing`, each one line saying which.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import inspect
+import re
+import threading
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import llvmlite.binding as llvm
+from xdsl.dialects import gpu
+from xdsl.dialects.builtin import ModuleOp
+
+from l0.diagnostics import L0Error
+from l0.lowering.gpu_runtime import Device, GpuUnavailable, LoadedPtx, device, error_name
+from l0.lowering.jit import CompiledModule, JitFunction, host_target_machine, optimise_module
+from l0.lowering.llvm import abi, cuda_host, emit_module
+from l0.lowering.pipeline import CpuEngine
+from l0.lowering.ptx import GpuToolMissing, compile_ptx, find_libdevice
+
+_lock = threading.Lock()
+_cache: dict[tuple[str, bool, tuple[str, ...] | None, str], GpuJitModule] = {}
+
+
+class GpuJitModule:
+    """Compiled host code with its kernels loaded; `function(name)` as `JitModule`'s."""
+
+    def __init__(self, compiled: CompiledModule, kernels: LoadedPtx) -> None:
+        self.compiled = compiled
+        self.kernels = kernels  # the loaded module stays as long as the code using it
+        self._functions: dict[str, JitFunction] = {}
+
+    def function(self, name: str) -> JitFunction:
+        fn = self._functions.get(name)
+        if fn is None:
+            if name not in self.compiled.addresses:
+                raise KeyError(f"no compiled entry point named {name!r}")
+            fn = self._functions[name] = JitFunction(self.compiled, name)
+        return fn
+
+
+def lower_for_gpu(module: ModuleOp, entries: Sequence[str] | None) -> ModuleOp:
+    """The gpu-level module of the soac-level `module` (`l0.lowering.pipeline.lower`
+    with `target="gpu"`, which kernel extraction provides)."""
+    from l0.lowering import pipeline
+
+    require_kernel_extraction()
+    lower: Any = pipeline.lower
+    return lower(module, entries=entries, target="gpu")
+
+
+def unavailable() -> str | None:
+    """Why the gpu back end cannot run here (no driver, device, libdevice or kernel
+    extraction), in one line; None if it can."""
+    try:
+        device()
+        find_libdevice()
+        require_kernel_extraction()
+    except (GpuUnavailable, GpuToolMissing) as err:
+        return str(err)
+    return None
+
+
+def require_kernel_extraction() -> None:
+    """`GpuUnavailable` unless `lower` can make gpu-level modules (`target="gpu"`)."""
+    from l0.lowering import pipeline
+
+    if "target" not in inspect.signature(pipeline.lower).parameters:
+        raise GpuUnavailable("--backend=gpu needs kernel extraction "
+                             "(convert-parallel-to-gpu), which this build of l0 lacks")
+
+
+def _host_module(module: ModuleOp, tm: llvm.TargetMachine, fast_math: bool,
+                 entries: Sequence[str] | None) -> tuple[llvm.ModuleRef, abi.ErrorTable,
+                                                         dict[str, Any]]:
+    """The host functions of the gpu-level `module` as an LLVM module (not optimised)."""
+    emitted = emit_module(module, fast_math=fast_math, entries=entries,
+                          triple=llvm.get_process_triple(), data_layout=str(tm.target_data),
+                          handlers=cuda_host.HANDLERS, skip=(gpu.ModuleOp,))
+    mod = llvm.parse_assembly(str(emitted.llvm))
+    mod.verify()
+    return mod, emitted.errors, dict(emitted.entries)
+
+
+def host_llvm_ir(module: ModuleOp, *, fast_math: bool = False, optimize: bool = False) -> str:
+    """The host code of the gpu-level `module` as LLVM IR text (`l0-opt --target=gpu
+    -t 'llvm-ir{host=true}'`)."""
+    tm = host_target_machine()
+    mod, _, _ = _host_module(module, tm, fast_math, None)
+    if optimize:
+        optimise_module(mod, tm)
+    return str(mod)
+
+
+def compile_gpu_module(module: ModuleOp, dev: Device, *, fast_math: bool = False,
+                       entries: Iterable[str] | None = None) -> GpuJitModule:
+    """Compile the gpu-level `module`: its kernels to PTX loaded on `dev`, its host
+    functions to native code calling them (cached by module text and options)."""
+    names = tuple(entries) if entries is not None else None
+    key = (str(module), fast_math, names, dev.arch)
+    with _lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            return hit
+        ptx = compile_ptx(module, arch=dev.arch, fast_math=fast_math)
+        loaded = dev.load_ptx(ptx.text, ptx.kernels.values())
+        tm = host_target_machine()
+        mod, errors, signatures = _host_module(module, tm, fast_math, names)
+        optimise_module(mod, tm)
+        engine = llvm.create_mcjit_compiler(mod, tm)
+        engine.finalize_object()
+        for symbol, ptx_name in ptx.kernels.items():
+            slot = engine.get_global_value_address(cuda_host.kernel_slot(symbol))
+            if slot:  # a kernel no host code launches has no slot
+                ctypes.c_void_p.from_address(slot).value = loaded.functions[ptx_name]
+        addresses = {name: engine.get_function_address(abi.ENTRY_PREFIX + name)
+                     for name in signatures}
+        compiled = CompiledModule(engine, errors, signatures, addresses)
+        result = _cache[key] = GpuJitModule(compiled, loaded)
+        return result
+
+
+class GpuEngine(CpuEngine):
+    """Runs the functions of a soac-level module on the GPU (`CpuEngine`'s interface)."""
+
+    def __init__(self, module: ModuleOp, *, fast_math: bool = False,
+                 entries: Iterable[str] | None = None, isolate: bool = True) -> None:
+        self._device = device()  # first, so that a machine without a GPU says so
+        find_libdevice()
+        super().__init__(module, fast_math=fast_math, entries=entries, isolate=isolate)
+
+    def _compile(self, module: ModuleOp, fast_math: bool, names: list[str] | None,
+                 threads: int | None) -> Any:
+        lowered = lower_for_gpu(module, names)
+        return compile_gpu_module(lowered, self._device, fast_math=fast_math, entries=names)
+
+    def call(self, name: str, args: Sequence[Any]) -> list[Any]:
+        self._device.make_current()
+        try:
+            return super().call(name, args)
+        except L0Error as err:
+            raise _named(err, self._device) from None
+
+
+def _named(err: L0Error, dev: Device) -> L0Error:
+    """`err` with a driver's error number named ("CUDA error 700" becomes
+    "CUDA_ERROR_ILLEGAL_ADDRESS (700)"), as the compiled code knows only the number."""
+    found = re.search(r"CUDA error (\d+)", err.message)
+    if found is None:
+        return err
+    named = error_name(dev.lib, int(found.group(1)))
+    return L0Error(err.loc, err.message.replace(found.group(0), named), err.kind)

@@ -1,0 +1,167 @@
+"""The gpu back end without a GPU: its host code on a stand-in driver, and its errors.
+
+The host code (`lowering/llvm/cuda_host.py`) runs against the fake driver of
+`gpu_fake_driver.py` in a subprocess: copies, launches with the exploded arguments,
+frees, and every failing driver call a located run-time error. Without a driver, a
+device or the gpu extra, `--backend=gpu` says so in one line and exits with 2.
+"""
+
+from __future__ import annotations
+
+import ctypes.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from l0.api import BACKENDS, BackendUnavailable, CompiledProgram
+from l0.lowering import gpu_backend
+
+HERE = Path(__file__).parent
+L0_RUN = Path(sys.executable).parent / "l0-run"
+PROGRAM = "fun [real] main([real] xs) = map(fn real (real x) => x * 2.0, xs)\n"
+
+
+def fake_driver(scenario: str) -> dict[str, object]:
+    done = subprocess.run([sys.executable, str(HERE / "gpu_fake_driver.py"), scenario],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_host_code_copies_launches_and_frees() -> None:
+    out = fake_driver("scale")
+    assert out["same"] is True
+    # 1000 doubles in and out, one launch of ceil(1000/256) blocks of 256 threads
+    assert out["log"] == [["alloc", 8000], ["alloc", 8000], ["copy", 8000],
+                          ["launch", True, 4, 1, 1, 256, 1, 1, 0], ["copy", 8000],
+                          ["free", True], ["free", True]]
+
+
+def test_empty_arrays_launch_and_copy_nothing() -> None:
+    out = fake_driver("empty")
+    assert out["same"] is True
+    assert out["log"] == [["alloc", 1], ["alloc", 1], ["free", True], ["free", True]]
+
+
+@pytest.mark.parametrize(("scenario", "message"), [
+    ("oom", "out of memory: cannot allocate 8000 bytes"),
+    ("alloc-fails", "GPU: cuMemAlloc_v2 failed with CUDA error 1"),
+    ("launch-fails", "GPU: cuLaunchKernel failed with CUDA error 700"),
+])
+def test_failing_driver_calls_are_runtime_errors(scenario: str, message: str) -> None:
+    out = fake_driver(scenario)
+    assert out["error"] == message
+
+
+def _real_driver() -> bool:
+    return ctypes.util.find_library("cuda") is not None or os.path.exists("/dev/nvidiactl")
+
+
+def _l0_run(tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    src = tmp_path / "double.l0"
+    src.write_text(PROGRAM)
+    return subprocess.run([str(L0_RUN), "--backend=gpu", str(src)], input="[1.0, 2.0]",
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **env})
+
+
+def test_gpu_is_a_backend() -> None:
+    assert "gpu" in BACKENDS
+
+
+@pytest.mark.skipif(_real_driver(), reason="this machine has a CUDA driver")
+def test_without_a_driver_one_line_exit_2(tmp_path: Path) -> None:
+    done = _l0_run(tmp_path, {"L0_LIBCUDA": str(tmp_path / "libcuda.so.1")})
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr == ("l0-run: error: --backend=gpu needs an NVIDIA GPU and its driver: "
+                           f"no CUDA driver library ({tmp_path / 'libcuda.so.1'}) on this "
+                           "machine\n")
+
+
+NO_DEVICE_DRIVER = r"""
+int cuInit(unsigned flags) { return 100; }
+int cuGetErrorName(int error, const char **name) {
+    *name = error == 100 ? "CUDA_ERROR_NO_DEVICE" : "CUDA_ERROR_UNKNOWN";
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc for the stand-in driver")
+def test_without_a_device_one_line_exit_2(tmp_path: Path) -> None:
+    """A driver that sees no GPU (as libcuda does on a machine without one)."""
+    (tmp_path / "nodevice.c").write_text(NO_DEVICE_DRIVER)
+    lib = tmp_path / "libcuda.so.1"
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(lib), str(tmp_path / "nodevice.c")],
+                   check=True, timeout=60)
+    done = _l0_run(tmp_path, {"L0_LIBCUDA": str(lib)})
+    assert done.returncode == 2
+    assert done.stderr == ("l0-run: error: --backend=gpu needs an NVIDIA GPU: cuInit failed "
+                           "(CUDA_ERROR_NO_DEVICE (100))\n")
+
+
+class _FakeDevice:
+    arch = "sm_80"
+
+    def make_current(self) -> None:
+        pass
+
+
+def test_without_the_extra_one_clear_error(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A GPU, but no libdevice (the gpu extra is not installed)."""
+    monkeypatch.setattr(gpu_backend, "device", lambda: _FakeDevice())
+    monkeypatch.setenv("L0_LIBDEVICE", str(tmp_path / "libdevice.10.bc"))
+    with pytest.raises(BackendUnavailable) as info:
+        CompiledProgram(PROGRAM, "double.l0", "gpu")
+    assert str(info.value) == f"L0_LIBDEVICE names no file: {tmp_path / 'libdevice.10.bc'}"
+
+
+def test_libdevice_missing_says_install_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    from l0.lowering import ptx
+
+    monkeypatch.delenv("L0_LIBDEVICE", raising=False)
+    monkeypatch.setattr(ptx, "_cuda_roots", lambda: [])
+    with pytest.raises(ptx.GpuToolMissing) as info:
+        ptx.find_libdevice()
+    assert "pip install 'l0[gpu]'" in str(info.value)
+
+
+class _NamingDriver:
+    def cuGetErrorName(self, result: int, out: object) -> int:  # noqa: N802 (the driver's name)
+        ctypes.cast(out, ctypes.POINTER(ctypes.c_char_p))[0] = b"CUDA_ERROR_ILLEGAL_ADDRESS"
+        return 0
+
+
+def test_driver_errors_are_named() -> None:
+    from l0.diagnostics import L0Error, Loc
+    from l0.lowering.gpu_backend import _named
+
+    class Dev:
+        lib = _NamingDriver()
+
+    err = L0Error(Loc("p.l0", 1, 1), "GPU: cuMemcpy failed with CUDA error 700",
+                  "runtime-error")
+    named = _named(err, Dev())  # type: ignore[arg-type]
+    assert named.message == "GPU: cuMemcpy failed with CUDA_ERROR_ILLEGAL_ADDRESS (700)"
+    assert (named.loc, named.kind) == (err.loc, "runtime-error")
+
+
+@pytest.mark.skipif(_real_driver(), reason="this machine has a CUDA driver")
+@pytest.mark.parametrize("command", [["test", "--backend", "gpu"], ["bench", "--backend", "gpu"]])
+def test_l0_test_and_bench_refuse_gpu_in_one_line(command: list[str], tmp_path: Path) -> None:
+    src = tmp_path / "double.l0"
+    src.write_text(PROGRAM)
+    l0 = Path(sys.executable).parent / "l0"
+    done = subprocess.run([str(l0), *command, str(src)], capture_output=True, text=True,
+                          timeout=120, env={**os.environ,
+                                            "L0_LIBCUDA": str(tmp_path / "libcuda.so.1")})
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"l0 {command[0]}: error: --backend=gpu needs an NVIDIA GPU")
+    assert done.stderr.count("\n") == 1
