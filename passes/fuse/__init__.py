@@ -45,6 +45,7 @@ from l0.passes.fuse.compose import (
     rows_block,
 )
 from l0.passes.fuse.legality import Fusibility, regular
+from l0.passes.fuse.scanomap import SCAN_CONSUMERS, as_scanomap
 from l0.passes.fuse.transpose import (
     can_push,
     moved_depth,
@@ -54,7 +55,7 @@ from l0.passes.fuse.transpose import (
     uniform_transpose,
 )
 
-_MAP_CONSUMERS = (soac.MapOp, soac.ReduceOp, soac.RedomapOp)
+_MAP_CONSUMERS = (soac.MapOp, soac.ReduceOp, soac.RedomapOp, *SCAN_CONSUMERS)
 _FILTER_CONSUMERS = (soac.FilterOp, soac.ReduceOp, soac.RedomapOp)
 
 
@@ -84,7 +85,9 @@ def _fused(rewriter: PatternRewriter, producer: soac.MapOp | soac.FilterOp,
     original = consumer
     if isinstance(consumer, soac.ReduceOp):
         consumer = as_redomap(consumer)
-    assert isinstance(consumer, soac.MapOp | soac.FilterOp | soac.RedomapOp)
+    elif isinstance(consumer, soac.ScanOp):
+        consumer = as_scanomap(consumer)
+    assert isinstance(consumer, soac.MapOp | soac.FilterOp | soac.RedomapOp | soac.ScanomapOp)
     block, first = rows_block(consumer)
     inputs = list(consumer.inputs)
     if isinstance(producer, soac.MapOp):
@@ -101,7 +104,7 @@ def _fused(rewriter: PatternRewriter, producer: soac.MapOp | soac.FilterOp,
     else:
         values = list(new.results)
     if consumer is not original:
-        consumer.erase()  # the intermediate redomap, now without regions
+        consumer.erase()  # the intermediate redomap or scanomap, now without regions
     return new, values
 
 
