@@ -1,0 +1,38 @@
+"""The corpus programs of the fusion rules reach their fused structure under -O.
+
+The test matrix checks that each program's result is the same at -O0 and -O on every
+back end; here, what `-O` leaves in the program (`l0.testing.structure_of`: the soac
+ops, nested ones included) shows that the rule each program exercises fired: the
+producers are gone and the fused SOAC is there.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from l0.bigstack import call_with_big_stack
+from l0.testing import structure_of
+
+FUSION = Path(__file__).resolve().parents[1] / "programs" / "fusion"
+
+SOACS = ("map", "reduce", "scan", "filter", "redomap", "scanomap")
+
+EXPECTED: dict[str, dict[str, int]] = {
+    # map into scan (scanomap)
+    "map_scan": {"scanomap": 1, "map": 1, "scan": 0},
+    "scanomap_affine": {"scanomap": 1, "map": 0, "scan": 0},
+    "scanomap_chain": {"scanomap": 1, "map": 1, "scan": 0},
+    "scanomap_rows": {"scanomap": 1, "reduce": 1, "map": 0, "scan": 0},
+}
+"""Per program, the number of each SOAC after -O (a SOAC not named: none)."""
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_fused_structure(name: str) -> None:
+    path = FUSION / f"{name}.l0"
+    counts = call_with_big_stack(lambda: structure_of(path.read_text(), str(path)))
+    found = {op: counts.get(op, 0) for op in SOACS}
+    expected = {op: EXPECTED[name].get(op, 0) for op in SOACS}
+    assert found == expected
