@@ -2,11 +2,12 @@
 
 The lit tests (`test/lit/passes/fuse.mlir`, `fuse-not.mlir`) show each rule and each
 reason not to fuse. Here hypothesis builds small L0 programs out of chains of SOACs
-(maps over one or two arrays, filters, reduces, scans, replicates) whose lambdas may
-divide by zero, index out of bounds or trace, and whose arrays are used once, twice,
-in branches or not at all; the interpreter must print the same result (and the same
-trace), or report the same error at the same place, without `fuse`, with `fuse` alone
-and with the default pipeline.
+(maps over one or two arrays, filters, reduces, scans, scans of maps, scans with a
+non-commutative operator, replicates) whose lambdas may divide by zero, index out of
+bounds or trace, and whose arrays are used once, twice, in branches or not at all;
+the interpreter must print the same result (and the same trace), or report the same
+error at the same place, without `fuse`, with `fuse` alone and with the default
+pipeline.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ def _soac(draw: st.DrawFn, p: _Program) -> tuple[str, str]:
     v = draw(st.sampled_from(p.arrays))
     w = draw(st.sampled_from(p.arrays))
     kind = draw(st.sampled_from(["map1", "map2", "map2", "filter", "reduce", "scan",
-                                 "replicate", "index_map"]))
+                                 "scan_map", "scan_affine", "replicate", "index_map"]))
     if kind == "map1":
         body = draw(_element(["x"], p.scalars))
         return "array", f"map(fn int (int x) => {body}, {v})"
@@ -86,6 +87,15 @@ def _soac(draw: st.DrawFn, p: _Program) -> tuple[str, str]:
         return "int", f"reduce({op}, 0, {v})"
     if kind == "scan":
         return "array", f"scan(op +, 0, {v})"
+    if kind == "scan_map":  # a scan of a map (scanomap), with another operator
+        body = draw(_element(["x"], p.scalars))
+        return "array", (f"scan(fn int (int s, int x) => if s < x then x else s, 0, "
+                         f"map(fn int (int x) => {body}, {v}))")
+    if kind == "scan_affine":  # composing affine maps: not commutative, two accumulators
+        return "array", (f"let {{sa, sb}} = unzip(scan(fn {{int, int}} ({{int, int}} f, "
+                         f"{{int, int}} g) => let {{a1, b1}} = f in let {{a2, b2}} = g in "
+                         f"{{a1 * a2 % 1009, (b1 * a2 + b2) % 1009}}, {{1, 0}}, "
+                         f"zip({v}, {w}))) in map(op -, zip(sa, sb))")
     if kind == "replicate":
         s = draw(st.sampled_from(p.scalars))
         return "array", (f"map(fn int (int x, int y) => x + y, "
@@ -119,7 +129,7 @@ _run = behaviour
 
 def _soac_count(module) -> int:  # type: ignore[no-untyped-def]
     return sum(isinstance(op, soac.MapOp | soac.FilterOp | soac.ReduceOp | soac.RedomapOp |
-                          soac.ScanOp) for op in module.walk())
+                          soac.ScanOp | soac.ScanomapOp) for op in module.walk())
 
 
 def _same_behaviour(src: str, inputs: list[str], check_count: bool = False) -> None:
@@ -176,6 +186,24 @@ def test_generated_programs_do_fuse() -> None:
         fused = to_module(prog)
         FusePass().apply(l0_context(), fused)
         assert _soac_count(fused) < _soac_count(to_module(prog))
+
+    call_with_big_stack(check)
+
+
+def test_generated_scans_of_maps_do_fuse() -> None:
+    """The generator's scans of maps (and of zips of maps) become scanomaps."""
+    src = ("fun {[int], int} main([int] a, [int] b, int k) =\n"
+           "  let v0 = map(fn int (int x, int y) => (x * y), zip(a, b)) in\n"
+           "  let v1 = scan(fn int (int s, int x) => if s < x then x else s, 0, "
+           "map(fn int (int x) => (x + k), v0)) in\n"
+           "  {v1, 0}\n")
+
+    def check() -> None:
+        fused = to_module(load_program(src, "p.l0"))
+        FusePass().apply(l0_context(), fused)
+        kinds = [op.name for op in fused.walk() if op.name.startswith("soac.")
+                 and op.name != "soac.yield"]
+        assert kinds.count("soac.scanomap") == 1 and "soac.map" not in kinds, kinds
 
     call_with_big_stack(check)
 
