@@ -11,7 +11,8 @@ patterns applied bottom-up until nothing changes:
   directly in the lambda (7.1.1 "replicate fusion").
 
 Modules: `legality.py` (which pairs may fuse), `compose.py` (composing lambdas),
-`transpose.py` (moving a transposition between them out of the way, 8.1).
+`transpose.py` (moving a transposition between them out of the way, 8.1),
+`scanomap.py` (a map into a scan).
 """
 
 from __future__ import annotations
@@ -272,6 +273,12 @@ class FusePass(ModulePass):
       whose lambda runs the producer's lambda, then the consumer's;
     * map -> reduce, map -> redomap: a redomap (a reduce first becomes
       `redomap(f, f, ne, a)`) whose inner lambda runs the producer's lambda first;
+    * map -> scan, map -> scanomap (redomap's pattern for scan,
+      `l0.passes.fuse.scanomap`): `scan(op, ne, map(f, a))` becomes the scanomap
+      `scanomap(op, fn (acc, x) => op(acc, f(x)), ne, a)` (a scan first becomes
+      `scanomap(op, op, ne, a)`), whose inner lambda runs the producer's lambda first;
+      the fold keeps the scan's order (exact for operators that are not commutative),
+      and the operator stays as the outer lambda, for the blocked parallel scan;
     * filter -> filter: one filter whose predicate is `p(x) && q(x)` (as
       `if p(x) then q(x) else false`: `&&` is not lazy in L0);
     * filter -> reduce, filter -> redomap: a redomap whose inner lambda folds only the
@@ -298,9 +305,9 @@ class FusePass(ModulePass):
     check would vanish); the producer's lambda may fail or print and so may something
     between it and the end of the consumer (the error reported, or the order of the
     output, would change); a filter's consumer has inputs that are not the filter's
-    outputs; a scan is the consumer (FUSE-MAP-SCAN is not implemented), or a reshape
-    stands between them (PULL-RESHAPE, 8.2, is not implemented). Certificates of both
-    SOACs guard the fused one.
+    outputs (a filter never fuses into a scan, whose result has a row per input row);
+    or a reshape stands between them (PULL-RESHAPE, 8.2, is not implemented).
+    Certificates of both SOACs guard the fused one.
 
     Options: `explain` (default false) prints, on stderr, a remark for each map or
     filter left unfused that has a use, saying why (`LOC: remark: 'soac.map' %b not
