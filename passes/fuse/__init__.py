@@ -12,7 +12,8 @@ patterns applied bottom-up until nothing changes:
 
 Modules: `legality.py` (which pairs may fuse), `compose.py` (composing lambdas),
 `transpose.py` (moving a transposition between them out of the way, 8.1),
-`scanomap.py` (a map into a scan).
+`scanomap.py` (a map into a scan), `reshape.py` (moving a reshape between them onto
+the producer's inputs, 8.2).
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ from l0.passes.fuse.compose import (
     rows_block,
 )
 from l0.passes.fuse.legality import Fusibility, regular
+from l0.passes.fuse.reshape import pull_reshape, uniform_reshape
+from l0.passes.fuse.reshape import why_not as why_not_pull_reshape
 from l0.passes.fuse.scanomap import SCAN_CONSUMERS, as_scanomap
 from l0.passes.fuse.transpose import (
     can_push,
@@ -165,10 +168,53 @@ class FuseProducer(RewritePattern):
                 "nests deep enough to move the transposition, that can neither fail nor "
                 "print (8.1)")
 
+    def reshaped_route(self, op: soac.MapOp, reshapes: list[soac.ReshapeOp]) -> str | None:
+        """Thesis 8.2: when every output of `op` reaches its consumers through reshapes
+        to one shape, None if PULL-RESHAPE (`reshape.py`) lets `op` fuse: with the
+        consumers of the reshapes directly, or, through one transposition of them all,
+        by PULL-TRANSPOSE of the nest it makes; else why not."""
+        check = self.analyses.get()
+        why = why_not_pull_reshape(op, reshapes, self.analyses.failing, check.consumption)
+        if why is not None:
+            return why
+        through = [r.result for r in reshapes]
+        transposes = [u.operation for v in through for u in v.uses]
+        if transposes and all(isinstance(t, soac.TransposeOp) and not t.certs
+                              and (t.k.data, t.n.data) == (transposes[0].k.data,
+                                                           transposes[0].n.data)
+                              for t in transposes):
+            first = transposes[0]
+            assert isinstance(first, soac.TransposeOp)
+            if first.n.data == 0 or moved_depth(first.k.data, first.n.data) > len(
+                    reshapes[0].shape) or lambda_effects(op, self.analyses.failing):
+                return ("it is reshaped then transposed, and the map nest it would become "
+                        "is too shallow, or may fail or print (8.1, 8.2)")
+            through = list(dict.fromkeys(t.results[0] for t in transposes))
+        consumers = check.consumers(op, _MAP_CONSUMERS, through)
+        if isinstance(consumers, str):
+            return f"after a reshape, {consumers}"
+        for c in consumers:
+            why = check.problem(op, c, through)
+            if why is not None:
+                return why
+        return None
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, soac.MapOp | soac.FilterOp):
             return
         consumers = self.problem(op)
+        # PULL-RESHAPE (8.2): the reshapes move onto the inputs, then the walker comes
+        # back to the nest the producer has become.
+        if isinstance(consumers, str) and isinstance(op, soac.MapOp) and regular(op):
+            reshapes = uniform_reshape(op)
+            if reshapes is not None:
+                why = self.reshaped_route(op, reshapes)
+                if why is not None:
+                    self.unfused[op] = why
+                    return
+                pull_reshape(rewriter, op, reshapes)
+                self.analyses.changed()
+                return
         if isinstance(consumers, str) and isinstance(op, soac.MapOp) and regular(op) \
                 and all(isinstance(u.operation, soac.TransposeOp)
                         for r in op.results for u in r.uses):
@@ -291,7 +337,15 @@ class FusePass(ModulePass):
       (PUSH-TRANSPOSE: the consumer runs on the untransposed output and the inverse
       transpositions of its other inputs, its results are transposed back) if the
       consumers are, and the nest whose elements it reorders can neither fail nor
-      print; then the producer fuses as above.
+      print; then the producer fuses as above;
+    * across reshape (PULL-RESHAPE, 8.2, `l0.passes.fuse.reshape`): when every output
+      of a map over one-dimensional arrays, yielding scalars, reaches its consumers
+      through `reshape((d1, ..., dn), ...)` to one shape, the reshape moves onto the
+      producer's inputs and the producer becomes a nest of n maps around its lambda
+      (`map^n(f, reshape(d, a))`), placed where the reshape was: after the size check
+      (a `soac.assert`, not moved: errors come in the same order), whose certificate
+      the new reshapes take. Then the nest fuses as above (through a transposition of
+      the reshaped arrays too, by PULL-TRANSPOSE).
 
     Fusion happens inside lambdas and loop bodies too, and into consumers on different
     branches of `if`s (one copy of the producer each, as they never both run). It does
@@ -305,9 +359,12 @@ class FusePass(ModulePass):
     check would vanish); the producer's lambda may fail or print and so may something
     between it and the end of the consumer (the error reported, or the order of the
     output, would change); a filter's consumer has inputs that are not the filter's
-    outputs (a filter never fuses into a scan, whose result has a row per input row);
-    or a reshape stands between them (PULL-RESHAPE, 8.2, is not implemented).
-    Certificates of both SOACs guard the fused one.
+    outputs (a filter never fuses into a scan, whose result has a row per input row).
+    Across a reshape, PULL-RESHAPE does not fire when the producer's inputs are not
+    all one-dimensional or its lambda yields arrays (8.2), when its outputs are
+    reshaped to different shapes, or when its lambda may fail or print and so may
+    something before the reshape (the size check, which stays in place). Certificates
+    of both SOACs guard the fused one.
 
     Options: `explain` (default false) prints, on stderr, a remark for each map or
     filter left unfused that has a use, saying why (`LOC: remark: 'soac.map' %b not
