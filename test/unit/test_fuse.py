@@ -3,11 +3,11 @@
 The lit tests (`test/lit/passes/fuse.mlir`, `fuse-not.mlir`) show each rule and each
 reason not to fuse. Here hypothesis builds small L0 programs out of chains of SOACs
 (maps over one or two arrays, filters, reduces, scans, scans of maps, scans with a
-non-commutative operator, replicates) whose lambdas may divide by zero, index out of
-bounds or trace, and whose arrays are used once, twice, in branches or not at all;
-the interpreter must print the same result (and the same trace), or report the same
-error at the same place, without `fuse`, with `fuse` alone and with the default
-pipeline.
+non-commutative operator, reshapes of maps, which may fail, replicates) whose lambdas
+may divide by zero, index out of bounds or trace, and whose arrays are used once,
+twice, in branches or not at all; the interpreter must print the same result (and the
+same trace), or report the same error at the same place, without `fuse`, with `fuse`
+alone and with the default pipeline.
 """
 
 from __future__ import annotations
@@ -72,7 +72,8 @@ def _soac(draw: st.DrawFn, p: _Program) -> tuple[str, str]:
     v = draw(st.sampled_from(p.arrays))
     w = draw(st.sampled_from(p.arrays))
     kind = draw(st.sampled_from(["map1", "map2", "map2", "filter", "reduce", "scan",
-                                 "scan_map", "scan_affine", "replicate", "index_map"]))
+                                 "scan_map", "scan_affine", "reshape", "reshape_fail",
+                                 "replicate", "index_map"]))
     if kind == "map1":
         body = draw(_element(["x"], p.scalars))
         return "array", f"map(fn int (int x) => {body}, {v})"
@@ -96,6 +97,11 @@ def _soac(draw: st.DrawFn, p: _Program) -> tuple[str, str]:
                          f"{{int, int}} g) => let {{a1, b1}} = f in let {{a2, b2}} = g in "
                          f"{{a1 * a2 % 1009, (b1 * a2 + b2) % 1009}}, {{1, 0}}, "
                          f"zip({v}, {w}))) in map(op -, zip(sa, sb))")
+    if kind in ("reshape", "reshape_fail"):  # a map, reshaped, summed per row
+        body = draw(_element(["x"], p.scalars))
+        shape = f"1, size(0, {v})" if kind == "reshape" else "2, k"  # the latter may fail
+        return "array", (f"map(fn int ([int] r) => reduce(op +, 0, r), "
+                         f"reshape(({shape}), map(fn int (int x) => {body}, {v})))")
     if kind == "replicate":
         s = draw(st.sampled_from(p.scalars))
         return "array", (f"map(fn int (int x, int y) => x + y, "
@@ -186,6 +192,23 @@ def test_generated_programs_do_fuse() -> None:
         fused = to_module(prog)
         FusePass().apply(l0_context(), fused)
         assert _soac_count(fused) < _soac_count(to_module(prog))
+
+    call_with_big_stack(check)
+
+
+def test_generated_reshapes_of_maps_do_fuse() -> None:
+    """The generator's reshapes of maps fuse under -O (PULL-RESHAPE, then map into the
+    per-row sums): no map producer is left outside."""
+    src = ("fun {[int], int} main([int] a, [int] b, int k) =\n"
+           "  let v0 = map(fn int ([int] r) => reduce(op +, 0, r), "
+           "reshape((2, k), map(fn int (int x) => (x * k), a))) in\n"
+           "  {v0, 0}\n")
+
+    def check() -> None:
+        full = to_module(load_program(src, "p.l0"))
+        optimise(full, verify=True)
+        kinds = [op.name for op in full.walk() if op.name.startswith("soac.")]
+        assert kinds.count("soac.map") == 1 and kinds.count("soac.redomap") == 1, kinds
 
     call_with_big_stack(check)
 
