@@ -23,8 +23,8 @@ Outputs come two ways:
   the same shape (thesis 2.1: arrays are regular), failing with "irregular array" at
   the op's `loc` otherwise.
 
-Ops: `msoac.map`, `msoac.reduce` (a left fold; also `soac.redomap`), `msoac.scan`,
-`msoac.filter`, `msoac.iota`, `msoac.replicate`, `msoac.yield`.
+Ops: `msoac.map`, `msoac.reduce` (a left fold; also `soac.redomap`), `msoac.scan` (also
+`soac.scanomap`), `msoac.filter`, `msoac.iota`, `msoac.replicate`, `msoac.yield`.
 """
 
 from __future__ import annotations
