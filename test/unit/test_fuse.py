@@ -262,7 +262,7 @@ def _matrix_expr(draw: st.DrawFn, mats: list[str], vecs: list[str],
     elem = draw(_element(["x"], scalars))
     pair = draw(_element(["x", "y"], scalars))
     forms = ["rows", "zip_rows", "transpose", "row_sums", "matmul", "scale_rows",
-             "pull", "push"]
+             "pull", "push", "scan_rows", "regroup"]
     if v is not None:
         forms += ["outer", "replicate", "add_vec"]
     form = draw(st.sampled_from(forms))
@@ -282,6 +282,14 @@ def _matrix_expr(draw: st.DrawFn, mats: list[str], vecs: list[str],
         return "mat", (f"map(fn [int] ([int] c, [int] s) => "
                        f"map(fn int (int x, int y) => {pair}, zip(c, s)), "
                        f"zip(transpose(map(fn [int] ([int] r) => scan(op +, 0, r), {m})), {n}))")
+    if form == "scan_rows":  # a scan of row-wise sums over mapped rows (a scanomap)
+        return "mat", (f"scan(fn [int] ([int] x, [int] y) => map(op +, zip(x, y)), "
+                       f"replicate(size(1, {m}), 0), "
+                       f"map(fn [int] ([int] r) => map(fn int (int x) => {elem}, r), {m}))")
+    if form == "regroup":  # flattened, mapped, reshaped back (PULL-RESHAPE), row sums
+        return "vec", (f"map(fn int ([int] r) => reduce(op +, 0, r), "
+                       f"reshape((size(0, {m}), size(1, {m})), map(fn int (int x) => {elem}, "
+                       f"reshape((size(0, {m}) * size(1, {m})), {m}))))")
     if form == "row_sums":
         return "vec", f"map(fn int ([int] r) => reduce(op +, 0, r), {m})"
     if form == "matmul":

@@ -25,9 +25,13 @@ EXPECTED: dict[str, dict[str, int]] = {
     "scanomap_affine": {"scanomap": 1, "map": 0, "scan": 0},
     "scanomap_chain": {"scanomap": 1, "map": 1, "scan": 0},
     "scanomap_rows": {"scanomap": 1, "reduce": 1, "map": 0, "scan": 0},
+    # rows mapped, then scanned with row-wise sums: the fold maps the row, the
+    # operator adds rows (a map each)
+    "scanomap_matrix": {"scanomap": 1, "map": 2, "scan": 0},
     # PULL-RESHAPE (then map into the row sums; after a transposition, PULL-TRANSPOSE)
     "pull_reshape_rows": {"map": 1, "redomap": 1},
     "pull_reshape_error": {"map": 1, "redomap": 1},
+    "pull_reshape_regroup": {"map": 1, "redomap": 1},
     "reshape_transpose": {"map": 3, "reduce": 1},
 }
 """Per program, the number of each SOAC after -O (a SOAC not named: none)."""
