@@ -168,37 +168,6 @@ class FuseProducer(RewritePattern):
                 "nests deep enough to move the transposition, that can neither fail nor "
                 "print (8.1)")
 
-    def reshaped_route(self, op: soac.MapOp, reshapes: list[soac.ReshapeOp]) -> str | None:
-        """Thesis 8.2: when every output of `op` reaches its consumers through reshapes
-        to one shape, None if PULL-RESHAPE (`reshape.py`) lets `op` fuse: with the
-        consumers of the reshapes directly, or, through one transposition of them all,
-        by PULL-TRANSPOSE of the nest it makes; else why not."""
-        check = self.analyses.get()
-        why = why_not_pull_reshape(op, reshapes, self.analyses.failing, check.consumption)
-        if why is not None:
-            return why
-        through = [r.result for r in reshapes]
-        transposes = [u.operation for v in through for u in v.uses]
-        if transposes and all(isinstance(t, soac.TransposeOp) and not t.certs
-                              and (t.k.data, t.n.data) == (transposes[0].k.data,
-                                                           transposes[0].n.data)
-                              for t in transposes):
-            first = transposes[0]
-            assert isinstance(first, soac.TransposeOp)
-            if first.n.data == 0 or moved_depth(first.k.data, first.n.data) > len(
-                    reshapes[0].shape) or lambda_effects(op, self.analyses.failing):
-                return ("it is reshaped then transposed, and the map nest it would become "
-                        "is too shallow, or may fail or print (8.1, 8.2)")
-            through = list(dict.fromkeys(t.results[0] for t in transposes))
-        consumers = check.consumers(op, _MAP_CONSUMERS, through)
-        if isinstance(consumers, str):
-            return f"after a reshape, {consumers}"
-        for c in consumers:
-            why = check.problem(op, c, through)
-            if why is not None:
-                return why
-        return None
-
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, soac.MapOp | soac.FilterOp):
             return
@@ -208,7 +177,8 @@ class FuseProducer(RewritePattern):
         if isinstance(consumers, str) and isinstance(op, soac.MapOp) and regular(op):
             reshapes = uniform_reshape(op)
             if reshapes is not None:
-                why = self.reshaped_route(op, reshapes)
+                why = why_not_pull_reshape(op, reshapes, self.analyses.get(),
+                                           self.analyses.failing, _MAP_CONSUMERS)
                 if why is not None:
                     self.unfused[op] = why
                     return

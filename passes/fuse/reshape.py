@@ -19,7 +19,9 @@ its inputs' sizes equal), and the rebuilt producer is placed where the first res
 was, after the check, in the same order as before. The producer's work moves there
 too, so the rule fires only when that changes nothing observable (`why_not`): its
 lambda can neither fail nor print, or nothing between it and the reshape can; and no
-array it reads is consumed on the way.
+array it reads is consumed on the way. Nor does it fire unless the rebuilt producer
+then fuses: with the reshapes' consumers, or through one transposition of them all
+(PULL-TRANSPOSE needs the nest deep enough and its lambda unable to fail or print).
 """
 
 from __future__ import annotations
@@ -27,14 +29,15 @@ from __future__ import annotations
 from collections.abc import Sequence, Set
 
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from l0.dialects import soac
-from l0.passes.analysis.consumption import Consumption
 from l0.passes.analysis.effects import has_effects, lambda_effects
 from l0.passes.analysis.scope import free_values
+from l0.passes.fuse.legality import Fusibility
+from l0.passes.fuse.transpose import moved_depth
 
 
 def uniform_reshape(producer: soac.MapOp) -> list[soac.ReshapeOp] | None:
@@ -61,10 +64,12 @@ def uniform_reshape(producer: soac.MapOp) -> list[soac.ReshapeOp] | None:
     return sorted(found, key=order.__getitem__)
 
 
-def why_not(producer: soac.MapOp, reshapes: Sequence[soac.ReshapeOp],
-            failing: Set[str], consumption: Consumption) -> str | None:
-    """Why PULL-RESHAPE may not move the reshapes onto `producer`'s inputs (None: it
-    may)."""
+def why_not(producer: soac.MapOp, reshapes: Sequence[soac.ReshapeOp], check: Fusibility,
+            failing: Set[str], accepts: tuple[type[Operation], ...]) -> str | None:
+    """Why PULL-RESHAPE may not move `reshapes` (`uniform_reshape`) onto `producer`'s
+    inputs so that it fuses (None: it may): with the consumers of the reshapes
+    directly (SOACs of the kinds `accepts`), or, through one transposition of them all,
+    by PULL-TRANSPOSE of the nest it becomes."""
     if any(not isinstance(a.type, TensorType) or a.type.get_num_dims() != 1
            for a in producer.inputs):
         return "it is reshaped, and its inputs are not all one-dimensional (8.2)"
@@ -79,8 +84,25 @@ def why_not(producer: soac.MapOp, reshapes: Sequence[soac.ReshapeOp],
                         f"'{op.name}' before the reshape")
             op = op.next_op
     read = [v for v in free_values(producer) if isinstance(v.type, TensorType)]
-    if consumption.consumed_between(read, producer, first) is not None:
+    if check.consumption.consumed_between(read, producer, first) is not None:
         return "it is reshaped, and an array it reads may be consumed before the reshape"
+    through: list[SSAValue] = [r.result for r in reshapes]
+    transposes = [u.operation for v in through for u in v.uses]
+    kn = {(t.k.data, t.n.data) if isinstance(t, soac.TransposeOp) and not t.certs else None
+          for t in transposes}
+    if transposes and len(kn) == 1 and None not in kn:
+        k, n = next(iter(kn))  # type: ignore[misc]
+        if n == 0 or moved_depth(k, n) > len(first.shape) or lambda_effects(producer, failing):
+            return ("it is reshaped then transposed, and the map nest it would become is "
+                    "too shallow, or may fail or print (8.1, 8.2)")
+        through = list(dict.fromkeys(t.results[0] for t in transposes))
+    consumers = check.consumers(producer, accepts, through)
+    if isinstance(consumers, str):
+        return f"after a reshape, {consumers}"
+    for c in consumers:
+        why = check.problem(producer, c, through)
+        if why is not None:
+            return why
     return None
 
 
