@@ -121,7 +121,7 @@ def _element_scan(scan: soac.ScanOp | soac.ScanomapOp, accs: list[SSAValue],
     return soac.ScanomapOp(accs, columns, outer, body, list(scan.certs))
 
 
-def _column_nest(scan: soac.ScanOp | soac.ScanomapOp, inputs: list[SSAValue],
+def column_nest(scan: soac.ScanOp | soac.ScanomapOp, inputs: list[SSAValue],
                  nest: list[soac.MapOp], level: int) -> soac.MapOp:
     """Level `level` of the map nest around the element scans: a map over rows of the
     neutral elements and of the transposed inputs (`inputs`), with the checks of the
@@ -132,7 +132,7 @@ def _column_nest(scan: soac.ScanOp | soac.ScanomapOp, inputs: list[SSAValue],
     if level == len(nest) - 1:
         inner: Operation = _element_scan(scan, args[:k], args[k:])
     else:
-        inner = _column_nest(scan, args, nest, level + 1)
+        inner = column_nest(scan, args, nest, level + 1)
     lam.add_ops([inner, soac.YieldOp(*inner.results)])
     result_types = [soac.array_of(r.type) for r in inner.results]
     certs = [*(scan.certs if level == 0 else ()), *nest[level].certs]
@@ -167,7 +167,7 @@ class InterchangeScan(RewritePattern):
         else_block = Block()
         columns = [soac.TransposeOp(a, 0, depth) for a in op.inputs]
         else_block.add_ops(columns)
-        per_column = _column_nest(op, [*op.neutral, *(c.result for c in columns)], nest, 0)
+        per_column = column_nest(op, [*op.neutral, *(c.result for c in columns)], nest, 0)
         k, n = (0, 1) if depth == 1 else (depth, -depth)  # the inverse of (0, depth)
         back = [soac.TransposeOp(r, k, n) for r in per_column.results]
         else_block.add_ops([per_column, *back, scf.YieldOp(*(t.result for t in back))])
@@ -197,7 +197,10 @@ class IswimPass(ModulePass):
     rows), which this pass then interchanges. The producer side (a consumer of the
     interchanged scan fusing with its column nest) does not happen: the new form is
     under the test for rows (an `scf.if`), whose results no rule fuses through. It is
-    opt-in, for exposing the columns' parallelism.
+    opt-in, for exposing the columns' parallelism. Where the interchange's
+    transpositions cancel those of the scanned arrays (a scan down the columns written
+    with transposes), `fuse` interchanges in the default pipeline
+    (`l0.passes.fuse.iswim_rule`).
 
     Fires only when the nest's zip checks were made before the scan (run
     `size-hindrance,rebind` first, as `-O` does; for d >= 2 the inner checks, of the

@@ -8,12 +8,15 @@ patterns applied bottom-up until nothing changes:
   lists for the thesis's ARRINPUTS/UNFUSIBLE sets (`legality.py`) and the compositions
   of 7.2 (`compose.py`);
 * `FuseReplicate`: an input `replicate(n, v)` of a map or fold becomes `v` used
-  directly in the lambda (7.1.1 "replicate fusion").
+  directly in the lambda (7.1.1 "replicate fusion");
+* `FuseIswim`: a scan of row-wise maps over transposed arrays becomes per-row scans
+  (8.3, where the interchange's transpositions cancel), `iswim_rule.py`.
 
 Modules: `legality.py` (which pairs may fuse), `compose.py` (composing lambdas),
 `transpose.py` (moving a transposition between them out of the way, 8.1),
 `scanomap.py` (a map into a scan), `reshape.py` (moving a reshape between them onto
-the producer's inputs, 8.2).
+the producer's inputs, 8.2), `iswim_rule.py` (interchanging a scan of transposed
+arrays with its inner maps, 8.3).
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from l0.passes.fuse.compose import (
     rebuilt,
     rows_block,
 )
+from l0.passes.fuse.iswim_rule import FuseIswim
 from l0.passes.fuse.legality import Fusibility, regular
 from l0.passes.fuse.reshape import pull_reshape, uniform_reshape
 from l0.passes.fuse.reshape import why_not as why_not_pull_reshape
@@ -315,7 +319,16 @@ class FusePass(ModulePass):
       (`map^n(f, reshape(d, a))`), placed where the reshape was: after the size check
       (a `soac.assert`, not moved: errors come in the same order), whose certificate
       the new reshapes take. Then the nest fuses as above (through a transposition of
-      the reshaped arrays too, by PULL-TRANSPOSE).
+      the reshaped arrays too, by PULL-TRANSPOSE);
+    * ISWIM where the transpositions cancel (8.3, Figure 35, `l0.passes.fuse.iswim_rule`):
+      a scan (or scanomap) of a perfect nest of d maps over arrays all given as
+      `transpose(d, -d, a)` (for d = 1, `transpose(a)`) becomes, when there are rows,
+      the nest of d maps around one scan per innermost row of `a`: the interchange's
+      own transpositions cancel the inputs', and those of the results a `transpose(0,
+      d)` of them cancels too (other uses get the result transposed back). The map
+      producing `a` then fuses into the nest (inside it, a map into each scan). Under
+      `iswim`'s conditions (`l0.passes.iswim`); with no rows the results are arrays
+      with every dimension 0, as the scan's.
 
     Fusion happens inside lambdas and loop bodies too, and into consumers on different
     branches of `if`s (one copy of the producer each, as they never both run). It does
@@ -364,7 +377,8 @@ class FusePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         analyses = _Analyses(op, frozenset(Speculation(op).failing))
         producers = FuseProducer(analyses)
-        patterns = GreedyRewritePatternApplier([producers, FuseReplicate(analyses)])
+        patterns = GreedyRewritePatternApplier([producers, FuseReplicate(analyses),
+                                                FuseIswim(analyses.failing, analyses.changed)])
         walker = PatternRewriteWalker(patterns, walk_reverse=True)
         for _ in range(64):
             if not walker.rewrite_module(op):

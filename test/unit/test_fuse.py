@@ -262,7 +262,7 @@ def _matrix_expr(draw: st.DrawFn, mats: list[str], vecs: list[str],
     elem = draw(_element(["x"], scalars))
     pair = draw(_element(["x", "y"], scalars))
     forms = ["rows", "zip_rows", "transpose", "row_sums", "matmul", "scale_rows",
-             "pull", "push", "scan_rows", "regroup"]
+             "pull", "push", "scan_rows", "regroup", "column_scan"]
     if v is not None:
         forms += ["outer", "replicate", "add_vec"]
     form = draw(st.sampled_from(forms))
@@ -286,6 +286,10 @@ def _matrix_expr(draw: st.DrawFn, mats: list[str], vecs: list[str],
         return "mat", (f"scan(fn [int] ([int] x, [int] y) => map(op +, zip(x, y)), "
                        f"replicate(size(1, {m}), 0), "
                        f"map(fn [int] ([int] r) => map(fn int (int x) => {elem}, r), {m}))")
+    if form == "column_scan":  # scans down the columns, written with transposes (ISWIM)
+        return "mat", (f"transpose(scan(fn [int] ([int] x, [int] y) => "
+                       f"map(fn int (int x, int y) => {pair}, zip(x, y)), "
+                       f"replicate(size(0, {m}), 0), transpose({m})))")
     if form == "regroup":  # flattened, mapped, reshaped back (PULL-RESHAPE), row sums
         return "vec", (f"map(fn int ([int] r) => reduce(op +, 0, r), "
                        f"reshape((size(0, {m}), size(1, {m})), map(fn int (int x) => {elem}, "
