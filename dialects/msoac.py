@@ -23,8 +23,8 @@ Outputs come two ways:
   the same shape (thesis 2.1: arrays are regular), failing with "irregular array" at
   the op's `loc` otherwise.
 
-Ops: `msoac.map`, `msoac.reduce` (a left fold; also `soac.redomap`), `msoac.scan`,
-`msoac.filter`, `msoac.iota`, `msoac.replicate`, `msoac.yield`.
+Ops: `msoac.map`, `msoac.reduce` (a left fold; also `soac.redomap`), `msoac.scan` (also
+`soac.scanomap`), `msoac.filter`, `msoac.iota`, `msoac.replicate`, `msoac.yield`.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from xdsl.irdl import (
     lazy_traits_def,
     operand_def,
     opt_prop_def,
+    opt_region_def,
     region_def,
     traits_def,
     var_operand_def,
@@ -201,25 +202,35 @@ class ScanOp(_IntoOuts):
     stored into the destinations `outs` (in order), array accumulators go to the
     `allocated` results (in order).
 
+    `operator`, when present (from `soac.scanomap`, whose fold also maps each row), is
+    the scan's associative operator on accumulators (2k accumulators -> k): a parallel
+    scan combines the totals of chunks with it. Without it the fold's lambda is the
+    operator itself (from `soac.scan`).
+
     Syntax:
         msoac.scan (%zero : i64) over (%a : memref<?xi64>) outs(%o : memref<?xi64>) {
         ^bb0(%acc: i64, %x: i64):
+          ...
+        } operator {
+        ^bb0(%p: i64, %q: i64):
           ...
         }
     """
 
     name = "msoac.scan"
     neutral = var_operand_def()
+    operator = opt_region_def("single_block")
     assembly_format = (
         "`(` $neutral `:` type($neutral) `)` `over` `(` $inputs `:` type($inputs) `)` "
-        + _IntoOuts.SYNTAX_TAIL
+        + _IntoOuts.SYNTAX_TAIL + " (`operator` $operator^)?"
     )
 
     def __init__(self, neutral: Sequence[SSAValue], inputs: Sequence[SSAValue],
                  outs: Sequence[SSAValue], allocated: Sequence[Attribute], body: Region,
-                 loc: str | None = None) -> None:
+                 loc: str | None = None, operator: Region | None = None) -> None:
+        # (IRDL orders the region fields of the subclass first)
         super().__init__(operands=[neutral, inputs, outs], result_types=[allocated],
-                         regions=[body], properties=_loc(loc))
+                         regions=[operator, body], properties=_loc(loc))
 
     def verify_(self) -> None:
         accs = [n.type for n in self.neutral]
@@ -230,6 +241,9 @@ class ScanOp(_IntoOuts):
                      len(self.allocated))
         _check_count("destinations (one per scalar accumulator)", len(accs) - arrays,
                      len(self.outs))
+        if self.operator is not None:
+            y = _check_args(self.operator, accs + accs, "two sets of accumulators")
+            _check_count("operator results (one per accumulator)", len(accs), len(y.values))
 
 
 @irdl_op_definition

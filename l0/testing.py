@@ -39,8 +39,8 @@ from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error
 
 # The ops counted by `structure`: the SOACs and array constructions of the soac dialect.
-STRUCTURE_OPS = ("map", "reduce", "scan", "filter", "redomap", "iota", "replicate", "concat",
-                 "copy", "reshape", "transpose", "split", "update", "index", "array")
+STRUCTURE_OPS = ("map", "reduce", "scan", "filter", "redomap", "scanomap", "iota", "replicate",
+                 "concat", "copy", "reshape", "transpose", "split", "update", "index", "array")
 
 
 @dataclass(frozen=True)

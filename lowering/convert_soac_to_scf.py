@@ -332,9 +332,15 @@ class LowerScan(RewritePattern):
 
 
 def _blocked_scan(op: msoac.ScanOp) -> bool:
-    """Whether `op` becomes the blocked scan: outermost, and its accumulators are
-    scalars of its inputs' element types (a chunk's total starts from its first row)."""
-    if op.allocated or nested_in_parallel(op) or len(op.neutral) != len(op.inputs):
+    """Whether `op` becomes the blocked scan: outermost, its accumulators scalars, and
+    either it has an `operator` (a chunk's total is folded from the neutral elements),
+    or its accumulators are of its inputs' element types (the lambda is the operator,
+    and a chunk's total starts from its first row)."""
+    if op.allocated or nested_in_parallel(op):
+        return False
+    if op.operator is not None:
+        return all(not isinstance(z.type, MemRefType) for z in op.neutral)
+    if len(op.neutral) != len(op.inputs):
         return False
     return all(not isinstance(z.type, MemRefType) and rank_of(a.type) == 1
                and _memref(a).element_type == z.type
@@ -358,23 +364,28 @@ def _fold_rows(b: CodeBuilder, lam: Region, accs: Sequence[SSAValue],
 
 def _scan_blocked(b: CodeBuilder, op: msoac.ScanOp, n: SSAValue) -> None:
     """The blocked scan (Note [Parallel width]): with C chunks, (1) the total of each
-    chunk but the last, in parallel, folding from its first row; (2) the carry-in of
-    each chunk, an exclusive scan of the totals from the neutral elements; (3) each
-    chunk scanned from its carry-in, in parallel. With one chunk, (1) and (2) are
-    skipped and (3) is the sequential scan."""
+    chunk but the last, in parallel, folding from its first row (or, with an
+    `operator`, from the neutral elements: the fold also maps each row); (2) the
+    carry-in of each chunk, an exclusive scan of the totals from the neutral elements
+    with the operator; (3) each chunk scanned from its carry-in, in parallel. With one
+    chunk, (1) and (2) are skipped and (3) is the sequential scan."""
     inputs, outs = list(op.inputs), list(op.outs)
     types: list[Attribute] = [z.type for z in op.neutral]
     count = chunk_count(b, n, op)
     carry = [b.alloc(MemRefType(t, [DYNAMIC_INDEX]), [count]) for t in types]
     lam = op.body
+    operator = lam if op.operator is None else op.operator
 
     def totals(tb: CodeBuilder) -> list[SSAValue]:
         # carry[c + 1] := the total of chunk c, for every chunk but the last.
         def chunk(cb: CodeBuilder, c: SSAValue) -> None:
             lo, hi = chunk_bounds(cb, c, n, count)
-            first = rows(cb, inputs, lo)
-            for t, m in zip(_fold_rows(cb, lam, first, inputs, cb.addi(lo, cb.i64(1)), hi),
-                            carry, strict=True):
+            if op.operator is None:
+                total = _fold_rows(cb, lam, rows(cb, inputs, lo), inputs,
+                                   cb.addi(lo, cb.i64(1)), hi)
+            else:
+                total = _fold_rows(cb, lam, list(op.neutral), inputs, lo, hi)
+            for t, m in zip(total, carry, strict=True):
                 cb.store(t, m, [cb.addi(c, cb.i64(1))])
 
         parallel_for(tb, tb.i64(0), tb.subi(count, tb.i64(1)), chunk)
@@ -382,7 +393,7 @@ def _scan_blocked(b: CodeBuilder, op: msoac.ScanOp, n: SSAValue) -> None:
         # carry[c] := neutral (+) total 0 (+) ... (+) total c-1.
         def inclusive(lb: CodeBuilder, c: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
             chunk_totals = [lb.load(m, [c]) for m in carry]
-            new = inline_lambda(lam.clone().block, lb, [*acc, *chunk_totals])
+            new = inline_lambda(operator.clone().block, lb, [*acc, *chunk_totals])
             for v, m in zip(new, carry, strict=True):
                 lb.store(v, m, [c])
             return new

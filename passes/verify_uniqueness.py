@@ -188,7 +188,7 @@ class _Checker:
                 self.lambda_(op, op.body, [], list(op.inputs), state, allowed)
             case soac.ReduceOp() | soac.ScanOp():
                 self.lambda_(op, op.body, list(op.neutral), list(op.inputs), state, allowed)
-            case soac.RedomapOp():
+            case soac.RedomapOp() | soac.ScanomapOp():
                 neutral = list(op.neutral)
                 self.lambda_(op, op.outer, neutral, neutral, state, allowed)
                 self.lambda_(op, op.inner, neutral, list(op.inputs), state, allowed)

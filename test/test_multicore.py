@@ -49,6 +49,36 @@ def test_forms_match_the_sequential_back_end(threads: int, data: np.ndarray) -> 
     assert par.sum(data[:0]) == 0 and par.maxi(data[:1]) == max(-1, int(data[0]))
 
 
+SCANOMAPS = {
+    "squares": "fun [int] main([int] a) = scan(op +, 0, map(fn int (int x) => x * x, a))",
+    # composing affine maps x -> a*x + b (mod p): associative, not commutative
+    "affine": """
+fun [int] main([int] a) =
+  let {p, q} = unzip(scan(fn {int, int} ({int, int} f, {int, int} g) =>
+                            let {a1, b1} = f in
+                            let {a2, b2} = g in
+                            {(a1 * a2) % 1000003, (b1 * a2 + b2) % 1000003},
+                          {1, 0},
+                          map(fn {int, int} (int x) => {x % 7 + 8, x % 1000 + 1000}, a))) in
+  map(op +, zip(p, q))""",
+    "rows": """
+fun [int] main([[int]] m) = scan(op +, 0, map(fn int ([int] r) => reduce(op +, 0, r), m))""",
+}
+"""Maps into scans: `main` only, as the optimiser keeps (and fuses) only `main`."""
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_fused_scans_match_the_sequential_back_end(threads: int, data: np.ndarray) -> None:
+    """Maps fused into scans (scanomap) scan in chunks combined with the scan's operator,
+    here also one that is not commutative (composing affine maps): the unfused result."""
+    for name, src in SCANOMAPS.items():
+        cpu = l0.compile(src, backend="cpu", optimise=False)
+        par = l0.compile(src, backend="multicore", threads=threads)
+        assert "soac.scanomap" in str(par.module), name
+        arg = data.reshape(-1, 4) if name == "rows" else data
+        np.testing.assert_array_equal(par.main(arg), cpu.main(arg), err_msg=name)
+
+
 FAILING = """
 fun [int] main(int n, [int] a) =
   map(fn int (int i) => if i % 40000 = 39999 then a[i] else i, iota(n))

@@ -1,6 +1,7 @@
 """The second-order array combinators of the `soac` dialect (thesis 2.2): `soac.map`,
-`reduce`, `scan`, `filter` and `redomap`, whose lambdas are single-block regions ending
-in `soac.yield`. Their syntax names the lambda's arguments (`l0.dialects.soac.syntax`).
+`reduce`, `scan`, `filter`, `redomap` and `scanomap`, whose lambdas are single-block
+regions ending in `soac.yield`. Their syntax names the lambda's arguments
+(`l0.dialects.soac.syntax`).
 """
 
 from __future__ import annotations
@@ -275,8 +276,67 @@ class FilterOp(_LambdaOverArrays):
         return op
 
 
+class _MapFoldOp(IRDLOperation, ABC):
+    """What `soac.redomap` and `soac.scanomap` share: a map fused into a fold. Its
+    meaning is a left fold with the `inner` lambda (k accumulators and one row of each
+    input -> k accumulators) starting from the neutral elements; `outer` (2k
+    accumulators -> k) is the associative operator that combines partial results of a
+    parallel implementation. They differ in their results, of the types `result_type`
+    makes of the accumulators'."""
+
+    neutral = var_operand_def(VALUE)
+    inputs = var_operand_def(ARRAY)
+    certs = var_operand_def(CERT)
+    outer = region_def("single_block")
+    inner = region_def("single_block")
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(RecursiveMemoryEffect())
+
+    RESULTS: ClassVar[str]
+    """Where the result types come from, for the verifier's messages."""
+
+    @staticmethod
+    @abstractmethod
+    def result_type(accumulator: Attribute) -> Attribute: ...
+
+    def __init__(self, neutral: Sequence[SSAValue | Operation],
+                 inputs: Sequence[SSAValue | Operation], outer: Region, inner: Region,
+                 certs: Sequence[SSAValue | Operation] = ()) -> None:
+        super().__init__(operands=[neutral, inputs, certs],
+                         result_types=[[self.result_type(SSAValue.get(n).type)
+                                        for n in neutral]],
+                         regions=[outer, inner])
+
+    def verify_(self) -> None:
+        if not self.neutral:
+            raise VerifyException("expected at least one neutral element, found 0")
+        if not self.inputs:
+            raise VerifyException("expected at least one input array, found 0")
+        accs = _acc_args(self.neutral)
+        yields = _neutral_yields(self.neutral)
+        _verify_lambda(self.outer, "the outer lambda", accs + accs, yields)
+        _verify_lambda(self.inner, "the inner lambda", accs + _row_args(self.inputs), yields)
+        expect_result_types(self, [self.result_type(n.type) for n in self.neutral],
+                            self.RESULTS)
+
+    def print(self, printer: Printer) -> None:
+        print_fold(printer, self.neutral, self.inputs, self.certs, self.inner)
+        printer.print_string(" outer")
+        print_lambda(printer, self.outer, False)
+        print_attr_dict(printer, self, keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        neutral, inputs, certs, inner = parse_fold(parser)
+        parser.parse_keyword("outer")
+        outer = parser.parse_region()
+        op = cls(neutral, inputs, outer, inner, certs)
+        op.attributes |= parse_attr_dict(parser, keyword=True)
+        return op
+
+
 @irdl_op_definition
-class RedomapOp(IRDLOperation):
+class RedomapOp(_MapFoldOp):
     """`redomap(g, f, (n1, ..., nk), a, b, ...)`: a fused map and reduce. Its meaning is a
     left fold with the `inner` lambda (k accumulators and one row of each input -> k
     accumulators) starting from the neutral elements; `outer` (2k accumulators -> k) is
@@ -295,48 +355,42 @@ class RedomapOp(IRDLOperation):
     """
 
     name = "soac.redomap"
-    neutral = var_operand_def(VALUE)
-    inputs = var_operand_def(ARRAY)
-    certs = var_operand_def(CERT)
     outputs = var_result_def(VALUE)
-    outer = region_def("single_block")
-    inner = region_def("single_block")
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(RecursiveMemoryEffect())
+    RESULTS: ClassVar[str] = "the types of the neutral elements"
 
-    def __init__(self, neutral: Sequence[SSAValue | Operation],
-                 inputs: Sequence[SSAValue | Operation], outer: Region, inner: Region,
-                 certs: Sequence[SSAValue | Operation] = ()) -> None:
-        super().__init__(operands=[neutral, inputs, certs],
-                         result_types=[[SSAValue.get(n).type for n in neutral]],
-                         regions=[outer, inner])
+    @staticmethod
+    def result_type(accumulator: Attribute) -> Attribute:
+        return accumulator
 
-    def verify_(self) -> None:
-        if not self.neutral:
-            raise VerifyException("expected at least one neutral element, found 0")
-        if not self.inputs:
-            raise VerifyException("expected at least one input array, found 0")
-        accs = _acc_args(self.neutral)
-        yields = _neutral_yields(self.neutral)
-        _verify_lambda(self.outer, "the outer lambda", accs + accs, yields)
-        _verify_lambda(self.inner, "the inner lambda", accs + _row_args(self.inputs), yields)
-        expect_result_types(self, [n.type for n in self.neutral],
-                             "the types of the neutral elements")
 
-    def print(self, printer: Printer) -> None:
-        print_fold(printer, self.neutral, self.inputs, self.certs, self.inner)
-        printer.print_string(" outer")
-        print_lambda(printer, self.outer, False)
-        print_attr_dict(printer, self, keyword=True)
+@irdl_op_definition
+class ScanomapOp(_MapFoldOp):
+    """`scanomap(g, f, (n1, ..., nk), a, b, ...)`: a fused map and scan (the fusion of a
+    map into a scan, redomap's pattern for scan). Its meaning is every intermediate
+    result of the left fold with the `inner` lambda from the neutral elements (an
+    inclusive scan); `outer` (2k accumulators -> k) is the scan's associative operator,
+    which a parallel implementation uses to combine the totals of chunks. The results
+    are arrays of the accumulator types. `scan(f, ne, a)` is `scanomap(f, f, ne, a)`.
 
-    @classmethod
-    def parse(cls, parser: Parser) -> RedomapOp:
-        neutral, inputs, certs, inner = parse_fold(parser)
-        parser.parse_keyword("outer")
-        outer = parser.parse_region()
-        op = cls(neutral, inputs, outer, inner, certs)
-        op.attributes |= parse_attr_dict(parser, keyword=True)
-        return op
+    Syntax (as redomap's; the header names the inner lambda's arguments):
+        %s = soac.scanomap(%acc = %zero : f64) over(%x = %a : tensor<?xf64>) <%c> {
+          %sq = arith.mulf %x, %x : f64
+          %y = arith.addf %acc, %sq : f64
+          soac.yield %y : f64
+        } outer {
+        ^bb0(%p: f64, %q: f64):
+          %y = arith.addf %p, %q : f64
+          soac.yield %y : f64
+        }
+    """
+
+    name = "soac.scanomap"
+    outputs = var_result_def(ARRAY)
+    RESULTS: ClassVar[str] = "arrays of the neutral elements' types"
+
+    @staticmethod
+    def result_type(accumulator: Attribute) -> Attribute:
+        return array_of(accumulator)
 
 
 def row_arguments(op: Operation) -> list[tuple[BlockArgument, SSAValue]]:
@@ -347,7 +401,7 @@ def row_arguments(op: Operation) -> list[tuple[BlockArgument, SSAValue]]:
             return list(zip(op.body.block.args, op.inputs, strict=False))
         case ReduceOp() | ScanOp():
             return list(zip(op.body.block.args[len(op.neutral):], op.inputs, strict=False))
-        case RedomapOp():
+        case RedomapOp() | ScanomapOp():
             return list(zip(op.inner.block.args[len(op.neutral):], op.inputs, strict=False))
         case _:
             return []
@@ -362,6 +416,7 @@ class YieldOp(LambdaYield):
 
     name = "soac.yield"
     traits = lazy_traits_def(
-        lambda: (IsTerminator(), Pure(), HasParent(MapOp, ReduceOp, ScanOp, FilterOp, RedomapOp))
+        lambda: (IsTerminator(), Pure(), HasParent(MapOp, ReduceOp, ScanOp, FilterOp, RedomapOp,
+                                                ScanomapOp))
     )
 

@@ -358,7 +358,8 @@ def parse_row_lambda(parser: Parser, with_results: bool) -> RowLambda:
 def print_fold(printer: Printer, neutral: Sequence[SSAValue], inputs: Sequence[SSAValue],
                certs: Sequence[SSAValue], body: Region) -> None:
     """`(%acc = %ne : T) over(%x = %a : A) <%c> { ... }`: a fold, the syntax of
-    `soac.reduce` and `soac.scan`, and of `soac.redomap` with its inner lambda."""
+    `soac.reduce` and `soac.scan`, and of `soac.redomap` and `soac.scanomap` with their
+    inner lambda."""
     bound = _print_fold_header(printer, body, neutral, inputs)
     _print_certs(printer, certs)
     print_lambda(printer, body, bound)

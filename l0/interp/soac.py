@@ -483,7 +483,7 @@ def _filter(e: Emitter, op: Operation) -> None:
                  per_element)
 
 
-def _fold(e: Emitter, op: d.ReduceOp | d.ScanOp | d.RedomapOp, block: Block,
+def _fold(e: Emitter, op: d.ReduceOp | d.ScanOp | d.RedomapOp | d.ScanomapOp, block: Block,
           scan: bool) -> None:
     """reduce (and redomap's inner lambda) or scan: a left fold from the neutrals."""
     neutral = list(op.neutral)
@@ -538,3 +538,10 @@ def _redomap(e: Emitter, op: Operation) -> None:
     # the outer (combining) lambda only matters to parallel implementations.
     assert isinstance(op, d.RedomapOp)
     _fold(e, op, op.inner.block, scan=False)
+
+
+@emits("soac.scanomap")
+def _scanomap(e: Emitter, op: Operation) -> None:
+    # Every intermediate result of the left fold with the inner lambda, as redomap's.
+    assert isinstance(op, d.ScanomapOp)
+    _fold(e, op, op.inner.block, scan=True)

@@ -29,8 +29,8 @@ from xdsl.ir import Block, Operation, SSAValue
 from l0.dialects import soac
 from l0.dialects.memref_types import Kind, join, row_kind
 
-_FRESH = (soac.MapOp, soac.ScanOp, soac.FilterOp, soac.IotaOp, soac.ReplicateOp,
-          soac.ArrayOp, soac.EmptyOp, soac.CopyOp, soac.ConcatOp)
+_FRESH = (soac.MapOp, soac.ScanOp, soac.ScanomapOp, soac.FilterOp, soac.IotaOp,
+          soac.ReplicateOp, soac.ArrayOp, soac.EmptyOp, soac.CopyOp, soac.ConcatOp)
 
 
 class Layouts:
@@ -139,7 +139,7 @@ class Layouts:
             self._block(op.body.block)
         elif isinstance(op, soac.ReduceOp | soac.ScanOp):
             self._fold(op, op.body.block)
-        elif isinstance(op, soac.RedomapOp):
+        elif isinstance(op, soac.RedomapOp | soac.ScanomapOp):
             self._fold(op, op.inner.block)
 
     def _for(self, op: scf.ForOp) -> None:
@@ -150,7 +150,8 @@ class Layouts:
         self._merge(carried, _yielded(body))
         self._merge(op.results, carried)
 
-    def _fold(self, op: soac.ReduceOp | soac.ScanOp | soac.RedomapOp, block: Block) -> None:
+    def _fold(self, op: soac.ReduceOp | soac.ScanOp | soac.RedomapOp | soac.ScanomapOp,
+              block: Block) -> None:
         k = len(op.neutral)
         accs = block.args[:k]
         self._merge(accs, op.neutral)

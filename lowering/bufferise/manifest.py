@@ -25,7 +25,8 @@ from xdsl.ir import Operation, SSAValue
 
 from l0.dialects import soac
 
-_SOACS = (soac.MapOp, soac.ReduceOp, soac.ScanOp, soac.FilterOp, soac.RedomapOp)
+_SOACS = (soac.MapOp, soac.ReduceOp, soac.ScanOp, soac.FilterOp, soac.RedomapOp,
+          soac.ScanomapOp)
 _REPEATERS = (*_SOACS, scf.ForOp, scf.WhileOp)
 _VIEWS = (soac.TransposeOp, soac.ReshapeOp, soac.SplitOp)
 

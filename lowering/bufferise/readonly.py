@@ -28,7 +28,8 @@ from l0.dialects import soac
 _VIEWS = (soac.IndexOp, soac.TransposeOp, soac.SplitOp, soac.ReshapeOp)
 _READS = (soac.SizeOp, soac.CopyOp, soac.ConcatOp, soac.ArrayOp, soac.ReplicateOp,
           soac.AssertOp)
-_SOACS = (soac.MapOp, soac.ReduceOp, soac.ScanOp, soac.FilterOp, soac.RedomapOp)
+_SOACS = (soac.MapOp, soac.ReduceOp, soac.ScanOp, soac.FilterOp, soac.RedomapOp,
+          soac.ScanomapOp)
 
 
 def unique_params(module: ModuleOp) -> dict[str, list[bool]]:
@@ -47,7 +48,7 @@ def unique_params(module: ModuleOp) -> dict[str, list[bool]]:
 def _lambda_arg(op: Operation, operand_index: int) -> BlockArgument | None:
     """The lambda argument bound to the rows of operand `operand_index` of a SOAC, or
     None if that operand is not one of its input arrays."""
-    if isinstance(op, soac.RedomapOp):
+    if isinstance(op, soac.RedomapOp | soac.ScanomapOp):
         block, skip = op.inner.block, len(op.neutral)
     elif isinstance(op, soac.ReduceOp | soac.ScanOp):
         block, skip = op.body.block, len(op.neutral)

@@ -1,17 +1,21 @@
-"""Bufferisation of the SOACs: `soac.map/reduce/redomap/scan/filter` -> `msoac` ops.
+"""Bufferisation of the SOACs: `soac.map/reduce/redomap/scan/scanomap/filter` -> `msoac`
+ops.
 
 Inputs become memrefs (rows are bound to the lambda as scalars or views, never
 copies). Outputs are decided here:
 
-* a `map` result of scalars, and a `scan` result of scalar accumulators, is a fresh
-  one-dimensional buffer allocated before the op (its destination);
+* a `map` result of scalars, and a `scan` (or `scanomap`) result of scalar
+  accumulators, is a fresh one-dimensional buffer allocated before the op (its
+  destination);
 * a `map` result of arrays gets a destination of the full shape when
   `shapes.row_shape` knows the row shape beforehand, and passes the view of row i on
   to the lambda (Note [Destinations] in `convert.py`); otherwise the op allocates it
   when row 0 is known (an `allocated` result);
 * `scan` with array accumulators and `filter` allocate their results themselves;
 * `reduce` (and `redomap`, whose meaning is the left fold with its inner lambda) only
-  carries accumulators.
+  carries accumulators;
+* `scanomap` is the `msoac.scan` of its inner lambda, carrying its outer lambda as the
+  scan's `operator` when every accumulator is a scalar (a blocked parallel scan).
 
 An op that was itself given a destination by its parent writes there.
 """
@@ -32,7 +36,8 @@ from l0.lowering.bufferise.shapes import materialise, row_shape
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.checks import enclosing_loc
 
-_CAN_TAKE_DESTINATION = (soac.MapOp, soac.IotaOp, soac.ReplicateOp, soac.CopyOp, soac.ScanOp)
+_CAN_TAKE_DESTINATION = (soac.MapOp, soac.IotaOp, soac.ReplicateOp, soac.CopyOp, soac.ScanOp,
+                         soac.ScanomapOp)
 
 
 def takes_destination(v: SSAValue, block: Block) -> bool:
@@ -42,7 +47,7 @@ def takes_destination(v: SSAValue, block: Block) -> bool:
         return False
     if len(list(v.uses)) != 1:
         return False
-    if isinstance(v.op, soac.ScanOp):
+    if isinstance(v.op, soac.ScanOp | soac.ScanomapOp):
         return rank_of(v.type) == 1
     return isinstance(v.op, _CAN_TAKE_DESTINATION)
 
@@ -167,7 +172,8 @@ def _memref(v: SSAValue) -> MemRefType:
 # ---------------------------------------------------------------------------------------
 
 
-def _fold_parts(cv: Converter, op: soac.ReduceOp | soac.ScanOp | soac.RedomapOp,
+def _fold_parts(cv: Converter,
+                op: soac.ReduceOp | soac.ScanOp | soac.RedomapOp | soac.ScanomapOp,
                 block: Block, b: CodeBuilder) -> tuple[list[Attribute], list[SSAValue],
                                                        list[SSAValue], Region]:
     """Accumulator types, neutral values, inputs and the converted lambda of a fold."""
@@ -212,16 +218,37 @@ def _redomap(cv: Converter, op: Operation, b: CodeBuilder) -> None:
 @handles(soac.ScanOp)
 def _scan(cv: Converter, op: Operation, b: CodeBuilder) -> None:
     assert isinstance(op, soac.ScanOp)
+    _scan_into(cv, op, op.body.block, b)
+
+
+@handles(soac.ScanomapOp)
+def _scanomap(cv: Converter, op: Operation, b: CodeBuilder) -> None:
+    # The meaning of scanomap is the inclusive scan of the fold with its inner lambda;
+    # the outer lambda (the operator) lets the scan run blocked in parallel.
+    assert isinstance(op, soac.ScanomapOp)
+    _scan_into(cv, op, op.inner.block, b)
+
+
+def _scan_into(cv: Converter, op: soac.ScanOp | soac.ScanomapOp, block: Block,
+               b: CodeBuilder) -> None:
     n = b.dim(cv.get(op.inputs[0]), 0)
     outs: list[SSAValue] = []
     for r in op.results:
         if rank_of(r.type) == 1:
             given = cv.dest_for.get(r)
             outs.append(given if given is not None else b.alloc(_identity(cv, r), [n]))
-    acc_types, neutral, inputs, region = _fold_parts(cv, op, op.body.block, b)
+    acc_types, neutral, inputs, region = _fold_parts(cv, op, block, b)
+    operator = None
+    if isinstance(op, soac.ScanomapOp) and len(outs) == len(acc_types):
+        # Only scalar accumulators are combined in parallel (`convert-soac-to-scf`).
+        outer = op.outer.block
+        term = outer.last_op
+        assert term is not None
+        operator, _ = _lambda(cv, outer, [*acc_types, *acc_types], len(outer.args),
+                              list(term.operands), acc_types)
     arrays = [r for r in op.results if rank_of(r.type) > 1]
     new = b.add(msoac.ScanOp(neutral, inputs, outs, [_identity(cv, r) for r in arrays],
-                             region, enclosing_loc(op)))
+                             region, enclosing_loc(op), operator))
     scalars = iter(outs)
     allocated = iter(new.allocated)
     for r in op.results:

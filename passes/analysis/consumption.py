@@ -65,17 +65,18 @@ from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from l0.dialects import soac
 
-SOACS = (soac.MapOp, soac.ReduceOp, soac.ScanOp, soac.FilterOp, soac.RedomapOp)
+SOACS = (soac.MapOp, soac.ReduceOp, soac.ScanOp, soac.FilterOp, soac.RedomapOp,
+         soac.ScanomapOp)
 """The second-order array combinators: ops whose lambda runs once per row."""
 
-FOLDS = (soac.ReduceOp, soac.ScanOp, soac.RedomapOp)
+FOLDS = (soac.ReduceOp, soac.ScanOp, soac.RedomapOp, soac.ScanomapOp)
 """The SOACs with accumulators: their lambda's first parameters carry a value on."""
 
 LOOPS = (scf.ForOp, scf.WhileOp)
 
 FRESH = (
-    soac.CopyOp, soac.MapOp, soac.ScanOp, soac.FilterOp, soac.ArrayOp, soac.ConcatOp,
-    soac.IotaOp, soac.EmptyOp, soac.SizeOp,
+    soac.CopyOp, soac.MapOp, soac.ScanOp, soac.ScanomapOp, soac.FilterOp, soac.ArrayOp,
+    soac.ConcatOp, soac.IotaOp, soac.EmptyOp, soac.SizeOp,
 )
 """Ops whose results never share memory with their operands."""
 
@@ -141,7 +142,8 @@ def consumed_operands(op: Operation) -> list[SSAValue]:
             return [op.array]
         case func.CallOp() | scf.ForOp() | scf.WhileOp():
             return [x for x in op.operands if is_array(x)]
-        case soac.MapOp() | soac.ReduceOp() | soac.ScanOp() | soac.FilterOp() | soac.RedomapOp():
+        case soac.MapOp() | soac.ReduceOp() | soac.ScanOp() | soac.FilterOp() | soac.RedomapOp() \
+                | soac.ScanomapOp():
             inner = (o for r in op.regions for top in r.block.ops for o in top.walk())
             if any(isinstance(o, soac.UpdateOp | func.CallOp | scf.ForOp | scf.WhileOp)
                    for o in inner):
@@ -158,11 +160,11 @@ def consumed_operands(op: Operation) -> list[SSAValue]:
 
 def lambda_args_for(op: Operation, index: int) -> list[BlockArgument]:
     """The lambda parameters of the SOAC `op` bound to its operand number `index`."""
-    accs = len(op.neutral) if isinstance(op, soac.ReduceOp | soac.ScanOp | soac.RedomapOp) else 0
+    accs = len(op.neutral) if isinstance(op, FOLDS) else 0
     n_inputs = len(op.inputs) if isinstance(op, SOACS) else 0
     if index >= accs + n_inputs:
         return []  # a certificate
-    if isinstance(op, soac.RedomapOp):
+    if isinstance(op, soac.RedomapOp | soac.ScanomapOp):
         if index < accs:
             return [op.inner.block.args[index], op.outer.block.args[index],
                     op.outer.block.args[index + accs]]

@@ -88,7 +88,7 @@ def _may_be_irregular(op: Operation) -> bool:
             if not isinstance(y, soac.YieldOp):
                 return True
             return not all(_uniform_rows(v, op) for v in y.values)
-        case soac.ScanOp():
+        case soac.ScanOp() | soac.ScanomapOp():
             return any(isinstance(n.type, TensorType) for n in op.neutral)
         case _:
             return False

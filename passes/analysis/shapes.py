@@ -100,7 +100,7 @@ def _arg_shape(v: BlockArgument, scope: Operation) -> Shape | None:
         inputs, first = list(op.inputs), 0
     elif isinstance(op, soac.ReduceOp | soac.ScanOp):
         inputs, first = list(op.inputs), len(op.neutral)
-    elif isinstance(op, soac.RedomapOp) and v.block is op.inner.block:
+    elif isinstance(op, soac.RedomapOp | soac.ScanomapOp) and v.block is op.inner.block:
         inputs, first = list(op.inputs), len(op.neutral)
     else:
         return None
@@ -146,7 +146,7 @@ def _map(op: Operation, index: int, scope: Operation) -> Shape | None:
 
 
 def _scan(op: Operation, index: int, scope: Operation) -> Shape | None:
-    assert isinstance(op, soac.ScanOp)
+    assert isinstance(op, soac.ScanOp | soac.ScanomapOp)
     if _rank(op.results[index]) != 1:
         return None
     n = _outer(list(op.inputs), scope)
@@ -246,6 +246,7 @@ def transposed(items: list[Item], k: int, n: int) -> list[Item]:
 _RULES: dict[type[Operation], Callable[[Operation, int, Operation], Shape | None]] = {
     soac.MapOp: _map,
     soac.ScanOp: _scan,
+    soac.ScanomapOp: _scan,
     soac.IotaOp: _iota,
     soac.ReplicateOp: _replicate,
     soac.CopyOp: _same_as_array,

@@ -283,7 +283,7 @@ class HoistChecks(RewritePattern):
     def match_and_rewrite(
         self,
         op: scf.ForOp | soac.MapOp | soac.ReduceOp | soac.ScanOp | soac.FilterOp
-        | soac.RedomapOp,
+        | soac.RedomapOp | soac.ScanomapOp,
         rewriter: PatternRewriter,
     ) -> None:
         loop = loop_of(op)

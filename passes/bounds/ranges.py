@@ -250,7 +250,7 @@ class Ranges:
                 return (op.array, d + len(op.indices))
             case soac.ReshapeOp() if d == 0:
                 return self.affine(op.shape[0])
-            case soac.MapOp() | soac.ScanOp() if d == 0:
+            case soac.MapOp() | soac.ScanOp() | soac.ScanomapOp() if d == 0:
                 return (op.inputs[0], 0)
             case _:
                 pass

@@ -84,7 +84,8 @@ class RegionKind(Enum):
     BRANCH = "branch"
     """Once or not at all, depending on a condition."""
     COMBINE = "combine"
-    """The combining lambda of a `redomap`: an unknown number of times, maybe never."""
+    """The combining lambda of a `redomap` or `scanomap`: an unknown number of times,
+    maybe never."""
 
 
 def hoisting_regions(holder: Operation) -> list[tuple[Region, RegionKind]]:
@@ -95,7 +96,7 @@ def hoisting_regions(holder: Operation) -> list[tuple[Region, RegionKind]]:
         case scf.IfOp():
             return [(holder.true_region, RegionKind.BRANCH),
                     (holder.false_region, RegionKind.BRANCH)]
-        case soac.RedomapOp():
+        case soac.RedomapOp() | soac.ScanomapOp():
             return [(holder.inner, RegionKind.LOOP), (holder.outer, RegionKind.COMBINE)]
         case soac.MapOp() | soac.ReduceOp() | soac.ScanOp() | soac.FilterOp():
             return [(holder.body, RegionKind.LOOP)]

@@ -8,12 +8,17 @@ patterns applied bottom-up until nothing changes:
   lists for the thesis's ARRINPUTS/UNFUSIBLE sets (`legality.py`) and the compositions
   of 7.2 (`compose.py`);
 * `FuseReplicate`: an input `replicate(n, v)` of a map or fold becomes `v` used
-  directly in the lambda (7.1.1 "replicate fusion").
+  directly in the lambda (7.1.1 "replicate fusion");
+* `FuseIswim`: a scan of row-wise maps over transposed arrays becomes per-row scans
+  (8.3, where the interchange's transpositions cancel), `iswim_rule.py`.
 
 Modules: `legality.py` (which pairs may fuse), `compose.py` (composing lambdas),
-`transpose.py` (moving a transposition between them out of the way, 8.1).
+`transpose.py` (moving a transposition between them out of the way, 8.1),
+`scanomap.py` (a map into a scan), `reshape.py` (moving a reshape between them onto
+the producer's inputs, 8.2), `iswim_rule.py` (interchanging a scan of transposed
+arrays with its inner maps, 8.3).
 
-When those two patterns are done, two more rules run, each in its own module, in this
+When those patterns are done, two more rules run, each in its own module, in this
 order (`FusePass.apply`, repeated until nothing changes):
 
 * `horizontal.py`: sibling SOACs of one size and no dependence become one
@@ -54,7 +59,11 @@ from l0.passes.fuse.compose import (
 )
 from l0.passes.fuse.duplicate import SplitProducer
 from l0.passes.fuse.horizontal import explain_apart, fuse_siblings
+from l0.passes.fuse.iswim_rule import FuseIswim
 from l0.passes.fuse.legality import Fusibility, regular
+from l0.passes.fuse.reshape import pull_reshape, uniform_reshape
+from l0.passes.fuse.reshape import why_not as why_not_pull_reshape
+from l0.passes.fuse.scanomap import SCAN_CONSUMERS, as_scanomap
 from l0.passes.fuse.transpose import (
     can_push,
     moved_depth,
@@ -64,7 +73,7 @@ from l0.passes.fuse.transpose import (
     uniform_transpose,
 )
 
-_MAP_CONSUMERS = (soac.MapOp, soac.ReduceOp, soac.RedomapOp)
+_MAP_CONSUMERS = (soac.MapOp, soac.ReduceOp, soac.RedomapOp, *SCAN_CONSUMERS)
 _FILTER_CONSUMERS = (soac.FilterOp, soac.ReduceOp, soac.RedomapOp)
 
 
@@ -98,7 +107,9 @@ def _fused(rewriter: PatternRewriter, producer: soac.MapOp | soac.FilterOp,
     original = consumer
     if isinstance(consumer, soac.ReduceOp):
         consumer = as_redomap(consumer)
-    assert isinstance(consumer, soac.MapOp | soac.FilterOp | soac.RedomapOp)
+    elif isinstance(consumer, soac.ScanOp):
+        consumer = as_scanomap(consumer)
+    assert isinstance(consumer, soac.MapOp | soac.FilterOp | soac.RedomapOp | soac.ScanomapOp)
     block, first = rows_block(consumer)
     inputs = list(consumer.inputs)
     if isinstance(producer, soac.MapOp):
@@ -115,7 +126,7 @@ def _fused(rewriter: PatternRewriter, producer: soac.MapOp | soac.FilterOp,
     else:
         values = list(new.results)
     if consumer is not original:
-        consumer.erase()  # the intermediate redomap, now without regions
+        consumer.erase()  # the intermediate redomap or scanomap, now without regions
     return new, values
 
 
@@ -179,6 +190,19 @@ class FuseProducer(RewritePattern):
         if not isinstance(op, soac.MapOp | soac.FilterOp):
             return
         consumers = self.problem(op)
+        # PULL-RESHAPE (8.2): the reshapes move onto the inputs, then the walker comes
+        # back to the nest the producer has become.
+        if isinstance(consumers, str) and isinstance(op, soac.MapOp) and regular(op):
+            reshapes = uniform_reshape(op)
+            if reshapes is not None:
+                why = why_not_pull_reshape(op, reshapes, self.analyses.get(),
+                                           self.analyses.failing, _MAP_CONSUMERS)
+                if why is not None:
+                    self.unfused[op] = why
+                    return
+                pull_reshape(rewriter, op, reshapes)
+                self.analyses.changed()
+                return
         if isinstance(consumers, str) and isinstance(op, soac.MapOp) and regular(op) \
                 and all(isinstance(u.operation, soac.TransposeOp)
                         for r in op.results for u in r.uses):
@@ -283,6 +307,12 @@ class FusePass(ModulePass):
       whose lambda runs the producer's lambda, then the consumer's;
     * map -> reduce, map -> redomap: a redomap (a reduce first becomes
       `redomap(f, f, ne, a)`) whose inner lambda runs the producer's lambda first;
+    * map -> scan, map -> scanomap (redomap's pattern for scan,
+      `l0.passes.fuse.scanomap`): `scan(op, ne, map(f, a))` becomes the scanomap
+      `scanomap(op, fn (acc, x) => op(acc, f(x)), ne, a)` (a scan first becomes
+      `scanomap(op, op, ne, a)`), whose inner lambda runs the producer's lambda first;
+      the fold keeps the scan's order (exact for operators that are not commutative),
+      and the operator stays as the outer lambda, for the blocked parallel scan;
     * filter -> filter: one filter whose predicate is `p(x) && q(x)` (as
       `if p(x) then q(x) else false`: `&&` is not lazy in L0);
     * filter -> reduce, filter -> redomap: a redomap whose inner lambda folds only the
@@ -295,7 +325,24 @@ class FusePass(ModulePass):
       (PUSH-TRANSPOSE: the consumer runs on the untransposed output and the inverse
       transpositions of its other inputs, its results are transposed back) if the
       consumers are, and the nest whose elements it reorders can neither fail nor
-      print; then the producer fuses as above.
+      print; then the producer fuses as above;
+    * across reshape (PULL-RESHAPE, 8.2, `l0.passes.fuse.reshape`): when every output
+      of a map over one-dimensional arrays, yielding scalars, reaches its consumers
+      through `reshape((d1, ..., dn), ...)` to one shape, the reshape moves onto the
+      producer's inputs and the producer becomes a nest of n maps around its lambda
+      (`map^n(f, reshape(d, a))`), placed where the reshape was: after the size check
+      (a `soac.assert`, not moved: errors come in the same order), whose certificate
+      the new reshapes take. Then the nest fuses as above (through a transposition of
+      the reshaped arrays too, by PULL-TRANSPOSE);
+    * ISWIM where the transpositions cancel (8.3, Figure 35, `l0.passes.fuse.iswim_rule`):
+      a scan (or scanomap) of a perfect nest of d maps over arrays all given as
+      `transpose(d, -d, a)` (for d = 1, `transpose(a)`) becomes, when there are rows,
+      the nest of d maps around one scan per innermost row of `a`: the interchange's
+      own transpositions cancel the inputs', and those of the results a `transpose(0,
+      d)` of them cancels too (other uses get the result transposed back). The map
+      producing `a` then fuses into the nest (inside it, a map into each scan). Under
+      `iswim`'s conditions (`l0.passes.iswim`); with no rows the results are arrays
+      with every dimension 0, as the scan's.
 
     Horizontal fusion (the LMS loop fusion algorithm; `l0.passes.fuse.horizontal`),
     once no producer fuses any more: sibling SOACs in one block whose inputs have one
@@ -336,9 +383,12 @@ class FusePass(ModulePass):
     check would vanish); the producer's lambda may fail or print and so may something
     between it and the end of the consumer (the error reported, or the order of the
     output, would change); a filter's consumer has inputs that are not the filter's
-    outputs; a scan is the consumer (FUSE-MAP-SCAN is not implemented), or a reshape
-    stands between them (PULL-RESHAPE, 8.2, is not implemented). Certificates of both
-    SOACs guard the fused one.
+    outputs (a filter never fuses into a scan, whose result has a row per input row).
+    Across a reshape, PULL-RESHAPE does not fire when the producer's inputs are not
+    all one-dimensional or its lambda yields arrays (8.2), when its outputs are
+    reshaped to different shapes, or when its lambda may fail or print and so may
+    something before the reshape (the size check, which stays in place). Certificates
+    of both SOACs guard the fused one.
 
     Options: `explain` (default false) prints, on stderr, a remark for each map or
     filter left unfused that has a use, saying why (`LOC: remark: 'soac.map' %b not
@@ -377,7 +427,8 @@ class FusePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         analyses = _Analyses(op, frozenset(Speculation(op).failing))
         producers = FuseProducer(analyses)
-        patterns = GreedyRewritePatternApplier([producers, FuseReplicate(analyses)])
+        patterns = GreedyRewritePatternApplier([producers, FuseReplicate(analyses),
+                                                FuseIswim(analyses.failing, analyses.changed)])
         walker = PatternRewriteWalker(patterns, walk_reverse=True)
         apart: dict[Operation, str] = {}  # siblings not merged, and why
         splitter = PatternRewriteWalker(SplitProducer(

@@ -35,13 +35,13 @@ from xdsl.rewriter import InsertPoint
 from l0.dialects import soac
 
 Producer = soac.MapOp | soac.FilterOp
-Consumer = soac.MapOp | soac.FilterOp | soac.RedomapOp
+Consumer = soac.MapOp | soac.FilterOp | soac.RedomapOp | soac.ScanomapOp
 
 
 def rows_block(op: Consumer) -> tuple[Block, int]:
     """The block of `op`'s lambda that takes rows, and the index of its first row
     argument (after the accumulators of a fold)."""
-    if isinstance(op, soac.RedomapOp):
+    if isinstance(op, soac.RedomapOp | soac.ScanomapOp):
         return op.inner.block, len(op.neutral)
     return op.body.block, 0
 
@@ -178,6 +178,9 @@ def rebuilt(op: Consumer, inputs: Sequence[SSAValue],
         case soac.RedomapOp():
             new = soac.RedomapOp(list(op.neutral), inputs, detach_region(op.outer),
                                  detach_region(op.inner), certs)
+        case soac.ScanomapOp():
+            new = soac.ScanomapOp(list(op.neutral), inputs, detach_region(op.outer),
+                                  detach_region(op.inner), certs)
         case soac.FilterOp():
             new = soac.FilterOp(inputs, detach_region(op.body), certs)
     new.attributes |= op.attributes

@@ -41,7 +41,7 @@ from l0.passes.analysis.effects import has_effects, lambda_effects
 from l0.passes.analysis.scope import free_values
 from l0.passes.analysis.shapes import row_shape
 
-FOLDS = (soac.ReduceOp, soac.RedomapOp)
+FOLDS = (soac.ReduceOp, soac.RedomapOp, soac.ScanomapOp)
 
 
 def regular(producer: soac.MapOp | soac.FilterOp) -> bool:

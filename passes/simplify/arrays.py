@@ -133,7 +133,7 @@ def _size_step(v: SSAValue, d: int) -> SizeFact | None:
             return op.shape[d] if _positive_constants(op.shape[:d]) else None
         case soac.IndexOp():
             return (op.array, d + len(op.indices))
-        case soac.MapOp() | soac.ScanOp():
+        case soac.MapOp() | soac.ScanOp() | soac.ScanomapOp():
             return (op.inputs[0], 0) if d == 0 else None
         case soac.SplitOp():
             return op.at if d == 0 and v is op.first else None

@@ -18,7 +18,7 @@ from l0.passes.simplify.common import is_checked, join_certs, set_certs
 CERTIFIED_OPS: tuple[type[IRDLOperation], ...] = (
     soac.IotaOp, soac.ReplicateOp, soac.SizeOp, soac.IndexOp, soac.UpdateOp, soac.ReshapeOp,
     soac.TransposeOp, soac.SplitOp, soac.ConcatOp, soac.MapOp, soac.ReduceOp, soac.ScanOp,
-    soac.FilterOp, soac.RedomapOp,
+    soac.FilterOp, soac.RedomapOp, soac.ScanomapOp,
 )
 """The ops that take a `certs` list."""
 

@@ -62,7 +62,8 @@ MAX_UNROLL_OPS = 4096
 """The most lambda ops (rows times ops per lambda, a nested SOAC counting as unrolled
 over `MAX_UNROLL_ELEMENTS` rows) one evaluation may clone."""
 
-SOAC_OPS = (soac.MapOp, soac.ReduceOp, soac.ScanOp, soac.FilterOp, soac.RedomapOp)
+SOAC_OPS = (soac.MapOp, soac.ReduceOp, soac.ScanOp, soac.FilterOp, soac.RedomapOp,
+            soac.ScanomapOp)
 
 _DEPTH = 8
 
@@ -198,8 +199,9 @@ def _array(values: Sequence[Attribute], t: Attribute, loc: str | None
     return [*consts, lit], lit.result
 
 
-def _replace_by_arrays(op: soac.MapOp | soac.ScanOp, columns: Sequence[Sequence[Attribute]],
-                       loc: str | None, rewriter: PatternRewriter) -> None:
+def _replace_by_arrays(op: soac.MapOp | soac.ScanOp | soac.ScanomapOp,
+                       columns: Sequence[Sequence[Attribute]], loc: str | None,
+                       rewriter: PatternRewriter) -> None:
     """Replace `op` by arrays of constants, `columns[i]` for its output number i."""
     ops: list[Operation] = []
     new: list[SSAValue] = []
@@ -250,7 +252,7 @@ class UnrollConstantSoac(RewritePattern):
                 self.map(op, rewriter)
             case soac.ReduceOp() | soac.ScanOp():
                 self.fold(op, op.body, op.neutral, op.inputs, rewriter)
-            case soac.RedomapOp():
+            case soac.RedomapOp() | soac.ScanomapOp():
                 self.fold(op, op.inner, op.neutral, op.inputs, rewriter)
             case soac.FilterOp():
                 self.filter(op, rewriter)
@@ -275,10 +277,11 @@ class UnrollConstantSoac(RewritePattern):
         loc = op.loc.data if op.loc is not None else None
         _replace_by_arrays(op, [values[i::k] for i in range(k)], loc, rewriter)
 
-    def fold(self, op: soac.ReduceOp | soac.ScanOp | soac.RedomapOp, body: Region,
-             neutral: Sequence[SSAValue], inputs: Sequence[SSAValue],
+    def fold(self, op: soac.ReduceOp | soac.ScanOp | soac.RedomapOp | soac.ScanomapOp,
+             body: Region, neutral: Sequence[SSAValue], inputs: Sequence[SSAValue],
              rewriter: PatternRewriter) -> None:
-        """Reduce, scan and redomap: a strict left fold from the neutral elements."""
+        """Reduce, scan, redomap and scanomap: a strict left fold from the neutral
+        elements."""
         if not all(_scalar(n.type) and _materialisable(n) for n in neutral):
             return
         rows = self._rows(op, inputs)
@@ -294,7 +297,7 @@ class UnrollConstantSoac(RewritePattern):
         if values is None:
             return
         k = len(neutral)
-        if not isinstance(op, soac.ScanOp):
+        if not isinstance(op, soac.ScanOp | soac.ScanomapOp):
             consts = [arith.ConstantOp(v) for v in values[-k:]]
             rewriter.replace(op, consts, [c.result for c in consts])
             return

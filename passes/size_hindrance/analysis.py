@@ -196,7 +196,7 @@ class SizeAnalysis:
                 if k == 0:
                     return [Add(Dim(op.a, 0), Dim(op.b, 0))]
                 return [Max(Dim(op.a, k), Dim(op.b, k))]
-            case soac.MapOp() | soac.ScanOp():
+            case soac.MapOp() | soac.ScanOp() | soac.ScanomapOp():
                 return self._soac_output(op, array.index, k, strict)
             case scf.ForOp():
                 if self.merge_invariant(op, array.index, k):
@@ -221,7 +221,7 @@ class SizeAnalysis:
                 if self.merge_invariant(owner, arg.index, k):
                     return [Dim(owner.neutral[arg.index], k)]  # a fold keeping its size
                 return []
-            case soac.RedomapOp():
+            case soac.RedomapOp() | soac.ScanomapOp():
                 rows = arg.index - len(owner.neutral)
                 inner = arg.block.parent_region() is owner.inner
                 return [Dim(owner.inputs[rows], k + 1)] if inner and rows >= 0 else []
@@ -233,13 +233,15 @@ class SizeAnalysis:
             case _:
                 return []
 
-    def _soac_output(self, op: soac.MapOp | soac.ScanOp, index: int, k: int,
+    def _soac_output(self, op: soac.MapOp | soac.ScanOp | soac.ScanomapOp, index: int, k: int,
                      strict: bool) -> list[Expr]:
-        """Outputs of map and scan have as many rows as the inputs; the rows are what the
-        lambda yields, whose size is known when it does not depend on the lambda."""
+        """Outputs of map and scan (and scanomap) have as many rows as the inputs; the
+        rows are what the (inner) lambda yields, whose size is known when it does not
+        depend on the lambda."""
         if k == 0:
             return [Dim(v, 0) for v in op.inputs]
-        yielded = op.body.block.last_op
+        block = op.inner.block if isinstance(op, soac.ScanomapOp) else op.body.block
+        yielded = block.last_op
         if not isinstance(yielded, soac.YieldOp):
             return []
         row = self.best(yielded.values[index], k - 1, strict)

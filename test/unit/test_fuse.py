@@ -2,12 +2,13 @@
 
 The lit tests (`test/lit/passes/fuse*.mlir`) show each rule and each reason not to
 fuse. Here hypothesis builds small L0 programs out of chains of SOACs (maps over one
-or two arrays, maps computing two arrays, filters, reduces, scans, replicates) whose
-lambdas may divide by zero, index out of bounds or trace, and whose arrays are used
-once, twice (siblings over one array, cheap producers shared by several consumers),
-in branches or not at all; the interpreter must print the same result (and the same
-trace), or report the same error at the same place, without `fuse`, with `fuse` alone
-and with the default pipeline.
+or two arrays, maps computing two arrays, filters, reduces, scans, scans of maps,
+scans with a non-commutative operator, reshapes of maps, which may fail, replicates)
+whose lambdas may divide by zero, index out of bounds or trace, and whose arrays are
+used once, twice (siblings over one array, cheap producers shared by several
+consumers), in branches or not at all; the interpreter must print the same result (and
+the same trace), or report the same error at the same place, without `fuse`, with
+`fuse` alone and with the default pipeline.
 """
 
 from __future__ import annotations
@@ -72,7 +73,8 @@ def _soac(draw: st.DrawFn, p: _Program) -> tuple[str, str]:
     v = draw(st.sampled_from(p.arrays))
     w = draw(st.sampled_from(p.arrays))
     kind = draw(st.sampled_from(["map1", "map2", "map2", "filter", "reduce", "reduce",
-                                 "scan", "replicate", "index_map", "pair"]))
+                                 "scan", "scan_map", "scan_affine", "reshape",
+                                 "reshape_fail", "replicate", "index_map", "pair"]))
     if kind == "pair":  # two arrays from one map: siblings of one size, SOAC splitting
         first = draw(_element(["x"], p.scalars))
         second = draw(_element(["x"], p.scalars))
@@ -91,6 +93,20 @@ def _soac(draw: st.DrawFn, p: _Program) -> tuple[str, str]:
         return "int", f"reduce({op}, 0, {v})"
     if kind == "scan":
         return "array", f"scan(op +, 0, {v})"
+    if kind == "scan_map":  # a scan of a map (scanomap), with another operator
+        body = draw(_element(["x"], p.scalars))
+        return "array", (f"scan(fn int (int s, int x) => if s < x then x else s, 0, "
+                         f"map(fn int (int x) => {body}, {v}))")
+    if kind == "scan_affine":  # composing affine maps: not commutative, two accumulators
+        return "array", (f"let {{sa, sb}} = unzip(scan(fn {{int, int}} ({{int, int}} f, "
+                         f"{{int, int}} g) => let {{a1, b1}} = f in let {{a2, b2}} = g in "
+                         f"{{a1 * a2 % 1009, (b1 * a2 + b2) % 1009}}, {{1, 0}}, "
+                         f"zip({v}, {w}))) in map(op -, zip(sa, sb))")
+    if kind in ("reshape", "reshape_fail"):  # a map, reshaped, summed per row
+        body = draw(_element(["x"], p.scalars))
+        shape = f"1, size(0, {v})" if kind == "reshape" else "2, k"  # the latter may fail
+        return "array", (f"map(fn int ([int] r) => reduce(op +, 0, r), "
+                         f"reshape(({shape}), map(fn int (int x) => {body}, {v})))")
     if kind == "replicate":
         s = draw(st.sampled_from(p.scalars))
         return "array", (f"map(fn int (int x, int y) => x + y, "
@@ -128,7 +144,7 @@ _run = behaviour
 
 def _soac_count(module) -> int:  # type: ignore[no-untyped-def]
     return sum(isinstance(op, soac.MapOp | soac.FilterOp | soac.ReduceOp | soac.RedomapOp |
-                          soac.ScanOp) for op in module.walk())
+                          soac.ScanOp | soac.ScanomapOp) for op in module.walk())
 
 
 def _same_behaviour(src: str, inputs: list[str], check_count: bool = False) -> None:
@@ -214,6 +230,41 @@ def test_generated_shapes_fuse_further(src: str, count: int) -> None:
     call_with_big_stack(check)
 
 
+def test_generated_reshapes_of_maps_do_fuse() -> None:
+    """The generator's reshapes of maps fuse under -O (PULL-RESHAPE, then map into the
+    per-row sums): no map producer is left outside."""
+    src = ("fun {[int], int} main([int] a, [int] b, int k) =\n"
+           "  let v0 = map(fn int ([int] r) => reduce(op +, 0, r), "
+           "reshape((2, k), map(fn int (int x) => (x * k), a))) in\n"
+           "  {v0, 0}\n")
+
+    def check() -> None:
+        full = to_module(load_program(src, "p.l0"))
+        optimise(full, verify=True)
+        kinds = [op.name for op in full.walk() if op.name.startswith("soac.")]
+        assert kinds.count("soac.map") == 1 and kinds.count("soac.redomap") == 1, kinds
+
+    call_with_big_stack(check)
+
+
+def test_generated_scans_of_maps_do_fuse() -> None:
+    """The generator's scans of maps (and of zips of maps) become scanomaps."""
+    src = ("fun {[int], int} main([int] a, [int] b, int k) =\n"
+           "  let v0 = map(fn int (int x, int y) => (x * y), zip(a, b)) in\n"
+           "  let v1 = scan(fn int (int s, int x) => if s < x then x else s, 0, "
+           "map(fn int (int x) => (x + k), v0)) in\n"
+           "  {v1, 0}\n")
+
+    def check() -> None:
+        fused = to_module(load_program(src, "p.l0"))
+        FusePass().apply(l0_context(), fused)
+        kinds = [op.name for op in fused.walk() if op.name.startswith("soac.")
+                 and op.name != "soac.yield"]
+        assert kinds.count("soac.scanomap") == 1 and "soac.map" not in kinds, kinds
+
+    call_with_big_stack(check)
+
+
 @settings(max_examples=max(EXAMPLES // 6, 4), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(programs())
@@ -245,7 +296,7 @@ def _matrix_expr(draw: st.DrawFn, mats: list[str], vecs: list[str],
     elem = draw(_element(["x"], scalars))
     pair = draw(_element(["x", "y"], scalars))
     forms = ["rows", "zip_rows", "transpose", "row_sums", "matmul", "scale_rows",
-             "pull", "push"]
+             "pull", "push", "scan_rows", "regroup", "column_scan"]
     if v is not None:
         forms += ["outer", "replicate", "add_vec"]
     form = draw(st.sampled_from(forms))
@@ -265,6 +316,18 @@ def _matrix_expr(draw: st.DrawFn, mats: list[str], vecs: list[str],
         return "mat", (f"map(fn [int] ([int] c, [int] s) => "
                        f"map(fn int (int x, int y) => {pair}, zip(c, s)), "
                        f"zip(transpose(map(fn [int] ([int] r) => scan(op +, 0, r), {m})), {n}))")
+    if form == "scan_rows":  # a scan of row-wise sums over mapped rows (a scanomap)
+        return "mat", (f"scan(fn [int] ([int] x, [int] y) => map(op +, zip(x, y)), "
+                       f"replicate(size(1, {m}), 0), "
+                       f"map(fn [int] ([int] r) => map(fn int (int x) => {elem}, r), {m}))")
+    if form == "column_scan":  # scans down the columns, written with transposes (ISWIM)
+        return "mat", (f"transpose(scan(fn [int] ([int] x, [int] y) => "
+                       f"map(fn int (int x, int y) => {pair}, zip(x, y)), "
+                       f"replicate(size(0, {m}), 0), transpose({m})))")
+    if form == "regroup":  # flattened, mapped, reshaped back (PULL-RESHAPE), row sums
+        return "vec", (f"map(fn int ([int] r) => reduce(op +, 0, r), "
+                       f"reshape((size(0, {m}), size(1, {m})), map(fn int (int x) => {elem}, "
+                       f"reshape((size(0, {m}) * size(1, {m})), {m}))))")
     if form == "row_sums":
         return "vec", f"map(fn int ([int] r) => reduce(op +, 0, r), {m})"
     if form == "matmul":

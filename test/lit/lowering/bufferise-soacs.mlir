@@ -123,3 +123,33 @@ func.func @scan_and_filter(%a: tensor<?xi64>) -> tensor<?xi64> {
   }
   func.return %f : tensor<?xi64>
 }
+
+// A scanomap is the msoac.scan of its inner lambda (the fold, mapping each row) into
+// a destination, with its outer lambda as the scan's operator (scalar accumulators:
+// the blocked parallel scan combines chunk totals with it).
+// CHECK-LABEL: func.func @scanomap(
+// CHECK:         %[[S:.*]] = memref.alloc(%{{.*}}) : memref<?xi64>
+// CHECK-NEXT:    msoac.scan(%{{.*}} : i64) over(%{{.*}} : memref<?xi64, strided<[?], offset: ?>>) outs(%[[S]] : memref<?xi64>) {{.*}}{
+// CHECK-NEXT:    ^bb0(%[[ACC:.*]]: i64, %[[X:.*]]: i64):
+// CHECK-NEXT:      %[[SQ:.*]] = arith.muli %[[X]], %[[X]] : i64
+// CHECK-NEXT:      %[[Y:.*]] = arith.addi %[[ACC]], %[[SQ]] : i64
+// CHECK-NEXT:      msoac.yield %[[Y]] : i64
+// CHECK-NEXT:    } operator {
+// CHECK-NEXT:    ^bb0(%[[P:.*]]: i64, %[[Q:.*]]: i64):
+// CHECK-NEXT:      %[[R:.*]] = arith.addi %[[P]], %[[Q]] : i64
+// CHECK-NEXT:      msoac.yield %[[R]] : i64
+// CHECK-NEXT:    }
+// CHECK:         func.return %[[S]] : memref<?xi64>
+func.func @scanomap(%a: tensor<?xi64>) -> tensor<?xi64> {
+  %0 = arith.constant 0 : i64
+  %s = soac.scanomap(%acc = %0 : i64) over(%x = %a : tensor<?xi64>) {
+    %sq = arith.muli %x, %x : i64
+    %y = arith.addi %acc, %sq : i64
+    soac.yield %y : i64
+  } outer {
+  ^bb0(%p: i64, %q: i64):
+    %r = arith.addi %p, %q : i64
+    soac.yield %r : i64
+  }
+  func.return %s : tensor<?xi64>
+}

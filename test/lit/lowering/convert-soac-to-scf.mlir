@@ -201,6 +201,49 @@ func.func @scan_blocked(%a: memref<?xi64>, %o: memref<?xi64>, %z: i64) {
   func.return
 }
 
+// scan with an `operator` (from scanomap: the fold also maps each row, here of a
+// matrix): each chunk's total is folded from the neutral element over all its rows;
+// the carry-ins combine the totals with the operator (subi here, to tell them apart),
+// never with the fold; each chunk is then scanned with the fold from its carry-in.
+// CHECK-LABEL: func.func @scan_operator_blocked(
+// CHECK:         %[[CARRY:.*]] = memref.alloc(%{{.*}}) : memref<?xi64>
+// CHECK:         memref.store %z, %[[CARRY]]
+// CHECK:         scf.if %{{.*}} {
+// CHECK:           "scf.parallel"
+// CHECK:             %[[LO:.*]] = arith.divsi
+// CHECK:             %[[HI:.*]] = arith.divsi
+// CHECK:             %[[T:.*]] = scf.for %{{.*}} = %[[LO]] to %[[HI]] step %{{.*}} iter_args(%[[A:.*]] = %z) -> (i64) : i64 {
+// CHECK:               arith.muli
+// CHECK:               arith.addi %[[A]]
+// CHECK:             memref.store %[[T]], %[[CARRY]]
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[P:.*]] = %z) -> (i64) : i64 {
+// CHECK-NEXT:        arith.index_cast
+// CHECK-NEXT:        %[[Q:.*]] = memref.load %[[CARRY]]
+// CHECK-NEXT:        %[[S:.*]] = arith.subi %[[P]], %[[Q]] : i64
+// CHECK-NEXT:        arith.index_cast
+// CHECK-NEXT:        memref.store %[[S]], %[[CARRY]]
+// CHECK:         "scf.parallel"
+// CHECK:           %[[IN:.*]] = memref.load %[[CARRY]]
+// CHECK:           scf.for %{{.*}} iter_args(%[[ACC:.*]] = %[[IN]]) -> (i64) : i64 {
+// CHECK:             arith.muli
+// CHECK:             %[[Y:.*]] = arith.addi %[[ACC]], %{{.*}} : i64
+// CHECK:             memref.store %[[Y]], %o[%{{.*}}] : memref<?xi64>
+func.func @scan_operator_blocked(%a: memref<?x?xi64>, %o: memref<?xi64>, %z: i64) {
+  msoac.scan (%z : i64) over (%a : memref<?x?xi64>) outs(%o : memref<?xi64>) {
+  ^bb0(%acc: i64, %row: memref<?xi64, strided<[1], offset: ?>>):
+    %c0 = arith.constant 0 : index
+    %x = memref.load %row[%c0] : memref<?xi64, strided<[1], offset: ?>>
+    %sq = arith.muli %x, %x : i64
+    %y = arith.addi %acc, %sq : i64
+    msoac.yield %y : i64
+  } operator {
+  ^bb0(%p: i64, %q: i64):
+    %s = arith.subi %p, %q : i64
+    msoac.yield %s : i64
+  }
+  func.return
+}
+
 // filter: count per chunk (keeping a flag per row), prefix sum of the counts, allocate,
 // scatter each chunk's kept rows from its offset.
 // CHECK-LABEL: func.func @filter_count_then_fill(

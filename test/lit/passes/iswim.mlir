@@ -2,7 +2,8 @@
 // RUN: l0-opt %s -p iswim,verify-uniqueness --split-input-file > /dev/null
 
 // Thesis 8.3 (Figure 35): the scan of row sums becomes one scan per column, under a
-// test for rows (no rows: a copy of the empty input). The zip check was made before.
+// test for rows (no rows: the scan's result, an array with every dimension 0). The
+// zip check was made before.
 func.func @column_scans(%a: tensor<?x?xi64>, %ne: tensor<?xi64>, %c: !soac.cert) -> tensor<?x?xi64> {
   %s = soac.scan(%x = %ne : tensor<?xi64>) over(%y = %a : tensor<?x?xi64>) {
     %m = soac.map(%p = %x, %q = %y : tensor<?xi64>, tensor<?xi64>) <%c> -> tensor<?xi64> {
@@ -17,8 +18,8 @@ func.func @column_scans(%a: tensor<?x?xi64>, %ne: tensor<?xi64>, %c: !soac.cert)
 // CHECK:         %[[N:.*]] = soac.size(0) %a : tensor<?x?xi64>
 // CHECK-NEXT:    %[[E:.*]] = arith.cmpi eq, %[[N]], %{{.*}} : i64
 // CHECK-NEXT:    %s = scf.if %[[E]] -> (tensor<?x?xi64>) {
-// CHECK-NEXT:      %[[COPY:.*]] = soac.copy %a : tensor<?x?xi64>
-// CHECK-NEXT:      scf.yield %[[COPY]] : tensor<?x?xi64>
+// CHECK-NEXT:      %[[EMPTY:.*]] = soac.empty : tensor<?x?xi64>
+// CHECK-NEXT:      scf.yield %[[EMPTY]] : tensor<?x?xi64>
 // CHECK-NEXT:    } else {
 // CHECK-NEXT:      %[[T:.*]] = soac.transpose(0, 1) %a : tensor<?x?xi64>
 // CHECK-NEXT:      %[[R:.*]] = soac.map(%[[EL:.*]] = %ne, %[[COL:.*]] = %[[T]] : tensor<?xi64>, tensor<?x?xi64>) <%c> -> tensor<?x?xi64> {
@@ -87,3 +88,97 @@ func.func @not_applicable(%a: tensor<?x?xi64>, %ne: tensor<?xi64>, %c: !soac.cer
 // CHECK:         %s2 = soac.scan
 // CHECK:         %s3 = soac.scan
 // CHECK-NOT:     scf.if
+
+// -----
+
+// Figure 36, depth 2: a scan of maps of maps over arrays of rank 3. The scanned
+// dimension moves innermost (transpose(0, 2)), a nest of two maps (each with its
+// level's checks) runs one scan per innermost column, and the result moves back
+// (transpose(2, -2)).
+func.func @depth_two(%a: tensor<?x?x?xi64>, %ne: tensor<?x?xi64>, %c1: !soac.cert, %c2: !soac.cert) -> tensor<?x?x?xi64> {
+  %s = soac.scan(%x = %ne : tensor<?x?xi64>) over(%y = %a : tensor<?x?x?xi64>) {
+    %o = soac.map(%u = %x, %v = %y : tensor<?x?xi64>, tensor<?x?xi64>) <%c1> -> tensor<?x?xi64> {
+      %i = soac.map(%p = %u, %q = %v : tensor<?xi64>, tensor<?xi64>) <%c2> -> tensor<?xi64> {
+        %z = arith.addi %p, %q : i64
+        soac.yield %z : i64
+      }
+      soac.yield %i : tensor<?xi64>
+    }
+    soac.yield %o : tensor<?x?xi64>
+  }
+  func.return %s : tensor<?x?x?xi64>
+}
+// CHECK-LABEL: func.func @depth_two
+// CHECK:         %s = scf.if %{{.*}} -> (tensor<?x?x?xi64>) {
+// CHECK-NEXT:      %[[EMPTY:.*]] = soac.empty : tensor<?x?x?xi64>
+// CHECK-NEXT:      scf.yield %[[EMPTY]] : tensor<?x?x?xi64>
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      %[[T:.*]] = soac.transpose(0, 2) %a : tensor<?x?x?xi64>
+// CHECK-NEXT:      %[[R:.*]] = soac.map(%[[E1:.*]] = %ne, %[[C1:.*]] = %[[T]] : tensor<?x?xi64>, tensor<?x?x?xi64>) <%c1> -> tensor<?x?x?xi64> {
+// CHECK-NEXT:        %[[R2:.*]] = soac.map(%[[E2:.*]] = %[[E1]], %[[C2:.*]] = %[[C1]] : tensor<?xi64>, tensor<?x?xi64>) <%c2> -> tensor<?x?xi64> {
+// CHECK-NEXT:          %[[S:.*]] = soac.scan(%p = %[[E2]] : i64) over(%q = %[[C2]] : tensor<?xi64>) {
+// CHECK-NEXT:            %z = arith.addi %p, %q : i64
+// CHECK-NEXT:            soac.yield %z : i64
+// CHECK-NEXT:          }
+// CHECK-NEXT:          soac.yield %[[S]] : tensor<?xi64>
+// CHECK-NEXT:        }
+// CHECK-NEXT:        soac.yield %[[R2]] : tensor<?x?xi64>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      %[[B:.*]] = soac.transpose(2, -2) %[[R]] : tensor<?x?x?xi64>
+// CHECK-NEXT:      scf.yield %[[B]] : tensor<?x?x?xi64>
+
+// -----
+
+// A scanomap (a map fused into the scan: its fold maps each row, then adds) whose
+// fold and operator are both row-wise maps: one scanomap per column, of the element
+// lambdas.
+func.func @scanomap(%a: tensor<?x?xi64>, %ne: tensor<?xi64>, %c: !soac.cert) -> tensor<?x?xi64> {
+  %s = soac.scanomap(%x = %ne : tensor<?xi64>) over(%y = %a : tensor<?x?xi64>) {
+    %m = soac.map(%p = %x, %q = %y : tensor<?xi64>, tensor<?xi64>) <%c> -> tensor<?xi64> {
+      %d = arith.muli %q, %q : i64
+      %z = arith.addi %p, %d : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m : tensor<?xi64>
+  } outer {
+  ^bb0(%l: tensor<?xi64>, %r: tensor<?xi64>):
+    %m = soac.map(%p = %l, %q = %r : tensor<?xi64>, tensor<?xi64>) <%c> -> tensor<?xi64> {
+      %z = arith.addi %p, %q : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m : tensor<?xi64>
+  }
+  func.return %s : tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @scanomap
+// CHECK:         } else {
+// CHECK-NEXT:      %[[T:.*]] = soac.transpose(0, 1) %a : tensor<?x?xi64>
+// CHECK-NEXT:      %[[R:.*]] = soac.map(%[[E:.*]] = %ne, %[[COL:.*]] = %[[T]] : tensor<?xi64>, tensor<?x?xi64>) <%c> -> tensor<?x?xi64> {
+// CHECK-NEXT:        %[[S:.*]] = soac.scanomap(%p = %[[E]] : i64) over(%q = %[[COL]] : tensor<?xi64>) {
+// CHECK-NEXT:          %d = arith.muli %q, %q : i64
+// CHECK-NEXT:          %z = arith.addi %p, %d : i64
+// CHECK-NEXT:          soac.yield %z : i64
+// CHECK-NEXT:        } outer {
+// CHECK-NEXT:        ^bb0(%p_1: i64, %q_1: i64):
+// CHECK-NEXT:          %z_1 = arith.addi %p_1, %q_1 : i64
+// CHECK-NEXT:          soac.yield %z_1 : i64
+// CHECK-NEXT:        }
+// CHECK-NEXT:        soac.yield %[[S]] : tensor<?xi64>
+// CHECK-NEXT:      }
+
+// -----
+
+// Must not fire: the arrays are of rank 3 but the nest has depth 1 (its lambda works
+// on rows of rows), or the nest stops before the elements.
+func.func @too_shallow(%a: tensor<?x?x?xi64>, %ne: tensor<?x?xi64>, %c: !soac.cert, %zero: i64) -> tensor<?x?x?xi64> {
+  %s = soac.scan(%x = %ne : tensor<?x?xi64>) over(%y = %a : tensor<?x?x?xi64>) {
+    %o = soac.map(%u = %x, %v = %y : tensor<?x?xi64>, tensor<?x?xi64>) <%c> -> tensor<?x?xi64> {
+      soac.yield %v : tensor<?xi64>
+    }
+    soac.yield %o : tensor<?x?xi64>
+  }
+  func.return %s : tensor<?x?x?xi64>
+}
+// CHECK-LABEL: func.func @too_shallow
+// CHECK-NOT:     scf.if
+// CHECK:         %s = soac.scan

@@ -141,6 +141,32 @@ func.func @rows_redomap() -> (tensor<?xi64>, i64) {
 
 // -----
 
+// scanomap: every intermediate result of the left fold with its inner lambda.
+func.func @scanomap() -> tensor<?xi64> {
+  %one = arith.constant 1 : i64
+  %two = arith.constant 2 : i64
+  %zero = arith.constant 0 : i64
+  %r0 = soac.array [%one, %two] : tensor<?xi64>
+  %d = soac.scanomap(%acc = %zero : i64) over(%x = %r0 : tensor<?xi64>) {
+    %sq = arith.muli %x, %x : i64
+    %y = arith.addi %acc, %sq : i64
+    soac.yield %y : i64
+  } outer {
+  ^bb0(%p: i64, %q: i64):
+    %y = arith.addi %p, %q : i64
+    soac.yield %y : i64
+  }
+  func.return %d : tensor<?xi64>
+}
+// CHECK-LABEL: func.func @scanomap
+// CHECK-NOT:     soac.scanomap
+// CHECK:         [[C1:%.*]] = arith.constant 1 : i64
+// CHECK:         [[C5:%.*]] = arith.constant 5 : i64
+// CHECK:         [[S:%.*]] = soac.array {{\[}}[[C1]], [[C5]]] : tensor<?xi64>
+// CHECK:         func.return [[S]]
+
+// -----
+
 // Not unrolled: an array longer than the limit (64), a lambda with a check, an
 // input that is not constant, a lambda reading a parameter, a consumed input.
 func.func @negatives(%p: tensor<?xi64>, %k: i64) -> (i64, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>) {

@@ -76,3 +76,21 @@ func.func @use_after_call(%n: i64, %i: i64) -> i64 {
   func.return %e : i64
 }
 // CHECK: verify-uniqueness: %a is used by 'soac.index' after it was consumed by 'func.call'
+
+// -----
+
+// A scanomap's inner lambda (as a redomap's) may not consume an array from outside it.
+func.func @consume_free_in_scanomap(%n: i64, %a: tensor<?xi64>) -> tensor<?xi64> {
+  %b = soac.iota %n
+  %s = soac.scanomap(%acc = %n : i64) over(%x = %a : tensor<?xi64>) {
+    %u = soac.update %b[%x] = %x : tensor<?xi64>
+    %y = arith.addi %acc, %x : i64
+    soac.yield %y : i64
+  } outer {
+  ^bb0(%p: i64, %q: i64):
+    %y = arith.addi %p, %q : i64
+    soac.yield %y : i64
+  }
+  func.return %s : tensor<?xi64>
+}
+// CHECK: verify-uniqueness: 'soac.update' inside a loop or lambda consumes %b, which is defined outside it

@@ -683,3 +683,34 @@ func.func @missing_property(%x: f64) {
 }
 // CHECK-LABEL: sym_name = "missing_property"
 // CHECK:       Operation does not verify: property 'loc' expected in operation 'soac.trace'
+
+// -----
+
+// scanomap: results are arrays of the accumulators
+func.func @scanomap_result_type(%a: tensor<?xf64>, %z: f64) {
+  %r = "soac.scanomap"(%z, %a) <{operandSegmentSizes = array<i32: 1, 1, 0>}> ({
+  ^bb0(%p: f64, %q: f64):
+    soac.yield %p : f64
+  }, {
+  ^bb0(%acc: f64, %x: f64):
+    soac.yield %acc : f64
+  }) : (f64, tensor<?xf64>) -> tensor<?x?xf64>
+  func.return
+}
+// CHECK-LABEL: sym_name = "scanomap_result_type"
+// CHECK:       Operation does not verify: expected result 0 to have type tensor<?xf64> (arrays of the neutral elements' types), found tensor<?x?xf64>
+
+// -----
+
+// scanomap: outer arity
+func.func @scanomap_outer_arity(%a: tensor<?xf64>, %z: f64) {
+  %r = soac.scanomap(%acc = %z : f64) over(%x = %a : tensor<?xf64>) {
+    soac.yield %acc : f64
+  } outer {
+  ^bb0(%p: f64):
+    soac.yield %p : f64
+  }
+  func.return
+}
+// CHECK-LABEL: sym_name = "scanomap_outer_arity"
+// CHECK:       Operation does not verify: expected the outer lambda to take 2 arguments, found 1

@@ -224,6 +224,39 @@ func.func @filter_redomap(%a: tensor<?xf64>, %m: tensor<?x?xi64>, %zero: f64, %c
 
 // -----
 
+// scanomap: redomap's syntax; the results are arrays of the accumulators.
+func.func @scanomap(%a: tensor<?xf64>, %zero: f64, %c: !soac.cert) -> tensor<?xf64> {
+  %ss = soac.scanomap(%acc = %zero : f64) over(%x = %a : tensor<?xf64>) <%c> {
+    %sq = arith.mulf %x, %x : f64
+    %u = arith.addf %acc, %sq : f64
+    soac.yield %u : f64
+  } outer {
+  ^bb0(%l: f64, %r: f64):
+    %u = arith.addf %l, %r : f64
+    soac.yield %u : f64
+  }
+  func.return %ss : tensor<?xf64>
+}
+
+// CHECK-LABEL: func.func @scanomap(
+// CHECK-NEXT:    %ss = soac.scanomap(%acc = %zero : f64) over(%x = %a : tensor<?xf64>) <%c> {
+// CHECK-NEXT:      %sq = arith.mulf %x, %x : f64
+// CHECK-NEXT:      %{{.*}} = arith.addf %acc, %sq : f64
+// CHECK-NEXT:      soac.yield %{{.*}} : f64
+// CHECK-NEXT:    } outer {
+// CHECK-NEXT:    ^bb0(%l: f64, %r: f64):
+// CHECK-NEXT:      %{{.*}} = arith.addf %l, %r : f64
+// CHECK-NEXT:      soac.yield %{{.*}} : f64
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %ss : tensor<?xf64>
+
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "scanomap"
+// CHECK-GENERIC:    %ss = "soac.scanomap"(%zero, %a, %c) <{operandSegmentSizes = array<i32: 1, 1, 1>}> ({
+// CHECK-GENERIC-NEXT:    ^bb0(%l: f64, %r: f64):
+// CHECK-GENERIC:    }) : (f64, tensor<?xf64>, !soac.cert) -> tensor<?xf64>
+
+// -----
+
 func.func @trace(%x: f64, %a: tensor<?xi64>) -> (f64, tensor<?xi64>) {
   %t, %u = soac.trace(%x, %a : f64, tensor<?xi64>) at "p.l0:1:5-1:12"
   soac.trace() at "p.l0:2:1"

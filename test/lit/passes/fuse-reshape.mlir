@@ -1,0 +1,178 @@
+// RUN: l0-opt %s -p fuse --split-input-file | filecheck %s
+// RUN: l0-opt %s -p fuse,verify-uniqueness --split-input-file > /dev/null
+// RUN: l0-opt %s -p 'fuse{explain=true}' --split-input-file 2>&1 >/dev/null | filecheck %s --check-prefix=WHY
+
+// PULL-RESHAPE (8.2): the reshape moves onto the producer's input, the producer
+// becomes a nest of two maps over the reshaped input, and that nest fuses with the
+// consumer (here a map over rows, each summed: map-redomap inside). The size check
+// (the assert) stays where it was, before everything it guards; the new reshape takes
+// its certificate and the producer's.
+func.func @reshape_rows(%a: tensor<?xi64>, %r: i64, %c: i64, %ok: i1, %zero: i64, %cz: !soac.cert) -> tensor<?xi64> {
+  %b = soac.map(%x = %a : tensor<?xi64>) <%cz> -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %chk = soac.assert %ok, "cannot reshape" at "p.l0:2:3"
+  %m = soac.reshape (%r, %c) %b <%chk> : tensor<?xi64> -> tensor<?x?xi64>
+  %s = soac.map(%row = %m : tensor<?x?xi64>) -> tensor<?xi64> {
+    %t = soac.reduce(%acc = %zero : i64) over(%e = %row : tensor<?xi64>) {
+      %u = arith.addi %acc, %e : i64
+      soac.yield %u : i64
+    }
+    soac.yield %t : i64
+  }
+  func.return %s : tensor<?xi64>
+}
+// CHECK-LABEL: func.func @reshape_rows
+// CHECK-NEXT:    %chk = soac.assert %ok
+// CHECK-NEXT:    %[[R:.*]] = soac.reshape (%r, %c) %a <%chk, %cz> : tensor<?xi64> -> tensor<?x?xi64>
+// CHECK-NEXT:    %s = soac.map(%[[ROW:.*]] = %[[R]] : tensor<?x?xi64>) <%cz> -> tensor<?xi64> {
+// CHECK-NEXT:      %t = soac.redomap(%acc = %zero : i64) over(%x = %[[ROW]] : tensor<?xi64>) {
+// CHECK-NEXT:        %y = arith.muli %x, %x : i64
+// CHECK-NEXT:        %u = arith.addi %acc, %y : i64
+// CHECK-NEXT:        soac.yield %u : i64
+// CHECK-NEXT:      } outer {
+// CHECK:           soac.yield %t : i64
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %s
+
+// -----
+
+// Two outputs reshaped alike (one shape, one certificate), then transposed: the
+// nest of depth two the producer becomes takes the transposition too
+// (PULL-TRANSPOSE), and everything fuses into the consumer.
+func.func @reshape_transpose(%a: tensor<?xi64>, %r: i64, %c: i64, %chk: !soac.cert) -> tensor<?x?xi64> {
+  %b, %d = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64>, tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y, %x : i64, i64
+  }
+  %m = soac.reshape (%r, %c) %b <%chk> : tensor<?xi64> -> tensor<?x?xi64>
+  %n = soac.reshape (%r, %c) %d <%chk> : tensor<?xi64> -> tensor<?x?xi64>
+  %mt = soac.transpose(0, 1) %m : tensor<?x?xi64>
+  %nt = soac.transpose(0, 1) %n : tensor<?x?xi64>
+  %s = soac.map(%p = %mt, %q = %nt : tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64> {
+    %z = soac.map(%e = %p, %f = %q : tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64> {
+      %w = arith.subi %e, %f : i64
+      soac.yield %w : i64
+    }
+    soac.yield %z : tensor<?xi64>
+  }
+  func.return %s : tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @reshape_transpose
+// CHECK-NEXT:    %[[R:.*]] = soac.reshape (%r, %c) %a <%chk> : tensor<?xi64> -> tensor<?x?xi64>
+// CHECK-NEXT:    %[[T:.*]] = soac.transpose(0, 1) %[[R]] : tensor<?x?xi64>
+// CHECK-NEXT:    %s = soac.map(%{{.*}} = %[[T]] : tensor<?x?xi64>) -> tensor<?x?xi64> {
+// CHECK-NEXT:      %z = soac.map(%x = %{{.*}} : tensor<?xi64>) -> tensor<?xi64> {
+// CHECK-NEXT:        %y = arith.muli %x, %x : i64
+// CHECK-NEXT:        %w = arith.subi %y, %x : i64
+// CHECK-NEXT:        soac.yield %w : i64
+// CHECK-NEXT:      }
+// CHECK-NEXT:      soac.yield %z : tensor<?xi64>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %s
+
+// -----
+
+// Must not fire: the producer's input is a matrix (the thesis pulls reshapes only
+// before maps over one-dimensional arrays).
+func.func @matrix_input(%a: tensor<?x?xi64>, %n: i64, %chk: !soac.cert, %zero: i64) -> i64 {
+  %b = soac.map(%row = %a : tensor<?x?xi64>) -> tensor<?xi64> {
+    %t = soac.reduce(%acc = %zero : i64) over(%e = %row : tensor<?xi64>) {
+      %u = arith.addi %acc, %e : i64
+      soac.yield %u : i64
+    }
+    soac.yield %t : i64
+  }
+  %m = soac.reshape (%n) %b <%chk> : tensor<?xi64> -> tensor<?xi64>
+  %s = soac.reduce(%acc = %zero : i64) over(%e = %m : tensor<?xi64>) {
+    %u = arith.addi %acc, %e : i64
+    soac.yield %u : i64
+  }
+  func.return %s : i64
+}
+// CHECK-LABEL: func.func @matrix_input
+// CHECK-NEXT:    %b = soac.map
+// CHECK:         soac.reshape (%n) %b
+// WHY: remark: 'soac.map' %b not fused: it is reshaped, and its inputs are not all one-dimensional (8.2)
+
+// -----
+
+// Must not fire: the producer may fail (a division) and so may the size check on the
+// way to the reshape: moved after it, the producer's error and the check's would be
+// reported in the other order.
+func.func @check_between(%a: tensor<?xi64>, %r: i64, %c: i64, %ok: i1, %k: i64) -> tensor<?xi64> {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.divsi %k, %x : i64
+    soac.yield %y : i64
+  }
+  %chk = soac.assert %ok, "cannot reshape" at "p.l0:2:3"
+  %m = soac.reshape (%r, %c) %b <%chk> : tensor<?xi64> -> tensor<?x?xi64>
+  %s = soac.map(%row = %m : tensor<?x?xi64>) -> tensor<?xi64> {
+    %e = soac.size(0) %row : tensor<?xi64>
+    soac.yield %e : i64
+  }
+  func.return %s : tensor<?xi64>
+}
+// CHECK-LABEL: func.func @check_between
+// CHECK-NEXT:    %b = soac.map
+// CHECK:         soac.reshape (%r, %c) %b
+// WHY: remark: 'soac.map' %b not fused: it is reshaped, and it may fail or print, and so may 'soac.assert' before the reshape
+
+// -----
+
+// Must not fire: the outputs are reshaped to different shapes.
+func.func @two_shapes(%a: tensor<?xi64>, %r: i64, %c: i64, %chk: !soac.cert) -> (tensor<?x?xi64>, tensor<?x?xi64>) {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %m = soac.reshape (%r, %c) %b <%chk> : tensor<?xi64> -> tensor<?x?xi64>
+  %n = soac.reshape (%c, %r) %b <%chk> : tensor<?xi64> -> tensor<?x?xi64>
+  func.return %m, %n : tensor<?x?xi64>, tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @two_shapes
+// CHECK-NEXT:    %b = soac.map
+// WHY: remark: 'soac.map' %b not fused: output %b is used by 'soac.reshape', not as an input array
+
+// -----
+
+// Must not fire: the reshaped array is returned, not consumed by a SOAC (pulling the
+// reshape would fuse nothing).
+func.func @returned(%a: tensor<?xi64>, %r: i64, %c: i64, %chk: !soac.cert) -> tensor<?x?xi64> {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %m = soac.reshape (%r, %c) %b <%chk> : tensor<?xi64> -> tensor<?x?xi64>
+  func.return %m : tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @returned
+// CHECK-NEXT:    %b = soac.map
+// CHECK-NEXT:      arith.muli
+// CHECK-NEXT:      soac.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %m = soac.reshape (%r, %c) %b
+// WHY: remark: 'soac.map' %b not fused: after a reshape, output %m is used by 'func.return', not as an input array
+
+// -----
+
+// Must not fire: the producer's lambda yields arrays (its rows would have to be
+// reshaped too).
+func.func @array_rows(%a: tensor<?xi64>, %r: i64, %c: i64, %chk: !soac.cert) -> tensor<?xi64> {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?x?xi64> {
+    %two = arith.constant 2 : i64
+    %y = soac.replicate %two, %x : i64
+    soac.yield %y : tensor<?xi64>
+  }
+  %two = arith.constant 2 : i64
+  %m = soac.reshape (%r, %c, %two) %b <%chk> : tensor<?x?xi64> -> tensor<?x?x?xi64>
+  %s = soac.map(%row = %m : tensor<?x?x?xi64>) -> tensor<?xi64> {
+    %e = soac.size(0) %row : tensor<?x?xi64>
+    soac.yield %e : i64
+  }
+  func.return %s : tensor<?xi64>
+}
+// CHECK-LABEL: func.func @array_rows
+// CHECK-NEXT:    %b = soac.map
+// WHY: remark: 'soac.map' %b not fused: it is reshaped, and its lambda yields arrays (8.2)
