@@ -29,7 +29,7 @@ from xdsl.ir import OpResult, SSAValue
 from xdsl.passes import ModulePass
 
 from l0.lowering.builder import CodeBuilder
-from l0.lowering.hoist_allocs import fold_alloc_dims
+from l0.lowering.memory_plan import fold_alloc_dims
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from xdsl.parser import Parser
 from l0.api import CompiledProgram
 from l0.bigstack import call_with_big_stack
 from l0.lowering.dealloc.aliases import Aliases, UsedMemrefs, summarise
-from l0.lowering.hoist_allocs import invariant_chain
+from l0.lowering.memory_plan import invariant_chain
 from l0.lowering.pipeline import lower
 
 PROGRAMS = [p.path for p in runnable()]
