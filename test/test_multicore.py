@@ -49,6 +49,62 @@ def test_forms_match_the_sequential_back_end(threads: int, data: np.ndarray) -> 
     assert par.sum(data[:0]) == 0 and par.maxi(data[:1]) == max(-1, int(data[0]))
 
 
+# Fused (optimise=True, which keeps what `main` reaches): `squares` and `dot` become
+# redomaps (the map fused into the reduce), `argmin` and `minmax` reduce with tuple
+# operators; `mean` is real-valued, so it is compared to the printed precision (the
+# chunks' sums are combined in order).
+REDUCTIONS = """
+fun int squares([int] a) = reduce(op +, 0, map(fn int (int x) => x * x, a))
+fun int dot([int] a, [int] b) = reduce(op +, 0, map(op *, zip(a, b)))
+fun {int, int} argmin([int] a) =
+  reduce(fn {int, int} ({int, int} p, {int, int} q) =>
+           let {i, x} = p in let {j, y} = q in
+           if y < x || (y = x && j < i) then {j, y} else {i, x},
+         {-1, 1000000}, zip(iota(size(0, a)), a))
+fun {int, int} minmax([int] a) =
+  reduce(fn {int, int} ({int, int} p, {int, int} q) =>
+           let {lo, hi} = p in let {x, y} = q in
+           {if x < lo then x else lo, if hi < y then y else hi},
+         {1000000, -1000000}, zip(a, a))
+fun real mean([real] a) = reduce(op +, 0.0, map(fn real (real x) => x / 3.0, a))
+fun {int, int, {int, int}, {int, int}, real} main([int] a, [int] b, [real] r) =
+  {squares(a), dot(a, b), argmin(a), minmax(a), mean(r)}
+"""
+
+
+def _reductions(a: np.ndarray, b: np.ndarray, r: np.ndarray) -> tuple:
+    return (int((a * a).sum()), int((a * b).sum()), (int(a.argmin()), int(a.min())),
+            (int(a.min()), int(a.max())), float((r / 3.0).sum()))
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_redomap_and_tuple_reductions_match_the_sequential_back_end(
+        threads: int, data: np.ndarray) -> None:
+    cpu = l0.compile(REDUCTIONS, backend="cpu")
+    par = l0.compile(REDUCTIONS, backend="multicore", threads=threads)
+    args = (data, np.roll(data, 1), data.astype(np.float64))
+    *ints, mean = par.main(*args)
+    *cpu_ints, cpu_mean = cpu.main(*args)
+    *expected, _ = _reductions(*args)
+    assert ints == cpu_ints == expected
+    assert abs(mean - cpu_mean) <= 1e-6 * max(1.0, abs(cpu_mean))
+    empty = par.main(data[:0], data[:0], args[2][:0])
+    assert empty == cpu.main(data[:0], data[:0], args[2][:0]) == \
+        (0, 0, (-1, 1000000), (1000000, -1000000), 0.0)
+
+
+def test_redomap_and_tuple_reductions_are_blocked_parallel_loops() -> None:
+    # Lowered, each of the five is the blocked reduction (Note [Parallel width]): an
+    # scf.parallel over chunks, its chunk count from l0_parallel_width.
+    from l0.api import CompiledProgram
+    from l0.lowering.pipeline import lower
+
+    prog = CompiledProgram(REDUCTIONS, "r.l0", "interp")
+    text = str(lower(prog.module, entries=["main"]))
+    assert text.count("func.call @l0_parallel_width()") == 5
+    assert "scf.reduce(" not in text  # no scf.reduce with operands: all blocked
+
+
 FAILING = """
 fun [int] main(int n, [int] a) =
   map(fn int (int i) => if i % 40000 = 39999 then a[i] else i, iota(n))
