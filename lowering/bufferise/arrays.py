@@ -10,6 +10,7 @@
 * `iota`, `replicate`, `copy`, `concat`, array literals, `empty`: fresh buffers
   (`memref.alloc`), written by `msoac.iota`/`msoac.replicate`, `memref.copy` or stores.
   An op given a destination (Note [Destinations] in `convert.py`) writes there instead.
+  `copy` of a fresh array nothing else uses is that array (Note [Copy elision]);
 * `size`: `memref.dim`, normalised (Note [Empty arrays and irregularity] in
   `l0.interp.soac`: a dimension after an empty one is 0).
 """
