@@ -164,3 +164,32 @@ def test_no_leak_nor_bad_free_in_threads(monkeypatch: pytest.MonkeyPatch,
     gc.collect()
     assert checked_memory.live() == before, "buffers leaked"
     assert checked_memory.problems() == []
+
+
+# The lambda allocates (an iota of varying size, updated), so chunk-parallel makes the
+# map one chunk of rows per thread, each a sequential loop.
+FAILING_ALLOCATING = """
+fun [int] main(int n, [int] a) =
+  map(fn int (int i) =>
+        let r = iota(i % 7 + 1) in
+        let r[0] = i in
+        if i % 40000 = 39999 then a[i] + r[0] else r[0] + r[i % 7],
+      iota(n))
+"""
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_smallest_failing_index_wins_in_chunked_maps(threads: int) -> None:
+    from l0.api import CompiledProgram
+    from l0.lowering.pipeline import lower
+
+    plain = CompiledProgram(FAILING_ALLOCATING, "f.l0", "interp", optimise=False)
+    assert "l0_parallel_width" in str(lower(plain.module, entries=["main"]))  # chunked
+    prog = l0.compile(FAILING_ALLOCATING, filename="f.l0", backend="multicore",
+                      threads=threads, optimise=False)
+    with pytest.raises(L0Error) as info:
+        prog.main(N, np.arange(3, dtype=np.int64))
+    assert "index 39999 out of bounds for array of size 3" in info.value.render()
+    rows = np.arange(30000, dtype=np.int64)
+    np.testing.assert_array_equal(prog.main(30000, np.arange(3, dtype=np.int64)),
+                                  rows + np.where(rows % 7 == 0, rows, rows % 7))
