@@ -164,10 +164,19 @@ class ReduceOp(IRDLOperation):
     """A left fold of the rows of `inputs` from the `neutral` accumulators (reduce, and
     redomap's inner lambda). The lambda takes the accumulators and one row per input.
 
+    The optional `combine` region is redomap's outer lambda: the associative operator
+    (two sets of accumulators -> one) that combines the folds of chunks of the rows, each
+    from the neutral elements, into the fold of all of them; with it, and with
+    `OPERATOR_ATTR` (the lambda is the operator itself), the fold may run in parallel.
+
     Syntax:
         %s = msoac.reduce (%zero : f64) over (%a : memref<?xf64>) -> f64 {
         ^bb0(%acc: f64, %x: f64):
           %y = arith.addf %acc, %x : f64
+          msoac.yield %y : f64
+        } combine {
+        ^bb0(%p: f64, %q: f64):
+          %y = arith.addf %p, %q : f64
           msoac.yield %y : f64
         }
     """
@@ -177,23 +186,36 @@ class ReduceOp(IRDLOperation):
     inputs = var_operand_def(MemRefType)
     outputs = var_result_def()
     body = region_def("single_block")
+    combine = opt_region_def("single_block")
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     traits = traits_def(RecursiveMemoryEffect(), MemoryReadEffect())
     assembly_format = (
         "`(` $neutral `:` type($neutral) `)` `over` `(` $inputs `:` type($inputs) `)` "
-        "attr-dict-with-keyword `->` type($outputs) $body"
+        "attr-dict-with-keyword `->` type($outputs) $body (`combine` $combine^)?"
     )
 
     def __init__(self, neutral: Sequence[SSAValue], inputs: Sequence[SSAValue],
-                 result_types: Sequence[Attribute], body: Region) -> None:
+                 result_types: Sequence[Attribute], body: Region,
+                 combine: Region | None = None) -> None:
         super().__init__(operands=[neutral, inputs], result_types=[result_types],
-                         regions=[body])
+                         regions=[body, combine])
+
+    def operator(self) -> Region | None:
+        """The associative operator combining partial results, if known: `combine`, or
+        the lambda itself under `OPERATOR_ATTR`."""
+        if self.combine is not None and self.combine.blocks:
+            return self.combine
+        return self.body if OPERATOR_ATTR in self.attributes else None
 
     def verify_(self) -> None:
         accs = [r.type for r in self.outputs]
         y = _check_args(self.body, accs + _rows(self.inputs), "the accumulators, then rows")
         _check_count("yielded values (one per accumulator)", len(accs), len(y.values))
         _check_count("neutral elements (one per accumulator)", len(accs), len(self.neutral))
+        if self.combine is not None and self.combine.blocks:
+            c = _check_args(self.combine, accs + accs, "two sets of accumulators")
+            _check_count("values yielded by combine (one per accumulator)", len(accs),
+                         len(c.values))
 
 
 @irdl_op_definition

@@ -2,8 +2,10 @@
 
 Every error caused by what the user wrote (source text, values on stdin, a run-time
 fault of their program) is an `L0Error`. Drivers print it as
-`FILE:LINE:COL: error: message` and exit with status 2. Anything else escaping from
-the compiler is a bug of ours (an internal error), never a user error.
+`FILE:LINE:COL: error: message` and exit with status 2. A back end that cannot run on
+this machine (its runtime library missing) raises `Unavailable`, reported the same way
+without a location. Anything else escaping from the compiler is a bug of ours (an
+internal error), never a user error.
 
 The command-line tools add the offending line of source below that first line, with a
 marker under the span (`format_error`), reading the text from `register_source` (the
@@ -63,6 +65,12 @@ class L0Error(Exception):
 
     def __str__(self) -> str:
         return self.render()
+
+
+class Unavailable(Exception):
+    """Something a back end needs is missing from this machine (a runtime library): not
+    the program's fault nor the compiler's. Drivers print `PROGRAM: error: message` in
+    one line and exit with status 2, as for a user error."""
 
 
 def register_source(name: str, text: str) -> None:

@@ -21,6 +21,7 @@ LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
     "bufferise": _lazy("l0.lowering.bufferise", "BufferisePass"),
     "convert-soac-to-scf": _lazy("l0.lowering.convert_soac_to_scf", "ConvertSoacToScfPass"),
     "dealloc": _lazy("l0.lowering.dealloc", "DeallocPass"),
+    "chunk-parallel": _lazy("l0.lowering.chunk_parallel", "ChunkParallelPass"),
     "hoist-allocs": _lazy("l0.lowering.hoist_allocs", "HoistAllocsPass"),
     "expand-allocs": _lazy("l0.lowering.expand_allocs", "ExpandAllocsPass"),
     "reuse-freed": _lazy("l0.lowering.reuse_freed", "ReuseFreedPass"),

@@ -16,9 +16,12 @@ becomes a sequential `scf.for` with an i64 induction variable, a thread's inner 
   shape ("irregular array" at the map's `loc`);
 * `reduce` whose lambda is its operator (`msoac.OPERATOR_ATTR`, one scalar
   accumulator): `scf.parallel` + `scf.reduce`, which the sequential back end runs as
-  the strict left fold; other folds (redomap's) carry the accumulators in `scf.for`,
-  strictly left to right (a reassociating vectorisation happens only under
-  `fast_math`, in LLVM);
+  the strict left fold; redomap (its operator is `combine`) and tuple operators, with
+  scalar accumulators: blocked, each chunk folded from the neutral elements in
+  parallel, the partials combined in chunk order; other folds (array accumulators, and
+  every fold nested in a parallel loop) carry the accumulators in `scf.for`, strictly
+  left to right (a reassociating vectorisation happens only under `fast_math`, in
+  LLVM);
 * `scan`: blocked over chunks (total per chunk, carry-ins, scan per chunk from its
   carry-in); as a sequential loop storing each accumulator when nested or not
   blockable;
@@ -263,6 +266,9 @@ class LowerReduce(RewritePattern):
         if _parallel_reduction(op):
             rewriter.replace(op, [], [_reduce_parallel(b, op, n)])
             return
+        if _blocked_reduction(op):
+            rewriter.replace(op, [], _reduce_blocked(b, op, n))
+            return
         results = b.for_(b.i64(0), n, list(op.neutral), body)
         rewriter.replace(op, [], results)
 
@@ -296,6 +302,40 @@ def _reduce_parallel(b: CodeBuilder, op: msoac.ReduceOp, n: SSAValue) -> SSAValu
     par = b.add(scf.ParallelOp([b.index(0)], [b.to_index(n)], [b.index(1)], Region(block),
                                [op.neutral[0]]))
     return par.res[0]
+
+
+def _blocked_reduction(op: msoac.ReduceOp) -> bool:
+    """Whether `op` becomes the blocked reduction: outermost, its combining operator
+    known (redomap's `combine`, or a tuple operator), and its accumulators scalars (one
+    partial result per chunk)."""
+    if nested_in_parallel(op) or op.operator() is None:
+        return False
+    return all(not isinstance(z.type, MemRefType | CertType) for z in op.neutral)
+
+
+def _reduce_blocked(b: CodeBuilder, op: msoac.ReduceOp, n: SSAValue) -> list[SSAValue]:
+    """The blocked reduction (Note [Parallel width]): with C chunks, each chunk folded
+    with the lambda from the neutral elements, in parallel, into its partial results;
+    then the partials combined with the operator in chunk order. With one chunk it is
+    the left fold from the neutral elements, and nothing is combined."""
+    inputs = list(op.inputs)
+    operator = op.operator()
+    assert operator is not None
+    count = chunk_count(b, n, op)
+    parts = [b.alloc(MemRefType(z.type, [DYNAMIC_INDEX]), [count]) for z in op.neutral]
+
+    def chunk(cb: CodeBuilder, c: SSAValue) -> None:
+        lo, hi = chunk_bounds(cb, c, n, count)
+        for v, m in zip(_fold_rows(cb, op.body, op.neutral, inputs, lo, hi), parts,
+                        strict=True):
+            cb.store(v, m, [c])
+
+    parallel_for(b, b.i64(0), count, chunk)
+
+    def combine(lb: CodeBuilder, c: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+        return inline_lambda(operator.clone().block, lb, [*acc, *[lb.load(m, [c]) for m in parts]])
+
+    return b.for_(b.i64(1), count, [b.load(m, [b.i64(0)]) for m in parts], combine)
 
 
 class LowerScan(RewritePattern):

@@ -36,13 +36,14 @@ from xdsl.rewriter import Rewriter
 
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.dealloc.aliases import Aliases, Summaries, UsedMemrefs, summarise
-from l0.lowering.hoist_allocs import (
+from l0.lowering.memory_plan import (
     Free,
     alloc_sizes,
     checked_product,
+    constant_int,
     dies_at,
     fold_alloc_dims,
-    hoist_function,
+    hoist_invariant,
     invariant_chain,
     move_before,
     row_major_strides,
@@ -62,12 +63,8 @@ class ExpandAllocsPass(ModulePass):
         for f in op.ops:
             if isinstance(f, func.FuncOp) and f.body.blocks:
                 fold_alloc_dims(f)
-                expanded = False
                 while _expand_one(f, summaries):
                     fold_alloc_dims(f)
-                    expanded = True
-                if expanded:  # the slices' buffer may now leave enclosing scf.for loops
-                    hoist_function(f, summaries)
 
 
 def _expand_one(f: func.FuncOp, summaries: Summaries) -> bool:
@@ -117,10 +114,29 @@ def _expand(alloc: memref.AllocOp, free: Free, loop: scf.ParallelOp,
     Rewriter.erase_op(alloc)
     free.erase()
     outer.insert_op_after(memref.DeallocOp.get(flat), loop)
+    _hoist_out_of_loops(flat)
+
+
+def _hoist_out_of_loops(flat: SSAValue) -> None:
+    """The slices' buffer leaves the `scf.for` loops around the parallel loop while its
+    size is invariant in them: one allocation per loop nest, as `hoist-allocs` does."""
+    alloc = flat.owner
+    assert isinstance(alloc, memref.AllocOp)
+    while isinstance(loop := alloc.parent_op(), scf.ForOp):
+        free = unconditional_free(alloc.memref, loop.body.block)
+        chain = invariant_chain(alloc, loop)
+        if free is None or chain is None:
+            return
+        hoisted = hoist_invariant(alloc, free, loop, chain).owner
+        assert isinstance(hoisted, memref.AllocOp)
+        alloc = hoisted
 
 
 def _trip_count(b: CodeBuilder, lb: SSAValue, ub: SSAValue, step: SSAValue) -> SSAValue:
-    """max(0, ceil((ub - lb) / step)) for a positive step."""
+    """max(0, ceil((ub - lb) / step)) for a positive step (no division for a unit step,
+    so that the count may move before enclosing loops)."""
     span = b.subi(ub, lb)
+    if constant_int(step) == 1:
+        return b.maxsi(span, b.index(0))
     up = b.val(arith.DivSIOp(b.addi(span, b.subi(step, b.index(1))), step))
     return b.maxsi(up, b.index(0))

@@ -6,7 +6,9 @@ JIT-compiled multicore code calls `GOMP_parallel`, `omp_get_thread_num`,
 `load_library_permanently`. The library is the system's gcc runtime, `libgomp.so.1`
 (Debian/Ubuntu package `libgomp1`, installed with gcc and by most toolchains); where
 the system has none, a copy shipped inside an installed wheel (`*.libs/libgomp*.so*`,
-as scikit-learn's or torch's) is used (`docs/backend.md`).
+as scikit-learn's or torch's) is used (`docs/backend.md`). `L0_LIBGOMP=PATH` names the
+library to load instead. A library that cannot be found or loaded is `OpenMPUnavailable`
+(`l0.diagnostics.Unavailable`: the drivers print one line and exit with status 2).
 
 Worker threads get `OMP_STACKSIZE` of stack (default here 256 MiB of virtual memory:
 only touched pages cost), so deep recursion inside a parallel loop reports "stack
@@ -25,18 +27,26 @@ import threading
 
 import llvmlite.binding as llvm
 
+from l0.diagnostics import Unavailable
+
 STACK_SIZE = "256M"
+
+LIBRARY_VARIABLE = "L0_LIBGOMP"
+"""The environment variable naming the libgomp to load (default: found as `find` says)."""
 
 _lock = threading.Lock()
 _loaded: str | None = None
 
 
-class OpenMPUnavailable(RuntimeError):
-    """No libgomp could be found: the multicore back end cannot run."""
+class OpenMPUnavailable(Unavailable):
+    """No libgomp could be found or loaded: the multicore back end cannot run."""
 
 
 def find() -> str | None:
     """The path (or soname) of a libgomp to load, or None."""
+    chosen = os.environ.get(LIBRARY_VARIABLE, "").strip()
+    if chosen:
+        return chosen
     name = ctypes.util.find_library("gomp")
     if name:
         return name
@@ -59,6 +69,12 @@ def load() -> str:
                 "the multicore back end needs libgomp, the GNU OpenMP runtime "
                 "(install the system package libgomp1, which comes with gcc)")
         os.environ.setdefault("OMP_STACKSIZE", STACK_SIZE)
-        llvm.load_library_permanently(path)
+        try:
+            llvm.load_library_permanently(path)
+        except RuntimeError as err:
+            reason = str(err).strip().splitlines()[0] if str(err).strip() else "not loadable"
+            raise OpenMPUnavailable(
+                f"the multicore back end cannot load libgomp, the GNU OpenMP runtime, "
+                f"from {path}: {reason}") from None
         _loaded = path
         return path

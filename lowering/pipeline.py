@@ -1,6 +1,6 @@
 """The CPU back ends as one call: a soac-level module to a `JitModule` or a `CpuEngine`.
 
-    bufferise -> convert-soac-to-scf -> dealloc -> hoist-allocs -> expand-allocs
+    bufferise -> convert-soac-to-scf -> dealloc -> chunk-parallel -> hoist-allocs -> expand-allocs
         -> reuse-freed -> LLVM IR -> O3 -> MCJIT
     multicore: ... -> reuse-freed -> convert-parallel-to-omp -> LLVM IR calling libgomp
     gpu:       ... -> reuse-freed -> convert-parallel-to-gpu (the gpu level, docs/gpu.md)
@@ -44,6 +44,7 @@ from l0.lowering import trace
 from l0.lowering.bufferise import BufferisePass
 from l0.lowering.convert_gpu_to_sim import ConvertGpuToSimPass
 from l0.lowering.convert_parallel_to_gpu import ConvertParallelToGpuPass
+from l0.lowering.chunk_parallel import ChunkParallelPass
 from l0.lowering.convert_parallel_to_omp import ConvertParallelToOmpPass
 from l0.lowering.convert_soac_to_scf import ConvertSoacToScfPass
 from l0.lowering.dealloc import DeallocPass
@@ -52,8 +53,8 @@ from l0.lowering.hoist_allocs import HoistAllocsPass
 from l0.lowering.jit import JitModule, link_callbacks
 from l0.lowering.reuse_freed import ReuseFreedPass
 
-PIPELINE = (BufferisePass, ConvertSoacToScfPass, DeallocPass, HoistAllocsPass,
-            ExpandAllocsPass, ReuseFreedPass)
+PIPELINE = (BufferisePass, ConvertSoacToScfPass, DeallocPass, ChunkParallelPass,
+            HoistAllocsPass, ExpandAllocsPass, ReuseFreedPass)
 MULTICORE = (ConvertParallelToOmpPass,)
 """The passes after `PIPELINE` for the multicore back end."""
 TARGETS: dict[str, tuple[type, ...]] = {

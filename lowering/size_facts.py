@@ -13,9 +13,10 @@ when `m > 0`. The pass uses that fact where the body reads `m != 0`, `0 != m`, `
 `select` on one is its first operand there. Uses outside the body are left alone.
 
 Not in the CPU pipeline (`l0.lowering.pipeline`): on LocVolCalib Small it makes the
-checks of the backward loops compare with one size, as intended, but the program took
-1.75 s of CPU instead of 1.6 s (three A/B pairs on the loaded 2-core machine); why LLVM
-does worse with it is not known yet. `l0-opt -p ...,size-facts` runs it.
+checks of the backward loops compare with one size, as intended, but the program is
+not measurably faster (1861 ms of CPU with it against 1835 ms without, the variants run
+alternately in one process: within the loaded machine's noise; docs/lowering.md).
+`l0-opt -p ...,size-facts` runs it.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from xdsl.ir import OpResult, SSAValue
 from xdsl.passes import ModulePass
 
 from l0.lowering.builder import CodeBuilder
-from l0.lowering.hoist_allocs import fold_alloc_dims
+from l0.lowering.memory_plan import fold_alloc_dims
 
 
 @dataclass(frozen=True)

@@ -79,6 +79,62 @@ def test_fused_scans_match_the_sequential_back_end(threads: int, data: np.ndarra
         np.testing.assert_array_equal(par.main(arg), cpu.main(arg), err_msg=name)
 
 
+# Fused (optimise=True, which keeps what `main` reaches): `squares` and `dot` become
+# redomaps (the map fused into the reduce), `argmin` and `minmax` reduce with tuple
+# operators; `mean` is real-valued, so it is compared to the printed precision (the
+# chunks' sums are combined in order).
+REDUCTIONS = """
+fun int squares([int] a) = reduce(op +, 0, map(fn int (int x) => x * x, a))
+fun int dot([int] a, [int] b) = reduce(op +, 0, map(op *, zip(a, b)))
+fun {int, int} argmin([int] a) =
+  reduce(fn {int, int} ({int, int} p, {int, int} q) =>
+           let {i, x} = p in let {j, y} = q in
+           if y < x || (y = x && j < i) then {j, y} else {i, x},
+         {-1, 1000000}, zip(iota(size(0, a)), a))
+fun {int, int} minmax([int] a) =
+  reduce(fn {int, int} ({int, int} p, {int, int} q) =>
+           let {lo, hi} = p in let {x, y} = q in
+           {if x < lo then x else lo, if hi < y then y else hi},
+         {1000000, -1000000}, zip(a, a))
+fun real mean([real] a) = reduce(op +, 0.0, map(fn real (real x) => x / 3.0, a))
+fun {int, int, {int, int}, {int, int}, real} main([int] a, [int] b, [real] r) =
+  {squares(a), dot(a, b), argmin(a), minmax(a), mean(r)}
+"""
+
+
+def _reductions(a: np.ndarray, b: np.ndarray, r: np.ndarray) -> tuple:
+    return (int((a * a).sum()), int((a * b).sum()), (int(a.argmin()), int(a.min())),
+            (int(a.min()), int(a.max())), float((r / 3.0).sum()))
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_redomap_and_tuple_reductions_match_the_sequential_back_end(
+        threads: int, data: np.ndarray) -> None:
+    cpu = l0.compile(REDUCTIONS, backend="cpu")
+    par = l0.compile(REDUCTIONS, backend="multicore", threads=threads)
+    args = (data, np.roll(data, 1), data.astype(np.float64))
+    *ints, mean = par.main(*args)
+    *cpu_ints, cpu_mean = cpu.main(*args)
+    *expected, _ = _reductions(*args)
+    assert ints == cpu_ints == expected
+    assert abs(mean - cpu_mean) <= 1e-6 * max(1.0, abs(cpu_mean))
+    empty = par.main(data[:0], data[:0], args[2][:0])
+    assert empty == cpu.main(data[:0], data[:0], args[2][:0]) == \
+        (0, 0, (-1, 1000000), (1000000, -1000000), 0.0)
+
+
+def test_redomap_and_tuple_reductions_are_blocked_parallel_loops() -> None:
+    # Lowered, each of the five is the blocked reduction (Note [Parallel width]): an
+    # scf.parallel over chunks, its chunk count from l0_parallel_width.
+    from l0.api import CompiledProgram
+    from l0.lowering.pipeline import lower
+
+    prog = CompiledProgram(REDUCTIONS, "r.l0", "interp")
+    text = str(lower(prog.module, entries=["main"]))
+    assert text.count("func.call @l0_parallel_width()") == 5
+    assert "scf.reduce(" not in text  # no scf.reduce with operands: all blocked
+
+
 FAILING = """
 fun [int] main(int n, [int] a) =
   map(fn int (int i) => if i % 40000 = 39999 then a[i] else i, iota(n))
@@ -138,3 +194,32 @@ def test_no_leak_nor_bad_free_in_threads(monkeypatch: pytest.MonkeyPatch,
     gc.collect()
     assert checked_memory.live() == before, "buffers leaked"
     assert checked_memory.problems() == []
+
+
+# The lambda allocates (an iota of varying size, updated), so chunk-parallel makes the
+# map one chunk of rows per thread, each a sequential loop.
+FAILING_ALLOCATING = """
+fun [int] main(int n, [int] a) =
+  map(fn int (int i) =>
+        let r = iota(i % 7 + 1) in
+        let r[0] = i in
+        if i % 40000 = 39999 then a[i] + r[0] else r[0] + r[i % 7],
+      iota(n))
+"""
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_smallest_failing_index_wins_in_chunked_maps(threads: int) -> None:
+    from l0.api import CompiledProgram
+    from l0.lowering.pipeline import lower
+
+    plain = CompiledProgram(FAILING_ALLOCATING, "f.l0", "interp", optimise=False)
+    assert "l0_parallel_width" in str(lower(plain.module, entries=["main"]))  # chunked
+    prog = l0.compile(FAILING_ALLOCATING, filename="f.l0", backend="multicore",
+                      threads=threads, optimise=False)
+    with pytest.raises(L0Error) as info:
+        prog.main(N, np.arange(3, dtype=np.int64))
+    assert "index 39999 out of bounds for array of size 3" in info.value.render()
+    rows = np.arange(30000, dtype=np.int64)
+    np.testing.assert_array_equal(prog.main(30000, np.arange(3, dtype=np.int64)),
+                                  rows + np.where(rows % 7 == 0, rows, rows % 7))

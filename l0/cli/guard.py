@@ -4,7 +4,8 @@ The front end, the passes and the interpreter recurse over the program (expressi
 trees, recursive L0 functions), so the work runs in a thread with a large stack and a
 high recursion limit. User errors (`L0Error`) print as `FILE:LINE:COL: error: ...`
 followed by the offending source line (`l0.diagnostics.format_error`) and give exit
-status 2; a program too deeply nested or recursive for our stack is also
+status 2, as does a back end missing its runtime library (`Unavailable`, one
+line); a program too deeply nested or recursive for our stack is also
 reported as a user error; anything else is a bug of ours, reported in one line as an
 internal error with status 3 (set `L0_TRACEBACK=1` to see the traceback).
 """
@@ -17,7 +18,7 @@ import traceback
 from collections.abc import Callable
 
 from l0.bigstack import call_with_big_stack
-from l0.diagnostics import L0Error, format_error
+from l0.diagnostics import L0Error, Unavailable, format_error
 
 EXIT_OK = 0
 EXIT_USER_ERROR = 2
@@ -38,6 +39,10 @@ def _report_errors(work: Callable[[], int], what: str) -> int:
     except L0Error as err:
         _flush_stdout()
         print(format_error(err), file=sys.stderr)
+        return EXIT_USER_ERROR
+    except Unavailable as err:
+        _flush_stdout()
+        print(f"{what}: error: {err}", file=sys.stderr)
         return EXIT_USER_ERROR
     except RecursionError:
         _flush_stdout()

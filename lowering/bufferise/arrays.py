@@ -10,6 +10,7 @@
 * `iota`, `replicate`, `copy`, `concat`, array literals, `empty`: fresh buffers
   (`memref.alloc`), written by `msoac.iota`/`msoac.replicate`, `memref.copy` or stores.
   An op given a destination (Note [Destinations] in `convert.py`) writes there instead.
+  `copy` of a fresh array nothing else uses is that array (Note [Copy elision]);
 * `size`: `memref.dim`, normalised (Note [Empty arrays and irregularity] in
   `l0.interp.soac`: a dimension after an empty one is 0).
 """
@@ -20,7 +21,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import MemRefType, TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation, OpResult, SSAValue
 
 from l0.dialects import msoac, soac
 from l0.dialects.memref_types import (
@@ -217,9 +218,35 @@ def _reshape(cv: Converter, op: Operation, b: CodeBuilder) -> None:
 def _copy(cv: Converter, op: Operation, b: CodeBuilder) -> None:
     assert isinstance(op, soac.CopyOp)
     a = cv.get(op.array)
+    if _copy_elidable(cv, op, a):
+        cv.set(op.result, cv.coerce(b, a, cv.type_of(op.result, Kind.IDENTITY)))
+        return
     out = fresh(cv, b, op.result, b.dims(a))
     b.copy(a, out)
     cv.set(op.result, out)
+
+
+# Note [Copy elision]
+# `copy(x)` where x is a fresh array (its buffer allocated here, by `memref.alloc` or as
+# a SOAC's allocated result, so no parameter, view or other value shares it) that
+# nothing else uses is x itself: no one can observe the difference, as after an
+# in-place update. x must be defined in the copy's own block: a copy in a loop of an
+# array from before the loop runs once per iteration, and each needs its own array.
+# A copy given a destination (a map's row) still copies into it.
+
+
+def _copy_elidable(cv: Converter, op: soac.CopyOp, a: SSAValue) -> bool:
+    """Whether `op` may be its operand's buffer `a` itself (Note [Copy elision])."""
+    source = op.array
+    if op.result in cv.dest_for or len(list(source.uses)) != 1:
+        return False
+    if not isinstance(source, OpResult) or source.op.parent_block() is not op.parent_block():
+        return False
+    owner = a.owner
+    fresh_buffer = isinstance(owner, memref.AllocOp) or (
+        isinstance(owner, msoac.MapOp | msoac.ScanOp | msoac.FilterOp)
+        and a in owner.results)
+    return fresh_buffer and kind_of(a.type) == Kind.IDENTITY
 
 
 @handles(soac.IotaOp)

@@ -13,7 +13,8 @@ copies). Outputs are decided here:
   when row 0 is known (an `allocated` result);
 * `scan` with array accumulators and `filter` allocate their results themselves;
 * `reduce` (and `redomap`, whose meaning is the left fold with its inner lambda) only
-  carries accumulators;
+  carries accumulators; redomap's outer lambda (the operator combining partial folds)
+  is kept as the `combine` region when the accumulators are scalars;
 * `scanomap` is the `msoac.scan` of its inner lambda, carrying its outer lambda as the
   scan's `operator` when every accumulator is a scalar (a blocked parallel scan).
 
@@ -192,13 +193,29 @@ def _fold_parts(cv: Converter,
 def _reduce(cv: Converter, op: soac.ReduceOp | soac.RedomapOp, block: Block,
             b: CodeBuilder) -> None:
     acc_types, neutral, inputs, region = _fold_parts(cv, op, block, b)
-    new = b.add(msoac.ReduceOp(neutral, inputs, acc_types, region))
+    combine = _combine(cv, op, acc_types)
+    new = b.add(msoac.ReduceOp(neutral, inputs, acc_types, region, combine))
     if isinstance(op, soac.ReduceOp):
         # The lambda is the associative operator itself (not redomap's fused fold), so
         # partial results may be combined with it: a parallel reduction.
         new.attributes[msoac.OPERATOR_ATTR] = UnitAttr()
     for o, r in zip(op.results, new.outputs, strict=True):
         cv.set(o, cv.coerce(b, r, cv.type_of(o)))
+
+
+def _combine(cv: Converter, op: soac.ReduceOp | soac.RedomapOp,
+             acc_types: Sequence[Attribute]) -> Region | None:
+    """Redomap's outer lambda, the operator combining partial folds, when the
+    accumulators are scalars (a parallel fold keeps one partial result per chunk; array
+    accumulators stay a sequential fold, which needs no operator)."""
+    if not isinstance(op, soac.RedomapOp) or any(isinstance(t, MemRefType) for t in acc_types):
+        return None
+    block = op.outer.block
+    term = block.last_op
+    assert term is not None
+    region, _ = _lambda(cv, block, [*acc_types, *acc_types], len(block.args),
+                        list(term.operands), list(acc_types))
+    return region
 
 
 @handles(soac.ReduceOp)
@@ -210,7 +227,7 @@ def _reduce_op(cv: Converter, op: Operation, b: CodeBuilder) -> None:
 @handles(soac.RedomapOp)
 def _redomap(cv: Converter, op: Operation, b: CodeBuilder) -> None:
     # The meaning of redomap is the left fold with its inner lambda (docs/ir.md); the
-    # outer lambda only matters to a parallel implementation.
+    # outer lambda, kept as `combine`, only matters to a parallel implementation.
     assert isinstance(op, soac.RedomapOp)
     _reduce(cv, op, op.inner.block, b)
 

@@ -185,7 +185,7 @@ def test_help_lists_every_registered_pass_with_its_summary(
     assert rows == [[name, summary] for name, summary in describe_passes()]
     rows = [line.split(None, 1) for line in lowerings.splitlines()[1:] if line.strip()]
     assert rows == [[name, summary] for name, summary in describe_passes(LOWERINGS)]
-    assert [name for name, _ in rows] == ["bufferise", "convert-gpu-to-sim",
+    assert [name for name, _ in rows] == ["bufferise", "chunk-parallel", "convert-gpu-to-sim",
                                           "convert-parallel-to-gpu", "convert-parallel-to-omp",
                                           "convert-soac-to-scf", "dealloc",
                                           "expand-allocs", "hoist-allocs", "reuse-freed",
@@ -234,7 +234,7 @@ def _passes_run(err: str) -> list[str]:
     return [line.split()[1] for line in err.splitlines() if line.startswith("Pass ")]
 
 
-PLANNING = ["hoist-allocs", "expand-allocs", "reuse-freed"]
+PLANNING = ["chunk-parallel", "hoist-allocs", "expand-allocs", "reuse-freed"]
 """The memory planning lowerings, after dealloc."""
 
 
@@ -244,8 +244,8 @@ PLANNING = ["hoist-allocs", "expand-allocs", "reuse-freed"]
     (["-p", "cse,bufferise"], ["convert-soac-to-scf", "dealloc", *PLANNING]),
     (["-p", "bufferise,convert-soac-to-scf"], ["dealloc", *PLANNING]),
     (["-p", "bufferise,convert-soac-to-scf,dealloc"], PLANNING),
-    (["-p", "bufferise,convert-soac-to-scf,dealloc,hoist-allocs,expand-allocs,reuse-freed"],
-     []),
+    (["-p", "bufferise,convert-soac-to-scf,dealloc,chunk-parallel,hoist-allocs,expand-allocs,"
+           "reuse-freed"], []),
 ])
 def test_llvm_ir_target_runs_the_lowerings_still_needed(
     args: list[str], lowerings: list[str], tmp_path: Path,

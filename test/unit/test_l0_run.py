@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -165,3 +166,20 @@ def test_run_offers_the_back_ends_of_the_api() -> None:
     from l0.cli import run
 
     assert run.BACKENDS == BACKENDS
+
+
+def test_a_missing_openmp_runtime_is_one_line_and_exit_2(prog, tmp_path: Path) -> None:
+    # L0_LIBGOMP points the loader at a library that is not there.
+    missing = tmp_path / "no" / "libgomp.so.1"
+    r = subprocess.run(
+        [sys.executable, "-c", "from l0.cli.run import main; main()", "--backend=multicore",
+         prog("fun int main() = 1\n")],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+        env={**os.environ, "L0_LIBGOMP": str(missing)},
+    )
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert "error: the multicore back end cannot load libgomp" in lines[0]
+    assert str(missing) in lines[0] and "internal" not in lines[0]
+    assert r.stdout == ""

@@ -130,6 +130,31 @@ def test_the_pass_import_rule_catches_a_cross_import(tmp_path: Path) -> None:
     ]
 
 
+LOWERING_ANALYSES = {"l0.lowering.dealloc.aliases"}
+"""Analyses inside a lowering pass's package that other passes may use: dealloc's
+may-alias classes, which memory planning trusts."""
+
+
+def test_lowering_passes_import_no_other_lowering_pass() -> None:
+    """A lowering pass (`l0.lowering.LOWERINGS`) imports shared modules
+    (`l0.lowering.memory_plan`, `builder`, ...) and `LOWERING_ANALYSES`, never another
+    pass's module; the pipeline, which runs them in order, is the one composite."""
+    from l0.lowering import LOWERINGS
+
+    modules = {"l0.lowering." + name.replace("-", "_") for name in LOWERINGS}
+    bad = []
+    for module in sorted(modules):
+        path = ROOT / "lowering" / module.removeprefix("l0.lowering.")
+        files = sorted(path.rglob("*.py")) if path.is_dir() else [path.with_suffix(".py")]
+        for file in files:
+            for imported in _imports(file):
+                owner = next((m for m in modules
+                              if imported == m or imported.startswith(m + ".")), None)
+                if owner is not None and owner != module and imported not in LOWERING_ANALYSES:
+                    bad.append(f"{file.relative_to(ROOT)} imports {imported}")
+    assert not bad, "\n".join(bad)
+
+
 # Documents that lived beside the repository while it was written; what the code needs of
 # them is in docs/ (reference.md, style.md, architecture.md), so nothing may cite them.
 # The names are split so that this file does not mention them itself.

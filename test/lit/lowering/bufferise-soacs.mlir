@@ -84,13 +84,18 @@ func.func @reduce_array_accumulator(%m: tensor<?x?xi64>, %n: i64) -> tensor<?xi6
   func.return %r : tensor<?xi64>
 }
 
-// redomap is the left fold with its inner lambda, which is not the operator.
+// redomap is the left fold with its inner lambda, which is not the operator; its outer
+// lambda, the operator, is kept as `combine` (the accumulators are scalars).
 // CHECK-LABEL: func.func @redomap_is_a_fold(
 // CHECK:         msoac.reduce(%{{.*}} : i64) over(%{{.*}} : memref<?xi64, strided<[?], offset: ?>>) -> i64 {
 // CHECK-NEXT:    ^bb0(%[[ACC:.*]]: i64, %[[X:.*]]: i64):
 // CHECK-NEXT:      %[[SQ:.*]] = arith.muli %[[X]], %[[X]]
 // CHECK-NEXT:      %[[S:.*]] = arith.addi %[[ACC]], %[[SQ]]
 // CHECK-NEXT:      msoac.yield %[[S]] : i64
+// CHECK-NEXT:    } combine {
+// CHECK-NEXT:    ^bb0(%[[P:.*]]: i64, %[[Q:.*]]: i64):
+// CHECK-NEXT:      %[[PQ:.*]] = arith.addi %[[P]], %[[Q]] : i64
+// CHECK-NEXT:      msoac.yield %[[PQ]] : i64
 func.func @redomap_is_a_fold(%a: tensor<?xi64>) -> i64 {
   %0 = arith.constant 0 : i64
   %5 = soac.redomap(%acc = %0 : i64) over(%x = %a : tensor<?xi64>) {
@@ -103,6 +108,22 @@ func.func @redomap_is_a_fold(%a: tensor<?xi64>) -> i64 {
     soac.yield %10 : i64
   }
   func.return %5 : i64
+}
+
+// A redomap with an array accumulator keeps no operator (its fold stays sequential).
+// CHECK-LABEL: func.func @redomap_array_accumulator(
+// CHECK:         msoac.reduce
+// CHECK-NOT:     combine
+// CHECK:         func.return
+func.func @redomap_array_accumulator(%m: tensor<?x?xi64>, %n: i64) -> tensor<?xi64> {
+  %z = soac.iota %n
+  %r = soac.redomap(%acc = %z : tensor<?xi64>) over(%row = %m : tensor<?x?xi64>) {
+    soac.yield %row : tensor<?xi64>
+  } outer {
+  ^bb0(%p: tensor<?xi64>, %q: tensor<?xi64>):
+    soac.yield %q : tensor<?xi64>
+  }
+  func.return %r : tensor<?xi64>
 }
 
 // A scan of scalars writes into a destination; filter allocates its results.

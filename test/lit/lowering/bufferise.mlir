@@ -105,6 +105,61 @@ func.func @copy_copies(%a: tensor<?xi64>) -> tensor<?xi64> {
   func.return %r : tensor<?xi64>
 }
 
+// Copy elision (Note [Copy elision]): copy of a fresh array nothing else uses is that
+// array; the update after it stores into the iota's buffer.
+// CHECK-LABEL: func.func @copy_of_fresh_is_elided(
+// CHECK:         %[[B:.*]] = memref.alloc(%{{.*}}) : memref<?xi64>
+// CHECK-NEXT:    msoac.iota %[[B]] : memref<?xi64>
+// CHECK-NOT:     memref.copy
+// CHECK-NOT:     memref.alloc
+// CHECK:         memref.store %{{.*}}, %[[B]][%{{.*}}]
+// CHECK:         func.return %[[B]] : memref<?xi64>
+func.func @copy_of_fresh_is_elided(%n: i64) -> tensor<?xi64> {
+  %c = soac.checked
+  %0 = arith.constant 0 : i64
+  %a = soac.iota %n <%c>
+  %r = soac.copy %a : tensor<?xi64>
+  %s = soac.update %r[%0] = %n <%c> : tensor<?xi64>
+  func.return %s : tensor<?xi64>
+}
+
+// Must not fire: the fresh array is used after the copy (read after the update).
+// CHECK-LABEL: func.func @copy_of_fresh_used_later_copies(
+// CHECK:         %[[B:.*]] = memref.alloc(%{{.*}}) : memref<?xi64>
+// CHECK-NEXT:    msoac.iota %[[B]] : memref<?xi64>
+// CHECK:         %[[R:.*]] = memref.alloc(%{{.*}}) : memref<?xi64>
+// CHECK-NEXT:    "memref.copy"(%[[B]], %[[R]])
+func.func @copy_of_fresh_used_later_copies(%n: i64) -> (tensor<?xi64>, i64) {
+  %c = soac.checked
+  %0 = arith.constant 0 : i64
+  %a = soac.iota %n <%c>
+  %r = soac.copy %a : tensor<?xi64>
+  %s = soac.update %r[%0] = %n <%c> : tensor<?xi64>
+  %x = soac.index %a[%0] <%c> : tensor<?xi64> -> i64
+  func.return %s, %x : tensor<?xi64>, i64
+}
+
+// Must not fire: a copy in a loop of a fresh array from before it runs once per
+// iteration, and each iteration needs its own array.
+// CHECK-LABEL: func.func @copy_in_loop_copies(
+// CHECK:         scf.for
+// CHECK:           memref.alloc
+// CHECK-NEXT:      "memref.copy"
+func.func @copy_in_loop_copies(%n: i64) -> i64 {
+  %c = soac.checked
+  %0 = arith.constant 0 : i64
+  %1 = arith.constant 1 : i64
+  %a = soac.iota %n <%c>
+  %t = scf.for %i = %0 to %n step %1 iter_args(%acc = %0) -> (i64) : i64 {
+    %r = soac.copy %a : tensor<?xi64>
+    %s = soac.update %r[%0] = %i <%c> : tensor<?xi64>
+    %x = soac.index %s[%0] <%c> : tensor<?xi64> -> i64
+    %y = arith.addi %acc, %x : i64
+    scf.yield %y : i64
+  }
+  func.return %t : i64
+}
+
 // size(1, m) is 0 when m has no rows (normalised shapes, as the interpreter).
 // CHECK-LABEL: func.func @size_is_normalised(
 // CHECK:         %[[D0:.*]] = arith.index_cast %{{.*}} : index to i64

@@ -169,6 +169,94 @@ func.func @reduce_parallel(%a: memref<?xf64>, %z: f64) -> f64 {
   func.return %s : f64
 }
 
+// redomap (its operator in `combine`): blocked. C chunks (C from @l0_parallel_width: 1
+// on the cpu back end), each folded with the lambda from the neutral element in
+// parallel into its partial result; then the partials combined in chunk order. With one
+// chunk it is the left fold, and the combining loop runs no iteration.
+// CHECK-LABEL: func.func @redomap_blocked(
+// CHECK:         %[[W:.*]] = func.call @l0_parallel_width() : () -> i64
+// CHECK:         %[[C:.*]] = arith.maxsi
+// CHECK:         %[[P:.*]] = memref.alloc(%{{.*}}) : memref<?xi64>
+// CHECK:         "scf.parallel"
+// CHECK:           %[[F:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %z) -> (i64) : i64 {
+// CHECK:             %[[SQ:.*]] = arith.muli
+// CHECK-NEXT:        %[[S:.*]] = arith.addi %[[ACC]], %[[SQ]] : i64
+// CHECK-NEXT:        scf.yield %[[S]] : i64
+// CHECK:           memref.store %[[F]], %[[P]][%{{.*}}] : memref<?xi64>
+// CHECK-NEXT:      scf.reduce
+// CHECK:         %[[P0:.*]] = memref.load %[[P]]
+// CHECK:         %[[R:.*]] = scf.for %{{.*}} = %{{.*}} to %[[C]] step %{{.*}} iter_args(%[[L:.*]] = %[[P0]]) -> (i64) : i64 {
+// CHECK:           %[[PC:.*]] = memref.load %[[P]]
+// CHECK-NEXT:      %[[LR:.*]] = arith.addi %[[L]], %[[PC]] : i64
+// CHECK-NEXT:      scf.yield %[[LR]] : i64
+// CHECK:         func.return %[[R]]
+func.func @redomap_blocked(%a: memref<?xi64>, %z: i64) -> i64 {
+  %s = msoac.reduce(%z : i64) over(%a : memref<?xi64>) -> i64 {
+  ^bb0(%acc: i64, %x: i64):
+    %sq = arith.muli %x, %x : i64
+    %y = arith.addi %acc, %sq : i64
+    msoac.yield %y : i64
+  } combine {
+  ^bb0(%p: i64, %q: i64):
+    %y = arith.addi %p, %q : i64
+    msoac.yield %y : i64
+  }
+  func.return %s : i64
+}
+
+// A tuple operator (reduce's lambda, `operator`, two accumulators): blocked, one
+// partial per accumulator, combined with the lambda itself.
+// CHECK-LABEL: func.func @reduce_tuple_blocked(
+// CHECK:         func.call @l0_parallel_width()
+// CHECK:         %[[P1:.*]] = memref.alloc(%{{.*}}) : memref<?xi64>
+// CHECK-NEXT:    %{{.*}} = arith.index_cast
+// CHECK-NEXT:    %[[P2:.*]] = memref.alloc(%{{.*}}) : memref<?xf64>
+// CHECK:         "scf.parallel"
+// CHECK:           memref.store %{{.*}}, %[[P1]]
+// CHECK-NEXT:      memref.store %{{.*}}, %[[P2]]
+// CHECK:         %[[A:.*]], %[[B:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (i64, f64) : i64 {
+// CHECK:           memref.load %[[P1]]
+// CHECK:           memref.load %[[P2]]
+// CHECK-NEXT:      arith.cmpf olt
+// CHECK:         func.return %[[A]], %[[B]] : i64, f64
+func.func @reduce_tuple_blocked(%i: memref<?xi64>, %a: memref<?xf64>, %z: i64, %w: f64) -> (i64, f64) {
+  %s:2 = msoac.reduce(%z, %w : i64, f64) over(%i, %a : memref<?xi64>, memref<?xf64>) attributes {operator} -> i64, f64 {
+  ^bb0(%p: i64, %x: f64, %q: i64, %y: f64):
+    %lt = arith.cmpf olt, %y, %x : f64
+    %k, %v = scf.if %lt -> (i64, f64) {
+      scf.yield %q, %y : i64, f64
+    } else {
+      scf.yield %p, %x : i64, f64
+    }
+    msoac.yield %k, %v : i64, f64
+  }
+  func.return %s#0, %s#1 : i64, f64
+}
+
+// Must not fire: a redomap inside a parallel loop is a thread's sequential fold.
+// CHECK-LABEL: func.func @redomap_nested_is_a_fold(
+// CHECK:         "scf.parallel"
+// CHECK-NOT:       l0_parallel_width
+// CHECK:           scf.for
+// CHECK-NOT:       "scf.parallel"
+// CHECK:         func.return
+func.func @redomap_nested_is_a_fold(%m: memref<?x?xi64>, %o: memref<?xi64>, %z: i64) {
+  msoac.map ins(%m : memref<?x?xi64>) outs(%o : memref<?xi64>) {
+  ^bb0(%row: memref<?xi64, strided<[1], offset: ?>>):
+    %s = msoac.reduce(%z : i64) over(%row : memref<?xi64, strided<[1], offset: ?>>) -> i64 {
+    ^bb1(%acc: i64, %x: i64):
+      %y = arith.addi %acc, %x : i64
+      msoac.yield %y : i64
+    } combine {
+    ^bb2(%p: i64, %q: i64):
+      %y2 = arith.addi %p, %q : i64
+      msoac.yield %y2 : i64
+    }
+    msoac.yield %s : i64
+  }
+  func.return
+}
+
 // scan: blocked. C chunks (C from @l0_parallel_width: 1 on the cpu back end); with
 // more than one, each chunk's total in parallel and the carry-ins in order; then each
 // chunk scanned from its carry-in, in parallel, storing every accumulator.

@@ -17,6 +17,7 @@
 // CHECK-NOT: --print-debuginfo
 // CHECK: lowering passes (-p; -t llvm-ir runs those the IR still needs):
 // CHECK-NEXT: {{^}}  bufferise {{ *}}{{[A-Z].+}}
+// CHECK-NEXT: {{^}}  chunk-parallel {{ *}}{{[A-Z].+}}
 // CHECK-NEXT: {{^}}  convert-gpu-to-sim {{ *}}{{[A-Z].+}}
 // CHECK-NEXT: {{^}}  convert-parallel-to-gpu {{ *}}{{[A-Z].+}}
 // CHECK-NEXT: {{^}}  convert-parallel-to-omp {{ *}}{{[A-Z].+}}
