@@ -42,9 +42,9 @@ from l0.dialects.context import l0_context
 from l0.dialects.soac import UNIQUE_ATTR, CertType
 from l0.lowering import trace
 from l0.lowering.bufferise import BufferisePass
+from l0.lowering.chunk_parallel import ChunkParallelPass
 from l0.lowering.convert_gpu_to_sim import ConvertGpuToSimPass
 from l0.lowering.convert_parallel_to_gpu import ConvertParallelToGpuPass
-from l0.lowering.chunk_parallel import ChunkParallelPass
 from l0.lowering.convert_parallel_to_omp import ConvertParallelToOmpPass
 from l0.lowering.convert_soac_to_scf import ConvertSoacToScfPass
 from l0.lowering.dealloc import DeallocPass
