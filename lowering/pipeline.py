@@ -29,20 +29,19 @@ with the interpreter.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable
 
-import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
 
 from l0.dialects.context import l0_context
 from l0.dialects.soac import UNIQUE_ATTR, CertType
-from l0.lowering import trace
+from l0.lowering import alloc_stats, checked_memory, trace
 from l0.lowering.bufferise import BufferisePass
 from l0.lowering.convert_parallel_to_omp import ConvertParallelToOmpPass
 from l0.lowering.convert_soac_to_scf import ConvertSoacToScfPass
 from l0.lowering.dealloc import DeallocPass
+from l0.lowering.engine import EntryPoint, NativeEngine, RuntimeLinks
 from l0.lowering.expand_allocs import ExpandAllocsPass
 from l0.lowering.hoist_allocs import HoistAllocsPass
 from l0.lowering.jit import JitModule, link_callbacks
@@ -80,53 +79,30 @@ def compile_module(module: ModuleOp, *, fast_math: bool = False,
     names = list(entries) if entries is not None else None
     link_callbacks(trace.CALLBACKS)
     lowered = lower(module, entries=names, multicore=threads is not None)
-    return JitModule(lowered, fast_math=fast_math, entries=names, threads=threads)
+    jit = JitModule(lowered, fast_math=fast_math, entries=names, threads=threads)
+    jit.trace_sites = trace.sites_in(lowered)
+    return jit
 
 
-class CpuEngine:
+class CpuEngine(NativeEngine):
     """Runs the functions of a soac-level module as native code (module docstring)."""
 
     def __init__(self, module: ModuleOp, *, fast_math: bool = False,
                  entries: Iterable[str] | None = None, isolate: bool = True,
                  threads: int | None = None) -> None:
         names = list(entries) if entries is not None else None
-        self._jit = compile_module(module, fast_math=fast_math, entries=names,
-                                   threads=threads)
-        self._isolate = isolate
-        self._params: dict[str, list[tuple[bool, bool]]] = {}
-        self._results: dict[str, list[bool]] = {}
+        jit = compile_module(module, fast_math=fast_math, entries=names, threads=threads)
+        points: dict[str, EntryPoint] = {}
         for f in module.ops:
             if isinstance(f, func.FuncOp) and (names is None or f.sym_name.data in names):
-                name = f.sym_name.data
                 unique = _unique_params(f)
-                self._params[name] = [(u, _is_cert_array(t)) for u, t in
-                                      zip(unique, f.function_type.inputs.data, strict=True)]
-                self._results[name] = [_is_cert_array(t) for t in f.function_type.outputs.data]
-
-    def call(self, name: str, args: Sequence[Any]) -> list[Any]:
-        """Run `@name` on flattened `args`; return its flattened results."""
-        params = self._params[name]
-        ins: list[Any] = []
-        for (unique, cert), a in zip(params, args, strict=True):
-            if cert:
-                a = np.ones(np.shape(a), dtype=np.bool_)
-            elif unique and self._isolate and isinstance(a, np.ndarray):
-                a = a.copy()
-            ins.append(a)
-        out = self._jit.function(name)(*ins)
-        n = len(self._results[name])
-        results = [] if n == 0 else [out] if n == 1 else list(out)
-        arrays = [a for a in ins if isinstance(a, np.ndarray)]
-        for k, (cert, r) in enumerate(zip(self._results[name], results, strict=True)):
-            if not isinstance(r, np.ndarray):
-                continue
-            if cert:
-                from l0.values import CHECKED
-
-                results[k] = np.full(r.shape, CHECKED, dtype=object)
-            elif self._isolate and any(np.may_share_memory(r, a) for a in arrays):
-                results[k] = r.copy()
-        return results
+                points[f.sym_name.data] = EntryPoint(
+                    tuple((u, _is_cert_array(t))
+                          for u, t in zip(unique, f.function_type.inputs.data, strict=True)),
+                    tuple(_is_cert_array(t) for t in f.function_type.outputs.data))
+        links = RuntimeLinks(checked_memory.enabled(), alloc_stats.enabled(), threads)
+        super().__init__(jit.compiled, points, isolate=isolate, links=links,
+                         trace_sites=jit.trace_sites)
 
 
 def _unique_params(f: func.FuncOp) -> list[bool]:

@@ -22,7 +22,7 @@ from l0.api import CompiledProgram
 from l0.bigstack import call_with_big_stack
 from l0.cli.compile import build
 from l0.diagnostics import L0Error, format_error, register_source
-from l0.lowering import trace
+from l0.lowering import trace_runtime as trace
 
 pytestmark = pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None,
                                 reason="no C compiler")
