@@ -166,8 +166,11 @@ class CompiledProgram:
         self._plain_engine: Any = None
         self._ast: ast.Program | None = None
         self._module: ModuleOp | None = None
+        self.from_cache = False
+        """Whether the native code came from the compile cache (nothing was compiled)."""
         key = self._cache_key() if cache else None
         if key is not None and self._load_cached(key):
+            self.from_cache = True
             return
         self._ast = self.ast
         self.functions: dict[str, Function] = {f.name: Function.of(f)

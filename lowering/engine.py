@@ -23,12 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from l0.lowering import trace_runtime
+from l0.lowering import jit_call, trace_runtime
 from l0.lowering.jit_call import (
     CompiledModule,
     JitFunction,
     link_callbacks,
-    load_object,
     slot_from_json,
     slot_to_json,
 )
@@ -145,6 +144,7 @@ class NativeEngine:
         raw = data["links"]
         links = RuntimeLinks(bool(raw["checked"]), bool(raw["counted"]), raw["threads"])
         link_callbacks(trace_runtime.CALLBACKS)
-        compiled = load_object(object_code, signatures, errors, checked=links.checked,
-                               counted=links.counted, threads=links.threads)
+        compiled = jit_call.load_object(object_code, signatures, errors,
+                                        checked=links.checked, counted=links.counted,
+                                        threads=links.threads)
         return cls(compiled, entries, isolate=isolate, links=links, trace_sites=sites)

@@ -8,7 +8,8 @@ through a module attribute (`l0.syntax.parser.parse_program`, `l0.lowering.jit._
 wrappers and puts them back afterwards. Stages nest (the JIT stage calls LLVM IR
 emission and LLVM's optimiser), so each reports its own time, without that of the
 stages inside it. `STAGES` names the functions; `test/unit/test_l0_stages.py` checks
-that every one is reached, so a renamed function cannot silently drop out of the report.
+that every one is reached, so a renamed function cannot silently drop out of the report
+(`CACHE_STAGES` only with the compile cache on, "load cached code" only on a hit).
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ from typing import Any, TextIO
 # (stage, module, attribute): the attribute is a function, or `Class.method`.
 STAGES: tuple[tuple[str, str, str], ...] = (
     ("read program", "l0.cli.run", "_read_source"),
+    ("compile cache (key, look-up, store)", "l0.compile_cache", "key"),
+    ("compile cache (key, look-up, store)", "l0.compile_cache", "load"),
+    ("compile cache (key, look-up, store)", "l0.compile_cache", "store"),
+    ("load cached code", "l0.lowering.jit_call", "load_object"),
     ("parse", "l0.syntax.parser", "parse_program"),
     ("type check", "l0.typecheck", "check_program"),
     ("internalise", "l0.internalise", "internalise"),
@@ -39,6 +44,9 @@ STAGES: tuple[tuple[str, str, str], ...] = (
     ("print result", "l0.values", "format_result"),
     ("print result", "l0.values.binary", "write_binary_values"),
 )
+CACHE_STAGES = frozenset({"compile cache (key, look-up, store)", "load cached code"})
+"""The stages of the compile cache (`l0.compile_cache`): a hit skips all others up to
+"read input"."""
 
 
 class StageTimes:
