@@ -32,7 +32,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -65,14 +64,17 @@ def compiler_hash() -> str:
         import l0
 
         h = hashlib.sha256()
-        roots = sorted({Path(p).resolve() for p in _package_dirs(l0)})
-        for root in roots:
-            for path in sorted(root.rglob("*")):
-                if path.suffix in (".py", ".c", ".lark") and "__pycache__" not in path.parts:
-                    h.update(str(path.relative_to(root.parent)).encode())
-                    h.update(b"\0")
-                    h.update(path.read_bytes())
-                    h.update(b"\0")
+        for root in sorted({os.path.realpath(p) for p in _package_dirs(l0)}):
+            for directory, subdirs, files in os.walk(root):
+                subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
+                for name in sorted(files):
+                    if name.endswith((".py", ".c", ".lark")):
+                        path = os.path.join(directory, name)
+                        h.update(os.path.relpath(path, os.path.dirname(root)).encode())
+                        h.update(b"\0")
+                        with open(path, "rb") as f:
+                            h.update(f.read())
+                        h.update(b"\0")
         _compiler_hash = h.hexdigest()
     return _compiler_hash
 
@@ -144,6 +146,8 @@ def store(cache_key: str, data: Mapping[str, Any], object_code: bytes) -> bool:
     text = json.dumps(data, sort_keys=True).encode("utf-8")
     body = len(text).to_bytes(8, "little") + text + object_code
     blob = MAGIC + hashlib.sha256(body).digest() + body
+    import tempfile  # here: a hit never writes
+
     directory = cache_dir()
     try:
         directory.mkdir(parents=True, exist_ok=True)

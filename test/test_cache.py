@@ -109,7 +109,8 @@ def test_the_key_covers_source_options_and_environment(cache: Path,
     monkeypatch.setenv("L0_CHECK_MEMORY", "1")  # so is the checking heap
     checked = compiled()
     assert not checked.from_cache and list(checked.main(a, 10)) == [24, 26, 28]
-    assert compiled().from_cache
+    loaded = compiled()  # linked to the checking heap and the counter as it is loaded
+    assert loaded.from_cache and list(loaded.main(a, 10)) == [24, 26, 28]
 
 
 def test_key_depends_on_compiler_and_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -264,3 +265,20 @@ def test_trace_sites_numbered_otherwise_compile_again(cache: Path) -> None:
     assert list(other.main(np.array([1]), 10)) == list(miss.main(np.array([1]), 10))
     assert sid + 1000 not in trace_runtime.SITES
     assert json.loads(json.dumps(data))  # the entry is JSON throughout
+
+
+def test_verbose_run_reports_the_cache_stages(cache: Path, tmp_path: Path) -> None:
+    from l0.cli.stages import CACHE_STAGES
+
+    prog = tmp_path / "p.l0"
+    prog.write_text(PROG)
+    first = l0_run(prog, "[1] 10", "-v")
+    second = l0_run(prog, "[1] 10", "-v")
+    assert first[1] == second[1] == "[24]\n"
+    assert "compile cache (key, look-up, store)" in first[2]
+    assert "load cached code" not in first[2] and "optimise (passes)" in first[2]
+    assert all(stage in second[2] for stage in CACHE_STAGES)
+    assert "parse  " not in second[2] and "optimise (passes)" not in second[2]
+    counts = [[line for line in run[2].splitlines() if "allocations per run" in line]
+              for run in (first, second)]
+    assert counts[0] == counts[1] and len(counts[0]) == 1  # the counter linked in again
