@@ -383,11 +383,17 @@ def ensure_bytecode() -> None:
         compileall.compile_dir(HERE.parent / package, quiet=1)
 
 
-def cold_compile_seconds(program: Path, backend: str, timeout: float) -> float:
-    """Seconds `l0.compile(program, backend=...)` takes in a fresh process (after `import l0`)."""
+def cold_compile_seconds(program: Path, backend: str, timeout: float,
+                         cache_dir: Path | None = None) -> float:
+    """Seconds `l0.compile(program, backend=...)` takes in a fresh process (after `import l0`):
+    compiling, with the compile cache off; with `cache_dir`, with the cache on in that
+    directory (a hit, if the program was compiled with it before)."""
     ensure_bytecode()
     cmd = [sys.executable, "-c", _COMPILE, str(program), backend]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    env = dict(os.environ, L0_NO_CACHE="1")
+    if cache_dir is not None:
+        env.update(L0_NO_CACHE="", XDG_CACHE_HOME=str(cache_dir))
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     if proc.returncode != 0:
         raise RuntimeError(f"l0.compile failed: {proc.stderr.strip()[-2000:]}")
     return float(proc.stdout.split()[-1])

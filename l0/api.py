@@ -26,17 +26,18 @@ import inspect
 import keyword
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error, Loc
 from l0.syntax import ast
-from l0.types import CHAR, ArrayType, TupleType, Type, flatten
+from l0.types import CHAR, ArrayType, TupleType, Type, flatten, type_from_json, type_to_json
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
 
-_cache: dict[tuple[str, str, str, bool, bool], CompiledProgram] = {}
+_cache: dict[tuple[str, str, str, bool, bool, int | None, bool], CompiledProgram] = {}
 
 BACKENDS = ("cpu", "multicore", "interp", "gpu-sim", "gpu")
 
@@ -54,6 +55,7 @@ def compile(  # noqa: A001 - the API's name, like re.compile
     optimise: bool = True,
     fast_math: bool = False,
     threads: int | None = None,
+    cache: bool = True,
 ) -> CompiledProgram:
     """Compile an L0 program given as source text or as the path of a `.l0` file.
 
@@ -70,7 +72,10 @@ def compile(  # noqa: A001 - the API's name, like re.compile
     * `optimise` (default True): run the default pipeline (`l0.passes.pipeline`), as
       `l0-run -O` does;
     * `fast_math` (default False, cpu only): let LLVM reassociate real arithmetic
-      (vectorised reductions; results may differ in the last bits).
+      (vectorised reductions; results may differ in the last bits);
+    * `cache` (default True, cpu and multicore): keep the native code in the compile
+      cache on disk and take it from there when this source was compiled with these
+      options before (`l0.compile_cache`; `L0_NO_CACHE=1` turns it off everywhere).
 
     Returns a `CompiledProgram` whose functions are attributes: `prog.main(a, n)` or
     `prog.main(a=..., n=...)`; `help(prog.main)` shows the L0 signature. Arguments are
@@ -79,11 +84,11 @@ def compile(  # noqa: A001 - the API's name, like re.compile
     Raises `L0Error` for errors in the program.
     """
     text, name = _source_of(source_or_path, filename)
-    key = (text, name, backend, optimise, fast_math, threads)
+    key = (text, name, backend, optimise, fast_math, threads, cache)
     if key not in _cache:
         _cache[key] = call_with_big_stack(
             lambda: CompiledProgram(text, name, backend, optimise=optimise,
-                                    fast_math=fast_math, threads=threads)
+                                    fast_math=fast_math, threads=threads, cache=cache)
         )
     return _cache[key]
 
@@ -113,6 +118,28 @@ def thread_count(threads: int | None) -> int:
     return threads
 
 
+@dataclass(frozen=True)
+class Parameter:
+    """A parameter of an L0 function: its source type and name."""
+
+    type: Type
+    name: str
+
+
+@dataclass(frozen=True)
+class Function:
+    """What calling an L0 function needs of it: its name and source signature."""
+
+    name: str
+    ret: Type
+    params: tuple[Parameter, ...]
+
+    @staticmethod
+    def of(fundef: ast.FunDef) -> Function:
+        return Function(fundef.name, fundef.ret,
+                        tuple(Parameter(p.type, p.name) for p in fundef.params))
+
+
 class CompiledProgram:
     """An L0 program compiled for one back end; its functions are attributes.
     With `optimise` (the default) the module goes through the default pipeline."""
@@ -120,38 +147,124 @@ class CompiledProgram:
     def __init__(self, text: str, filename: str, backend: str, *, optimise: bool = True,
                  fast_math: bool = False, inhibit_uniqueness: bool = False,
                  main_only: bool = False, isolate: bool = True,
-                 threads: int | None = None) -> None:
+                 threads: int | None = None, cache: bool = False) -> None:
         """`main_only`: only `main` will be called (l0-run), so nothing else is kept or
         compiled; `isolate=False`: the caller's arrays may be updated in place (l0-run
         reads fresh ones for every run). With `inhibit_uniqueness` the occurrence checks
         are skipped, so an update may hit an array used later: the program then runs
-        unoptimised in the interpreter, which copies on every update."""
-        from l0.frontend import load_program, to_module
-
+        unoptimised in the interpreter, which copies on every update. With `cache`, native
+        code is taken from the compile cache when it is there, and put there when it is
+        not (`l0.compile_cache`): a hit runs no part of the compiler."""
         if backend not in BACKENDS:
             raise ValueError(f"unknown back end {backend!r} (available: {', '.join(BACKENDS)})")
         self.filename = filename
         self._rebuild_args = (text, filename, backend, optimise, fast_math, threads,
                               inhibit_uniqueness, main_only, isolate)
-        self.ast = load_program(text, filename, inhibit_uniqueness=inhibit_uniqueness)
-        self.module = to_module(self.ast, verify=False)
+        self._text = text
         self._unchecked = inhibit_uniqueness
-        optimise = optimise and not inhibit_uniqueness
+        self._optimise = optimise and not inhibit_uniqueness
         # The optimiser keeps only what `main` reaches (it inlines everything else into
         # it): the other functions are run from the module as the front end makes it,
         # internalised again when one of them is first called.
-        self._separate_plain = optimise and not main_only
-        if optimise:
-            from l0.passes.pipeline import optimise as run_pipeline
-
-            run_pipeline(self.module)
-        self.functions: dict[str, ast.FunDef] = {f.name: f for f in self.ast.fundefs}
+        self._separate_plain = self._optimise and not main_only
         self._backend, self._fast_math = backend, fast_math
         self._entries = ["main"] if main_only else None
         self._isolate = isolate
         self._threads = thread_count(threads) if backend == "multicore" else None
-        self._engine = self._make_engine(self.module)
         self._plain_engine: Any = None
+        self._ast: ast.Program | None = None
+        self._module: ModuleOp | None = None
+        self.from_cache = False
+        """Whether the native code came from the compile cache (nothing was compiled)."""
+        key = self._cache_key() if cache else None
+        if key is not None and self._load_cached(key):
+            self.from_cache = True
+            return
+        self._ast = self.ast
+        self.functions: dict[str, Function] = {f.name: Function.of(f)
+                                               for f in self._ast.fundefs}
+        module = self.module
+        self._defined = _defined(module)
+        self._engine = self._make_engine(module)
+        if key is not None:
+            self._store_cached(key)
+
+    @property
+    def ast(self) -> ast.Program:
+        """The checked program (on a cache hit, made when first asked for)."""
+        if self._ast is None:
+            from l0.frontend import load_program
+
+            self._ast = load_program(self._text, self.filename,
+                                     inhibit_uniqueness=self._unchecked)
+        return self._ast
+
+    @property
+    def module(self) -> ModuleOp:
+        """The IR the back end compiled: the front end's, after the default pipeline
+        with `optimise` (on a cache hit, made when first asked for)."""
+        if self._module is None:
+            from l0.frontend import to_module
+
+            module = to_module(self.ast, verify=False)
+            if self._optimise:
+                from l0.passes.pipeline import optimise as run_pipeline
+
+                run_pipeline(module)
+            self._module = module
+        return self._module
+
+    def _native(self) -> bool:
+        return self._backend in ("cpu", "multicore") and not self._unchecked
+
+    def _cache_key(self) -> str | None:
+        """The compile-cache key of this program and options; None: not cached (the
+        interpreter, or the cache turned off)."""
+        from l0 import compile_cache
+
+        if not self._native() or not compile_cache.enabled():
+            return None
+        from l0.lowering import alloc_stats, checked_memory
+
+        options = {"backend": self._backend, "threads": self._threads,
+                   "optimise": self._optimise, "fast_math": self._fast_math,
+                   "entries": self._entries, "checked_memory": checked_memory.enabled(),
+                   "count_allocations": alloc_stats.enabled()}
+        return compile_cache.key(self._text, self.filename, options)
+
+    def _load_cached(self, key: str) -> bool:
+        """Take the engine and signatures from the cache entry `key`, if it is there and
+        can run in this process."""
+        from l0 import compile_cache
+        from l0.lowering.engine import NativeEngine
+
+        entry = compile_cache.load(key)
+        if entry is None:
+            return False
+        data, object_code = entry
+        try:
+            functions = {f["name"]: Function(
+                f["name"], type_from_json(f["ret"]),
+                tuple(Parameter(type_from_json(t), n) for t, n in f["params"]))
+                for f in data["functions"]}
+            defined = set(data["defined"])
+            engine = NativeEngine.load(data["engine"], object_code, isolate=self._isolate)
+        except (KeyError, TypeError, ValueError):  # a well-formed entry of another shape
+            return False
+        if engine is None:
+            return False
+        self.functions, self._defined, self._engine = functions, defined, engine
+        return True
+
+    def _store_cached(self, key: str) -> None:
+        from l0 import compile_cache
+
+        engine_data, object_code = self._engine.save()
+        data = {"engine": engine_data, "defined": sorted(self._defined),
+                "functions": [{"name": f.name, "ret": type_to_json(f.ret),
+                               "params": [[type_to_json(p.type), p.name] for p in f.params]}
+                              for f in self.functions.values()]}
+        compile_cache.store(key, data, object_code)
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as its source and options (compiled code cannot be): unpickling
@@ -175,7 +288,7 @@ class CompiledProgram:
         return Interpreter(module)
 
     def _engine_for(self, name: str) -> Any:
-        if _defines(self.module, name) or not self._separate_plain:
+        if name in self._defined or not self._separate_plain:
             return self._engine
         if self._plain_engine is None:
             from l0.frontend import to_module
@@ -209,7 +322,7 @@ class CompiledProgram:
             calls[name] = self._callable(functions[name])
         return calls[name]
 
-    def _callable(self, fundef: ast.FunDef) -> Callable[..., Any]:
+    def _callable(self, fundef: Function) -> Callable[..., Any]:
         name = fundef.name
         params = [p.type for p in fundef.params]
         signature = _signature(fundef)
@@ -245,7 +358,7 @@ class CompiledProgram:
         return call
 
 
-    def _call_over_dask(self, fundef: ast.FunDef, args: Sequence[Any]) -> Any:
+    def _call_over_dask(self, fundef: Function, args: Sequence[Any]) -> Any:
         """Dask arguments: lazy Dask results, each chunk's work compiled (docs/distributed.md)."""
         try:
             from l0.distributed import arguments
@@ -258,7 +371,7 @@ class CompiledProgram:
         for p, a in zip(fundef.params, args, strict=True):
             flat.extend(arguments.flatten_argument(p.type, a,
                                                    f"argument {p.name!r} of {fundef.name}"))
-        module = self.module if _defines(self.module, fundef.name) else to_module(
+        module = self.module if fundef.name in self._defined else to_module(
             self.ast, verify=False)
         backend = "interp" if self._unchecked else self._backend
         options = {"backend": backend, "fast_math": self._fast_math, "threads": self._threads}
@@ -286,12 +399,12 @@ def _is_dask(value: Any) -> bool:
     return type(value).__module__.partition(".")[0] == "dask"
 
 
-def _header(fundef: ast.FunDef) -> str:
+def _header(fundef: Function) -> str:
     params = ", ".join(f"{p.type} {p.name}" for p in fundef.params)
     return f"fun {fundef.ret} {fundef.name}({params})"
 
 
-def _signature(fundef: ast.FunDef) -> inspect.Signature:
+def _signature(fundef: Function) -> inspect.Signature:
     """The Python signature of an L0 function: its parameter names, annotated with their
     L0 types (as strings); a name Python cannot take (`lambda`) is positional only."""
     names = [p.name for p in fundef.params]
@@ -328,10 +441,11 @@ def _gpu_engine(module: ModuleOp, **options: Any) -> Any:
         raise BackendUnavailable(str(err)) from None
 
 
-def _defines(module: ModuleOp, name: str) -> bool:
+def _defined(module: ModuleOp) -> set[str]:
+    """The names of the functions `module` defines."""
     from xdsl.dialects import func
 
-    return any(isinstance(f, func.FuncOp) and f.sym_name.data == name for f in module.ops)
+    return {f.sym_name.data for f in module.ops if isinstance(f, func.FuncOp)}
 
 
 def _unflatten(t: Type, vals: Sequence[Any], i: int, *,

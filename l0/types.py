@@ -159,3 +159,26 @@ def needs_cert(t: Type) -> bool:
     if isinstance(t, ArrayType) and isinstance(t.elem, TupleType):
         return len(flatten(t.elem)) >= 2
     return False
+
+
+def type_to_json(t: Type) -> object:
+    """`t` as JSON-able data (`type_from_json` reads it back): for the compile cache."""
+    if isinstance(t, BasicType):
+        return t.kind.value
+    if isinstance(t, TupleType):
+        return {"tuple": [type_to_json(e) for e in t.elems]}
+    return {"array": type_to_json(t.elem), "rank": t.rank, "unique": t.unique}
+
+
+def type_from_json(data: object) -> Type:
+    """The type `type_to_json` wrote as `data`; ValueError for anything else."""
+    if isinstance(data, str):
+        return BasicType(Basic(data))
+    if isinstance(data, dict) and isinstance(data.get("tuple"), list):
+        return TupleType(tuple(type_from_json(e) for e in data["tuple"]))
+    if isinstance(data, dict) and isinstance(data.get("rank"), int) and data["rank"] >= 1:
+        elem = type_from_json(data.get("array"))
+        if isinstance(elem, ArrayType):
+            raise ValueError("an array type's element is not an array")
+        return ArrayType(elem, data["rank"], bool(data.get("unique", False)))
+    raise ValueError(f"not a type: {data!r}")

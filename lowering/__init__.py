@@ -12,8 +12,10 @@ and JIT-compiles the result.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from xdsl.passes import ModulePass
+if TYPE_CHECKING:  # importing `l0.lowering` must not import xDSL (a compile-cache hit)
+    from xdsl.passes import ModulePass
 
 from l0.passes import lazy_pass as _lazy
 

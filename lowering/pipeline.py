@@ -31,16 +31,15 @@ with the interpreter.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
-import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
 
 from l0.dialects.context import l0_context
 from l0.dialects.soac import UNIQUE_ATTR, CertType
-from l0.lowering import trace
+from l0.lowering import alloc_stats, checked_memory, trace
 from l0.lowering.bufferise import BufferisePass
 from l0.lowering.chunk_parallel import ChunkParallelPass
 from l0.lowering.convert_gpu_to_sim import ConvertGpuToSimPass
@@ -48,6 +47,7 @@ from l0.lowering.convert_parallel_to_gpu import ConvertParallelToGpuPass
 from l0.lowering.convert_parallel_to_omp import ConvertParallelToOmpPass
 from l0.lowering.convert_soac_to_scf import ConvertSoacToScfPass
 from l0.lowering.dealloc import DeallocPass
+from l0.lowering.engine import EntryPoint, NativeEngine, RuntimeLinks
 from l0.lowering.expand_allocs import ExpandAllocsPass
 from l0.lowering.hoist_allocs import HoistAllocsPass
 from l0.lowering.jit import JitModule, link_callbacks
@@ -98,10 +98,12 @@ def compile_module(module: ModuleOp, *, fast_math: bool = False,
     link_callbacks(trace.CALLBACKS)
     target = "gpu-sim" if gpu_sim else "multicore" if threads is not None else "cpu"
     lowered = lower(module, entries=names, target=target)
-    return JitModule(lowered, fast_math=fast_math, entries=names, threads=threads)
+    jit = JitModule(lowered, fast_math=fast_math, entries=names, threads=threads)
+    jit.trace_sites = trace.sites_in(lowered)
+    return jit
 
 
-class CpuEngine:
+class CpuEngine(NativeEngine):
     """Runs the functions of a soac-level module as native code (module docstring)."""
 
     def __init__(self, module: ModuleOp, *, fast_math: bool = False,
@@ -109,48 +111,26 @@ class CpuEngine:
                  threads: int | None = None, gpu_sim: bool = False) -> None:
         names = list(entries) if entries is not None else None
         self._gpu_sim = gpu_sim
-        self._jit = self._compile(module, fast_math, names, threads)
-        self._isolate = isolate
-        self._params: dict[str, list[tuple[bool, bool]]] = {}
-        self._results: dict[str, list[bool]] = {}
+        # Kept: a back end's compiled module may own more than the code (GPU kernels).
+        self._jit = jit = self._compile(module, fast_math, names, threads)
+        points: dict[str, EntryPoint] = {}
         for f in module.ops:
             if isinstance(f, func.FuncOp) and (names is None or f.sym_name.data in names):
-                name = f.sym_name.data
                 unique = _unique_params(f)
-                self._params[name] = [(u, _is_cert_array(t)) for u, t in
-                                      zip(unique, f.function_type.inputs.data, strict=True)]
-                self._results[name] = [_is_cert_array(t) for t in f.function_type.outputs.data]
+                points[f.sym_name.data] = EntryPoint(
+                    tuple((u, _is_cert_array(t))
+                          for u, t in zip(unique, f.function_type.inputs.data, strict=True)),
+                    tuple(_is_cert_array(t) for t in f.function_type.outputs.data))
+        links = RuntimeLinks(checked_memory.enabled(), alloc_stats.enabled(), threads)
+        super().__init__(jit.compiled, points, isolate=isolate, links=links,
+                         trace_sites=getattr(jit, "trace_sites", None))
 
     def _compile(self, module: ModuleOp, fast_math: bool, names: list[str] | None,
-                 threads: int | None) -> JitModule:
-        """The compiled module (a back end compiling otherwise overrides this)."""
+                 threads: int | None) -> Any:
+        """The compiled module, with `compiled` (a `CompiledModule`) and `trace_sites`
+        (a back end compiling otherwise overrides this)."""
         return compile_module(module, fast_math=fast_math, entries=names, threads=threads,
                               gpu_sim=self._gpu_sim)
-
-    def call(self, name: str, args: Sequence[Any]) -> list[Any]:
-        """Run `@name` on flattened `args`; return its flattened results."""
-        params = self._params[name]
-        ins: list[Any] = []
-        for (unique, cert), a in zip(params, args, strict=True):
-            if cert:
-                a = np.ones(np.shape(a), dtype=np.bool_)
-            elif unique and self._isolate and isinstance(a, np.ndarray):
-                a = a.copy()
-            ins.append(a)
-        out = self._jit.function(name)(*ins)
-        n = len(self._results[name])
-        results = [] if n == 0 else [out] if n == 1 else list(out)
-        arrays = [a for a in ins if isinstance(a, np.ndarray)]
-        for k, (cert, r) in enumerate(zip(self._results[name], results, strict=True)):
-            if not isinstance(r, np.ndarray):
-                continue
-            if cert:
-                from l0.values import CHECKED
-
-                results[k] = np.full(r.shape, CHECKED, dtype=object)
-            elif self._isolate and any(np.may_share_memory(r, a) for a in arrays):
-                results[k] = r.copy()
-        return results
 
 
 def _unique_params(f: func.FuncOp) -> list[bool]:

@@ -13,20 +13,17 @@ to ctypes callbacks registered with LLVM (`CALLBACKS`, linked by `jit.link_callb
 process (`SITES`); equal sites get equal ids, so equal modules compile to equal text
 (and hit the JIT's cache). `data` is the array's aligned pointer, `offset` its offset
 in elements, `dims` the address of its sizes followed by its strides (in elements).
-Output goes to `STREAM` (None: `sys.stderr` at the time of the call).
+This module emits the calls; the table and the callbacks, which code loaded from the
+compile cache needs without xDSL, are `l0.lowering.trace_runtime` (output goes to its
+`STREAM`).
 """
 
 from __future__ import annotations
 
-import ctypes
-import sys
-import threading
-from typing import Any, TextIO
-
-import numpy as np
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
     Float64Type,
+    IntegerAttr,
     IntegerType,
     MemRefType,
     ModuleOp,
@@ -39,16 +36,11 @@ from xdsl.ir import Attribute, SSAValue
 
 from l0.dialects.soac import CertType
 from l0.lowering.builder import CodeBuilder
+from l0.lowering.trace_runtime import ARRAY, CALLBACKS, REAL_FN, SCALAR, SITES, site_id
 from l0.types import BOOL, CERT, CHAR, INT, REAL, ArrayType, BasicType
 
-STREAM: TextIO | None = None
-"""Where traced values are printed (None: the current `sys.stderr`)."""
-
-SITES: dict[int, tuple[str, BasicType | ArrayType]] = {}
-_ids: dict[tuple[str, str], int] = {}
-_lock = threading.Lock()
-
-SCALAR, REAL_FN, ARRAY = "l0_trace_scalar", "l0_trace_real", "l0_trace_array"
+__all__ = ["ARRAY", "CALLBACKS", "REAL_FN", "SCALAR", "SITES", "declare", "emit_trace",
+           "site_id", "sites_in", "source_type"]
 
 _SIGNATURES: dict[str, list[Attribute]] = {
     SCALAR: [i64, i64],
@@ -57,15 +49,15 @@ _SIGNATURES: dict[str, list[Attribute]] = {
 }
 
 
-def site_id(loc: str, t: BasicType | ArrayType) -> int:
-    """The id of the trace site (`loc`, `t`) in this process."""
-    key = (loc, str(t))
-    with _lock:
-        sid = _ids.get(key)
-        if sid is None:
-            sid = _ids[key] = len(_ids) + 1
-            SITES[sid] = (loc, t)
-        return sid
+def sites_in(module: ModuleOp) -> dict[int, tuple[str, BasicType | ArrayType]]:
+    """The trace sites (`SITES`) whose ids the calls of `emit_trace` in `module` pass."""
+    found: dict[int, tuple[str, BasicType | ArrayType]] = {}
+    for op in module.walk():
+        if isinstance(op, func.CallOp) and op.callee.string_value() in _SIGNATURES:
+            sid = op.arguments[0].owner
+            if isinstance(sid, arith.ConstantOp) and isinstance(sid.value, IntegerAttr):
+                found[sid.value.value.data] = SITES[sid.value.value.data]
+    return found
 
 
 def source_type(t: Attribute) -> BasicType | ArrayType:
@@ -132,65 +124,3 @@ def _emit_array(b: CodeBuilder, sid: SSAValue, a: SSAValue, t: MemRefType) -> No
     data = b.to_i64(b.val(memref.ExtractAlignedPointerAsIndexOp.get(a)))
     where = b.to_i64(b.val(memref.ExtractAlignedPointerAsIndexOp.get(dims)))
     b.add(func.CallOp(ARRAY, [sid, data, b.to_i64(md.offset), where], []))
-
-
-# ---------------------------------------------------------------------------------------
-# Run time
-# ---------------------------------------------------------------------------------------
-
-_DTYPES = {"int": np.int64, "real": np.float64, "bool": np.bool_, "char": np.int32,
-           "cert": np.bool_}
-
-
-def _write(sid: int, render: Any) -> None:
-    loc, t = SITES[sid]
-    from l0.values import format_value
-
-    stream = STREAM if STREAM is not None else sys.stderr
-    try:
-        stream.write(f"{loc}: {format_value(t, render(t))}\n")
-    except Exception as err:  # a callback must never raise into compiled code
-        print(f"l0: trace failed: {err}", file=sys.__stderr__)
-
-
-def _scalar(sid: int, value: int) -> None:
-    def render(t: BasicType | ArrayType) -> object:
-        return bool(value) if t == BOOL else value
-
-    _write(sid, render)
-
-
-def _real(sid: int, value: float) -> None:
-    _write(sid, lambda t: value)
-
-
-def _array(sid: int, data: int, offset: int, dims: int) -> None:
-    def render(t: BasicType | ArrayType) -> object:
-        assert isinstance(t, ArrayType) and isinstance(t.elem, BasicType)
-        r = t.rank
-        meta = np.ctypeslib.as_array(ctypes.cast(dims, ctypes.POINTER(ctypes.c_int64)),
-                                     shape=(2 * r,))
-        shape = tuple(int(x) for x in meta[:r])
-        dtype = np.dtype(_DTYPES[t.elem.kind.value])
-        if any(n == 0 for n in shape):
-            return np.empty(shape, dtype=dtype)
-        strides = tuple(int(x) * dtype.itemsize for x in meta[r:])
-        view = _Raw(data + offset * dtype.itemsize, shape, strides, dtype)
-        return np.array(np.asarray(view), copy=True)
-
-    _write(sid, render)
-
-
-class _Raw:
-    def __init__(self, data: int, shape: tuple[int, ...], strides: tuple[int, ...],
-                 dtype: np.dtype[Any]) -> None:
-        self.__array_interface__ = {"version": 3, "shape": shape, "strides": strides,
-                                    "typestr": dtype.str, "data": (data, True)}
-
-
-_SCALAR_T = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64)
-_REAL_T = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_double)
-_ARRAY_T = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
-                            ctypes.c_int64)
-CALLBACKS = {SCALAR: _SCALAR_T(_scalar), REAL_FN: _REAL_T(_real), ARRAY: _ARRAY_T(_array)}
-"""The runtime functions, by the names compiled code calls (`jit.link_callbacks`)."""

@@ -15,14 +15,18 @@ from __future__ import annotations
 import importlib
 import inspect
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
-from xdsl.passes import ModulePass
+if TYPE_CHECKING:  # not at run time: a registry lookup imports no xDSL (the compile cache)
+    from xdsl.passes import ModulePass
 
 
 def lazy_pass(module: str, class_name: str) -> Callable[[], type[ModulePass]]:
     """A factory that imports `module` and returns its pass class `class_name`."""
 
     def load() -> type[ModulePass]:
+        from xdsl.passes import ModulePass
+
         pass_class = getattr(importlib.import_module(module), class_name)
         assert isinstance(pass_class, type) and issubclass(pass_class, ModulePass)
         return pass_class

@@ -9,6 +9,7 @@ trace output captured). A representative subset runs by default; `make native-co
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import shutil
@@ -22,7 +23,7 @@ from l0.api import CompiledProgram
 from l0.bigstack import call_with_big_stack
 from l0.cli.compile import build
 from l0.diagnostics import L0Error, format_error, register_source
-from l0.lowering import trace
+from l0.lowering import trace_runtime as trace
 
 pytestmark = pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None,
                                 reason="no C compiler")
@@ -241,3 +242,74 @@ def test_library_from_c(tmp_path: Path) -> None:
     lines = got.stdout.decode().splitlines()
     assert lines[0] == "33"
     assert lines[1].startswith(f"{src}:1:") and "error: index 9 out of bounds" in lines[1]
+
+
+MULTICORE = """fun real main(int n) =
+  reduce(op +, 0.0, map(fn real (int i) => sqrt(toReal(i)), iota(n)))"""
+
+
+def _usual_threads(command: list[str], stdin: str, env: dict[str, str]) -> tuple[str, int]:
+    """(stdout, how many threads the process had most of the time, sampled from /proc).
+    Not the most: every run of `main` has a new thread, whose libgomp workers outlive it
+    for a moment."""
+    import time
+    from collections import Counter
+
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True, env=env)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(stdin)
+    proc.stdin.close()
+    samples: Counter[int] = Counter()
+    while proc.poll() is None:
+        try:
+            samples[len(os.listdir(f"/proc/{proc.pid}/task"))] += 1
+        except OSError:
+            break
+        time.sleep(0.005)
+    out = proc.stdout.read()
+    proc.wait()
+    return out, samples.most_common(1)[0][0] if samples else 0
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
+def test_multicore_executable_runs_on_the_threads_asked_for(tmp_path: Path) -> None:
+    """`--backend multicore`: libgomp linked in; `--threads N`, else `L0_NUM_THREADS`.
+    The process has the main thread, the thread running `main` (its big stack) and the
+    N - 1 workers of libgomp."""
+    src = tmp_path / "mc.l0"
+    src.write_text(MULTICORE, encoding="utf-8")
+    exe = tmp_path / "mc"
+    build(MULTICORE, str(src), exe, multicore=True)
+    want = call_with_big_stack(lambda: CompiledProgram(MULTICORE, str(src), "cpu")
+                               .run_main("3000000")) + "\n"
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("L0_NUM_THREADS", "OMP_NUM_THREADS")}
+    runs = [(["--threads", "3"], {}, 3), ([], {"L0_NUM_THREADS": "2"}, 2),
+            (["--threads", "1"], {"L0_NUM_THREADS": "3"}, 1)]
+    for args, extra, threads in runs:
+        out, usual = _usual_threads([str(exe), "-r", "60", *args], "3000000",
+                                    {**env, **extra})
+        assert out == want
+        assert usual == threads + 1, (args, extra)
+    bad = subprocess.run([str(exe), "--threads", "0"], input="1", capture_output=True,
+                         text=True, check=False)
+    assert bad.returncode == 2 and "--threads needs a positive number" in bad.stderr
+
+
+def test_compile_verbose_reports_every_stage(tmp_path: Path) -> None:
+    from l0.cli.stages import COMPILE_STAGES
+    from l0.cli.tool import main
+
+    src = tmp_path / "p.l0"
+    src.write_text(MULTICORE, encoding="utf-8")
+    stderr = io.StringIO()
+    with contextlib.redirect_stderr(stderr), pytest.raises(SystemExit) as done:
+        main(["compile", "-v", "--backend", "multicore", str(src), "-o",
+              str(tmp_path / "p")])
+    assert done.value.code == 0
+    reported = {line.rsplit("  ", 1)[0].strip() for line in stderr.getvalue().splitlines()}
+    assert reported == {stage for stage, _, _ in COMPILE_STAGES} | {"total"}
+    out = subprocess.run([str(tmp_path / "p")], input="4", capture_output=True, text=True,
+                         check=False)
+    assert out.stdout == "4.146264\n"

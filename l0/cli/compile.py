@@ -2,9 +2,12 @@
 
 The executable reads `main`'s arguments from stdin and prints its result exactly as
 `l0-run` does; `-r N` runs `main` N times and `-t FILE` writes the run times, as with
-Futhark's compiled programs. `--library` makes a shared library, its C header and a
-Python module instead (`l0.lowering.native.library`). How it is made:
-`l0.lowering.native`.
+Futhark's compiled programs. `--backend multicore` runs the parallel loops on the
+threads of libgomp, linked in; the executable then takes `--threads N` (default:
+`L0_NUM_THREADS`, else all cores), as `l0-run` does. `--library` makes a shared
+library, its C header and a Python module instead (`l0.lowering.native.library`). `-v`
+reports the time of each stage on stderr (`l0.cli.stages.COMPILE_STAGES`). How it is
+made: `l0.lowering.native`.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from pathlib import Path
 from l0.cli.guard import EXIT_USER_ERROR, run_guarded
 from l0.diagnostics import L0Error, Loc, register_source
 
-BACKENDS = ("cpu",)
+BACKENDS = ("cpu", "multicore")
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -35,7 +38,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     ap.add_argument("-o", "--output", metavar="FILE",
                     help="the executable to write (default: PROG without .l0)")
     ap.add_argument("--backend", choices=BACKENDS, default="cpu",
-                    help="the code generator (default: %(default)s)")
+                    help="the code generator: cpu, or multicore = parallel loops on threads "
+                    "(libgomp; the executable takes --threads N, default L0_NUM_THREADS, else "
+                    "all cores) (default: %(default)s)")
     ap.add_argument("-O0", dest="optimise", action="store_false", default=True,
                     help="run no optimisation pass (as l0-run -O0)")
     ap.add_argument("--library", action="store_true",
@@ -43,28 +48,41 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                     "module FILE.py calling it with numpy arrays, instead of an executable")
     ap.add_argument("--fast-math", action="store_true",
                     help="let LLVM reassociate real arithmetic (as l0-run --fast-math)")
+    ap.add_argument("-v", "--verbose", action="store_true",
+                    help="report on stderr the time of each stage (parse, check, passes, "
+                    "lowering, LLVM, object code, linking)")
     ap.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.verbose:
+        from l0.cli.stages import COMPILE_STAGES, run_with_stage_times
+
+        return run_with_stage_times(
+            lambda: run_guarded(lambda: _compile(args), what=args.program),
+            stages=COMPILE_STAGES)
     return run_guarded(lambda: _compile(args), what=args.program)
+
+
+def _read_program(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError) as err:
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise L0Error(Loc(path, 1, 1), f"cannot read program: {reason}",
+                      "io-error") from None
 
 
 def _compile(args: argparse.Namespace) -> int:
     from l0.lowering.native import BuildError
 
-    try:
-        with open(args.program, encoding="utf-8") as f:
-            source = f.read()
-    except (OSError, UnicodeDecodeError) as err:
-        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-        raise L0Error(Loc(args.program, 1, 1), f"cannot read program: {reason}",
-                      "io-error") from None
+    source = _read_program(args.program)
     register_source(args.program, source)
     output = args.output or _default_output(args.program)
     try:
         build(source, args.program, output, library=args.library, optimise=args.optimise,
-              fast_math=args.fast_math)
+              fast_math=args.fast_math, multicore=args.backend == "multicore")
     except BuildError as err:
         print(f"l0 compile: error: {err}", file=sys.stderr)
         return EXIT_USER_ERROR
@@ -72,12 +90,13 @@ def _compile(args: argparse.Namespace) -> int:
 
 
 def build(source: str, filename: str, output: str | os.PathLike[str], *,
-          library: bool = False, optimise: bool = True, fast_math: bool = False) -> list[str]:
+          library: bool = False, optimise: bool = True, fast_math: bool = False,
+          multicore: bool = False) -> list[str]:
     """Compile the L0 program `source` (named `filename` in messages) as `l0-run` does
     (the front end, then the default pipeline unless not `optimise`) and make the
     executable `output`, or with `library` libOUTPUT.so, OUTPUT.h and OUTPUT.py; return the
-    paths made. Raises `L0Error` for errors in the program, `BuildError` when no
-    executable can be made."""
+    paths made; `multicore` as `l0-run --backend multicore`. Raises `L0Error` for errors
+    in the program, `BuildError` when no executable can be made."""
     from l0.frontend import load_program, to_module
     from l0.lowering.native import build_executable, build_library
 
@@ -91,8 +110,9 @@ def build(source: str, filename: str, output: str | os.PathLike[str], *,
     params = [p.type for p in entry.params]
     if library:
         return build_library(module, params, entry.ret, filename, output,
-                             fast_math=fast_math)
-    build_executable(module, params, entry.ret, output, fast_math=fast_math)
+                             fast_math=fast_math, multicore=multicore)
+    build_executable(module, params, entry.ret, output, fast_math=fast_math,
+                     multicore=multicore)
     return [os.fspath(output)]
 
 

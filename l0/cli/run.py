@@ -27,6 +27,10 @@ exits with 2.
 The input may mix text values and binary ones (Futhark's binary format,
 `l0/values/binary.py`); `-b` writes the result in binary. `-v` reports the time of
 each stage on stderr (`l0/cli/stages.py`).
+
+Native code is kept in the compile cache (`l0.compile_cache`): a second run of an
+unchanged program with the same options loads it instead of compiling (and imports
+nothing of the compiler). `--no-cache` (or `L0_NO_CACHE=1`) compiles afresh.
 """
 
 from __future__ import annotations
@@ -119,6 +123,12 @@ def build_argparser() -> argparse.ArgumentParser:
         "and, on cpu and multicore, the heap allocations per run of main",
     )
     ap.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="cpu, multicore: compile even if the compile cache has the code, and do not "
+        "keep it there (also L0_NO_CACHE=1; the cache is $XDG_CACHE_HOME/l0)",
+    )
+    ap.add_argument(
         "--inhibit-uniqueness-checking",
         action="store_true",
         help="skip the occurrence/consumption checks of the type checker (as l0c did); "
@@ -173,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
             source, args.program, args.backend,
             optimise=args.optimise, fast_math=args.fast_math,
             inhibit_uniqueness=args.inhibit_uniqueness_checking, main_only=True,
-            isolate=False, threads=args.threads,
+            isolate=False, threads=args.threads, cache=not args.no_cache,
         )
     except BackendUnavailable as err:
         print(f"l0-run: error: {err}", file=sys.stderr)

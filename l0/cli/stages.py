@@ -8,7 +8,8 @@ through a module attribute (`l0.syntax.parser.parse_program`, `l0.lowering.jit._
 wrappers and puts them back afterwards. Stages nest (the JIT stage calls LLVM IR
 emission and LLVM's optimiser), so each reports its own time, without that of the
 stages inside it. `STAGES` names the functions; `test/unit/test_l0_stages.py` checks
-that every one is reached, so a renamed function cannot silently drop out of the report.
+that every one is reached, so a renamed function cannot silently drop out of the report
+(`CACHE_STAGES` only with the compile cache on, "load cached code" only on a hit).
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ from typing import Any, TextIO
 # (stage, module, attribute): the attribute is a function, or `Class.method`.
 STAGES: tuple[tuple[str, str, str], ...] = (
     ("read program", "l0.cli.run", "_read_source"),
+    ("compile cache (key, look-up, store)", "l0.compile_cache", "key"),
+    ("compile cache (key, look-up, store)", "l0.compile_cache", "load"),
+    ("compile cache (key, look-up, store)", "l0.compile_cache", "store"),
+    ("load cached code", "l0.lowering.jit_call", "load_object"),
     ("parse", "l0.syntax.parser", "parse_program"),
     ("type check", "l0.typecheck", "check_program"),
     ("internalise", "l0.internalise", "internalise"),
@@ -39,6 +44,21 @@ STAGES: tuple[tuple[str, str, str], ...] = (
     ("print result", "l0.values", "format_result"),
     ("print result", "l0.values.binary", "write_binary_values"),
 )
+COMPILE_STAGES: tuple[tuple[str, str, str], ...] = (
+    ("read program", "l0.cli.compile", "_read_program"),
+    *(stage for stage in STAGES if stage[0] in (
+        "parse", "type check", "internalise", "optimise (passes)",
+        "lower (bufferise, soac to scf, dealloc)", "LLVM optimisation (O3)")),
+    ("LLVM IR", "l0.lowering.native.build", "emit_module"),
+    ("C tables", "l0.lowering.native.build", "_tables"),
+    ("object code", "l0.lowering.native.build", "_object_code"),
+    ("link (C compiler)", "l0.lowering.native.build", "_run_cc"),
+)
+"""The stages of `l0 compile -v` (an executable or a library)."""
+
+CACHE_STAGES = frozenset({"compile cache (key, look-up, store)", "load cached code"})
+"""The stages of the compile cache (`l0.compile_cache`): a hit skips all others up to
+"read input"."""
 
 
 class StageTimes:
@@ -76,12 +96,12 @@ class StageTimes:
 
 
 @contextmanager
-def timed_stages() -> Iterator[StageTimes]:
-    """Time the `STAGES` of what runs inside the `with` (Note [Stage probes])."""
+def timed_stages(stages: tuple[tuple[str, str, str], ...] = STAGES) -> Iterator[StageTimes]:
+    """Time the `stages` of what runs inside the `with` (Note [Stage probes])."""
     times = StageTimes()
     restore: list[tuple[Any, str, Any]] = []
     try:
-        for stage, module_name, attribute in STAGES:
+        for stage, module_name, attribute in stages:
             owner: Any = importlib.import_module(module_name)
             *path, name = attribute.split(".")
             for part in path:
@@ -95,9 +115,10 @@ def timed_stages() -> Iterator[StageTimes]:
             setattr(owner, name, original)
 
 
-def run_with_stage_times(work: Callable[[], int], stream: TextIO | None = None) -> int:
-    """`work()` with the time of each stage reported on `stream` (stderr) afterwards."""
-    with timed_stages() as times:
+def run_with_stage_times(work: Callable[[], int], stream: TextIO | None = None,
+                         stages: tuple[tuple[str, str, str], ...] = STAGES) -> int:
+    """`work()` with the time of each of `stages` reported on `stream` (stderr) afterwards."""
+    with timed_stages(stages) as times:
         status = work()
     times.report(stream if stream is not None else sys.stderr)
     return status

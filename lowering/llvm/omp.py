@@ -127,7 +127,7 @@ def thread_count(mod: ModuleEmitter, b: ir.IRBuilder) -> ir.Value:
 
 def _thread_stack_floor(mod: ModuleEmitter) -> ir.Function:
     """`l0.rt.thread_stack_floor() -> i64`: the lowest address this thread's stack may
-    reach, less a margin (as `jit._stack_floor` computes it for the calling thread);
+    reach, less a margin (as `jit_call._stack_floor` computes it for the calling thread);
     0 when unknown (no stack checks)."""
     name = abi.RUNTIME_PREFIX + "thread_stack_floor"
     existing = mod.llvm.globals.get(name)

@@ -60,21 +60,24 @@ class CompiledMain:
     ret: Type
     ir_inputs: list[Attribute]  # main's IR signature (memrefs and scalars)
     ir_outputs: list[Attribute]
+    multicore: bool = False  # calls libgomp (runtime.c's L0_MULTICORE part, -lgomp)
 
 
 def compile_main(module: ModuleOp, params: Sequence[Type], ret: Type, *,
-                 fast_math: bool = False) -> CompiledMain:
+                 fast_math: bool = False, multicore: bool = False) -> CompiledMain:
     """Compile `main` of the soac-level `module` (optimised or not, as the driver chose),
     whose source parameter and result types are `params` and `ret`, down to the object
-    code of `l0.entry.main`, as the JIT compiles it for `l0-run`."""
+    code of `l0.entry.main`, as the JIT compiles it for `l0-run`. With `multicore`, as
+    the multicore back end does, the thread count chosen at run time (`runtime.c`)."""
     from l0.lowering.pipeline import lower
 
-    lowered = lower(module, entries=["main"])
+    lowered = lower(module, entries=["main"], multicore=multicore)
     main_op = next(f for f in lowered.ops
                    if isinstance(f, func.FuncOp) and f.sym_name.data == "main")
     tm = _target_machine()
     emitted = emit_module(lowered, fast_math=fast_math, entries=["main"],
-                          triple=llvm.get_process_triple(), data_layout=str(tm.target_data))
+                          triple=llvm.get_process_triple(), data_layout=str(tm.target_data),
+                          threads=0 if multicore else None)
     mod = llvm.parse_assembly(str(emitted.llvm))
     mod.verify()
     from l0.lowering.jit import _optimise  # the JIT's O3 pipeline, the same code
@@ -83,7 +86,13 @@ def compile_main(module: ModuleOp, params: Sequence[Type], ret: Type, *,
     ir_inputs = list(main_op.function_type.inputs.data)
     ir_outputs = list(main_op.function_type.outputs.data)
     tables = _tables(params, ret, ir_inputs, ir_outputs, emitted.errors)
-    return CompiledMain(tm.emit_object(mod), tables, list(params), ret, ir_inputs, ir_outputs)
+    return CompiledMain(_object_code(tm, mod), tables, list(params), ret, ir_inputs,
+                        ir_outputs, multicore)
+
+
+def _object_code(tm: llvm.TargetMachine, mod: llvm.ModuleRef) -> bytes:
+    """Machine code for `mod` as an ELF object (a stage of `l0 compile -v`)."""
+    return bytes(tm.emit_object(mod))
 
 
 def runtime_source() -> str:
@@ -92,27 +101,36 @@ def runtime_source() -> str:
 
 
 def build_executable(module: ModuleOp, params: Sequence[Type], ret: Type,
-                     output: str | os.PathLike[str], *, fast_math: bool = False) -> None:
+                     output: str | os.PathLike[str], *, fast_math: bool = False,
+                     multicore: bool = False) -> None:
     """Compile `main` of the soac-level `module` (source types `params` -> `ret`) to the
-    executable `output`. Raises `BuildError` when there is no C compiler or linking fails."""
+    executable `output` (`multicore`: parallel loops on libgomp's threads). Raises
+    `BuildError` when there is no C compiler or linking fails."""
     cc = find_cc()
-    compiled = compile_main(module, params, ret, fast_math=fast_math)
+    compiled = compile_main(module, params, ret, fast_math=fast_math, multicore=multicore)
     link(cc, compiled, os.fspath(output), [])
 
 
 def link(cc: str, compiled: CompiledMain, output: str, flags: Sequence[str]) -> None:
-    """Link the runtime, the program's tables and its object code into `output`."""
+    """Link the runtime, the program's tables and its object code into `output` (with
+    libgomp for multicore code, as the JIT loads it: `l0.lowering.openmp_runtime`)."""
+    omp = (["-DL0_MULTICORE"], ["-lgomp"]) if compiled.multicore else ([], [])
     with tempfile.TemporaryDirectory(prefix="l0-compile-") as tmp:
         obj = Path(tmp, "program.o")
         obj.write_bytes(compiled.object_code)
         c_file = Path(tmp, "main.c")
         c_file.write_text(runtime_source() + "\n" + compiled.tables, encoding="utf-8")
-        command = [cc, "-O2", "-std=gnu11", *flags, "-o", output, str(c_file), str(obj),
-                   "-lm", "-lpthread"]
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            raise BuildError(f"the C compiler failed ({' '.join(command)}):\n"
-                             f"{done.stderr.strip()}")
+        command = [cc, "-O2", "-std=gnu11", *flags, *omp[0], "-o", output, str(c_file),
+                   str(obj), *omp[1], "-lm", "-lpthread"]
+        _run_cc(command)
+
+
+def _run_cc(command: list[str]) -> None:
+    """Run the C compiler (a stage of `l0 compile -v`); BuildError if it fails."""
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise BuildError(f"the C compiler failed ({' '.join(command)}):\n"
+                         f"{done.stderr.strip()}")
 
 
 def find_cc() -> str:

@@ -981,8 +981,35 @@ typedef struct {
     int status;
 } call;
 
+#ifdef L0_MULTICORE
+/* The multicore back end: parallel loops run on the threads of libgomp, linked in. */
+void omp_set_num_threads(int);
+
+static long l0_threads = -1; /* -1: not chosen yet; 0: libgomp's default */
+
+/* The thread count, as l0-run takes it: `--threads N`, else L0_NUM_THREADS (digits only,
+   0 for libgomp's default: OMP_NUM_THREADS or all cores). */
+static long env_threads(void) {
+    const char *env = getenv("L0_NUM_THREADS");
+    if (!env || !*env) return 0;
+    for (const char *p = env; *p; p++)
+        if (*p < '0' || *p > '9') return 0;
+    return strtol(env, NULL, 10);
+}
+
+/* ICVs such as the thread count belong to the thread that sets them, and main runs on
+   a thread of its own (run_main): set it there. */
+static void set_threads(void) {
+    if (l0_threads < 0) l0_threads = env_threads();
+    if (l0_threads > 0) omp_set_num_threads((int)(l0_threads < 1 << 20 ? l0_threads : 1 << 20));
+}
+#endif
+
 static void *call_main(void *arg) {
     call *c = arg;
+#ifdef L0_MULTICORE
+    set_threads();
+#endif
     /* The lowest address compiled code may push the stack to (abi.py CTX_STACK_FLOOR). */
     pthread_attr_t attr;
     void *addr;
@@ -1026,13 +1053,35 @@ static char *read_all(FILE *f, size_t *len) {
 }
 
 static void usage(const char *prog) {
-    fprintf(stderr, "usage: %s [-r N] [-t FILE] [-b] < input\n"
+    fprintf(stderr, "usage: %s [-r N] [-t FILE] [-b]%s < input\n"
             "Runs the compiled L0 program's main on the values read from stdin and prints "
             "its result.\n  -r N     run main N times (the result is printed once)\n"
             "  -t FILE  write the run time of each run in microseconds to FILE\n"
             "  -b       write the result in Futhark's binary value format\n"
-            "Input values may be text or binary, mixed.\n", prog);
+#ifdef L0_MULTICORE
+            "  --threads N  run parallel loops on N threads (default: L0_NUM_THREADS, "
+            "else all cores)\n"
+#endif
+            "Input values may be text or binary, mixed.\n", prog,
+#ifdef L0_MULTICORE
+            " [--threads N]"
+#else
+            ""
+#endif
+            );
 }
+
+#ifdef L0_MULTICORE
+/* Worker threads get OMP_STACKSIZE of stack, 256 MiB unless the user chose (as under
+   l0-run: l0.lowering.openmp_runtime), so that deep recursion in a parallel loop fails
+   as late there. libgomp reads it when it is loaded, before main: set it, then start
+   the program again (on failure, go on with libgomp's default). */
+static void ensure_worker_stacks(char **argv) {
+    if (getenv("OMP_STACKSIZE")) return;
+    setenv("OMP_STACKSIZE", "256M", 1);
+    execv("/proc/self/exe", argv);
+}
+#endif
 
 static size_t array_bytes(const value *v, int rank, int elem) {
     size_t n = (size_t)elem;
@@ -1110,7 +1159,22 @@ int main(int argc, char **argv) {
     long runs = 1;
     const char *timing = NULL;
     int binary_output = 0;
+#ifdef L0_MULTICORE
+    ensure_worker_stacks(argv);
+#endif
     for (int i = 1; i < argc; i++) {
+#ifdef L0_MULTICORE
+        if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+            char *end;
+            l0_threads = strtol(argv[++i], &end, 10);
+            if (*end || l0_threads < 1) {
+                fprintf(stderr, "%s: error: --threads needs a positive number of threads\n",
+                        argv[0]);
+                return 2;
+            }
+            continue;
+        }
+#endif
         if (!strcmp(argv[i], "-r") && i + 1 < argc) {
             char *end;
             runs = strtol(argv[++i], &end, 10);
