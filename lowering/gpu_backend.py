@@ -31,7 +31,13 @@ from xdsl.dialects.builtin import ModuleOp
 
 from l0.diagnostics import L0Error
 from l0.lowering.gpu_runtime import Device, GpuUnavailable, LoadedPtx, device, error_name
-from l0.lowering.jit import CompiledModule, JitFunction, host_target_machine, optimise_module
+from l0.lowering.jit import (
+    CompiledModule,
+    JitFunction,
+    describe_signature,
+    host_target_machine,
+    optimise_module,
+)
 from l0.lowering.llvm import abi, cuda_host, emit_module
 from l0.lowering.pipeline import CpuEngine
 from l0.lowering.ptx import GpuToolMissing, compile_ptx, find_libdevice
@@ -97,7 +103,8 @@ def _host_module(module: ModuleOp, tm: llvm.TargetMachine, fast_math: bool,
                           handlers=cuda_host.HANDLERS, skip=(gpu.ModuleOp,))
     mod = llvm.parse_assembly(str(emitted.llvm))
     mod.verify()
-    return mod, emitted.errors, dict(emitted.entries)
+    signatures = {name: describe_signature(t) for name, t in emitted.entries.items()}
+    return mod, emitted.errors, signatures
 
 
 def host_llvm_ir(module: ModuleOp, *, fast_math: bool = False, optimize: bool = False) -> str:

@@ -54,9 +54,9 @@ from l0.lowering.llvm import EmittedModule, emit_module
 from l0.lowering.llvm.types import LoweringError, layout_of
 from l0.types import ArrayType, BasicType
 
-__all__ = ["CompiledModule", "JitFunction", "JitModule", "compile_module", "describe_slot",
-           "host_target_machine", "link_callbacks", "optimise_module", "optimized_llvm_ir",
-           "parse_loc"]
+__all__ = ["CompiledModule", "JitFunction", "JitModule", "compile_module", "describe_signature",
+           "describe_slot", "host_target_machine", "link_callbacks", "optimise_module",
+           "optimized_llvm_ir", "parse_loc"]
 
 CACHE_SIZE = 32
 

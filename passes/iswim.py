@@ -33,110 +33,15 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.ir import Block, Operation, Region
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import InsertPoint
 
 from l0.dialects import soac
-from l0.passes.analysis.effects import lambda_effects
-from l0.passes.analysis.scope import defined_inside, free_values
 from l0.passes.analysis.speculation import Speculation
-
-
-def _element_type(v: SSAValue) -> Attribute:
-    t = v.type
-    assert isinstance(t, TensorType)
-    return t.element_type
-
-
-def map_nest(block: Block) -> list[soac.MapOp] | str:
-    """The perfect map nest a lambda is: `block` is one map over all its arguments, in
-    order, yielding that map's results, and so on down to a map whose lambda takes
-    scalars (the element lambda); outermost first. Else why not."""
-    nest: list[soac.MapOp] = []
-    while True:
-        ops = list(block.ops)
-        if len(ops) != 2 or not isinstance(ops[0], soac.MapOp) \
-                or not isinstance(ops[1], soac.YieldOp):
-            return "its lambda is not a single map" if not nest else \
-                "its lambda is not a perfect nest of maps down to the elements"
-        inner, done = ops
-        assert isinstance(inner, soac.MapOp) and isinstance(done, soac.YieldOp)
-        if list(inner.inputs) != list(block.args) or list(done.values) != list(inner.results):
-            return "the inner map does not take every accumulator and row, in order"
-        nest.append(inner)
-        block = inner.body.block
-        if not any(isinstance(a.type, TensorType) for a in block.args):
-            return nest
-
-
-def _lambdas(scan: soac.ScanOp | soac.ScanomapOp) -> tuple[Block, Block]:
-    """The fold's lambda and the operator's (the same for a scan)."""
-    if isinstance(scan, soac.ScanomapOp):
-        return scan.inner.block, scan.outer.block
-    return scan.body.block, scan.body.block
-
-
-def why_not(scan: soac.ScanOp | soac.ScanomapOp, failing: frozenset[str]) -> str | None:
-    """Why `scan` may not be interchanged with its inner maps (None: it may)."""
-    fold, operator = _lambdas(scan)
-    nest = map_nest(fold)
-    if isinstance(nest, str):
-        return nest
-    if fold is not operator:
-        ops = map_nest(operator)
-        if isinstance(ops, str):
-            return f"the operator: {ops}"
-        if len(ops) != len(nest):
-            return "the operator and the fold are map nests of different depths"
-        if any(defined_inside(v, scan) for v in free_values(ops[-1])
-               if v not in ops[-1].inputs):
-            return "the operator's element lambda uses the scan's accumulators directly"
-    depth = len(nest)
-    if any(isinstance(v.type, TensorType) and v.type.get_num_dims() != depth + 1
-           for v in scan.inputs):
-        return "the scanned arrays are not of the rank of the map nest plus one"
-    if any(defined_inside(c, scan) for m in nest for c in m.certs):
-        return "the inner map's checks are made inside the scan"
-    if any(defined_inside(v, scan) for v in free_values(nest[-1]) if v not in nest[-1].inputs):
-        return "the inner lambda uses the scan's rows or accumulators directly"
-    if lambda_effects(nest[-1], failing):
-        return "the inner lambda may fail or print"
-    return None
-
-
-def _element_scan(scan: soac.ScanOp | soac.ScanomapOp, accs: list[SSAValue],
-                  columns: list[SSAValue]) -> soac.ScanOp | soac.ScanomapOp:
-    """The scan of one column, from its neutral elements, with the element lambdas
-    (their regions are taken from `scan`'s innermost maps)."""
-    fold, operator = _lambdas(scan)
-    fold_nest, operator_nest = map_nest(fold), map_nest(operator)
-    assert not isinstance(fold_nest, str) and not isinstance(operator_nest, str)
-    body = Rewriter.move_region_contents_to_new_regions(fold_nest[-1].body)
-    if isinstance(scan, soac.ScanOp):
-        return soac.ScanOp(accs, columns, body, list(scan.certs))
-    outer = Rewriter.move_region_contents_to_new_regions(operator_nest[-1].body)
-    return soac.ScanomapOp(accs, columns, outer, body, list(scan.certs))
-
-
-def column_nest(scan: soac.ScanOp | soac.ScanomapOp, inputs: list[SSAValue],
-                 nest: list[soac.MapOp], level: int) -> soac.MapOp:
-    """Level `level` of the map nest around the element scans: a map over rows of the
-    neutral elements and of the transposed inputs (`inputs`), with the checks of the
-    scan's map at that level (and the scan's own, outermost)."""
-    k = len(scan.neutral)
-    lam = Block(arg_types=[soac.row_type(v.type) or v.type for v in inputs])
-    args = list(lam.args)
-    if level == len(nest) - 1:
-        inner: Operation = _element_scan(scan, args[:k], args[k:])
-    else:
-        inner = column_nest(scan, args, nest, level + 1)
-    lam.add_ops([inner, soac.YieldOp(*inner.results)])
-    result_types = [soac.array_of(r.type) for r in inner.results]
-    certs = [*(scan.certs if level == 0 else ()), *nest[level].certs]
-    return soac.MapOp(inputs, result_types, Region(lam), certs)
+from l0.passes.cores.interchange import column_nest, map_nest, scan_lambdas, why_not
 
 
 @dataclass
@@ -147,7 +52,7 @@ class InterchangeScan(RewritePattern):
         if not isinstance(op, soac.ScanOp | soac.ScanomapOp) \
                 or why_not(op, self.failing) is not None:
             return
-        nest = map_nest(_lambdas(op)[0])
+        nest = map_nest(scan_lambdas(op)[0])
         assert not isinstance(nest, str)
         depth = len(nest)
         zero = arith.ConstantOp(IntegerAttr(0, i64))

@@ -124,14 +124,16 @@ def test_redomap_and_tuple_reductions_match_the_sequential_back_end(
 
 
 def test_redomap_and_tuple_reductions_are_blocked_parallel_loops() -> None:
-    # Lowered, each of the five is the blocked reduction (Note [Parallel width]): an
-    # scf.parallel over chunks, its chunk count from l0_parallel_width.
+    # Lowered, each reduction left after -O (horizontal fusion merges some of the five)
+    # is the blocked reduction (Note [Parallel width]): an scf.parallel over chunks, its
+    # chunk count from l0_parallel_width.
     from l0.api import CompiledProgram
     from l0.lowering.pipeline import lower
 
     prog = CompiledProgram(REDUCTIONS, "r.l0", "interp")
+    folds = sum(op.name in ("soac.reduce", "soac.redomap") for op in prog.module.walk())
     text = str(lower(prog.module, entries=["main"]))
-    assert text.count("func.call @l0_parallel_width()") == 5
+    assert folds >= 1 and text.count("func.call @l0_parallel_width()") == folds
     assert "scf.reduce(" not in text  # no scf.reduce with operands: all blocked
 
 

@@ -30,7 +30,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
 from l0.dialects import soac
-from l0.passes.iswim import column_nest, map_nest, why_not
+from l0.passes.cores.interchange import column_nest, map_nest, why_not
 
 
 def _transposition(v: SSAValue, k: int, n: int) -> bool:
