@@ -191,6 +191,16 @@ class CodeBuilder:
 
     # -- control flow -------------------------------------------------------------------
 
+    def inline(self, region: Region, args: Sequence[SSAValue]) -> Operation:
+        """Inline a copy of `region`'s single block here with its arguments bound to
+        `args`; return the copied terminator (still in place: the caller reads and
+        erases it)."""
+        copy = region.clone().block
+        term = copy.last_op
+        assert term is not None
+        Rewriter.inline_block(copy, self.ip, list(args))
+        return term
+
     def for_(self, lb: SSAValue, ub: SSAValue, carried: Sequence[SSAValue],
              body: LoopBody, step: SSAValue | None = None) -> list[SSAValue]:
         """`scf.for %i = lb to ub step 1` (i64 bounds unless given otherwise) carrying

@@ -70,22 +70,11 @@ def outermost(op: Operation) -> bool:
 # ---------------------------------------------------------------------------------------
 
 
-def inline_block(b: CodeBuilder, region: Region, args: Sequence[SSAValue]) -> Operation:
-    """Inline a copy of the single block of `region` at `b` with its arguments bound to
-    `args`; return the copied terminator (still in place: the caller reads and erases
-    it)."""
-    copy = region.clone().block
-    term = copy.last_op
-    assert term is not None
-    Rewriter.inline_block(copy, b.ip, list(args))
-    return term
-
-
 def _combine(b: CodeBuilder, reduce_op: scf.ReduceOp, accs: Sequence[SSAValue],
              values: Sequence[SSAValue]) -> list[SSAValue]:
     out: list[SSAValue] = []
     for region, acc, v in zip(reduce_op.reductions, accs, values, strict=True):
-        ret = inline_block(b, region, [acc, v])
+        ret = b.inline(region, [acc, v])
         assert isinstance(ret, scf.ReduceReturnOp)
         out.append(ret.result)
         Rewriter.erase_op(ret)
@@ -94,7 +83,7 @@ def _combine(b: CodeBuilder, reduce_op: scf.ReduceOp, accs: Sequence[SSAValue],
 
 def _iteration(b: CodeBuilder, par: scf.ParallelOp, i: SSAValue) -> list[SSAValue]:
     """The values iteration `i` (i64) of `par` passes to its `scf.reduce`."""
-    term = inline_block(b, par.body, [b.to_index(i)])
+    term = b.inline(par.body, [b.to_index(i)])
     assert isinstance(term, scf.ReduceOp)
     values = list(term.args)
     Rewriter.erase_op(term)

@@ -12,14 +12,13 @@ kernel slots (`cuda_host.kernel_slot`) before the first call. `GpuEngine` has th
 interface of `CpuEngine` (the drivers' engines); each call makes the device's context
 current in the calling thread.
 
-Without a GPU, a driver, libdevice (the gpu extra) or kernel extraction, building a
+Without a GPU, a driver or libdevice (the gpu extra), building a
 `GpuEngine` raises `GpuUnavailable` or `GpuToolMissing`, each one line saying which.
 """
 
 from __future__ import annotations
 
 import ctypes
-import inspect
 import re
 import threading
 from collections.abc import Iterable, Sequence
@@ -64,34 +63,22 @@ class GpuJitModule:
 
 
 def lower_for_gpu(module: ModuleOp, entries: Sequence[str] | None) -> ModuleOp:
-    """The gpu-level module of the soac-level `module` (`l0.lowering.pipeline.lower`
-    with `target="gpu"`, which kernel extraction provides)."""
-    from l0.lowering import pipeline
+    """The gpu-level module of the soac-level `module` (kernel extraction,
+    `l0.lowering.pipeline.lower` with `target="gpu"`)."""
+    from l0.lowering.pipeline import lower
 
-    require_kernel_extraction()
-    lower: Any = pipeline.lower
     return lower(module, entries=entries, target="gpu")
 
 
 def unavailable() -> str | None:
-    """Why the gpu back end cannot run here (no driver, device, libdevice or kernel
-    extraction), in one line; None if it can."""
+    """Why the gpu back end cannot run here (no driver, device or libdevice), in one
+    line; None if it can."""
     try:
         device()
         find_libdevice()
-        require_kernel_extraction()
     except (GpuUnavailable, GpuToolMissing) as err:
         return str(err)
     return None
-
-
-def require_kernel_extraction() -> None:
-    """`GpuUnavailable` unless `lower` can make gpu-level modules (`target="gpu"`)."""
-    from l0.lowering import pipeline
-
-    if "target" not in inspect.signature(pipeline.lower).parameters:
-        raise GpuUnavailable("--backend=gpu needs kernel extraction "
-                             "(convert-parallel-to-gpu), which this build of l0 lacks")
 
 
 def _host_module(module: ModuleOp, tm: llvm.TargetMachine, fast_math: bool,

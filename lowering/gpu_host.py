@@ -267,7 +267,7 @@ class HostFunction:
                     vals: Sequence[SSAValue]) -> list[SSAValue]:
             out: list[SSAValue] = []
             for region, a, v in zip(reduce_op.reductions, acc, vals, strict=True):
-                ret = k.inline_region(cb, region, [a, v])
+                ret = cb.inline(region, [a, v])
                 assert isinstance(ret, scf.ReduceReturnOp)
                 out.append(ret.result)
                 Rewriter.erase_op(ret)

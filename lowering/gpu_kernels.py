@@ -385,17 +385,6 @@ def thread_zero(b: CodeBuilder, tid: SSAValue, body: Callable[[CodeBuilder], Non
     b.if_(b.cmpi("eq", tid, b.i64(0)), [], then)
 
 
-def inline_region(b: CodeBuilder, region: Region, args: Sequence[SSAValue]) -> Operation:
-    """Inline a copy of `region`'s single block at `b` with its arguments bound to
-    `args`; return the copied terminator (still in place: the caller reads and erases
-    it)."""
-    copy = region.clone().block
-    term = copy.last_op
-    assert term is not None
-    Rewriter.inline_block(copy, b.ip, list(args))
-    return term
-
-
 def move_body(b: CodeBuilder, par: scf.ParallelOp, ivs: Sequence[SSAValue]) -> list[SSAValue]:
     """Move the body of `par` to `b` with its induction variables bound to `ivs`
     (i64); return what it passes to its `scf.reduce`."""
@@ -411,7 +400,7 @@ def move_body(b: CodeBuilder, par: scf.ParallelOp, ivs: Sequence[SSAValue]) -> l
 
 def copy_body(b: CodeBuilder, par: scf.ParallelOp, ivs: Sequence[SSAValue]) -> list[SSAValue]:
     """As `move_body`, on a copy of the body (`par` is left as it is)."""
-    term = inline_region(b, par.body, [b.to_index(i) for i in ivs])
+    term = b.inline(par.body, [b.to_index(i) for i in ivs])
     assert isinstance(term, scf.ReduceOp)
     values = list(term.args)
     Rewriter.erase_op(term)
