@@ -75,7 +75,8 @@ class NativeEngine:
         if fn is None:
             if name not in self.compiled.addresses:
                 raise KeyError(f"no compiled entry point named {name!r}")
-            fn = self._functions[name] = JitFunction(self.compiled, name)
+            fn = self._functions[name] = JitFunction(self.compiled, name,
+                                                     threads=self.links.threads or 0)
         return fn
 
     def call(self, name: str, args: Sequence[Any]) -> list[Any]:

@@ -114,10 +114,12 @@ def compile_module(module: ModuleOp, *, fast_math: bool = False,
 
     With `L0_CHECK_MEMORY` set, the code allocates through the checking heap
     (`l0.lowering.checked_memory`). `threads` (multicore: a count, 0 for libgomp's
-    default) links the OpenMP runtime (`l0.lowering.openmp_runtime`)."""
+    default) links the OpenMP runtime (`l0.lowering.openmp_runtime`); the code is the
+    same for every count, which the caller sets when it calls (`JitFunction`)."""
     names = tuple(entries) if entries is not None else None
     checked = checked_memory.enabled()
     counted = alloc_stats.enabled()
+    threads = None if threads is None else 0  # the count is set per call (JitFunction)
     key = (str(module), fast_math, names, checked, counted, threads)
     with _lock:
         hit = _cache.get(key)
@@ -193,6 +195,7 @@ class JitModule:
                  entries: Iterable[str] | None = None, threads: int | None = None) -> None:
         self.compiled = compile_module(module, fast_math=fast_math, entries=entries,
                                        threads=threads)
+        self._threads = threads or 0
         self._functions: dict[str, JitFunction] = {}
         self.trace_sites: dict[int, tuple[str, BasicType | ArrayType]] = {}
         """The trace sites its code reports (`trace_runtime.SITES`), set by the caller."""
@@ -202,7 +205,8 @@ class JitModule:
         if fn is None:
             if name not in self.compiled.addresses:
                 raise KeyError(f"no compiled entry point named {name!r}")
-            fn = self._functions[name] = JitFunction(self.compiled, name)
+            fn = self._functions[name] = JitFunction(self.compiled, name,
+                                                     threads=self._threads)
         return fn
 
     @property

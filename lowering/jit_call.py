@@ -206,9 +206,10 @@ def entry_addresses(engine: llvm.ExecutionEngine, names: Mapping[str, object]) -
 class JitFunction:
     """Calls one entry point: marshals arguments into slots, results out of them."""
 
-    def __init__(self, compiled: CompiledModule, name: str) -> None:
+    def __init__(self, compiled: CompiledModule, name: str, *, threads: int = 0) -> None:
         self.name = name
         self._compiled = compiled  # keeps the engine (and so the code) alive
+        self._threads = threads  # multicore: the count it runs on (openmp_runtime)
         inputs, outputs = compiled.signatures[name]
         self._params = [_spec(t) for t in inputs]
         self._results = [_spec(t) for t in outputs]
@@ -228,7 +229,8 @@ class JitFunction:
             pos += spec.slots
         ctx = np.zeros(self._compiled.errors.ctx_size, dtype=np.int64)
         ctx[abi.CTX_STACK_FLOOR] = _stack_floor()
-        status = self._cfunc(ctx.ctypes.data, slots.ctypes.data)
+        with openmp_runtime.thread_count(self._threads):
+            status = self._cfunc(ctx.ctypes.data, slots.ctypes.data)
         if status != 0:
             raise _runtime_error(self._compiled.errors, ctx)
         owners = _Owners(checked_memory.free if self._compiled.checked_memory else _free)

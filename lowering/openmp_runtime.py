@@ -14,16 +14,25 @@ Worker threads get `OMP_STACKSIZE` of stack (default here 256 MiB of virtual mem
 only touched pages cost), so deep recursion inside a parallel loop reports "stack
 overflow" about as late as on the calling thread's big stack (`l0.bigstack`). libgomp
 reads it when it is loaded, so `load()` sets it first unless the user has.
+
+The thread count is a run-time setting, not part of the code: compiled code forks
+`omp_get_max_threads()` threads, the calling thread's OpenMP setting, and an engine
+with a count sets it around each call (`thread_count`), as the executables of
+`l0 compile` do for `--threads`. One compilation of a program thus serves every
+count (the JIT's cache, the compile cache), and engines with different counts may run
+at once on different Python threads: the setting is per thread.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes.util
 import glob
 import os
 import site
 import sys
 import threading
+from collections.abc import Iterator
 
 import llvmlite.binding as llvm
 
@@ -36,6 +45,7 @@ LIBRARY_VARIABLE = "L0_LIBGOMP"
 
 _lock = threading.Lock()
 _loaded: str | None = None
+_library: ctypes.CDLL | None = None
 
 
 class OpenMPUnavailable(Unavailable):
@@ -78,3 +88,33 @@ def load() -> str:
                 f"from {path}: {reason}") from None
         _loaded = path
         return path
+
+
+@contextlib.contextmanager
+def thread_count(count: int) -> Iterator[None]:
+    """Compiled code called inside runs on `count` threads (0: the calling thread's
+    setting as it is, libgomp's default): the calling thread's OpenMP thread count is
+    set, and restored after (module docstring)."""
+    if not count:
+        yield
+        return
+    lib = _openmp()
+    saved = lib.omp_get_max_threads()
+    lib.omp_set_num_threads(count)
+    try:
+        yield
+    finally:
+        lib.omp_set_num_threads(saved)
+
+
+def _openmp() -> ctypes.CDLL:
+    """libgomp's functions, callable from Python (`load()` first)."""
+    global _library
+    if _library is None:
+        lib = ctypes.CDLL(load())
+        lib.omp_get_max_threads.restype = ctypes.c_int
+        lib.omp_get_max_threads.argtypes = []
+        lib.omp_set_num_threads.restype = None
+        lib.omp_set_num_threads.argtypes = [ctypes.c_int]
+        _library = lib
+    return _library

@@ -225,3 +225,26 @@ def test_smallest_failing_index_wins_in_chunked_maps(threads: int) -> None:
     rows = np.arange(30000, dtype=np.int64)
     np.testing.assert_array_equal(prog.main(30000, np.arange(3, dtype=np.int64)),
                                   rows + np.where(rows % 7 == 0, rows, rows % 7))
+
+
+# `x + 1` is not associative: the blocked reduction folds each chunk from 0 and then
+# the chunks' results, so what it returns depends on the number of chunks, the thread
+# count (Note [Parallel width]). One chunk is the sequential fold: the length.
+COUNT_CHUNKS = "fun int main([int] a) = reduce(fn int (int x, int y) => x + 1, 0, a)"
+
+
+def test_one_compilation_serves_every_thread_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The count is set when the code is called (l0.lowering.openmp_runtime), so the JIT
+    # compiles the program once for all counts, and each engine still runs on its own.
+    from l0.lowering import jit
+
+    builds = []
+    build = jit._build
+    monkeypatch.setattr(jit, "_build", lambda *a, **k: builds.append(1) or build(*a, **k))
+    a = np.zeros(N, dtype=np.int64)
+    src = COUNT_CHUNKS + "\n// one compilation"
+    results = {t: l0.compile(src, backend="multicore", threads=t, optimise=False).main(a)
+               for t in THREADS}
+    assert len(builds) == 1
+    assert results[1] == N
+    assert len(set(results.values())) == len(THREADS)

@@ -95,7 +95,8 @@ def emit_module(
     `checked_memory` allocates through the checking heap (`l0.lowering.checked_memory`);
     `count_allocations` counts allocations (`l0.lowering.alloc_stats`);
     `threads` is None for the sequential back end, else the multicore back end's thread
-    count (0: libgomp's default), `l0.lowering.llvm.omp`.
+    count, which the code does not depend on: it forks as many threads as the calling
+    thread's OpenMP setting says (`l0.lowering.llvm.omp`, `l0.lowering.openmp_runtime`).
     `handlers` add to or replace the emitter's op handlers (a back end's own lowering
     of some ops: the GPU host code's `gpu.*`), and top-level ops of the classes in
     `skip` are left out (device code, which another emitter translates).

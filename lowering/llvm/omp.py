@@ -118,10 +118,10 @@ def define_width(mod: ModuleEmitter, fn: ir.Function) -> None:
 
 
 def thread_count(mod: ModuleEmitter, b: ir.IRBuilder) -> ir.Value:
-    """The threads a parallel region forks (i32): the back end's count, or libgomp's
-    default (OMP_NUM_THREADS, else all cores)."""
-    if mod.threads:
-        return ir.Constant(I32, mod.threads)
+    """The threads a parallel region forks (i32): the calling thread's OpenMP setting,
+    which the engine (or an executable's `--threads`) sets to the back end's count,
+    else libgomp's default (OMP_NUM_THREADS, else all cores). A run-time setting, so
+    that one compilation serves every count (`l0.lowering.openmp_runtime`)."""
     return b.call(_declare(mod, "omp_get_max_threads", I32, []), [])
 
 
