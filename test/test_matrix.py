@@ -24,8 +24,9 @@ Note [The cost of the matrix]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 `make test` runs on two cores and must stay well under 15 minutes, so work is shared:
 per worker process, each program goes through the front end once and through the
-default pipeline once (both cached), whatever the back ends; every cell clones. The
-tests of one program form one xdist group (`--dist loadgroup` in the Makefile), so a
+default pipeline once (both cached: `compiled.py`, shared with the memory-planning and
+PTX checks), whatever the back ends; every cell clones. The tests of one program form
+one xdist group (`--dist loadgroup` in the Makefile), so a
 program's cache is filled by one worker only. The CPU back end runs on the checking
 heap: it costs little more than libc's allocator (compile time dominates) and checks
 more (fresh and freed buffers poisoned, double frees, leaks), so the corpus is not run
@@ -53,7 +54,6 @@ the frozen objects are thawed first, which bounds that waste.
 from __future__ import annotations
 
 import contextlib
-import functools
 import gc
 import io
 import os
@@ -64,6 +64,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import pytest
+from compiled import front_end, optimised, same_worker
 from corpus import (
     ROOT,
     Program,
@@ -82,8 +83,7 @@ from l0.dialects.context import l0_context
 from l0.frontend import load_program, to_module
 from l0.lowering import checked_memory
 from l0.passes import PASSES
-from l0.passes.pipeline import PipelineError, check, optimisation_passes, optimise, run_pass
-from l0.syntax import ast
+from l0.passes.pipeline import optimisation_passes, run_pass
 from l0.values import format_result, from_ir_results, read_arguments, to_ir_arguments
 
 
@@ -163,44 +163,16 @@ def _cells(prog: Program | None = None) -> list[tuple[str, str]]:
             and (prog is None or backend.programs(prog))]
 
 
-# -- compiling, once per worker -------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class FrontEnd:
-    entry: ast.FunDef
-    module: ModuleOp
-    problem: str | None  # why the front end's module fails verification, if it does
-
-
-@functools.cache
-def _front_end(prog: Program) -> FrontEnd:
-    tree = load_program(prog.source, prog.name)
-    entry = next(f for f in tree.fundefs if f.name == "main")
-    module = to_module(tree)
-    try:
-        check(module.clone(), l0_context(), None)
-        problem = None
-    except PipelineError as err:
-        problem = str(err).split("\n", 1)[0]
-    return FrontEnd(entry, module, problem)
-
-
-@functools.cache
-def _optimised(prog: Program) -> ModuleOp:
-    front = _front_end(prog)
-    module = front.module.clone()
-    optimise(module, verify=front.problem is None, ctx=l0_context())
-    return module
+# -- the module of a cell -------------------------------------------------------------
 
 
 def _through(prog: Program, pipeline: str) -> ModuleOp:
     """A fresh copy of the program's module after `pipeline`."""
-    front = _front_end(prog)
+    front = front_end(prog)
     if pipeline == "O0":
         return front.module.clone()
     if pipeline == "O":
-        return _optimised(prog).clone()
+        return optimised(prog).clone()
     name = pipeline.removeprefix("pass ")
     module = front.module.clone()
     run_pass(PASSES[name]()(), module, l0_context(), verify=front.problem is None)
@@ -260,7 +232,7 @@ def _checking_heap(on: bool) -> Iterator[None]:
 def _run(prog: Program, backend: Backend, module: ModuleOp) -> Outcome:
     """Compile `module` for `backend` and run `main` on the program's input, capturing
     what `trace` prints (back ends print traces on the current `sys.stderr`)."""
-    entry = _front_end(prog).entry
+    entry = front_end(prog).entry
     params = [p.type for p in entry.params]
     stderr = io.StringIO()
     with contextlib.redirect_stderr(stderr):
@@ -277,7 +249,7 @@ def _run(prog: Program, backend: Backend, module: ModuleOp) -> Outcome:
 
 def _check_cell(prog: Program, backend_name: str, pipeline: str) -> list[str]:
     backend = BACKENDS[backend_name]
-    front = _front_end(prog)
+    front = front_end(prog)
     failures = []
     if front.problem is not None and pipeline == "O0":
         failures.append(f"the front end's module: {front.problem}")
@@ -321,7 +293,7 @@ def _check_cell(prog: Program, backend_name: str, pipeline: str) -> list[str]:
 def _matrix() -> list[Any]:
     return [
         pytest.param(prog, b, p, id=f"{prog.name}-{b}-{p.replace(' ', '-')}",
-                     marks=pytest.mark.xdist_group(prog.name))
+                     marks=same_worker(prog))
         for prog in runnable() for b, p in _cells(prog)
     ]
 

@@ -19,7 +19,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from corpus import ROOT, runnable
+from compiled import optimised, same_worker
+from corpus import Program, runnable
 
 from l0.bigstack import call_with_big_stack
 from l0.dialects.context import LOWERING_LEVELS, SOAC_LEVEL, l0_context
@@ -83,24 +84,15 @@ def _gpu_lower():  # noqa: ANN202
     return pipeline.lower
 
 
-PROGRAMS = [p.path for p in runnable()]
-
-
-@pytest.mark.parametrize("path", PROGRAMS, ids=[str(p.relative_to(ROOT)) for p in PROGRAMS])
-def test_corpus_program_assembles(path: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("prog", [pytest.param(p, id=p.name, marks=same_worker(p))
+                                  for p in runnable()])
+def test_corpus_program_assembles(prog: Program, tmp_path: Path) -> None:
     lower = _gpu_lower()
     if not _has_libdevice():
         pytest.skip("libdevice not installed")
-    from l0.frontend import load_program, to_module
-    from l0.passes.pipeline import optimise
-
-    def build():  # noqa: ANN202
-        text = path.read_text(encoding="utf-8")
-        module = to_module(load_program(text, str(path)), verify=False)
-        optimise(module)
-        return lower(module, entries=["main"], target="gpu")
-
-    module = call_with_big_stack(build)
+    # The -O module the matrix's cells also start from (`compiled.py`); `lower` clones.
+    module = call_with_big_stack(lambda: lower(optimised(prog), entries=["main"],
+                                               target="gpu"))
     if not is_container(module):
         return  # nothing runs on the device (a program of scalars)
     try:
