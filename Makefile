@@ -17,9 +17,12 @@ example: $(BIN)/l0-run
 	$(BIN)/l0-run examples/blackscholes.l0 < examples/blackscholes.in
 
 # One xdist group per corpus program: its front end and pipeline run once (test/test_matrix.py).
+# Bytecode is written even where the environment says not to (PYTHONDONTWRITEBYTECODE):
+# without it each worker rewrites and compiles every test module again (half of the
+# collection's time), and every l0-run the tests start compiles l0 again.
 test: $(BIN)/l0-run
 	$(BIN)/ruff check .
-	$(BIN)/pytest -n 2 --dist loadgroup
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n 2 --dist loadgroup
 
 lit: $(BIN)/l0-run
 	$(BIN)/lit -sv test/lit
