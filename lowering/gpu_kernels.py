@@ -344,6 +344,17 @@ def block_fold(b: CodeBuilder, types: Sequence[Attribute], count: SSAValue,
         start = [first, *[b.select(first, v, zero(b, t)) for v, t in zip(inits, types,
                                                                             strict=True)]]
     has, *acc = b.for_(lo, hi, start, fold)
+    block_combine(b, tid, has, acc, wg_f, wg_v, combine)
+    return tid, bid, wg_f, wg_v
+
+
+def block_combine(b: CodeBuilder, tid: SSAValue, has: SSAValue, acc: Sequence[SSAValue],
+                  wg_f: SSAValue, wg_v: Sequence[SSAValue], combine: Combine) -> None:
+    """Combine the block's threads' results (`has` says whether thread `tid` has one,
+    `acc` is it) in workgroup memory, in thread order (Note [Kernel forms]); element 0
+    holds the block's result after the last barrier. Every thread reaches every
+    barrier: they stand at the top level of the kernel (Note [Barriers and failing
+    threads])."""
     b.store(has, wg_f, [tid])
     for v, m in zip(acc, wg_v, strict=True):
         b.store(v, m, [tid])
@@ -354,7 +365,6 @@ def block_fold(b: CodeBuilder, types: Sequence[Attribute], count: SSAValue,
         b.if_(take, [], lambda tb, d=d: _tree_step(tb, tid, d, wg_f, wg_v, combine))
         b.add(gpu.BarrierOp())
         d *= 2
-    return tid, bid, wg_f, wg_v
 
 
 def _tree_step(b: CodeBuilder, tid: SSAValue, d: int, wg_f: SSAValue,

@@ -62,6 +62,35 @@ def test_a_short_reduction_is_the_left_fold() -> None:
     assert sim.digits(np.array([1, 2, 3, 4], dtype=np.int64)) == 1234
 
 
+TUPLES = """
+fun {int, int, int} stats([int] a) =
+  let b = map(fn int (int x) => x * 3 + 1, a) in
+  {reduce(op +, 0, b), reduce(fn int (int p, int q) => if p < q then q else p, -100000, b),
+   reduce(fn int (int p, int q) => if p < q then p else q, 100000, b)}
+fun {int, int} affine([int] a, [int] b) =
+  reduce(fn {int, int} ({int, int} f, {int, int} g) =>
+           let {p, q} = f in let {r, s} = g in {p * r, q * r + s},
+         {1, 0}, zip(a, b))
+fun int main() = 0
+"""
+
+
+def test_tuple_reductions_are_block_reductions(data: np.ndarray) -> None:
+    # Horizontally fused sibling folds (a redomap of three accumulators) and a tuple
+    # operator that does not commute (composing affine maps: the order of the chunks
+    # matters) run as the scalar reductions' two kernels (Note [Blocked reductions]):
+    # many blocks, chunks contiguous and combined in order, so integers equal the
+    # sequential left fold exactly.
+    cpu = l0.compile(TUPLES, backend="cpu")
+    sim = l0.compile(TUPLES, backend="gpu-sim")
+    assert sim.stats(data) == cpu.stats(data)
+    units = np.where(data % 2 == 0, 1, -1).astype(np.int64)
+    assert sim.affine(units, data) == cpu.affine(units, data)
+    for n in (0, 1, 9000):
+        assert sim.stats(data[:n]) == cpu.stats(data[:n])
+        assert sim.affine(units[:n], data[:n]) == cpu.affine(units[:n], data[:n])
+
+
 FAILING = """
 fun [int] main(int n, [int] a) =
   map(fn int (int i) => if i % 40000 = 39999 then a[i] else i, iota(n))
@@ -70,8 +99,10 @@ fun int total(int n, [int] a) =
 """
 
 
-def test_smallest_failing_index_wins() -> None:
-    prog = l0.compile(FAILING, filename="failing.l0", backend="gpu-sim", optimise=False)
+@pytest.mark.parametrize("optimise", [False, True])
+def test_smallest_failing_index_wins(optimise: bool) -> None:
+    # Optimised, `total` is a redomap: a blocked reduction, a chunk per thread.
+    prog = l0.compile(FAILING, filename="failing.l0", backend="gpu-sim", optimise=optimise)
     for fn, line in ((prog.main, 3), (prog.total, 5)):
         with pytest.raises(L0Error) as info:
             fn(N, np.arange(3, dtype=np.int64))
