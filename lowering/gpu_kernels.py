@@ -26,10 +26,35 @@ Note [Kernel forms]
   order and writes the result, which the host reads back. A flag per partial says
   whether it holds a value (a thread may get no rows), so no neutral element is needed.
   No atomics: the result does not depend on timing, only on n and the grid.
+* blocked reduction (a tuple operator, or a redomap: Note [Blocked reductions] in
+  `l0.lowering.parallel_loops`): the same two kernels, but a thread folds its chunk
+  with the chunk loop's body, from the neutral elements, and the block and the final
+  kernel combine with the operator (the combining loop's body). C chunks, C = 1 when
+  the host's chunk count is 1 (below 2 * MIN_CHUNK rows: the left fold), else one per
+  thread of count * MIN_CHUNK / BLOCK blocks (at most REDUCE_GRID; count * MIN_CHUNK
+  rows at least, so no thread is idle). Accumulators must be scalars; a fold of arrays
+  stays a host loop launching a kernel per step (its row operations are parallel, its
+  steps sequential): a thread per chunk would need a row per thread in device memory
+  and a tree of row combinations, which memory planning does not provide.
 * serial: host code that reads or writes device memory and launches nothing (a
   sequential fold, the carry loop of a blocked scan, an array literal's stores) runs as
   one thread; the scalars it defines that the host uses come back through one-element
   buffers.
+
+Note [Barriers and failing threads]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The CUDA model asks every thread of a block to arrive at each barrier, but a thread
+that fails a check leaves its body at once (the CPU's error protocol). Kernels here
+keep barriers at the top level of the body (block-uniform control flow, which the
+simulator also requires), so the barriers a thread has still to meet are known: the
+NVPTX body of a kernel with barriers counts those it passes and, on failure, arrives at
+the rest before it returns (`l0.lowering.llvm.nvptx`), with PTX's `barrier.sync`, which
+threads may reach from different instructions (`bar.sync` is the aligned form, which
+they may not). The failed thread does no other work; the others finish the kernel
+with its share of the workgroup memory as it was (a value the host never reads: it
+fails after the launch, from the error word). On `gpu-sim` threads run one after the
+other, so nothing can wait; `convert-gpu-to-sim{publish=true}` runs a failure through
+the error word with the block's later phases still run (`test/test_gpu_sim.py`).
 """
 
 from __future__ import annotations

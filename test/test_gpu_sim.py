@@ -167,3 +167,33 @@ def test_the_error_word_reports_the_lowest_failing_thread() -> None:
     assert info.value.render().startswith(
         "w.l0:4:25: error: index 3 out of bounds for array of size 3")
     np.testing.assert_array_equal(main(np.arange(3, dtype=np.int64)), [0, 1, 2])
+
+
+def test_a_thread_failing_before_a_barrier_leaves_its_block_running() -> None:
+    # A redomap is a blocked reduction: its chunk kernel folds, then combines the
+    # block's chunks behind barriers. Threads that fail in the fold (a division by zero,
+    # which guards no memory access) publish to the error word and stop their work;
+    # their blocks' other threads still pass every barrier (Note [Barriers and failing
+    # threads]), and the host reports the lowest failing row's error from the word.
+    from l0.dialects.context import l0_context
+    from l0.frontend import load_program, to_module
+    from l0.lowering.convert_gpu_to_sim import ConvertGpuToSimPass
+    from l0.lowering.jit import JitModule
+    from l0.lowering.pipeline import lower
+    from l0.passes.pipeline import optimise
+
+    src = ("fun int main([int] a) =\n"
+           "  reduce(op +, 0, map(fn int (int x) => 1000000 / x + 7 % (x + 1), a))")
+    module = to_module(load_program(src, "d.l0"))
+    optimise(module)
+    gpu_level = lower(module, entries=["main"], target="gpu", verify=True)
+    assert "main_reduce_final_0" in str(gpu_level) and "serial" not in str(gpu_level)
+    ConvertGpuToSimPass(publish=True).apply(l0_context(), gpu_level)
+    main = JitModule(gpu_level, entries=["main"]).function("main")
+    rows = np.arange(1, N + 1, dtype=np.int64)
+    assert main(rows) == int(np.sum(1000000 // rows + 7 % (rows + 1)))
+    for first, second, error in ((0, -1, "2:41: error: division"), (-1, 0, "2:55: error: modulo")):
+        rows[[70000, 90000]] = first, second
+        with pytest.raises(L0Error) as info:
+            main(rows)
+        assert info.value.render().startswith(f"d.l0:{error} by zero")
