@@ -286,8 +286,9 @@ def figures(argv: list[str] | None = None) -> int:
     over 10^7 options against the fused kernel and CuPy, a 1000 x 1000 matrix product
     against the naive kernel, LocVolCalib Medium on the GPU against multicore on this
     machine), each benchmark's table row and the ratios with their targets.
-    `--dry-run`: tiny sizes and `gpu-sim` in place of `gpu` (no GPU needed; the peers'
-    columns stay empty), to check the command itself."""
+    `--tiny`: tiny sizes (a smoke test); `--dry-run`: tiny sizes and `gpu-sim` in place
+    of `gpu` (no GPU needed; the peers' columns stay empty), to check the command
+    itself."""
     import argparse
 
     from benchmarks import run
@@ -295,11 +296,13 @@ def figures(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.gpu_versions",
                                  description=figures.__doc__)
     ap.add_argument("--dry-run", action="store_true")
+    ap.add_argument("--tiny", action="store_true")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--threads", type=int, default=None)
     opts = ap.parse_args(argv)
     backend = "gpu-sim" if opts.dry_run else "gpu"
-    sizes = {"blackscholes": 1000, "matmul": 12, "locvolcalib": 4} if opts.dry_run else \
+    tiny = opts.tiny or opts.dry_run
+    sizes = {"blackscholes": 1000, "matmul": 12, "locvolcalib": 4} if tiny else \
         {"blackscholes": 10_000_000, "matmul": 1000, "locvolcalib": "Medium"}
     results: dict[str, Any] = {}
     rows: list[Any] = []
