@@ -37,6 +37,7 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     IntegerAttr,
     MemRefType,
+    StringAttr,
     i1,
 )
 from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
@@ -47,6 +48,7 @@ from xdsl.utils.exceptions import PassFailedException
 from l0.dialects import soac
 from l0.dialects.soac import CertType
 from l0.lowering import gpu_kernels as k
+from l0.lowering import gpu_trace
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.gpu_errors import ErrorWord
 from l0.lowering.parallel_loops import BLOCKED_REDUCTION_ATTR, MIN_CHUNK, WIDTH_FUNCTION
@@ -213,7 +215,13 @@ class HostFunction:
                 threads: int = k.BLOCK) -> None:
         kernel, params, checks = self.code.kernel(self.code.fresh_name(name), body)
         err = self.errors.word() if checks else None
-        k.launch(b, kernel, params, grid, err, threads)
+        traced = kernel.attributes.get(gpu_trace.TRACE_ATTR)
+        if isinstance(traced, StringAttr):  # Note [Traces in kernels]
+            log, host_log = gpu_trace.before_launch(b)
+            k.launch(b, kernel, [*params, log], grid, err, threads)
+            gpu_trace.after_launch(b, log, host_log, traced.data)
+        else:
+            k.launch(b, kernel, params, grid, err, threads)
         if checks:
             self.errors.check(b, sorted(checks))
 
@@ -229,9 +237,11 @@ class HostFunction:
             ivs = self._ivs(eb, g, lbs, extents, steps)
             k.move_body(eb, par, ivs)
 
+        serial = gpu_trace.traces(par)  # Note [Traces in kernels]: in order, one thread
         k.grid_stride(kb, total, element)
-        grid = k.clamp(b, k.ceil_div(b, total, b.i64(k.BLOCK)), 1, k.MAX_GRID)
-        self._launch(b, f"{self.name}_map", body, grid)
+        grid = b.i64(1) if serial else \
+            k.clamp(b, k.ceil_div(b, total, b.i64(k.BLOCK)), 1, k.MAX_GRID)
+        self._launch(b, f"{self.name}_map", body, grid, threads=1 if serial else k.BLOCK)
         Rewriter.erase_op(par)
 
     def _space(self, b: CodeBuilder, par: scf.ParallelOp
@@ -264,7 +274,9 @@ class HostFunction:
                     f"accumulators in a parallel reduction, found {t}")
         lbs, extents, steps = self._space(b, par)
         total = b.product(extents)
-        grid = k.clamp(b, k.ceil_div(b, total, b.i64(k.BLOCK)), 1, k.REDUCE_GRID)
+        serial = gpu_trace.traces(par)  # Note [Traces in kernels]: one chunk, the left fold
+        grid = b.i64(1) if serial else \
+            k.clamp(b, k.ceil_div(b, total, b.i64(k.BLOCK)), 1, k.REDUCE_GRID)
         parts = [b.val(gpu.AllocOp(MemRefType(t, [DYNAMIC_INDEX]), [b.to_index(grid)]))
                  for t in types]
         flags = b.val(gpu.AllocOp(MemRefType(i1, [DYNAMIC_INDEX]), [b.to_index(grid)]))
@@ -306,7 +318,7 @@ class HostFunction:
             return None, k.copy_body(eb, par, self._ivs(eb, g, lbs, extents, steps))
 
         tid, bid, wg_f, wg_v = k.block_fold(pb, types, total, element, combine,
-                                            list(par.initVals))
+                                            list(par.initVals), one_chunk=serial)
 
         def publish(tb: CodeBuilder) -> None:
             tb.store(tb.load(wg_f, [tb.i64(0)]), flags, [bid])
@@ -330,7 +342,8 @@ class HostFunction:
         loop, parts, count = shape
         b = CodeBuilder.before(par)
         types = [v.type for v in loop.iter_args]
-        single = b.cmpi("sle", count, b.i64(1))
+        single = b.bool(True) if gpu_trace.traces(par) or gpu_trace.traces(loop) else \
+            b.cmpi("sle", count, b.i64(1))  # Note [Traces in kernels]: one chunk
         # count >= 2 means at least count * MIN_CHUNK rows: every thread gets a row.
         spread = k.clamp(b, b.muli(count, b.i64(MIN_CHUNK // k.BLOCK)), 1, k.REDUCE_GRID)
         grid = b.select(single, b.i64(1), spread)

@@ -81,6 +81,7 @@ from xdsl.rewriter import Rewriter
 
 from l0.dialects import soac
 from l0.dialects.soac import CertType
+from l0.lowering import gpu_trace
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.parallel_loops import MIN_CHUNK, WIDTH_FUNCTION
 
@@ -224,14 +225,17 @@ class DeviceCode:
         it, the host values to pass, and the numbers of the checks it may fail."""
         CodeBuilder.at_end(block).add(gpu.ReturnOp([]))
         params = outline(block)
+        traced = gpu_trace.log_calls(block)
         kernel = gpu.FuncOp(name, ([v.type for v in params], []), Region(block), kernel=True)
         self.gmod.body.block.add_op(kernel)
+        if traced is not None:
+            kernel.attributes[gpu_trace.TRACE_ATTR] = StringAttr(traced)
         own, callees = self.finish(kernel)
         checks = own | self._reachable_checks(callees)
         if checks:
             block.insert_arg(self.error_type, len(block.args))
-            kernel.function_type = FunctionType.from_lists(list(block.arg_types), [])
             kernel.attributes[ERROR_WORD_ATTR] = UnitAttr()
+        kernel.function_type = FunctionType.from_lists(list(block.arg_types), [])
         return kernel, params, checks
 
     def finish(self, op: Operation) -> tuple[set[int], set[str]]:
@@ -338,15 +342,18 @@ Combine = Callable[[CodeBuilder, Sequence[SSAValue], Sequence[SSAValue]], list[S
 
 def block_fold(b: CodeBuilder, types: Sequence[Attribute], count: SSAValue,
                element: ElementFn, combine: Combine, inits: Sequence[SSAValue] | None,
+               one_chunk: bool = False,
                ) -> tuple[SSAValue, SSAValue, SSAValue, list[SSAValue]]:
     """The reduction of a block (Note [Kernel forms]): each thread folds its contiguous
-    share of `count` rows (thread 0 from `inits`, if given), the block combines in
-    workgroup memory. Returns (thread id, block id, workgroup flags, workgroup values):
-    element 0 holds the block's result after the last barrier."""
+    share of `count` rows (thread 0 from `inits`, if given; `one_chunk`: thread 0 folds
+    them all, Note [Traces in kernels]), the block combines in workgroup memory.
+    Returns (thread id, block id, workgroup flags, workgroup values): element 0 holds
+    the block's result after the last barrier."""
     wg_f = workgroup(b, i1)
     wg_v = [workgroup(b, t) for t in types]
     tid, bid, gt, nthreads = thread_ids(b)
-    chunks = b.select(b.cmpi("slt", count, b.i64(2 * MIN_CHUNK)), b.i64(1), nthreads)
+    chunks = b.i64(1) if one_chunk else \
+        b.select(b.cmpi("slt", count, b.i64(2 * MIN_CHUNK)), b.i64(1), nthreads)
     active = b.cmpi("slt", gt, chunks)
     lo = b.select(active, b.val(arith.DivSIOp(b.muli(gt, count), chunks)), b.i64(0))
     hi = b.select(active, b.val(arith.DivSIOp(b.muli(b.addi(gt, b.i64(1)), count), chunks)),

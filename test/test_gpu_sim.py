@@ -197,3 +197,38 @@ def test_a_thread_failing_before_a_barrier_leaves_its_block_running() -> None:
         with pytest.raises(L0Error) as info:
             main(rows)
         assert info.value.render().startswith(f"d.l0:{error} by zero")
+
+
+TRACED = """
+fun [int] doubled([int] a) = map(fn int (int x) => trace(x * 2) + 1, a)
+fun real total([real] a) = reduce(fn real (real p, real q) => trace(p + q), 0.0, a)
+fun {int, int} pairs([int] a) =
+  reduce(fn {int, int} ({int, int} p, {int, int} q) =>
+           let {x, y} = p in let {u, v} = q in {trace(x + u), y * v},
+         {0, 1}, zip(a, a))
+fun int main() = 0
+"""
+
+
+@pytest.mark.parametrize("n", [5, 3 * 4096])
+def test_traces_in_kernels_print_in_the_interpreters_order(
+        n: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Note [Traces in kernels]: kernels that trace log their values on the device and
+    # the host prints them after the launch; such a kernel runs its iterations in
+    # order (one thread, or one chunk: above 2 * 4096 rows the reduction would
+    # otherwise be cut into chunks), so the output is the sequential run's.
+    import io
+
+    from l0.lowering import trace_runtime
+
+    data = np.arange(1, n + 1, dtype=np.int64) % 7
+    printed = {}
+    for backend in ("cpu", "gpu-sim"):
+        stream = io.StringIO()
+        monkeypatch.setattr(trace_runtime, "STREAM", stream)
+        prog = l0.compile(TRACED, filename="t.l0", backend=backend, optimise=False)
+        results = (list(prog.doubled(data)), prog.total(data.astype(np.float64)),
+                   prog.pairs(data))
+        printed[backend] = (results, stream.getvalue())
+    assert printed["gpu-sim"] == printed["cpu"]
+    assert printed["cpu"][1].count("\n") == 3 * n
