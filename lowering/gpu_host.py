@@ -39,6 +39,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     StringAttr,
     i1,
+    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -52,6 +53,7 @@ from l0.lowering import gpu_trace
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.gpu_errors import ErrorWord
 from l0.lowering.parallel_loops import BLOCKED_REDUCTION_ATTR, MIN_CHUNK, WIDTH_FUNCTION
+from l0.lowering.trace_runtime import ARRAY
 
 
 class Kind(Enum):
@@ -208,6 +210,44 @@ class HostFunction:
                 Rewriter.replace_op(op, gpu.DeallocOp(op.memref))
         elif isinstance(op, memref.CopyOp) and self._copy_kernel(op):
             self.copy(op)
+        elif isinstance(op, func.CallOp) and op.callee.root_reference.data == ARRAY:
+            self.trace_array(op)
+
+    def trace_array(self, call: func.CallOp) -> None:
+        """`trace` of a device array on the host: the callback reads a dense host copy
+        (made through a copy kernel where the array is strided), freed after it."""
+        site, data, _, _ = call.arguments
+        ptr = data.owner.operands[0] if isinstance(data.owner, arith.IndexCastOp) else None
+        owner = ptr.owner if ptr is not None else None
+        if not isinstance(owner, memref.ExtractAlignedPointerAsIndexOp):
+            return
+        array = owner.source
+        t = array.type
+        if array in self.host_memory or not isinstance(t, MemRefType):
+            return
+        b = CodeBuilder.before(call)
+        dense = dense_type(t)
+        sizes = dynamic_sizes(b, array)
+        source = array
+        if t.layout != dense.layout:
+            source = b.val(gpu.AllocOp(dense, sizes))  # type: ignore[arg-type]
+            copy = b.add(memref.CopyOp(array, source))
+            self.copy(copy)
+        host = b.val(memref.AllocOp(sizes, [], dense))
+        b.add(gpu.MemcpyOp(source, host))
+        rank = t.get_num_dims()
+        md = b.add(memref.ExtractStridedMetaDataOp(host))
+        dims = b.val(memref.AllocaOp.get(i64, shape=[2 * rank]))
+        for j, v in enumerate([*md.sizes, *md.strides]):
+            b.store(b.to_i64(v), dims, [b.i64(j)])
+        pointer = b.to_i64(b.val(memref.ExtractAlignedPointerAsIndexOp.get(host)))
+        where = b.to_i64(b.val(memref.ExtractAlignedPointerAsIndexOp.get(dims)))
+        new = b.add(func.CallOp(ARRAY, [site, pointer, b.i64(0), where], []))
+        Rewriter.erase_op(call)
+        after = CodeBuilder.after(new)
+        after.add(memref.DeallocOp.get(host))
+        if source is not array:
+            after.add(gpu.DeallocOp(source))
 
     # -- kernels ------------------------------------------------------------------------
 

@@ -206,6 +206,7 @@ fun {int, int} pairs([int] a) =
   reduce(fn {int, int} ({int, int} p, {int, int} q) =>
            let {x, y} = p in let {u, v} = q in {trace(x + u), y * v},
          {0, 1}, zip(a, a))
+fun [[int]] views([[int]] m) = let t = trace(transpose(m)) in let r = trace(m[1]) in t
 fun int main() = 0
 """
 
@@ -229,6 +230,8 @@ def test_traces_in_kernels_print_in_the_interpreters_order(
         prog = l0.compile(TRACED, filename="t.l0", backend=backend, optimise=False)
         results = (list(prog.doubled(data)), prog.total(data.astype(np.float64)),
                    prog.pairs(data))
+        # Arrays traced on the host: a host copy (through a copy kernel when strided).
+        prog.views(data[:4].reshape(2, 2))
         printed[backend] = (results, stream.getvalue())
     assert printed["gpu-sim"] == printed["cpu"]
-    assert printed["cpu"][1].count("\n") == 3 * n
+    assert printed["cpu"][1].count("\n") == 3 * n + 2
