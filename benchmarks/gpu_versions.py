@@ -3,9 +3,11 @@
 * CuPy: the NumPy versions (`numpy_versions.py`) run with CuPy as their array module:
   the same whole-array code, each operation a kernel and every intermediate array
   materialised in device memory, which is how array-at-a-time GPU code performs.
-* numba.cuda, Black-Scholes only: one hand-written fused kernel, a grid-stride loop
+* numba.cuda, Black-Scholes: one hand-written fused kernel, a grid-stride loop
   computing each option's price with the L0 program's formulas (no intermediate array),
-  the best a programmer writing CUDA by hand would do for this map.
+  the best a programmer writing CUDA by hand would do for this map; matmul: the naive
+  kernel, a thread per element of the product (16 x 16 blocks), each a dot product of
+  a row and a column, no shared-memory tiling.
 
 Each is timed two ways (`GpuTimes`): `kernel`, the computation on inputs already in
 device memory until the device is idle; `end_to_end`, from host arrays to a host array
@@ -179,7 +181,153 @@ def run_numba_blackscholes(args: list[np.ndarray], runs: int) -> GpuTimes:
     return GpuTimes(kernel_time, _median_seconds(end_to_end, cuda.synchronize, runs), result)
 
 
+TILE = 16
+"""The naive matrix product's blocks: TILE x TILE threads."""
+
+_mm_kernel: Any = None
+
+
+def _matmul_kernel(cuda: Any) -> Any:
+    global _mm_kernel
+    if _mm_kernel is None:
+        @cuda.jit
+        def kernel(x: Any, y: Any, out: Any) -> None:
+            i, j = cuda.grid(2)
+            if i < out.shape[0] and j < out.shape[1]:
+                acc = x[i, 0] * 0
+                for k in range(x.shape[1]):
+                    acc += x[i, k] * y[k, j]
+                out[i, j] = acc
+
+        _mm_kernel = kernel
+    return _mm_kernel
+
+
+def run_numba_matmul(args: list[np.ndarray], runs: int) -> GpuTimes:
+    """The naive numba.cuda matrix product on matmul's `args` (two host matrices)."""
+    cuda = _import_numba_cuda()
+    kernel = _matmul_kernel(cuda)
+    x, y = args
+    shape = (x.shape[0], y.shape[1])
+    grid = (math.ceil(shape[0] / TILE), math.ceil(shape[1] / TILE))
+    dev = [cuda.to_device(a) for a in args]
+    out = cuda.device_array(shape, dtype=np.result_type(x, y))
+
+    def compute(inputs: list[Any], result: Any) -> None:
+        kernel[grid, (TILE, TILE)](*inputs, result)
+
+    compute(dev, out)  # warm-up: numba compiles the kernel
+    cuda.synchronize()
+    result = out.copy_to_host()
+
+    def end_to_end() -> None:
+        res = cuda.device_array(shape, dtype=out.dtype)
+        compute([cuda.to_device(a) for a in args], res)
+        res.copy_to_host()
+
+    kernel_time = _median_seconds(lambda: compute(dev, out), cuda.synchronize, runs)
+    return GpuTimes(kernel_time, _median_seconds(end_to_end, cuda.synchronize, runs), result)
+
+
 FUSED: dict[str, Callable[[list[np.ndarray], int], GpuTimes]] = {
     "blackscholes": run_numba_blackscholes,
+    "matmul": run_numba_matmul,
 }
-"""The benchmarks with a hand-written fused numba.cuda kernel."""
+"""The benchmarks with a hand-written numba.cuda kernel (fused Black-Scholes, naive
+matmul)."""
+
+
+# --------------------------------------------------------------------------- the issue's figures
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One of the GPU back end's targets: `ratio` of a benchmark's results, at most
+    (`most`) or at least `bound`."""
+
+    what: str
+    ratio: Callable[[dict[str, Any]], float | None]
+    bound: float
+    most: bool
+
+    def verdict(self, results: dict[str, Any]) -> str:
+        r = self.ratio(results)
+        if r is None:
+            return f"{self.what}: not measured"
+        ok = r <= self.bound if self.most else r >= self.bound
+        sign = "<=" if self.most else ">="
+        return f"{self.what}: {r:.2f} (target {sign} {self.bound:g}): {'met' if ok else 'NOT met'}"
+
+
+def _e2e(t: GpuTimes | None) -> float | None:
+    return t.end_to_end if t is not None else None
+
+
+def _div(a: float | None, b: float | None) -> float | None:
+    return None if a is None or not b else a / b
+
+
+FIGURES = [
+    Figure("Black-Scholes 10^7: l0 / fused numba.cuda (end to end)",
+           lambda r: _div(r["blackscholes"].l0, _e2e(r["blackscholes"].fused)), 1.5, True),
+    Figure("Black-Scholes 10^7: CuPy / l0 (end to end)",
+           lambda r: _div(_e2e(r["blackscholes"].cupy), r["blackscholes"].l0), 10.0, False),
+    Figure("matmul 1000: l0 / naive numba.cuda (end to end)",
+           lambda r: _div(r["matmul"].l0, _e2e(r["matmul"].fused)), 2.0, True),
+    Figure("LocVolCalib Medium: multicore / l0 on the GPU",
+           lambda r: _div(r["locvolcalib-multicore"].multicore, r["locvolcalib"].l0), 10.0,
+           False),
+]
+"""The issue's targets for the GPU back end (its notes measured the peers on an H100)."""
+
+
+def figures(argv: list[str] | None = None) -> int:
+    """`python -m benchmarks.gpu_versions`: the issue's figures in one run (Black-Scholes
+    over 10^7 options against the fused kernel and CuPy, a 1000 x 1000 matrix product
+    against the naive kernel, LocVolCalib Medium on the GPU against multicore on this
+    machine), each benchmark's table row and the ratios with their targets.
+    `--tiny`: tiny sizes (a smoke test); `--dry-run`: tiny sizes and `gpu-sim` in place
+    of `gpu` (no GPU needed; the peers' columns stay empty), to check the command
+    itself."""
+    import argparse
+
+    from benchmarks import run
+
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.gpu_versions",
+                                 description=figures.__doc__)
+    ap.add_argument("--dry-run", action="store_true")
+    ap.add_argument("--tiny", action="store_true")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=None)
+    opts = ap.parse_args(argv)
+    backend = "gpu-sim" if opts.dry_run else "gpu"
+    tiny = opts.tiny or opts.dry_run
+    sizes = {"blackscholes": 1000, "matmul": 12, "locvolcalib": 4} if tiny else \
+        {"blackscholes": 10_000_000, "matmul": 1000, "locvolcalib": "Medium"}
+    results: dict[str, Any] = {}
+    rows: list[Any] = []
+    for key, name, on in (("blackscholes", "blackscholes", backend),
+                          ("matmul", "matmul", backend),
+                          ("locvolcalib", "locvolcalib", backend),
+                          ("locvolcalib-multicore", "locvolcalib", "multicore")):
+        args = run.build_argparser().parse_args(
+            [name, "--backend", on, "--runs", str(opts.runs), "--no-compile-time",
+             *(["--threads", str(opts.threads)] if opts.threads else [])])
+        args.no_gpu = args.no_gpu_peers = None
+        if on == "gpu":
+            args.no_gpu, args.no_gpu_peers = run.l0_gpu_unavailable(), unavailable()
+        elif opts.dry_run:
+            args.no_gpu_peers = "a dry run (gpu-sim)"
+        results[key] = res = run.run_benchmark(run.BENCHMARKS[name], sizes[name], args)
+        print(run.report([res], [], args), flush=True)
+        rows.append(res)
+    if opts.dry_run:
+        print("dry run: tiny sizes on gpu-sim; the ratios below say nothing of a GPU")
+    print("\n".join(f.verdict(results) for f in FIGURES))
+    return 0 if all(r.agree for r in rows) else 1
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(figures())

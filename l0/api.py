@@ -215,7 +215,7 @@ class CompiledProgram:
         return self._module
 
     def _native(self) -> bool:
-        return self._backend in ("cpu", "multicore") and not self._unchecked
+        return self._backend in ("cpu", "multicore", "gpu") and not self._unchecked
 
     def _cache_key(self) -> str | None:
         """The compile-cache key of this program and options; None: not cached (the
@@ -226,10 +226,17 @@ class CompiledProgram:
             return None
         from l0.lowering import alloc_stats, checked_memory
 
-        options = {"backend": self._backend, "threads": self._threads,
-                   "optimise": self._optimise, "fast_math": self._fast_math,
-                   "entries": self._entries, "checked_memory": checked_memory.enabled(),
-                   "count_allocations": alloc_stats.enabled()}
+        options: dict[str, Any] = {
+            "backend": self._backend, "threads": self._threads,
+            "optimise": self._optimise, "fast_math": self._fast_math,
+            "entries": self._entries, "checked_memory": checked_memory.enabled(),
+            "count_allocations": alloc_stats.enabled()}
+        if self._backend == "gpu":  # its code is made for the device's architecture
+            from l0.lowering.gpu_backend import target_arch
+
+            options["arch"] = target_arch()
+            if options["arch"] is None:
+                return None
         return compile_cache.key(self._text, self.filename, options)
 
     def _load_cached(self, key: str) -> bool:
@@ -248,7 +255,13 @@ class CompiledProgram:
                 tuple(Parameter(type_from_json(t), n) for t, n in f["params"]))
                 for f in data["functions"]}
             defined = set(data["defined"])
-            engine = NativeEngine.load(data["engine"], object_code, isolate=self._isolate)
+            if self._backend == "gpu":
+                from l0.lowering.gpu_backend import GpuEngine
+
+                engine = GpuEngine.load(data["engine"], object_code, isolate=self._isolate)
+            else:
+                engine = NativeEngine.load(data["engine"], object_code,
+                                           isolate=self._isolate)
         except (KeyError, TypeError, ValueError):  # a well-formed entry of another shape
             return False
         if engine is None:

@@ -76,6 +76,7 @@ from l0.lowering.checks import check_row
 from l0.lowering.parallel_loops import (
     chunk_bounds,
     chunk_count,
+    mark_blocked_reduction,
     nested_in_parallel,
     parallel_for,
 )
@@ -330,12 +331,14 @@ def _reduce_blocked(b: CodeBuilder, op: msoac.ReduceOp, n: SSAValue) -> list[SSA
                         strict=True):
             cb.store(v, m, [c])
 
-    parallel_for(b, b.i64(0), count, chunk)
+    chunks = parallel_for(b, b.i64(0), count, chunk)
 
     def combine(lb: CodeBuilder, c: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
         return inline_lambda(operator.clone().block, lb, [*acc, *[lb.load(m, [c]) for m in parts]])
 
-    return b.for_(b.i64(1), count, [b.load(m, [b.i64(0)]) for m in parts], combine)
+    results = b.for_(b.i64(1), count, [b.load(m, [b.i64(0)]) for m in parts], combine)
+    mark_blocked_reduction(chunks, results[0].owner)
+    return results
 
 
 class LowerScan(RewritePattern):

@@ -14,6 +14,17 @@ current in the calling thread.
 
 Without a GPU, a driver or libdevice (the gpu extra), building a
 `GpuEngine` raises `GpuUnavailable` or `GpuToolMissing`, each one line saying which.
+
+Note [The compile cache on the GPU]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+`l0.compile(..., cache=True)` and `l0-run` keep a gpu program in the on-disk compile
+cache (`l0.compile_cache`) as they keep a cpu one: an entry is `GpuEngine.save`'s data
+(the CPU's entry points, error sites and links, plus the PTX text and the kernels'
+names) and the host code's object code; its key has the options of the cpu back end's
+and the device's architecture (`target_arch`), since the PTX is made for it. A hit
+runs no part of the compiler: the object code is loaded as the CPU's is, the PTX
+with `cuModuleLoadData`, and the kernels' handles are written into the host code's
+slots. An entry of another architecture (another GPU) is not used.
 """
 
 from __future__ import annotations
@@ -21,7 +32,7 @@ from __future__ import annotations
 import ctypes
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import llvmlite.binding as llvm
@@ -29,6 +40,7 @@ from xdsl.dialects import gpu
 from xdsl.dialects.builtin import ModuleOp
 
 from l0.diagnostics import L0Error
+from l0.lowering.engine import NativeEngine
 from l0.lowering.gpu_runtime import Device, GpuUnavailable, LoadedPtx, device, error_name
 from l0.lowering.jit import (
     CompiledModule,
@@ -46,11 +58,16 @@ _cache: dict[tuple[str, bool, tuple[str, ...] | None, str], GpuJitModule] = {}
 
 
 class GpuJitModule:
-    """Compiled host code with its kernels loaded; `function(name)` as `JitModule`'s."""
+    """Compiled host code with its kernels loaded; `function(name)` as `JitModule`'s.
+    `ptx` and `names` (kernel symbol -> PTX name) are what the compile cache keeps
+    besides the host's object code."""
 
-    def __init__(self, compiled: CompiledModule, kernels: LoadedPtx) -> None:
+    def __init__(self, compiled: CompiledModule, kernels: LoadedPtx, ptx: str = "",
+                 names: dict[str, str] | None = None) -> None:
         self.compiled = compiled
         self.kernels = kernels  # the loaded module stays as long as the code using it
+        self.ptx = ptx
+        self.names = dict(names or {})
         self._functions: dict[str, JitFunction] = {}
 
     def function(self, name: str) -> JitFunction:
@@ -120,16 +137,35 @@ def compile_gpu_module(module: ModuleOp, dev: Device, *, fast_math: bool = False
         mod, errors, signatures = _host_module(module, tm, fast_math, names)
         optimise_module(mod, tm)
         engine = llvm.create_mcjit_compiler(mod, tm)
+        objects: list[bytes] = []
+        engine.set_object_cache(lambda _module, code: objects.append(bytes(code)))
         engine.finalize_object()
-        for symbol, ptx_name in ptx.kernels.items():
-            slot = engine.get_global_value_address(cuda_host.kernel_slot(symbol))
-            if slot:  # a kernel no host code launches has no slot
-                ctypes.c_void_p.from_address(slot).value = loaded.functions[ptx_name]
+        fill_kernel_slots(engine, ptx.kernels, loaded)
         addresses = {name: engine.get_function_address(abi.ENTRY_PREFIX + name)
                      for name in signatures}
-        compiled = CompiledModule(engine, errors, signatures, addresses)
-        result = _cache[key] = GpuJitModule(compiled, loaded)
+        compiled = CompiledModule(engine, errors, signatures, addresses,
+                                  object_code=b"".join(objects))
+        result = _cache[key] = GpuJitModule(compiled, loaded, ptx.text, ptx.kernels)
         return result
+
+
+def fill_kernel_slots(engine: llvm.ExecutionEngine, names: dict[str, str],
+                      loaded: LoadedPtx) -> None:
+    """Write each kernel's `CUfunction` into its slot in the host code (`names`:
+    kernel symbol -> PTX name)."""
+    for symbol, ptx_name in names.items():
+        slot = engine.get_global_value_address(cuda_host.kernel_slot(symbol))
+        if slot:  # a kernel no host code launches has no slot
+            ctypes.c_void_p.from_address(slot).value = loaded.functions[ptx_name]
+
+
+def target_arch() -> str | None:
+    """The architecture code is compiled for here (`sm_XX` of GPU 0), or None when
+    the gpu back end cannot run: part of its compile-cache key."""
+    try:
+        return device().arch
+    except GpuUnavailable:
+        return None
 
 
 class GpuEngine(CpuEngine):
@@ -145,6 +181,37 @@ class GpuEngine(CpuEngine):
                  threads: int | None) -> Any:
         lowered = lower_for_gpu(module, names)
         return compile_gpu_module(lowered, self._device, fast_math=fast_math, entries=names)
+
+    def save(self) -> tuple[dict[str, Any], bytes]:
+        """`NativeEngine.save`'s data and the host's object code, with the PTX, the
+        kernels' names and the architecture (Note [The compile cache on the GPU])."""
+        data, object_code = super().save()
+        jit = self._jit
+        data["gpu"] = {"arch": self._device.arch, "ptx": jit.ptx, "kernels": jit.names}
+        return data, object_code
+
+    @classmethod
+    def load(cls, data: Mapping[str, Any], object_code: bytes, *,  # type: ignore[override]
+             isolate: bool = True) -> GpuEngine | None:
+        """The engine `save` described: the host's object code loaded as the CPU back
+        end loads its own, the PTX loaded on the device and the kernel slots filled;
+        None when the entry is for another architecture or cannot run here."""
+        dev = device()
+        saved = data.get("gpu")
+        if not isinstance(saved, dict) or saved.get("arch") != dev.arch:
+            return None
+        native = NativeEngine.load(data, object_code, isolate=isolate)
+        if native is None:
+            return None
+        names = {str(k): str(v) for k, v in saved["kernels"].items()}
+        dev.make_current()
+        loaded = dev.load_ptx(str(saved["ptx"]), names.values())
+        fill_kernel_slots(native.compiled.engine, names, loaded)
+        engine = cls.__new__(cls)
+        engine.__dict__.update(native.__dict__)
+        engine._device = dev
+        engine._jit = GpuJitModule(native.compiled, loaded, str(saved["ptx"]), names)
+        return engine
 
     def call(self, name: str, args: Sequence[Any]) -> list[Any]:
         self._device.make_current()

@@ -32,11 +32,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import Enum
 
-from xdsl.dialects import func, gpu, memref, scf
+from xdsl.dialects import arith, func, gpu, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    IntegerAttr,
     MemRefType,
+    StringAttr,
     i1,
+    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -46,9 +49,11 @@ from xdsl.utils.exceptions import PassFailedException
 from l0.dialects import soac
 from l0.dialects.soac import CertType
 from l0.lowering import gpu_kernels as k
+from l0.lowering import gpu_trace
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.gpu_errors import ErrorWord
-from l0.lowering.parallel_loops import WIDTH_FUNCTION
+from l0.lowering.parallel_loops import BLOCKED_REDUCTION_ATTR, MIN_CHUNK, WIDTH_FUNCTION
+from l0.lowering.trace_runtime import ARRAY
 
 
 class Kind(Enum):
@@ -83,6 +88,8 @@ class HostFunction:
         self.name = f.sym_name.data.replace(".", "_")
         self.host_memory: set[SSAValue] = set()
         self._staging: dict[Attribute, SSAValue] = {}
+        self._gone: set[Operation] = set()
+        """Ops erased ahead of the walk (a blocked reduction's combining loop)."""
         self.errors = ErrorWord(code, f)
 
     def convert(self) -> None:
@@ -155,6 +162,8 @@ class HostFunction:
     def block(self, block: Block) -> None:
         run: list[Operation] = []
         for op in list(block.ops):
+            if op in self._gone:
+                continue
             kind = self.kind(op)
             if isinstance(op, soac.AssertOp) and not run:
                 continue  # a check of host values stays on the host
@@ -189,6 +198,8 @@ class HostFunction:
         elif isinstance(op, scf.ParallelOp):
             if op.initVals:
                 self.reduction(op)
+            elif (shape := blocked_shape(op)) is not None:
+                self.blocked_reduction(op, shape)
             else:
                 self.map(op)
         elif isinstance(op, memref.AllocOp):
@@ -199,6 +210,44 @@ class HostFunction:
                 Rewriter.replace_op(op, gpu.DeallocOp(op.memref))
         elif isinstance(op, memref.CopyOp) and self._copy_kernel(op):
             self.copy(op)
+        elif isinstance(op, func.CallOp) and op.callee.root_reference.data == ARRAY:
+            self.trace_array(op)
+
+    def trace_array(self, call: func.CallOp) -> None:
+        """`trace` of a device array on the host: the callback reads a dense host copy
+        (made through a copy kernel where the array is strided), freed after it."""
+        site, data, _, _ = call.arguments
+        ptr = data.owner.operands[0] if isinstance(data.owner, arith.IndexCastOp) else None
+        owner = ptr.owner if ptr is not None else None
+        if not isinstance(owner, memref.ExtractAlignedPointerAsIndexOp):
+            return
+        array = owner.source
+        t = array.type
+        if array in self.host_memory or not isinstance(t, MemRefType):
+            return
+        b = CodeBuilder.before(call)
+        dense = dense_type(t)
+        sizes = dynamic_sizes(b, array)
+        source = array
+        if t.layout != dense.layout:
+            source = b.val(gpu.AllocOp(dense, sizes))  # type: ignore[arg-type]
+            copy = b.add(memref.CopyOp(array, source))
+            self.copy(copy)
+        host = b.val(memref.AllocOp(sizes, [], dense))
+        b.add(gpu.MemcpyOp(source, host))
+        rank = t.get_num_dims()
+        md = b.add(memref.ExtractStridedMetaDataOp(host))
+        dims = b.val(memref.AllocaOp.get(i64, shape=[2 * rank]))
+        for j, v in enumerate([*md.sizes, *md.strides]):
+            b.store(b.to_i64(v), dims, [b.i64(j)])
+        pointer = b.to_i64(b.val(memref.ExtractAlignedPointerAsIndexOp.get(host)))
+        where = b.to_i64(b.val(memref.ExtractAlignedPointerAsIndexOp.get(dims)))
+        new = b.add(func.CallOp(ARRAY, [site, pointer, b.i64(0), where], []))
+        Rewriter.erase_op(call)
+        after = CodeBuilder.after(new)
+        after.add(memref.DeallocOp.get(host))
+        if source is not array:
+            after.add(gpu.DeallocOp(source))
 
     # -- kernels ------------------------------------------------------------------------
 
@@ -206,7 +255,13 @@ class HostFunction:
                 threads: int = k.BLOCK) -> None:
         kernel, params, checks = self.code.kernel(self.code.fresh_name(name), body)
         err = self.errors.word() if checks else None
-        k.launch(b, kernel, params, grid, err, threads)
+        traced = kernel.attributes.get(gpu_trace.TRACE_ATTR)
+        if isinstance(traced, StringAttr):  # Note [Traces in kernels]
+            log, host_log = gpu_trace.before_launch(b)
+            k.launch(b, kernel, [*params, log], grid, err, threads)
+            gpu_trace.after_launch(b, log, host_log, traced.data)
+        else:
+            k.launch(b, kernel, params, grid, err, threads)
         if checks:
             self.errors.check(b, sorted(checks))
 
@@ -222,9 +277,11 @@ class HostFunction:
             ivs = self._ivs(eb, g, lbs, extents, steps)
             k.move_body(eb, par, ivs)
 
+        serial = gpu_trace.traces(par)  # Note [Traces in kernels]: in order, one thread
         k.grid_stride(kb, total, element)
-        grid = k.clamp(b, k.ceil_div(b, total, b.i64(k.BLOCK)), 1, k.MAX_GRID)
-        self._launch(b, f"{self.name}_map", body, grid)
+        grid = b.i64(1) if serial else \
+            k.clamp(b, k.ceil_div(b, total, b.i64(k.BLOCK)), 1, k.MAX_GRID)
+        self._launch(b, f"{self.name}_map", body, grid, threads=1 if serial else k.BLOCK)
         Rewriter.erase_op(par)
 
     def _space(self, b: CodeBuilder, par: scf.ParallelOp
@@ -257,7 +314,9 @@ class HostFunction:
                     f"accumulators in a parallel reduction, found {t}")
         lbs, extents, steps = self._space(b, par)
         total = b.product(extents)
-        grid = k.clamp(b, k.ceil_div(b, total, b.i64(k.BLOCK)), 1, k.REDUCE_GRID)
+        serial = gpu_trace.traces(par)  # Note [Traces in kernels]: one chunk, the left fold
+        grid = b.i64(1) if serial else \
+            k.clamp(b, k.ceil_div(b, total, b.i64(k.BLOCK)), 1, k.REDUCE_GRID)
         parts = [b.val(gpu.AllocOp(MemRefType(t, [DYNAMIC_INDEX]), [b.to_index(grid)]))
                  for t in types]
         flags = b.val(gpu.AllocOp(MemRefType(i1, [DYNAMIC_INDEX]), [b.to_index(grid)]))
@@ -299,7 +358,7 @@ class HostFunction:
             return None, k.copy_body(eb, par, self._ivs(eb, g, lbs, extents, steps))
 
         tid, bid, wg_f, wg_v = k.block_fold(pb, types, total, element, combine,
-                                            list(par.initVals))
+                                            list(par.initVals), one_chunk=serial)
 
         def publish(tb: CodeBuilder) -> None:
             tb.store(tb.load(wg_f, [tb.i64(0)]), flags, [bid])
@@ -313,6 +372,91 @@ class HostFunction:
         for m in [*parts, flags, *outs]:
             b.add(gpu.DeallocOp(m))
         Rewriter.replace_op(par, [], results)
+
+    def blocked_reduction(self, par: scf.ParallelOp, shape: BlockedShape) -> None:
+        """A blocked reduction (Note [Blocked reductions] in `l0.lowering.parallel_loops`)
+        as a scalar reduction's two kernels: a chunk per thread of the grid, folded with
+        the chunk loop's body, the block's chunks combined in workgroup memory with the
+        operator (the combining loop's body), then one block folding the partial results
+        (Note [Kernel forms])."""
+        loop, parts, count = shape
+        b = CodeBuilder.before(par)
+        types = [v.type for v in loop.iter_args]
+        single = b.bool(True) if gpu_trace.traces(par) or gpu_trace.traces(loop) else \
+            b.cmpi("sle", count, b.i64(1))  # Note [Traces in kernels]: one chunk
+        # count >= 2 means at least count * MIN_CHUNK rows: every thread gets a row.
+        spread = k.clamp(b, b.muli(count, b.i64(MIN_CHUNK // k.BLOCK)), 1, k.REDUCE_GRID)
+        grid = b.select(single, b.i64(1), spread)
+        threads = b.select(single, b.i64(1), b.muli(grid, b.i64(k.BLOCK)))
+        partials = [b.val(gpu.AllocOp(MemRefType(t, [DYNAMIC_INDEX]), [b.to_index(grid)]))
+                    for t in types]
+        flags = b.val(gpu.AllocOp(MemRefType(i1, [DYNAMIC_INDEX]), [b.to_index(grid)]))
+        outs = [b.val(gpu.AllocOp(MemRefType(t, [1]), [])) for t in types]
+
+        def combine(cb: CodeBuilder, acc: Sequence[SSAValue],
+                    vals: Sequence[SSAValue]) -> list[SSAValue]:
+            return _apply_combining(cb, loop, parts, acc, vals)
+
+        first = Block()
+        kb = CodeBuilder.at_end(first)
+        wg_f = k.workgroup(kb, i1)
+        wg_v = [k.workgroup(kb, t) for t in types]
+        tid, bid, gt, _ = k.thread_ids(kb)
+        active = kb.cmpi("slt", gt, threads)
+        acc = kb.if_(active, types,
+                     lambda tb: _chunk_fold(tb, par, parts, count, threads, gt),
+                     lambda eb: [k.zero(eb, t) for t in types])
+        k.block_combine(kb, tid, active, acc, wg_f, wg_v, combine)
+
+        def publish(tb: CodeBuilder) -> None:
+            tb.store(tb.load(wg_f, [tb.i64(0)]), flags, [bid])
+            for m, p in zip(wg_v, partials, strict=True):
+                tb.store(tb.load(m, [tb.i64(0)]), p, [bid])
+
+        k.thread_zero(kb, tid, publish)
+
+        final = Block()
+        fb = CodeBuilder.at_end(final)
+
+        def partial(eb: CodeBuilder, g: SSAValue) -> tuple[SSAValue | None, list[SSAValue]]:
+            return eb.load(flags, [g]), [eb.load(m, [g]) for m in partials]
+
+        tid, _, _, wg_v = k.block_fold(fb, types, grid, partial, combine, None)
+
+        def result(tb: CodeBuilder) -> None:  # thread 0 of block 0 always had chunk 0
+            for m, o in zip(wg_v, outs, strict=True):
+                tb.store(tb.load(m, [tb.i64(0)]), o, [tb.i64(0)])
+
+        k.thread_zero(fb, tid, result)
+        self._launch(b, f"{self.name}_reduce", first, grid)
+        self._launch(b, f"{self.name}_reduce_final", final, b.i64(1))
+        results = [self.read_back(b, m) for m in outs]
+        for m in [*partials, flags, *outs]:
+            b.add(gpu.DeallocOp(m))
+        self._erase_blocked(par, loop, parts, results)
+
+    def _erase_blocked(self, par: scf.ParallelOp, loop: scf.ForOp,
+                       parts: Sequence[SSAValue], results: Sequence[SSAValue]) -> None:
+        """Replace the combining loop by `results` and erase both loops, the loads
+        of the first partials and the chunk partials' buffers where nothing else uses
+        them."""
+        firsts = [v.owner for v in loop.iter_args]
+        Rewriter.replace_op(loop, [], list(results))
+        Rewriter.erase_op(par)
+        gone: list[Operation] = [loop]
+        for load in firsts:
+            if isinstance(load, memref.LoadOp) and not load.res.uses:
+                Rewriter.erase_op(load)
+                gone.append(load)
+        for m in parts:
+            users = [u.operation for u in m.uses]
+            if isinstance(m.owner, gpu.AllocOp) and \
+                    all(isinstance(u, memref.DeallocOp | gpu.DeallocOp) for u in users):
+                for u in users:
+                    Rewriter.erase_op(u)
+                gone.extend(users)
+                Rewriter.erase_op(m.owner)
+        self._gone.update(gone)
 
     def copy(self, op: memref.CopyOp) -> None:
         """A map kernel copying element by element (any layouts on either side)."""
@@ -392,6 +536,77 @@ class HostFunction:
         host = self.staging(t.element_type)
         b.add(gpu.MemcpyOp(device, host))
         return b.load(host, [b.i64(0)])
+
+
+BlockedShape = tuple[scf.ForOp, list[SSAValue], SSAValue]
+"""A blocked reduction's combining loop, its partials arrays (one per accumulator)
+and its chunk count."""
+
+
+def blocked_shape(par: scf.ParallelOp) -> BlockedShape | None:
+    """The combining loop, partials and chunk count of the marked chunk loop `par`
+    (Note [Blocked reductions] in `l0.lowering.parallel_loops`), or None where `par` is
+    not one or its loops are not as that note says (then it is a map kernel and the
+    combining loop a serial kernel, as any other code)."""
+    if BLOCKED_REDUCTION_ATTR not in par.attributes or len(par.lowerBound) != 1:
+        return None
+    loop = par.next_op
+    while loop is not None and not (isinstance(loop, scf.ForOp)
+                                    and BLOCKED_REDUCTION_ATTR in loop.attributes):
+        if not isinstance(loop, memref.LoadOp | arith.ConstantOp | arith.IndexCastOp):
+            return None
+        loop = loop.next_op
+    if loop is None or not loop.iter_args:
+        return None
+    parts: list[SSAValue] = []
+    for init in loop.iter_args:
+        load = init.owner
+        if not isinstance(load, memref.LoadOp) or not k.is_scalar(init.type):
+            return None
+        parts.append(load.memref)
+    stored = {op.memref for op in par.body.block.ops if isinstance(op, memref.StoreOp)}
+    if not set(parts) <= stored or len(set(parts)) != len(parts) or \
+            any(isinstance(op, memref.StoreOp) for op in loop.body.walk()):
+        return None
+    return loop, parts, loop.ub
+
+
+def _chunk_fold(b: CodeBuilder, par: scf.ParallelOp, parts: Sequence[SSAValue],
+                count: SSAValue, threads: SSAValue, gt: SSAValue) -> list[SSAValue]:
+    """A copy of the chunk loop's body for chunk `gt` of `threads` (in place of the
+    host's chunk count `count`), the values it would store into `parts` instead."""
+    term = b.inline(par.body, [b.to_index(gt)])
+    block = term.parent_block()
+    assert block is not None
+    for op in block.walk():
+        for i, v in enumerate(op.operands):
+            if v is count:
+                op.operands[i] = threads
+    stored: dict[SSAValue, SSAValue] = {}
+    for op in list(block.ops):
+        if isinstance(op, memref.StoreOp) and op.memref in parts:
+            stored[op.memref] = op.value
+            Rewriter.erase_op(op)
+    Rewriter.erase_op(term)
+    return [stored[m] for m in parts]
+
+
+def _apply_combining(b: CodeBuilder, loop: scf.ForOp, parts: Sequence[SSAValue],
+                     acc: Sequence[SSAValue], vals: Sequence[SSAValue]) -> list[SSAValue]:
+    """The operator of a blocked reduction, from a copy of its combining loop's body:
+    the loads of the partials become `vals`, the carried values `acc`."""
+    block = loop.body.clone().block
+    for op in list(block.walk()):
+        if isinstance(op, memref.LoadOp) and op.memref in parts:
+            op.res.replace_all_uses_with(vals[list(parts).index(op.memref)])
+            Rewriter.erase_op(op)
+    term = block.last_op
+    assert isinstance(term, scf.YieldOp)
+    out = list(term.operands)
+    Rewriter.erase_op(term)
+    iv = b.val(arith.ConstantOp(IntegerAttr(0, loop.lb.type)))  # type: ignore[arg-type]
+    Rewriter.inline_block(block, b.ip, [iv, *acc])
+    return out
 
 
 def origin(v: SSAValue) -> SSAValue:

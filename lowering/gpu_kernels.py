@@ -26,10 +26,35 @@ Note [Kernel forms]
   order and writes the result, which the host reads back. A flag per partial says
   whether it holds a value (a thread may get no rows), so no neutral element is needed.
   No atomics: the result does not depend on timing, only on n and the grid.
+* blocked reduction (a tuple operator, or a redomap: Note [Blocked reductions] in
+  `l0.lowering.parallel_loops`): the same two kernels, but a thread folds its chunk
+  with the chunk loop's body, from the neutral elements, and the block and the final
+  kernel combine with the operator (the combining loop's body). C chunks, C = 1 when
+  the host's chunk count is 1 (below 2 * MIN_CHUNK rows: the left fold), else one per
+  thread of count * MIN_CHUNK / BLOCK blocks (at most REDUCE_GRID; count * MIN_CHUNK
+  rows at least, so no thread is idle). Accumulators must be scalars; a fold of arrays
+  stays a host loop launching a kernel per step (its row operations are parallel, its
+  steps sequential): a thread per chunk would need a row per thread in device memory
+  and a tree of row combinations, which memory planning does not provide.
 * serial: host code that reads or writes device memory and launches nothing (a
   sequential fold, the carry loop of a blocked scan, an array literal's stores) runs as
   one thread; the scalars it defines that the host uses come back through one-element
   buffers.
+
+Note [Barriers and failing threads]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The CUDA model asks every thread of a block to arrive at each barrier, but a thread
+that fails a check leaves its body at once (the CPU's error protocol). Kernels here
+keep barriers at the top level of the body (block-uniform control flow, which the
+simulator also requires), so the barriers a thread has still to meet are known: the
+NVPTX body of a kernel with barriers counts those it passes and, on failure, arrives at
+the rest before it returns (`l0.lowering.llvm.nvptx`), with PTX's `barrier.sync`, which
+threads may reach from different instructions (`bar.sync` is the aligned form, which
+they may not). The failed thread does no other work; the others finish the kernel
+with its share of the workgroup memory as it was (a value the host never reads: it
+fails after the launch, from the error word). On `gpu-sim` threads run one after the
+other, so nothing can wait; `convert-gpu-to-sim{publish=true}` runs a failure through
+the error word with the block's later phases still run (`test/test_gpu_sim.py`).
 """
 
 from __future__ import annotations
@@ -56,6 +81,7 @@ from xdsl.rewriter import Rewriter
 
 from l0.dialects import soac
 from l0.dialects.soac import CertType
+from l0.lowering import gpu_trace
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.parallel_loops import MIN_CHUNK, WIDTH_FUNCTION
 
@@ -199,14 +225,17 @@ class DeviceCode:
         it, the host values to pass, and the numbers of the checks it may fail."""
         CodeBuilder.at_end(block).add(gpu.ReturnOp([]))
         params = outline(block)
+        traced = gpu_trace.log_calls(block)
         kernel = gpu.FuncOp(name, ([v.type for v in params], []), Region(block), kernel=True)
         self.gmod.body.block.add_op(kernel)
+        if traced is not None:
+            kernel.attributes[gpu_trace.TRACE_ATTR] = StringAttr(traced)
         own, callees = self.finish(kernel)
         checks = own | self._reachable_checks(callees)
         if checks:
             block.insert_arg(self.error_type, len(block.args))
-            kernel.function_type = FunctionType.from_lists(list(block.arg_types), [])
             kernel.attributes[ERROR_WORD_ATTR] = UnitAttr()
+        kernel.function_type = FunctionType.from_lists(list(block.arg_types), [])
         return kernel, params, checks
 
     def finish(self, op: Operation) -> tuple[set[int], set[str]]:
@@ -313,15 +342,18 @@ Combine = Callable[[CodeBuilder, Sequence[SSAValue], Sequence[SSAValue]], list[S
 
 def block_fold(b: CodeBuilder, types: Sequence[Attribute], count: SSAValue,
                element: ElementFn, combine: Combine, inits: Sequence[SSAValue] | None,
+               one_chunk: bool = False,
                ) -> tuple[SSAValue, SSAValue, SSAValue, list[SSAValue]]:
     """The reduction of a block (Note [Kernel forms]): each thread folds its contiguous
-    share of `count` rows (thread 0 from `inits`, if given), the block combines in
-    workgroup memory. Returns (thread id, block id, workgroup flags, workgroup values):
-    element 0 holds the block's result after the last barrier."""
+    share of `count` rows (thread 0 from `inits`, if given; `one_chunk`: thread 0 folds
+    them all, Note [Traces in kernels]), the block combines in workgroup memory.
+    Returns (thread id, block id, workgroup flags, workgroup values): element 0 holds
+    the block's result after the last barrier."""
     wg_f = workgroup(b, i1)
     wg_v = [workgroup(b, t) for t in types]
     tid, bid, gt, nthreads = thread_ids(b)
-    chunks = b.select(b.cmpi("slt", count, b.i64(2 * MIN_CHUNK)), b.i64(1), nthreads)
+    chunks = b.i64(1) if one_chunk else \
+        b.select(b.cmpi("slt", count, b.i64(2 * MIN_CHUNK)), b.i64(1), nthreads)
     active = b.cmpi("slt", gt, chunks)
     lo = b.select(active, b.val(arith.DivSIOp(b.muli(gt, count), chunks)), b.i64(0))
     hi = b.select(active, b.val(arith.DivSIOp(b.muli(b.addi(gt, b.i64(1)), count), chunks)),
@@ -344,6 +376,17 @@ def block_fold(b: CodeBuilder, types: Sequence[Attribute], count: SSAValue,
         start = [first, *[b.select(first, v, zero(b, t)) for v, t in zip(inits, types,
                                                                             strict=True)]]
     has, *acc = b.for_(lo, hi, start, fold)
+    block_combine(b, tid, has, acc, wg_f, wg_v, combine)
+    return tid, bid, wg_f, wg_v
+
+
+def block_combine(b: CodeBuilder, tid: SSAValue, has: SSAValue, acc: Sequence[SSAValue],
+                  wg_f: SSAValue, wg_v: Sequence[SSAValue], combine: Combine) -> None:
+    """Combine the block's threads' results (`has` says whether thread `tid` has one,
+    `acc` is it) in workgroup memory, in thread order (Note [Kernel forms]); element 0
+    holds the block's result after the last barrier. Every thread reaches every
+    barrier: they stand at the top level of the kernel (Note [Barriers and failing
+    threads])."""
     b.store(has, wg_f, [tid])
     for v, m in zip(acc, wg_v, strict=True):
         b.store(v, m, [tid])
@@ -354,7 +397,6 @@ def block_fold(b: CodeBuilder, types: Sequence[Attribute], count: SSAValue,
         b.if_(take, [], lambda tb, d=d: _tree_step(tb, tid, d, wg_f, wg_v, combine))
         b.add(gpu.BarrierOp())
         d *= 2
-    return tid, bid, wg_f, wg_v
 
 
 def _tree_step(b: CodeBuilder, tid: SSAValue, d: int, wg_f: SSAValue,

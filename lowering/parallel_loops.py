@@ -18,6 +18,18 @@ runs the same IR with the results and the speed it had before. Chunk c covers ro
 starts from the neutral element, so that with one chunk (any input shorter than
 2 * MIN_CHUNK) even an operator that is not associative gives the left fold; with more
 chunks the operator must be associative, as the thesis requires of reduce and scan.
+
+Note [Blocked reductions]
+~~~~~~~~~~~~~~~~~~~~~~~~~
+A blocked reduction is two loops, both marked `BLOCKED_REDUCTION_ATTR`: the chunk loop,
+`scf.parallel (%c) = (0) to (C)`, whose body folds chunk c (its bounds computed from
+%c and C) from the neutral elements and ends by storing each accumulator into a
+partials array at %c; and, after it, the combining loop, `scf.for %c = 1 to C` carrying
+the accumulators from `memref.load partial[0]`, whose body loads partial[%c] and applies
+the operator. The marks let the GPU back end give the same reduction a thread per chunk
+and a tree in workgroup memory (Note [Kernel forms] in `l0.lowering.gpu_kernels`); the
+other back ends ignore them, and a later pass that rebuilds either loop drops the mark
+(the GPU back end then runs the loops as they are).
 """
 
 from __future__ import annotations
@@ -25,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import ModuleOp, StringAttr, i64
+from xdsl.dialects.builtin import ModuleOp, StringAttr, UnitAttr, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -38,6 +50,9 @@ chunk, where forking threads would cost more than it saves."""
 WIDTH_FUNCTION = "l0_parallel_width"
 """The function giving the number of chunks a parallel level may use
 (Note [Parallel width])."""
+
+BLOCKED_REDUCTION_ATTR = "l0.blocked_reduction"
+"""Marks the two loops of a blocked reduction (Note [Blocked reductions])."""
 
 ParallelBody = Callable[[CodeBuilder, SSAValue], None]
 """(builder at the end of the body, i64 induction variable) -> None."""
@@ -52,6 +67,12 @@ def parallel_for(b: CodeBuilder, lb: SSAValue, ub: SSAValue,
     inner.add(scf.ReduceOp())
     return b.add(scf.ParallelOp([b.to_index(lb)], [b.to_index(ub)], [b.index(1)],
                                 Region(block)))
+
+
+def mark_blocked_reduction(chunks: Operation, combine: Operation) -> None:
+    """Mark the chunk loop and the combining loop of a blocked reduction."""
+    for op in (chunks, combine):
+        op.attributes[BLOCKED_REDUCTION_ATTR] = UnitAttr()
 
 
 def parallel_width(b: CodeBuilder, anchor: Operation) -> SSAValue:

@@ -62,6 +62,35 @@ def test_a_short_reduction_is_the_left_fold() -> None:
     assert sim.digits(np.array([1, 2, 3, 4], dtype=np.int64)) == 1234
 
 
+TUPLES = """
+fun {int, int, int} stats([int] a) =
+  let b = map(fn int (int x) => x * 3 + 1, a) in
+  {reduce(op +, 0, b), reduce(fn int (int p, int q) => if p < q then q else p, -100000, b),
+   reduce(fn int (int p, int q) => if p < q then p else q, 100000, b)}
+fun {int, int} affine([int] a, [int] b) =
+  reduce(fn {int, int} ({int, int} f, {int, int} g) =>
+           let {p, q} = f in let {r, s} = g in {p * r, q * r + s},
+         {1, 0}, zip(a, b))
+fun int main() = 0
+"""
+
+
+def test_tuple_reductions_are_block_reductions(data: np.ndarray) -> None:
+    # Horizontally fused sibling folds (a redomap of three accumulators) and a tuple
+    # operator that does not commute (composing affine maps: the order of the chunks
+    # matters) run as the scalar reductions' two kernels (Note [Blocked reductions]):
+    # many blocks, chunks contiguous and combined in order, so integers equal the
+    # sequential left fold exactly.
+    cpu = l0.compile(TUPLES, backend="cpu")
+    sim = l0.compile(TUPLES, backend="gpu-sim")
+    assert sim.stats(data) == cpu.stats(data)
+    units = np.where(data % 2 == 0, 1, -1).astype(np.int64)
+    assert sim.affine(units, data) == cpu.affine(units, data)
+    for n in (0, 1, 9000):
+        assert sim.stats(data[:n]) == cpu.stats(data[:n])
+        assert sim.affine(units[:n], data[:n]) == cpu.affine(units[:n], data[:n])
+
+
 FAILING = """
 fun [int] main(int n, [int] a) =
   map(fn int (int i) => if i % 40000 = 39999 then a[i] else i, iota(n))
@@ -70,8 +99,10 @@ fun int total(int n, [int] a) =
 """
 
 
-def test_smallest_failing_index_wins() -> None:
-    prog = l0.compile(FAILING, filename="failing.l0", backend="gpu-sim", optimise=False)
+@pytest.mark.parametrize("optimise", [False, True])
+def test_smallest_failing_index_wins(optimise: bool) -> None:
+    # Optimised, `total` is a redomap: a blocked reduction, a chunk per thread.
+    prog = l0.compile(FAILING, filename="failing.l0", backend="gpu-sim", optimise=optimise)
     for fn, line in ((prog.main, 3), (prog.total, 5)):
         with pytest.raises(L0Error) as info:
             fn(N, np.arange(3, dtype=np.int64))
@@ -136,3 +167,71 @@ def test_the_error_word_reports_the_lowest_failing_thread() -> None:
     assert info.value.render().startswith(
         "w.l0:4:25: error: index 3 out of bounds for array of size 3")
     np.testing.assert_array_equal(main(np.arange(3, dtype=np.int64)), [0, 1, 2])
+
+
+def test_a_thread_failing_before_a_barrier_leaves_its_block_running() -> None:
+    # A redomap is a blocked reduction: its chunk kernel folds, then combines the
+    # block's chunks behind barriers. Threads that fail in the fold (a division by zero,
+    # which guards no memory access) publish to the error word and stop their work;
+    # their blocks' other threads still pass every barrier (Note [Barriers and failing
+    # threads]), and the host reports the lowest failing row's error from the word.
+    from l0.dialects.context import l0_context
+    from l0.frontend import load_program, to_module
+    from l0.lowering.convert_gpu_to_sim import ConvertGpuToSimPass
+    from l0.lowering.jit import JitModule
+    from l0.lowering.pipeline import lower
+    from l0.passes.pipeline import optimise
+
+    src = ("fun int main([int] a) =\n"
+           "  reduce(op +, 0, map(fn int (int x) => 1000000 / x + 7 % (x + 1), a))")
+    module = to_module(load_program(src, "d.l0"))
+    optimise(module)
+    gpu_level = lower(module, entries=["main"], target="gpu", verify=True)
+    assert "main_reduce_final_0" in str(gpu_level) and "serial" not in str(gpu_level)
+    ConvertGpuToSimPass(publish=True).apply(l0_context(), gpu_level)
+    main = JitModule(gpu_level, entries=["main"]).function("main")
+    rows = np.arange(1, N + 1, dtype=np.int64)
+    assert main(rows) == int(np.sum(1000000 // rows + 7 % (rows + 1)))
+    for first, second, error in ((0, -1, "2:41: error: division"), (-1, 0, "2:55: error: modulo")):
+        rows[[70000, 90000]] = first, second
+        with pytest.raises(L0Error) as info:
+            main(rows)
+        assert info.value.render().startswith(f"d.l0:{error} by zero")
+
+
+TRACED = """
+fun [int] doubled([int] a) = map(fn int (int x) => trace(x * 2) + 1, a)
+fun real total([real] a) = reduce(fn real (real p, real q) => trace(p + q), 0.0, a)
+fun {int, int} pairs([int] a) =
+  reduce(fn {int, int} ({int, int} p, {int, int} q) =>
+           let {x, y} = p in let {u, v} = q in {trace(x + u), y * v},
+         {0, 1}, zip(a, a))
+fun [[int]] views([[int]] m) = let t = trace(transpose(m)) in let r = trace(m[1]) in t
+fun int main() = 0
+"""
+
+
+@pytest.mark.parametrize("n", [5, 3 * 4096])
+def test_traces_in_kernels_print_in_the_interpreters_order(
+        n: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Note [Traces in kernels]: kernels that trace log their values on the device and
+    # the host prints them after the launch; such a kernel runs its iterations in
+    # order (one thread, or one chunk: above 2 * 4096 rows the reduction would
+    # otherwise be cut into chunks), so the output is the sequential run's.
+    import io
+
+    from l0.lowering import trace_runtime
+
+    data = np.arange(1, n + 1, dtype=np.int64) % 7
+    printed = {}
+    for backend in ("cpu", "gpu-sim"):
+        stream = io.StringIO()
+        monkeypatch.setattr(trace_runtime, "STREAM", stream)
+        prog = l0.compile(TRACED, filename="t.l0", backend=backend, optimise=False)
+        results = (list(prog.doubled(data)), prog.total(data.astype(np.float64)),
+                   prog.pairs(data))
+        # Arrays traced on the host: a host copy (through a copy kernel when strided).
+        prog.views(data[:4].reshape(2, 2))
+        printed[backend] = (results, stream.getvalue())
+    assert printed["gpu-sim"] == printed["cpu"]
+    assert printed["cpu"][1].count("\n") == 3 * n + 2

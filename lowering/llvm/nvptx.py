@@ -9,8 +9,10 @@ workgroup (shared) memory is a static `memref.alloca` in memory space 3.
 The same emitter as the CPU's (`emit.py`) writes each body, with three differences:
 
 * the target is `nvptx64-nvidia-cuda`; ids come from `llvm.nvvm.read.ptx.sreg.*`,
-  `gpu.barrier` is `llvm.nvvm.barrier0` (every device function is `convergent`, as a
-  CUDA compiler marks them, so no optimisation moves code across a barrier);
+  `gpu.barrier` is PTX's `barrier.sync 0` (every device function is `convergent`, as a
+  CUDA compiler marks them, so no optimisation moves code across a barrier); a thread
+  that fails still arrives at the barriers of its kernel it has not passed (Note
+  [Barriers and failing threads] in `l0.lowering.gpu_kernels`);
 * math calls libdevice's `__nv_*` functions where LLVM has no NVPTX lowering (`exp`,
   `log`, `pow`, `erf`, ...; `NvptxRuntime`), linked in by `l0.lowering.ptx`;
 * each kernel is a `void` function named after its symbol (`ptx_name`), marked by
@@ -307,16 +309,57 @@ class KernelModuleEmitter(ModuleEmitter):
 
 
 class KernelBodyEmitter(FunctionEmitter):
-    """A `gpu.func` (or `func.func`) body in the CPU convention; `gpu.return` returns."""
+    """A `gpu.func` (or `func.func`) body in the CPU convention; `gpu.return` returns.
+    In a kernel with barriers a failing thread still arrives at the barriers it has
+    not passed before it returns (Note [Barriers and failing threads])."""
 
     def __init__(self, mod: ModuleEmitter, info: FuncInfo) -> None:
         super().__init__(mod, info, recursive=False)
+        op = info.op
+        self.barriers = sum(isinstance(o, gpu.BarrierOp) for o in op.body.block.ops) \
+            if isinstance(op, gpu.FuncOp) and op.body.blocks else 0
+        """The barriers of the body (at its top level, kernel extraction's rule)."""
+        self.passed: ir.Value | None = None
+        """How many of them this thread has passed (an i32 in local memory)."""
+        if self.barriers:
+            self.passed = self.alloca_b.alloca(I32, name="barriers_passed")
+            self.alloca_b.store(ir.Constant(I32, 0), self.passed)
 
     def _return(self, term: Operation) -> None:
         if isinstance(term, gpu.ReturnOp):
             self.return_values(term.args)
         else:
             super()._return(term)
+
+    def barrier(self) -> None:
+        """`bar.sync 0`, counted."""
+        self.b.call(_barrier0(self), [ir.Constant(I32, 0)])
+        if self.passed is not None:
+            self.b.store(self.b.add(self.b.load(self.passed, typ=I32), ir.Constant(I32, 1)),
+                         self.passed)
+
+    @property
+    def fail_block(self) -> ir.Block:
+        """Status 1, after arriving at the barriers not yet passed."""
+        if self._fail is None and self.passed is not None:
+            self._fail = self.block("fail")
+            drain = self.block("fail_barriers")
+            done = self.block("fail_return")
+            fb = ir.IRBuilder(self._fail)
+            fb.branch(drain)
+            db = ir.IRBuilder(drain)
+            passed = db.load(self.passed, typ=I32)
+            left = db.icmp_signed("<", passed, ir.Constant(I32, self.barriers))
+            arrive = self.block("fail_arrive")
+            db.cbranch(left, arrive, done)
+            ab = ir.IRBuilder(arrive)
+            ab.call(_barrier0(self), [ir.Constant(I32, 0)])
+            ab.store(ab.add(passed, ir.Constant(I32, 1)), self.passed)
+            ab.branch(drain)
+            rb = ir.IRBuilder(done)
+            ret_ty = cast(ir.LiteralStructType, self.fn.function_type.return_type)
+            rb.ret(rb.insert_value(ir.Constant(ret_ty, ir.Undefined), ir.Constant(I32, 1), 0))
+        return super().fail_block
 
 
 # --------------------------------------------------------------------------- gpu ops
@@ -349,8 +392,17 @@ def _dimension_x(op: Operation) -> None:
         raise LoweringError(f"expected dimension x in {op.name}, found {dim}")
 
 
+def _barrier0(fe: FunctionEmitter) -> ir.Function:
+    """`barrier.sync` (PTX), not `bar.sync`: a failing thread arrives from another
+    instruction than the others (Note [Barriers and failing threads])."""
+    return fe.rt.intrinsic("llvm.nvvm.barrier.sync", ir.VoidType(), [I32])
+
+
 def _barrier(fe: FunctionEmitter, op: Operation) -> None:
-    fe.b.call(fe.rt.intrinsic("llvm.nvvm.barrier0", ir.VoidType(), []), [])
+    if isinstance(fe, KernelBodyEmitter):
+        fe.barrier()
+    else:
+        fe.b.call(_barrier0(fe), [ir.Constant(I32, 0)])
 
 
 def _check(fe: FunctionEmitter, op: soac.AssertOp) -> None:

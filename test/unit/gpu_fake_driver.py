@@ -65,6 +65,9 @@ class FakeDriver:
 
     def launch(self, f: int, gx: int, gy: int, gz: int, bx: int, by: int, bz: int,
                shared: int, stream: int, params: int, extra: int) -> int:
+        if f != SCALE:  # a kernel of an L0 program: only the launch is seen
+            self.log.append(["launch", f, gx, bx])
+            return 0
         self.log.append(["launch", f == SCALE, gx, gy, gz, bx, by, bz, shared])
         if "cuLaunchKernel" in self.fail:
             return self.fail["cuLaunchKernel"]
@@ -113,6 +116,49 @@ class FakeDevice:
         pass
 
 
+class KernelsDevice(FakeDevice):
+    """Loads any PTX: kernel k of its list gets the handle 0x1000 + k."""
+
+    def __init__(self) -> None:
+        self.loaded: list[list[str]] = []
+
+    def load_ptx(self, text: str, kernels: Any) -> LoadedPtx:
+        names = list(kernels)
+        assert all(f".entry {n}(" in text for n in names)
+        self.loaded.append(names)
+        return LoadedPtx(1, {name: 0x1000 + k for k, name in enumerate(names)})
+
+
+def cached(cache_dir: str) -> dict[str, Any]:
+    """An L0 program compiled for the gpu back end twice with the compile cache on
+    (`cache_dir`): the second time from the cache, its PTX loaded on the device and its
+    kernels' handles in the host code, so its driver calls are the first one's."""
+    import os
+
+    from l0.api import CompiledProgram
+    from l0.lowering import gpu_backend
+
+    os.environ["XDG_CACHE_HOME"] = cache_dir
+    os.environ.pop("L0_NO_CACHE", None)  # the test suite turns the cache off
+    dev = KernelsDevice()
+    gpu_backend.device = lambda: dev  # type: ignore[assignment]
+    driver = FakeDriver({})
+    keep = driver.link()
+    x = np.linspace(0.5, 3.0, 1000)
+    out: dict[str, Any] = {"from_cache": [], "logs": []}
+    for _ in range(2):
+        prog = CompiledProgram("fun [real] main([real] xs) = map(fn real (real x) => "
+                               "x * 2.0, xs)\n", "double.l0", "gpu", cache=True)
+        out["from_cache"].append(prog.from_cache)
+        driver.log = []
+        prog.main(x)
+        out["logs"].append(driver.log)
+    out["loaded"] = dev.loaded
+    out["entries"] = len(list(Path(cache_dir, "l0").iterdir()))
+    del keep
+    return out
+
+
 def run(scenario: str) -> dict[str, Any]:
     fail = {"oom": {"cuMemAlloc_v2": 2}, "alloc-fails": {"cuMemAlloc_v2": 1},
             "launch-fails": {"cuLaunchKernel": 700}}.get(scenario, {})
@@ -135,4 +181,4 @@ def run(scenario: str) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    print(json.dumps(run(sys.argv[1])))
+    print(json.dumps(cached(sys.argv[2]) if sys.argv[1] == "cache" else run(sys.argv[1])))

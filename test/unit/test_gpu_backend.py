@@ -26,8 +26,8 @@ L0_RUN = Path(sys.executable).parent / "l0-run"
 PROGRAM = "fun [real] main([real] xs) = map(fn real (real x) => x * 2.0, xs)\n"
 
 
-def fake_driver(scenario: str) -> dict[str, object]:
-    done = subprocess.run([sys.executable, str(HERE / "gpu_fake_driver.py"), scenario],
+def fake_driver(scenario: str, *args: str) -> dict[str, object]:
+    done = subprocess.run([sys.executable, str(HERE / "gpu_fake_driver.py"), scenario, *args],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -56,6 +56,18 @@ def test_empty_arrays_launch_and_copy_nothing() -> None:
 def test_failing_driver_calls_are_runtime_errors(scenario: str, message: str) -> None:
     out = fake_driver(scenario)
     assert out["error"] == message
+
+
+def test_the_compile_cache_keeps_ptx_and_host_code(tmp_path: Path) -> None:
+    # Note [The compile cache on the GPU]: the second compile is a hit, loads the
+    # cached PTX on the (stand-in) device and fills the kernel's slot in the cached host
+    # code, so it launches the same kernel handle with the same geometry and copies.
+    out = fake_driver("cache", str(tmp_path))
+    assert out["from_cache"] == [False, True]
+    assert out["entries"] == 1
+    assert out["loaded"] == [["main_impl_map_0"], ["main_impl_map_0"]]
+    first, second = out["logs"]  # type: ignore[misc]
+    assert first == second and ["launch", 0x1000, 4, 256] in first
 
 
 def _real_driver() -> bool:

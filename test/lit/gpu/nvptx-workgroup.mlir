@@ -20,7 +20,7 @@
 // PTX-LABEL: .visible .entry block_sums(
 // PTX: .shared .align 16 .b8 l0_shared_0[2048];
 // PTX: st.shared.{{[bf]}}64
-// PTX: bar.sync 0;
+// PTX: barrier.sync 0;
 // PTX: ld.shared.{{[bf]}}64
 
 builtin.module attributes {gpu.container_module} {

@@ -229,6 +229,169 @@ func.func @arrays(%a: memref<?xf64>, %init: memref<2xf64>) -> memref<2xf64> {
 
 // -----
 
+// A blocked reduction (Note [Blocked reductions]: its chunk loop and combining loop
+// marked) of two accumulators, a sum and a max: the scalar reduction's two kernels. The
+// host's chunk count (%count) only says whether there is more than one chunk (then at
+// least count * 4096 rows: count * 16 blocks, at most 1024); the first kernel folds a
+// thread's chunk with the chunk loop's body (%count in it replaced by the thread
+// count) and combines the block's chunks in workgroup memory with the combining loop's
+// body (its loads of the partials replaced by a thread's values); the final kernel folds
+// the blocks' partials in order. The chunk partials of the host's count are gone.
+// CHECK-LABEL: func.func private @sum_max.gpu(
+// CHECK:         %[[COUNT:.*]] = arith.maxsi
+// CHECK-NOT:     memref.alloc
+// CHECK:         %[[ONE:.*]] = arith.cmpi sle, %[[COUNT]], %{{.*}} : i64
+// CHECK:         %[[SIXTEEN:.*]] = arith.constant 16 : i64
+// CHECK-NEXT:    %{{.*}} = arith.muli %[[COUNT]], %[[SIXTEEN]] : i64
+// CHECK:         %[[GRID:.*]] = arith.select %[[ONE]], %{{.*}}, %{{.*}} : i64
+// CHECK:         %[[THREADS:.*]] = arith.select %[[ONE]], %{{.*}}, %{{.*}} : i64
+// CHECK:         %[[PS:.*]] = "gpu.alloc"
+// CHECK:         %[[PM:.*]] = "gpu.alloc"
+// CHECK:         %[[FL:.*]] = "gpu.alloc"({{.*}}) {{.*}} -> memref<?xi1>
+// CHECK:         "gpu.launch_func"({{.*}}, %[[THREADS]], %n, %a, %[[FL]], %[[PS]], %[[PM]]) <{kernel = @l0_kernels::@sum_max_reduce_0
+// CHECK:         "gpu.launch_func"({{.*}}, %[[GRID]], %[[FL]], %[[PS]], %[[PM]], %[[RS:.*]], %[[RM:.*]]) <{kernel = @l0_kernels::@sum_max_reduce_final_0
+// CHECK-NEXT:    "gpu.memcpy"(%[[STAGE:.*]], %[[RS]])
+// CHECK:         %rs = memref.load %[[STAGE]]
+// CHECK:         "gpu.memcpy"(%[[STAGE]], %[[RM]])
+// CHECK:         %rm = memref.load %[[STAGE]]
+// CHECK-NOT:     scf.for
+// CHECK-NOT:     memref.dealloc
+// CHECK:         func.return %rs, %rm : i64, i64
+// CHECK:       "gpu.func"() <{function_type = (i64, i64, memref<?xi64>, memref<?xi1>, memref<?xi64>, memref<?xi64>) -> (), kernel}> ({
+// CHECK-NEXT:  ^bb0(%[[T:.*]]: i64, %[[N:.*]]: i64, %[[A:.*]]: memref<?xi64>, %{{.*}}: memref<?xi1>, %{{.*}}: memref<?xi64>, %{{.*}}: memref<?xi64>):
+// CHECK:         %[[WF:.*]] = memref.alloca() : memref<256xi1, 3 : i64>
+// CHECK-NEXT:    %[[WS:.*]] = memref.alloca() : memref<256xi64, 3 : i64>
+// CHECK-NEXT:    %[[WM:.*]] = memref.alloca() : memref<256xi64, 3 : i64>
+// CHECK:         %[[ACTIVE:.*]] = arith.cmpi slt, %{{.*}}, %[[T]] : i64
+// CHECK-NEXT:    %[[S:.*]], %[[M:.*]] = scf.if %[[ACTIVE]] -> (i64, i64) {
+// CHECK:           %start = arith.divsi %{{.*}}, %[[T]] : i64
+// CHECK:           %end = arith.divsi %{{.*}}, %[[T]] : i64
+// CHECK:           %fs, %fm = scf.for %i = %start to %end
+// CHECK:           scf.yield %fs, %fm : i64, i64
+// CHECK:         memref.store %[[ACTIVE]], %[[WF]]
+// CHECK-NEXT:    memref.store %[[S]], %[[WS]]
+// CHECK-NEXT:    memref.store %[[M]], %[[WM]]
+// CHECK-NEXT:    "gpu.barrier"
+// CHECK:         arith.addi %{{.*}}, %ts : i64
+// CHECK-NEXT:    arith.maxsi %{{.*}}, %tm : i64
+// CHECK-COUNT-8: "gpu.barrier"
+// CHECK-NOT:     "gpu.barrier"
+// CHECK:         }) {sym_name = "sum_max_reduce_0"}
+// CHECK:         }) {sym_name = "sum_max_reduce_final_0"}
+func.func private @l0_parallel_width() -> i64
+func.func @sum_max(%a: memref<?xi64>) -> (i64, i64) {
+  %z = arith.constant 0 : i64
+  %lo = arith.constant -1000 : i64
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d = memref.dim %a, %c0 : memref<?xi64>
+  %n = arith.index_cast %d : index to i64
+  %w = func.call @l0_parallel_width() : () -> i64
+  %m4096 = arith.constant 4096 : i64
+  %q = arith.divsi %n, %m4096 : i64
+  %mn = arith.minsi %w, %q : i64
+  %one = arith.constant 1 : i64
+  %count = arith.maxsi %mn, %one : i64
+  %ci = arith.index_cast %count : i64 to index
+  %ps = memref.alloc(%ci) : memref<?xi64>
+  %pm = memref.alloc(%ci) : memref<?xi64>
+  "scf.parallel"(%c0, %ci, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%c: index):
+    %c64 = arith.index_cast %c : index to i64
+    %s0 = arith.muli %c64, %n : i64
+    %start = arith.divsi %s0, %count : i64
+    %c64p = arith.addi %c64, %one : i64
+    %e0 = arith.muli %c64p, %n : i64
+    %end = arith.divsi %e0, %count : i64
+    %fs, %fm = scf.for %i = %start to %end step %one iter_args(%s = %z, %m = %lo) -> (i64, i64) : i64 {
+      %ii = arith.index_cast %i : i64 to index
+      %x = memref.load %a[%ii] : memref<?xi64>
+      %s2 = arith.addi %s, %x : i64
+      %m2 = arith.maxsi %m, %x : i64
+      scf.yield %s2, %m2 : i64, i64
+    }
+    memref.store %fs, %ps[%c] : memref<?xi64>
+    memref.store %fm, %pm[%c] : memref<?xi64>
+    scf.reduce
+  }) {l0.blocked_reduction} : (index, index, index) -> ()
+  %s0 = memref.load %ps[%c0] : memref<?xi64>
+  %m0 = memref.load %pm[%c0] : memref<?xi64>
+  %rs, %rm = scf.for %k = %one to %count step %one iter_args(%s = %s0, %m = %m0) -> (i64, i64) : i64 {
+    %ki = arith.index_cast %k : i64 to index
+    %ts = memref.load %ps[%ki] : memref<?xi64>
+    %tm = memref.load %pm[%ki] : memref<?xi64>
+    %s2 = arith.addi %s, %ts : i64
+    %m2 = arith.maxsi %m, %tm : i64
+    scf.yield %s2, %m2 : i64, i64
+  } {l0.blocked_reduction}
+  memref.dealloc %ps : memref<?xi64>
+  memref.dealloc %pm : memref<?xi64>
+  func.return %rs, %rm : i64, i64
+}
+
+// -----
+
+// Must not fire: the chunk loop of a blocked reduction without its mark (a pass rebuilt
+// it) is a map kernel, a thread per chunk of the host's count, and the combining loop
+// over the partials a serial kernel.
+// CHECK-LABEL: func.func private @unmarked.gpu(
+// CHECK:         memref.alloc
+// CHECK:         "gpu.launch_func"({{.*}}) <{kernel = @l0_kernels::@unmarked_map_0
+// CHECK:         "gpu.launch_func"({{.*}}) <{kernel = @l0_kernels::@unmarked_serial_0
+// CHECK-NOT:     reduce
+func.func private @l0_parallel_width() -> i64
+func.func @unmarked(%a: memref<?xi64>) -> (i64, i64) {
+  %z = arith.constant 0 : i64
+  %lo = arith.constant -1000 : i64
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d = memref.dim %a, %c0 : memref<?xi64>
+  %n = arith.index_cast %d : index to i64
+  %w = func.call @l0_parallel_width() : () -> i64
+  %m4096 = arith.constant 4096 : i64
+  %q = arith.divsi %n, %m4096 : i64
+  %mn = arith.minsi %w, %q : i64
+  %one = arith.constant 1 : i64
+  %count = arith.maxsi %mn, %one : i64
+  %ci = arith.index_cast %count : i64 to index
+  %ps = memref.alloc(%ci) : memref<?xi64>
+  %pm = memref.alloc(%ci) : memref<?xi64>
+  "scf.parallel"(%c0, %ci, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%c: index):
+    %c64 = arith.index_cast %c : index to i64
+    %s0 = arith.muli %c64, %n : i64
+    %start = arith.divsi %s0, %count : i64
+    %c64p = arith.addi %c64, %one : i64
+    %e0 = arith.muli %c64p, %n : i64
+    %end = arith.divsi %e0, %count : i64
+    %fs, %fm = scf.for %i = %start to %end step %one iter_args(%s = %z, %m = %lo) -> (i64, i64) : i64 {
+      %ii = arith.index_cast %i : i64 to index
+      %x = memref.load %a[%ii] : memref<?xi64>
+      %s2 = arith.addi %s, %x : i64
+      %m2 = arith.maxsi %m, %x : i64
+      scf.yield %s2, %m2 : i64, i64
+    }
+    memref.store %fs, %ps[%c] : memref<?xi64>
+    memref.store %fm, %pm[%c] : memref<?xi64>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  %s0 = memref.load %ps[%c0] : memref<?xi64>
+  %m0 = memref.load %pm[%c0] : memref<?xi64>
+  %rs, %rm = scf.for %k = %one to %count step %one iter_args(%s = %s0, %m = %m0) -> (i64, i64) : i64 {
+    %ki = arith.index_cast %k : i64 to index
+    %ts = memref.load %ps[%ki] : memref<?xi64>
+    %tm = memref.load %pm[%ki] : memref<?xi64>
+    %s2 = arith.addi %s, %ts : i64
+    %m2 = arith.maxsi %m, %tm : i64
+    scf.yield %s2, %m2 : i64, i64
+  } {l0.blocked_reduction}
+  memref.dealloc %ps : memref<?xi64>
+  memref.dealloc %pm : memref<?xi64>
+  func.return %rs, %rm : i64, i64
+}
+
+// -----
+
 // Must not fire: a module of scalars has nothing for the device.
 // CHECK-LABEL: builtin.module {
 // CHECK-NEXT:    func.func @scalars(%x: i64) -> i64 {
