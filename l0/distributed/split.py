@@ -39,15 +39,16 @@ from l0.dialects.soac import (
     MapOp,
     RedomapOp,
     ReduceOp,
+    ScanomapOp,
     ScanOp,
     SizeOp,
     SplitOp,
 )
 from l0.distributed import graphs
 from l0.distributed.kernels import Kernel
-from l0.distributed.outline import outline, outline_fold, used_values
+from l0.distributed.outline import outline, outline_chunk_total, outline_fold, used_values
 
-SOACS = (MapOp, FilterOp, ScanOp, ReduceOp, RedomapOp)
+SOACS = (MapOp, FilterOp, ScanOp, ScanomapOp, ReduceOp, RedomapOp)
 
 
 class GatherWarning(UserWarning):
@@ -206,12 +207,14 @@ class Split:
             kernel = self.kernel(outline([op], inputs + others, list(op.results)))
             outs = graphs.blockwise(kernel, arrays, free, types, keep_lengths=isinstance(op, MapOp),
                                     name=op.name.replace(".", "-"))
-        elif isinstance(op, ScanOp):
+        elif isinstance(op, ScanOp | ScanomapOp):
             k = len(op.neutral)
             scan = self.kernel(outline([op], inputs + others, list(op.results), leading=k))
-            total, in_operator = outline_fold(op.body, list(op.neutral))
+            total = self.kernel(outline_chunk_total(op, inputs + others))
+            operator = op.body if isinstance(op, ScanOp) else op.outer
+            combine, in_operator = outline_fold(operator, list(op.neutral))
             neutral = [self.local(v) for v in op.neutral]
-            outs = graphs.scan(scan, self.kernel(total), neutral,
+            outs = graphs.scan(scan, total, self.kernel(combine), neutral,
                                [graphs.shared(self.local(v)) for v in in_operator],
                                arrays, free, types)
         else:
