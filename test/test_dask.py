@@ -441,3 +441,38 @@ def test_concat_and_split_stay_distributed() -> None:
     want = prog.main(a, b)
     np.testing.assert_array_equal(got[0], want[0])
     assert int(got[1]) == want[1]
+
+
+ARRAY_CONSTANTS = """builtin.module {
+  func.func @main(%a: tensor<?xi64>) -> (tensor<?xi64>, tensor<2xi1>, i64) {
+    %c = arith.constant dense<[1, 2, 3, 4, 5, 6]> : tensor<6xi64>
+    %b = arith.constant dense<[true, false]> : tensor<2xi1>
+    %r = soac.map(%x = %a, %y = %c : tensor<?xi64>, tensor<6xi64>) -> tensor<?xi64> {
+      %s = arith.muli %x, %y : i64
+      soac.yield %s : i64
+    }
+    %z = arith.constant 0 : i64
+    %t = soac.reduce(%acc = %z : i64) over(%v = %c : tensor<6xi64>) {
+      %s = arith.addi %acc, %v : i64
+      soac.yield %s : i64
+    }
+    func.return %r, %b, %t : tensor<?xi64>, tensor<2xi1>, i64
+  }
+}"""
+
+
+def test_array_constants_are_client_values() -> None:
+    # The front end makes array literals `soac.array`; a dense constant (as a pass may
+    # fold one) is a NumPy array on the client, cut like the distributed array it is
+    # zipped with.
+    from xdsl.parser import Parser
+
+    from l0.dialects.context import l0_context
+    from l0.distributed.split import Split
+
+    f = Parser(l0_context(), ARRAY_CONSTANTS).parse_module().body.block.first_op
+    mapped, flags, total = Split(f.body.block, [da.arange(6, chunks=4)],  # type: ignore[union-attr]
+                                 {"backend": "interp"}, 8).run()
+    np.testing.assert_array_equal(mapped.compute(scheduler="sync"), np.arange(6) * np.arange(1, 7))
+    np.testing.assert_array_equal(flags, [True, False])
+    assert total == 21

@@ -271,12 +271,19 @@ def _used_in(v: SSAValue, later: Sequence[Operation], body: Block) -> bool:
 
 
 def _constant(op: arith.ConstantOp) -> Any:
+    """The client value of a constant: a Python scalar, or a numpy array for a dense
+    array constant (the front end makes array literals `soac.array`s, but passes may
+    fold arrays to constants)."""
     value = op.value
-    data = getattr(value, "value", None)
-    data = getattr(data, "data", data)
     t = op.result.type
     if isinstance(t, TensorType):
-        raise NotImplementedError("array constants are run on the client")
+        dtype = graphs.element_dtype(t)
+        flat = np.asarray(value.get_values())  # type: ignore[attr-defined]
+        if dtype == np.bool_:
+            flat = flat != 0  # i1 elements read back as 0 and -1
+        return flat.astype(dtype).reshape(t.get_shape())
+    data = getattr(value, "value", None)
+    data = getattr(data, "data", data)
     if str(t) == "i1":
         return bool(data)
     return data
