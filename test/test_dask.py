@@ -291,7 +291,7 @@ def test_unequal_chunkings_are_rechunked() -> None:
 def test_a_whole_array_statement_gathers_with_a_warning() -> None:
     prog = l0.compile("fun [[int]] main([[int]] m) = transpose(m)")
     m = np.arange(12).reshape(4, 3)
-    with pytest.warns(UserWarning, match=r"soac\.transpose needs the whole of distributed"):
+    with pytest.warns(UserWarning, match=r"a transpose \(soac\.transpose\) needs the whole"):
         r = prog.main(da.from_array(m, chunks=(2, 3)))
     np.testing.assert_array_equal(r.compute(scheduler="sync"), m.T)
 
@@ -476,3 +476,16 @@ def test_array_constants_are_client_values() -> None:
     np.testing.assert_array_equal(mapped.compute(scheduler="sync"), np.arange(6) * np.arange(1, 7))
     np.testing.assert_array_equal(flags, [True, False])
     assert total == 21
+
+
+def test_a_loop_over_a_distributed_array_gathers_it_and_says_so() -> None:
+    # The loop's body (a SOAC over the whole array, every iteration) runs in one task.
+    prog = l0.compile("fun int main([int] a) =\n"
+                      "  loop (s = 0) = for i < 3 do\n"
+                      "    s + reduce(op +, 0, map(fn int (int x) => x * i, a))\n"
+                      "  in s", backend="interp")
+    a = np.arange(10)
+    with pytest.warns(UserWarning, match=r"a loop \(scf\.for\) needs the whole "
+                      r"of distributed array %a: .*, where its body runs \(SOACs included\)"):
+        r = prog.main(da.from_array(a, chunks=4))
+    assert int(r.compute(scheduler="sync")) == prog.main(a) == 135

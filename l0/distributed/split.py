@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -119,7 +119,8 @@ class Split:
         names = [_name(v) for v in values]
         warnings.warn(
             f"{_describe(op)} needs the whole of distributed array{'s' if len(names) > 1 else ''}"
-            f" {', '.join(names)}: gathering {'them' if len(names) > 1 else 'it'} into one process",
+            f" {', '.join(names)}: gathering {'them' if len(names) > 1 else 'it'} into one process"
+            f"{_runs_there(op)}",
             GatherWarning, stacklevel=_caller_level())
 
     # ----------------------------------------------------------------- iota
@@ -293,10 +294,38 @@ def _name(v: SSAValue) -> str:
     return f"%{v.name_hint}" if v.name_hint else "(a distributed array)"
 
 
+_STATEMENTS = {
+    "scf.for": "a loop",
+    "scf.if": "an if",
+    "soac.update": "an in-place update",
+    "soac.index": "an index at a position computed by tasks",
+    "soac.transpose": "a transpose",
+    "soac.reshape": "a reshape",
+}
+"""What the gather warning calls the statements that gather most often."""
+
+
 def _describe(op: Operation) -> str:
-    """The op and the first source location found in it, for the gather warning."""
-    for nested in op.walk():
+    """The statement, for the gather warning: what it is and where it is in the source
+    (the first location found in it, else in the statements that use its results)."""
+    what = f"{_STATEMENTS[op.name]} ({op.name})" if op.name in _STATEMENTS else op.name
+    loc = _location(op.walk()) or _location(
+        nested for r in op.results for use in r.uses for nested in use.operation.walk())
+    return f"{loc}: {what}" if loc else what
+
+
+def _runs_there(op: Operation) -> str:
+    """For a statement with a body: that the body runs in that process too."""
+    if not op.regions or not any(r.blocks for r in op.regions):
+        return ""
+    soacs = [o for o in op.walk() if o is not op and isinstance(o, SOACS)]
+    return (f", where its body runs{' (SOACs included)' if soacs else ''}"
+            if op.name.startswith("scf.") else "")
+
+
+def _location(ops: Iterable[Operation]) -> str | None:
+    for nested in ops:
         loc = nested.properties.get("loc") or nested.attributes.get("loc")
         if isinstance(loc, StringAttr):
-            return f"{loc.data}: {op.name}"
-    return op.name
+            return loc.data
+    return None
