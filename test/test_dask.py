@@ -7,12 +7,17 @@ pickle and each worker gets them itself).
 Note [Keeping the Dask tests fast]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 What costs is compiling: the programs and their kernels (LLVM), and starting
-processes. So the module runs in one xdist group (one cluster, started once, and one
-compile cache), with the compile cache on in a directory of its own: the corpus runs
-first on the client's threads, compiling each kernel once and storing it, then the
-same programs run on the cluster, whose workers load every kernel from the cache
-instead of compiling it (`test_workers_load_kernels_from_the_cache` checks that they
-do). The cluster's client is not Dask's default scheduler: the other tests name theirs.
+processes. The corpus share on threads compiles each program for the interpreter (the
+front end and the optimiser: what the split reads) and its kernels to native code, all
+that a Dask call of the cpu program compiles, but not the whole program to native code,
+which no Dask call runs; the cluster's programs go through `l0.compile` and `prog.main`
+as a user's do. The module runs in one xdist group (one cluster, started once), with
+the compile cache on in a directory of its own: the corpus runs first on the client's
+threads, compiling each kernel once and storing it, then four of its programs run on
+the cluster, whose workers load their kernels from the cache instead of compiling them
+(`test_workers_load_kernels_from_the_cache` checks that a worker loads what another
+compiled). The cluster's client is not Dask's default scheduler: the other tests name
+theirs.
 """
 
 from __future__ import annotations
@@ -171,15 +176,27 @@ rows, tuples. Every task costs the scheduler some milliseconds: the rest of the
 share runs on threads only."""
 
 
-def over_dask(p: Program, how: str) -> tuple[l0.CompiledProgram, list[Any]]:
+def over_dask(p: Program, how: str, *, api: bool = True) -> tuple[l0.CompiledProgram, list[Any]]:
     """`p`'s main applied to its input chunked `how`: the program and the lazy results
-    (flattened)."""
-    prog = l0.compile(p.source, filename=p.name)
+    (flattened). With `api=False`, the split runs on the program compiled for the
+    interpreter, with native kernels: all that a Dask call of the cpu program does,
+    without compiling the whole program to native code, which a Dask call never runs
+    (Note [Keeping the Dask tests fast])."""
+    from l0.distributed import arguments
+
+    prog = l0.compile(p.source, filename=p.name, backend="cpu" if api else "interp")
     main = prog.functions["main"]
     params = [q.type for q in main.params]
+    args = _arguments(params, p.input, how)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # gathers, said by a warning; tested below
-        result = prog.main(*_arguments(params, p.input, how))
+        if api:
+            result = prog.main(*args)
+        else:
+            flat = [x for q, a in zip(main.params, args, strict=True)
+                    for x in arguments.flatten_argument(q.type, a, q.name)]
+            result = arguments.call(prog.module, main, flat,
+                                    {"backend": "cpu", "fast_math": False, "threads": None})
     return prog, _flat(main.ret, result)
 
 
@@ -191,7 +208,7 @@ def printed(prog: l0.CompiledProgram, computed: Any) -> str:
 @pytest.mark.parametrize("p", PROGRAMS, ids=[p.name for p in PROGRAMS])
 def test_corpus_over_dask(p: Program) -> None:
     for how in CHUNKINGS:
-        prog, lazy = over_dask(p, how)
+        prog, lazy = over_dask(p, how, api=False)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             computed = dask.compute(*lazy, scheduler="threads")
