@@ -422,7 +422,7 @@ def test_the_processes_scheduler() -> None:
     a = np.arange(30)
     lazy = prog.main(da.from_array(a, chunks=11))
     lazy.compute(scheduler="sync")  # the kernel compiled here: the processes load it
-    got = lazy.compute(scheduler="processes")
+    got = lazy.compute(scheduler="processes", num_workers=1)  # one process to start
     np.testing.assert_array_equal(got, a * a - 1)
 
 
