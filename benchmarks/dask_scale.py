@@ -14,7 +14,7 @@ memory, so it exists only a few chunks at a time. Printed, from one run:
   a `dask.array` expression (op-by-op NumPy on each chunk), both including the generation
   of the inputs, which is the same graph; their ratio (target <= 0.5) and the relative
   difference of the two sums;
-* with `--local M` (default 1e8): at M options, the arrays persisted in the workers'
+* first, with `--local M` (default 1e8): at M options, the arrays persisted in the workers'
   memory first, l0 over Dask against `l0.compile(..., backend="multicore")` on the same
   arrays as NumPy arrays in this process (all cores; generation excluded from both):
   the ratio is Dask's overhead (target <= 1.3).
@@ -89,6 +89,30 @@ def timed(f: Any) -> tuple[float, Any]:
     return time.perf_counter() - t0, out
 
 
+def compare_with_multicore(prog: Any, local: int, chunk: int) -> None:
+    """At `local` options persisted in the workers' memory: l0 over Dask against
+    `backend="multicore"` on the same arrays in this process (best of 2 each)."""
+    import dask
+    from distributed import wait
+
+    import l0
+
+    p, s, y = dask.persist(*inputs(local, chunk))
+    wait([p, s, y])
+    t_l0, total_l0 = timed(lambda: float(prog.main(p, s, y).compute()))
+    t_l0 = min(t_l0, timed(lambda: float(prog.main(p, s, y).compute()))[0])
+    arrays = [np.asarray(a) for a in dask.compute(p, s, y)]
+    p = s = y = None  # the persisted chunks are released
+    multicore = l0.compile(SOURCE, filename="dask_scale.l0", backend="multicore")
+    multicore.main(*(a[:1000] for a in arrays))  # compiled before timing
+    t_mc, total_mc = timed(lambda: multicore.main(*arrays))
+    t_mc = min(t_mc, timed(lambda: multicore.main(*arrays))[0])
+    print(f"{local:.3g} options, inputs in memory (best of 2):")
+    print(f"  l0 over Dask        {t_l0:8.2f} s   sum {total_l0:.10g}")
+    print(f"  l0 multicore        {t_mc:8.2f} s   sum {total_mc:.10g}")
+    print(f"  Dask/multicore      {t_l0 / t_mc:8.2f}   (target <= 1.3)", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--options", type=float, default=1.5e9, help="options in the big run")
@@ -99,8 +123,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="options in the comparison with multicore (0: none)")
     args = ap.parse_args(argv)
 
-    import dask
-    from distributed import Client, LocalCluster, wait
+    from distributed import Client, LocalCluster
 
     import l0
 
@@ -118,32 +141,17 @@ def main(argv: list[str] | None = None) -> int:
         # Each worker compiles the kernels once: warm them up, as a long run would.
         p, s, y = inputs(4 * chunk if n > 4 * chunk else n, chunk)
         prog.main(p, s, y).compute()
-
+        if local:  # first: the short part, so that a long run cut off still has it
+            compare_with_multicore(prog, local, chunk)
         p, s, y = inputs(n, chunk)
-        t_l0, total_l0 = timed(lambda: float(prog.main(p, s, y).compute()))
-        t_da, total_da = timed(lambda: float(dask_expression(p, s, y).compute()))
         gb = 3 * 8 * n / 1e9
-        print(f"{n:.3g} options ({gb:.1f} GB of input), chunks of {chunk:.3g}:")
-        print(f"  l0 over Dask        {t_l0:8.2f} s   sum {total_l0:.10g}")
+        print(f"{n:.3g} options ({gb:.1f} GB of input), chunks of {chunk:.3g}:", flush=True)
+        t_l0, total_l0 = timed(lambda: float(prog.main(p, s, y).compute()))
+        print(f"  l0 over Dask        {t_l0:8.2f} s   sum {total_l0:.10g}", flush=True)
+        t_da, total_da = timed(lambda: float(dask_expression(p, s, y).compute()))
         print(f"  dask.array          {t_da:8.2f} s   sum {total_da:.10g}")
         print(f"  l0/dask.array       {t_l0 / t_da:8.2f}   (target <= 0.5); relative difference "
               f"{abs(total_l0 - total_da) / abs(total_da):.1e}")
-
-        if local:
-            p, s, y = dask.persist(*inputs(local, chunk))
-            wait([p, s, y])
-            t_l0, total_l0 = timed(lambda: float(prog.main(p, s, y).compute()))
-            t_l0 = min(t_l0, timed(lambda: float(prog.main(p, s, y).compute()))[0])
-            arrays = [np.asarray(a) for a in dask.compute(p, s, y)]
-            del p, s, y
-            multicore = l0.compile(SOURCE, filename="dask_scale.l0", backend="multicore")
-            multicore.main(*(a[:1000] for a in arrays))  # compiled before timing
-            t_mc, total_mc = timed(lambda: multicore.main(*arrays))
-            t_mc = min(t_mc, timed(lambda: multicore.main(*arrays))[0])
-            print(f"{local:.3g} options, inputs in memory (best of 2):")
-            print(f"  l0 over Dask        {t_l0:8.2f} s   sum {total_l0:.10g}")
-            print(f"  l0 multicore        {t_mc:8.2f} s   sum {total_mc:.10g}")
-            print(f"  Dask/multicore      {t_l0 / t_mc:8.2f}   (target <= 1.3)")
     finally:
         client.close()
         cluster.close()

@@ -222,19 +222,22 @@ def reduce(partial: Kernel, combine: Kernel, neutral: Sequence[Any], captured: S
     return [dask.delayed(kernels.pick, pure=True)(result, j, None) for j in range(nout)]
 
 
-def scan(scan_kernel: Kernel, total: Kernel, neutral: Sequence[Any], captured: Sequence[Any],
-         arrays: Sequence[da.Array], free: Sequence[Any], types: Sequence[Any]) -> list[da.Array]:
-    """A scan: the total of each chunk (a reduce with the scan's operator), the totals
-    carried along the chunks in order, then each chunk scanned from its carry."""
-    s, t = scan_kernel, total
+def scan(scan_kernel: Kernel, total: Kernel, combine: Kernel, neutral: Sequence[Any],
+         captured: Sequence[Any], arrays: Sequence[da.Array], free: Sequence[Any],
+         types: Sequence[Any]) -> list[da.Array]:
+    """A scan: the total of each chunk (`total`: the scan's fold from the neutral
+    elements, as a reduce or redomap), the totals carried along the chunks in order
+    with the scan's operator (`combine`, with the values it captures), then each chunk
+    scanned from its carry."""
+    s, t, c = scan_kernel, total, combine
     per_chunk = list(zip(*(_blocks(a) for a in arrays), strict=True))
-    totals = [dask.delayed(kernels.run, pure=True)(t, *neutral, *blocks, *captured)
+    totals = [dask.delayed(kernels.run, pure=True)(t, *neutral, *blocks, *free)
               for blocks in per_chunk]
     carry: Any = tuple(neutral)
     tasks = []
     for i, blocks in enumerate(per_chunk):
         tasks.append(dask.delayed(kernels.run_scan, pure=True)(s, carry, *blocks, *free))
-        carry = dask.delayed(kernels.carry_on, pure=True)(t, carry, list(captured), totals[i])
+        carry = dask.delayed(kernels.carry_on, pure=True)(c, carry, list(captured), totals[i])
     token = tokenize(scan_kernel.text, *arrays, *free, *neutral)
     return [_array(f"l0-scan-{j}-{token}", tasks, j, arrays[0].chunks[0], ty)
             for j, ty in enumerate(types)]

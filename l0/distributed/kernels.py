@@ -5,7 +5,10 @@ back end's options. It pickles as that text (a few kilobytes), so sending it to 
 cluster needs nothing of the user's on the workers but l0 itself. Each process
 compiles a kernel once, on first use, and keeps the engine in `_engines`, a cache of
 this importable module (functions defined in `__main__` would be pickled by value,
-cache included).
+cache included). Native kernels also go through the on-disk compile cache
+(`l0.compile_cache`): a worker process on a machine where the kernel was compiled
+before (by the client, or by another worker) loads its object code instead of
+compiling it. `counts` says, per process, which of the two happened.
 """
 
 from __future__ import annotations
@@ -21,6 +24,10 @@ KERNEL = "kernel"
 
 _engines: dict[tuple[str, str, bool, int | None], Any] = {}
 _lock = threading.Lock()
+
+counts = {"compiled": 0, "loaded": 0}
+"""How many kernels this process compiled, and how many it loaded from the compile
+cache (the tests read them on the workers)."""
 
 
 class Kernel:
@@ -61,18 +68,65 @@ class Kernel:
 
 
 def _compile(text: str, backend: str, fast_math: bool, threads: int | None) -> Any:
+    """The engine of a kernel: from the compile cache when it is there, else compiled
+    (and stored there)."""
+    key = _cache_key(text, backend, fast_math, threads)
+    if key is not None:
+        engine = _load_cached(key)
+        if engine is not None:
+            counts["loaded"] += 1
+            return engine
     from xdsl.parser import Parser
 
     from l0.dialects.context import l0_context
 
     module = Parser(l0_context(), text).parse_module()
+    counts["compiled"] += 1
     if backend == "interp":
         from l0.interp import Interpreter
 
         return Interpreter(module)
     from l0.lowering.pipeline import CpuEngine
 
-    return CpuEngine(module, fast_math=fast_math, threads=threads, entries=[KERNEL])
+    engine = CpuEngine(module, fast_math=fast_math, threads=threads, entries=[KERNEL])
+    if key is not None:
+        from l0 import compile_cache
+
+        compile_cache.store(key, *engine.save())
+    return engine
+
+
+KERNEL_FILE = "<l0 kernel>"
+"""The file name under which kernels are keyed in the compile cache (their errors
+carry the locations of the program's source, kept in the text)."""
+
+
+def _cache_key(text: str, backend: str, fast_math: bool, threads: int | None) -> str | None:
+    """The compile-cache key of a native kernel; None: the interpreter, or the cache
+    turned off (`L0_NO_CACHE`)."""
+    from l0 import compile_cache
+
+    if backend == "interp" or not compile_cache.enabled():
+        return None
+    from l0.lowering import alloc_stats, checked_memory
+
+    options = {"backend": backend, "threads": threads, "fast_math": fast_math,
+               "entries": [KERNEL], "checked_memory": checked_memory.enabled(),
+               "count_allocations": alloc_stats.enabled()}
+    return compile_cache.key(text, KERNEL_FILE, options)
+
+
+def _load_cached(key: str) -> Any:
+    from l0 import compile_cache
+    from l0.lowering.engine import NativeEngine
+
+    entry = compile_cache.load(key)
+    if entry is None:
+        return None
+    try:
+        return NativeEngine.load(*entry)
+    except (KeyError, TypeError, ValueError):  # a well-formed entry of another shape
+        return None
 
 
 class Failed:

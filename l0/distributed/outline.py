@@ -23,7 +23,14 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from l0.dialects.soac import UNIQUE_ATTR, RedomapOp, ReduceOp, ScanOp, UpdateOp
+from l0.dialects.soac import (
+    UNIQUE_ATTR,
+    RedomapOp,
+    ReduceOp,
+    ScanomapOp,
+    ScanOp,
+    UpdateOp,
+)
 from l0.distributed.kernels import KERNEL
 
 
@@ -92,6 +99,38 @@ def outline(ops: Sequence[Operation], params: Sequence[SSAValue],
     return _module(block, [r.type for r in results])
 
 
+def outline_chunk_total(op: ScanOp | ScanomapOp, params: Sequence[SSAValue]) -> ModuleOp:
+    """A module whose `kernel` folds a chunk as the scan `op` would, but returns only
+    the last accumulators (the chunk's total): a reduce with a scan's lambda, a redomap
+    with a scanomap's two. Parameters: the k accumulators to start from, then `params`
+    (as `outline` with `leading` = k)."""
+    k = len(op.neutral)
+    module = outline([op], params, list(op.results), leading=k)
+    f = module.body.block.first_op
+    assert isinstance(f, func.FuncOp)
+    scan = next(o for o in f.body.block.ops if isinstance(o, ScanOp | ScanomapOp))
+    neutral, inputs, certs = list(scan.neutral), list(scan.inputs), list(scan.certs)
+    fold: ReduceOp | RedomapOp
+    if isinstance(scan, ScanOp):
+        fold = ReduceOp(neutral, inputs, scan.detach_region(scan.body), certs)
+    else:
+        outer, inner = scan.outer, scan.inner
+        fold = RedomapOp(neutral, inputs, scan.detach_region(outer), scan.detach_region(inner),
+                         certs)
+    fold.attributes |= scan.attributes
+    f.body.block.insert_op_before(fold, scan)
+    ret = f.body.block.last_op
+    assert isinstance(ret, func.ReturnOp)
+    ret.detach()
+    ret.erase()
+    f.body.block.add_op(func.ReturnOp(*fold.results))
+    scan.detach()
+    scan.erase()
+    f.function_type = FunctionType.from_lists(f.function_type.inputs.data,
+                                              [r.type for r in fold.results])
+    return module
+
+
 def outline_fold(region: Region, neutral: Sequence[SSAValue]) -> tuple[ModuleOp, list[SSAValue]]:
     """A module whose `kernel` reduces arrays with the operator `region` (k accumulators
     and k rows of their types -> k accumulators: a reduce's lambda or a redomap's outer
@@ -140,7 +179,7 @@ def _updates_in_place(block: Block) -> bool:
     for op in block.walk():
         if isinstance(op, UpdateOp):
             return True
-        if isinstance(op, ReduceOp | ScanOp | RedomapOp) and any(
+        if isinstance(op, ReduceOp | ScanOp | RedomapOp | ScanomapOp) and any(
                 isinstance(n.type, TensorType) for n in op.neutral):
             return True
     return False

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -39,15 +39,16 @@ from l0.dialects.soac import (
     MapOp,
     RedomapOp,
     ReduceOp,
+    ScanomapOp,
     ScanOp,
     SizeOp,
     SplitOp,
 )
 from l0.distributed import graphs
 from l0.distributed.kernels import Kernel
-from l0.distributed.outline import outline, outline_fold, used_values
+from l0.distributed.outline import outline, outline_chunk_total, outline_fold, used_values
 
-SOACS = (MapOp, FilterOp, ScanOp, ReduceOp, RedomapOp)
+SOACS = (MapOp, FilterOp, ScanOp, ScanomapOp, ReduceOp, RedomapOp)
 
 
 class GatherWarning(UserWarning):
@@ -118,7 +119,8 @@ class Split:
         names = [_name(v) for v in values]
         warnings.warn(
             f"{_describe(op)} needs the whole of distributed array{'s' if len(names) > 1 else ''}"
-            f" {', '.join(names)}: gathering {'them' if len(names) > 1 else 'it'} into one process",
+            f" {', '.join(names)}: gathering {'them' if len(names) > 1 else 'it'} into one process"
+            f"{_runs_there(op)}",
             GatherWarning, stacklevel=_caller_level())
 
     # ----------------------------------------------------------------- iota
@@ -206,12 +208,14 @@ class Split:
             kernel = self.kernel(outline([op], inputs + others, list(op.results)))
             outs = graphs.blockwise(kernel, arrays, free, types, keep_lengths=isinstance(op, MapOp),
                                     name=op.name.replace(".", "-"))
-        elif isinstance(op, ScanOp):
+        elif isinstance(op, ScanOp | ScanomapOp):
             k = len(op.neutral)
             scan = self.kernel(outline([op], inputs + others, list(op.results), leading=k))
-            total, in_operator = outline_fold(op.body, list(op.neutral))
+            total = self.kernel(outline_chunk_total(op, inputs + others))
+            operator = op.body if isinstance(op, ScanOp) else op.outer
+            combine, in_operator = outline_fold(operator, list(op.neutral))
             neutral = [self.local(v) for v in op.neutral]
-            outs = graphs.scan(scan, self.kernel(total), neutral,
+            outs = graphs.scan(scan, total, self.kernel(combine), neutral,
                                [graphs.shared(self.local(v)) for v in in_operator],
                                arrays, free, types)
         else:
@@ -268,12 +272,19 @@ def _used_in(v: SSAValue, later: Sequence[Operation], body: Block) -> bool:
 
 
 def _constant(op: arith.ConstantOp) -> Any:
+    """The client value of a constant: a Python scalar, or a numpy array for a dense
+    array constant (the front end makes array literals `soac.array`s, but passes may
+    fold arrays to constants)."""
     value = op.value
-    data = getattr(value, "value", None)
-    data = getattr(data, "data", data)
     t = op.result.type
     if isinstance(t, TensorType):
-        raise NotImplementedError("array constants are run on the client")
+        dtype = graphs.element_dtype(t)
+        flat = np.asarray(value.get_values())  # type: ignore[attr-defined]
+        if dtype == np.bool_:
+            flat = flat != 0  # i1 elements read back as 0 and -1
+        return flat.astype(dtype).reshape(t.get_shape())
+    data = getattr(value, "value", None)
+    data = getattr(data, "data", data)
     if str(t) == "i1":
         return bool(data)
     return data
@@ -283,10 +294,38 @@ def _name(v: SSAValue) -> str:
     return f"%{v.name_hint}" if v.name_hint else "(a distributed array)"
 
 
+_STATEMENTS = {
+    "scf.for": "a loop",
+    "scf.if": "an if",
+    "soac.update": "an in-place update",
+    "soac.index": "an index at a position computed by tasks",
+    "soac.transpose": "a transpose",
+    "soac.reshape": "a reshape",
+}
+"""What the gather warning calls the statements that gather most often."""
+
+
 def _describe(op: Operation) -> str:
-    """The op and the first source location found in it, for the gather warning."""
-    for nested in op.walk():
+    """The statement, for the gather warning: what it is and where it is in the source
+    (the first location found in it, else in the statements that use its results)."""
+    what = f"{_STATEMENTS[op.name]} ({op.name})" if op.name in _STATEMENTS else op.name
+    loc = _location(op.walk()) or _location(
+        nested for r in op.results for use in r.uses for nested in use.operation.walk())
+    return f"{loc}: {what}" if loc else what
+
+
+def _runs_there(op: Operation) -> str:
+    """For a statement with a body: that the body runs in that process too."""
+    if not op.regions or not any(r.blocks for r in op.regions):
+        return ""
+    soacs = [o for o in op.walk() if o is not op and isinstance(o, SOACS)]
+    return (f", where its body runs{' (SOACs included)' if soacs else ''}"
+            if op.name.startswith("scf.") else "")
+
+
+def _location(ops: Iterable[Operation]) -> str | None:
+    for nested in ops:
         loc = nested.properties.get("loc") or nested.attributes.get("loc")
         if isinstance(loc, StringAttr):
-            return f"{loc.data}: {op.name}"
-    return op.name
+            return loc.data
+    return None
