@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
+from l0.passes.analysis.walk import walk_ops
+
 
 def functions(module: ModuleOp) -> dict[str, func.FuncOp]:
     """The functions defined at the top level of `module`, by name."""
@@ -24,7 +26,7 @@ def call_graph(module: ModuleOp) -> dict[str, list[str]]:
     graph: dict[str, list[str]] = {}
     for name, f in functions(module).items():
         callees: dict[str, None] = {}
-        for op in f.walk():
+        for op in walk_ops(f):
             if isinstance(op, func.CallOp):
                 callees[op.callee.string_value()] = None
         graph[name] = list(callees)
@@ -115,7 +117,11 @@ def reachable_functions(module: ModuleOp) -> set[str]:
 def functions_calling(module: ModuleOp, holds: Callable[[func.FuncOp], bool]) -> set[str]:
     """The functions of `module` for which `holds` is true, or about which nothing is
     known (declarations, and callers of functions the module does not define), and
-    every function that calls one of them, directly or through others."""
+    every function that calls one of them, directly or through others.
+
+    Only called functions are asked `holds`: the answer is read at calls (whether a
+    call prints, may fail...), and asking costs a walk of the function, which for an
+    uncalled `main` is the whole program, pass after pass."""
     funcs = functions(module)
     graph = call_graph(module)
     callers: dict[str, list[str]] = {}
@@ -123,5 +129,6 @@ def functions_calling(module: ModuleOp, holds: Callable[[func.FuncOp], bool]) ->
         for callee in callees:
             callers.setdefault(callee, []).append(name)
     seeds = [name for name, f in funcs.items()
-             if not f.body.blocks or any(c not in funcs for c in graph[name]) or holds(f)]
+             if not f.body.blocks or any(c not in funcs for c in graph[name])
+             or (name in callers and holds(f))]
     return closure(seeds, callers)

@@ -33,6 +33,7 @@ from l0.dialects import soac
 from l0.passes.analysis.calls import functions_calling
 from l0.passes.analysis.constants import constant_float, constant_int
 from l0.passes.analysis.shapes import row_shape, static_shape
+from l0.passes.analysis.walk import walk_ops
 
 
 def _count_known_non_negative(v: SSAValue) -> bool:
@@ -126,7 +127,7 @@ def has_effects(op: Operation, effectful: Set[str]) -> bool:
         return True
     if not op.regions:
         return False
-    return any(local_effects(inner, effectful) for inner in op.walk() if inner is not op)
+    return any(local_effects(inner, effectful) for inner in walk_ops(op) if inner is not op)
 
 
 def effectful_functions(module: ModuleOp) -> set[str]:
@@ -134,7 +135,7 @@ def effectful_functions(module: ModuleOp) -> set[str]:
     contain an op with effects, call a function this module does not define, or call
     such a function (transitively)."""
     return functions_calling(
-        module, lambda f: any(local_effects(op, ()) for op in f.walk() if op is not f))
+        module, lambda f: any(local_effects(op, ()) for op in walk_ops(f) if op is not f))
 
 
 def is_dead(op: Operation, effectful: Set[str]) -> bool:
