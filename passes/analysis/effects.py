@@ -64,6 +64,12 @@ _DIVISIONS = {
 }
 
 
+_ALWAYS = {soac.AssertOp.name, soac.TraceOp.name}
+"""Ops that always have effects: a check may fail, a trace prints."""
+_CAN_FAIL = {*_SHIFTS, *_DIVISIONS, "arith.fptosi", "arith.fptoui", "math.ipowi"}
+"""The scalar ops `local_effects` looks at closer: the others never fail."""
+
+
 def _uniform_rows(v: SSAValue, lam: soac.MapOp) -> bool:
     """Whether every evaluation of `v` in the lambda of `lam` has one shape
     (Note [Irregular arrays]): a scalar, or an array whose shape is known before the
@@ -99,11 +105,11 @@ def local_effects(op: Operation, effectful: Set[str]) -> bool:
     """Whether `op` itself, not counting the ops nested in its regions, may fail,
     print or otherwise do more than compute its results. `effectful` names the
     functions whose calls have effects (`effectful_functions`)."""
-    name = op.name
-    if isinstance(op, soac.AssertOp | soac.TraceOp):
-        return True
+    name = op.name  # tests on the name first: this runs on every op, pass after pass
     if name.startswith("soac."):
-        return _may_be_irregular(op)
+        return name in _ALWAYS or _may_be_irregular(op)
+    if name.startswith(("arith.", "math.")) and name not in _CAN_FAIL:
+        return False
     if isinstance(op, func.CallOp):
         return op.callee.string_value() in effectful
     if name in _SHIFTS:
@@ -116,8 +122,6 @@ def local_effects(op: Operation, effectful: Set[str]) -> bool:
         return not _count_known_non_negative(op.operands[1])
     if op.has_trait(IsTerminator) or op.regions:
         return False  # regions are looked at by `has_effects`
-    if name.startswith(("arith.", "math.")):
-        return False
     return not is_side_effect_free(op)
 
 
