@@ -20,6 +20,12 @@ def functions(module: ModuleOp) -> dict[str, func.FuncOp]:
     return {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
 
 
+_CALL = func.CallOp.name
+
+CallGraph = dict[str, list[str]]
+"""Function name -> the names of the functions it calls (`call_graph`)."""
+
+
 def call_graph(module: ModuleOp) -> dict[str, list[str]]:
     """Function name -> the names of the functions it calls (each once, in order of
     first call), for every function of `module`."""
@@ -27,7 +33,8 @@ def call_graph(module: ModuleOp) -> dict[str, list[str]]:
     for name, f in functions(module).items():
         callees: dict[str, None] = {}
         for op in walk_ops(f):
-            if isinstance(op, func.CallOp):
+            if op.name == _CALL:  # not isinstance: op classes are ABCs, slow to test
+                assert isinstance(op, func.CallOp)
                 callees[op.callee.string_value()] = None
         graph[name] = list(callees)
     return graph
@@ -77,9 +84,10 @@ def _sccs(graph: dict[str, list[str]]) -> list[list[str]]:
     return out
 
 
-def recursive_functions(module: ModuleOp) -> set[str]:
-    """The functions of `module` that can call themselves, directly or through others."""
-    graph = call_graph(module)
+def recursive_functions(module: ModuleOp, graph: CallGraph | None = None) -> set[str]:
+    """The functions of `module` that can call themselves, directly or through others
+    (`graph`: its call graph, if known)."""
+    graph = call_graph(module) if graph is None else graph
     out: set[str] = set()
     for component in _sccs(graph):
         if len(component) > 1 or component[0] in graph[component[0]]:
@@ -114,16 +122,18 @@ def reachable_functions(module: ModuleOp) -> set[str]:
     return closure(root_functions(module), call_graph(module))
 
 
-def functions_calling(module: ModuleOp, holds: Callable[[func.FuncOp], bool]) -> set[str]:
+def functions_calling(module: ModuleOp, holds: Callable[[func.FuncOp], bool],
+                      graph: CallGraph | None = None) -> set[str]:
     """The functions of `module` for which `holds` is true, or about which nothing is
     known (declarations, and callers of functions the module does not define), and
     every function that calls one of them, directly or through others.
 
     Only called functions are asked `holds`: the answer is read at calls (whether a
     call prints, may fail...), and asking costs a walk of the function, which for an
-    uncalled `main` is the whole program, pass after pass."""
+    uncalled `main` is the whole program, pass after pass. `graph`: the module's call
+    graph, if known."""
     funcs = functions(module)
-    graph = call_graph(module)
+    graph = call_graph(module) if graph is None else graph
     callers: dict[str, list[str]] = {}
     for name, callees in graph.items():
         for callee in callees:

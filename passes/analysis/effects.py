@@ -30,7 +30,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.traits import IsTerminator, SymbolOpInterface, is_side_effect_free
 
 from l0.dialects import soac
-from l0.passes.analysis.calls import functions_calling
+from l0.passes.analysis.calls import CallGraph, functions_calling
 from l0.passes.analysis.constants import constant_float, constant_int
 from l0.passes.analysis.shapes import row_shape, static_shape
 from l0.passes.analysis.walk import walk_ops
@@ -134,12 +134,13 @@ def has_effects(op: Operation, effectful: Set[str]) -> bool:
     return any(local_effects(inner, effectful) for inner in walk_ops(op) if inner is not op)
 
 
-def effectful_functions(module: ModuleOp) -> set[str]:
+def effectful_functions(module: ModuleOp, graph: CallGraph | None = None) -> set[str]:
     """The names of the functions in `module` whose calls have effects: those that
     contain an op with effects, call a function this module does not define, or call
-    such a function (transitively)."""
+    such a function (transitively). `graph`: the module's call graph, if known."""
     return functions_calling(
-        module, lambda f: any(local_effects(op, ()) for op in walk_ops(f) if op is not f))
+        module, lambda f: any(local_effects(op, ()) for op in walk_ops(f) if op is not f),
+        graph)
 
 
 def is_dead(op: Operation, effectful: Set[str]) -> bool:
