@@ -12,10 +12,18 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
+from l0.passes.analysis.walk import walk_ops
+
 
 def functions(module: ModuleOp) -> dict[str, func.FuncOp]:
     """The functions defined at the top level of `module`, by name."""
     return {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
+
+
+_CALL = func.CallOp.name
+
+CallGraph = dict[str, list[str]]
+"""Function name -> the names of the functions it calls (`call_graph`)."""
 
 
 def call_graph(module: ModuleOp) -> dict[str, list[str]]:
@@ -24,8 +32,9 @@ def call_graph(module: ModuleOp) -> dict[str, list[str]]:
     graph: dict[str, list[str]] = {}
     for name, f in functions(module).items():
         callees: dict[str, None] = {}
-        for op in f.walk():
-            if isinstance(op, func.CallOp):
+        for op in walk_ops(f):
+            if op.name == _CALL:  # not isinstance: op classes are ABCs, slow to test
+                assert isinstance(op, func.CallOp)
                 callees[op.callee.string_value()] = None
         graph[name] = list(callees)
     return graph
@@ -75,9 +84,10 @@ def _sccs(graph: dict[str, list[str]]) -> list[list[str]]:
     return out
 
 
-def recursive_functions(module: ModuleOp) -> set[str]:
-    """The functions of `module` that can call themselves, directly or through others."""
-    graph = call_graph(module)
+def recursive_functions(module: ModuleOp, graph: CallGraph | None = None) -> set[str]:
+    """The functions of `module` that can call themselves, directly or through others
+    (`graph`: its call graph, if known)."""
+    graph = call_graph(module) if graph is None else graph
     out: set[str] = set()
     for component in _sccs(graph):
         if len(component) > 1 or component[0] in graph[component[0]]:
@@ -112,16 +122,23 @@ def reachable_functions(module: ModuleOp) -> set[str]:
     return closure(root_functions(module), call_graph(module))
 
 
-def functions_calling(module: ModuleOp, holds: Callable[[func.FuncOp], bool]) -> set[str]:
+def functions_calling(module: ModuleOp, holds: Callable[[func.FuncOp], bool],
+                      graph: CallGraph | None = None) -> set[str]:
     """The functions of `module` for which `holds` is true, or about which nothing is
     known (declarations, and callers of functions the module does not define), and
-    every function that calls one of them, directly or through others."""
+    every function that calls one of them, directly or through others.
+
+    Only called functions are asked `holds`: the answer is read at calls (whether a
+    call prints, may fail...), and asking costs a walk of the function, which for an
+    uncalled `main` is the whole program, pass after pass. `graph`: the module's call
+    graph, if known."""
     funcs = functions(module)
-    graph = call_graph(module)
+    graph = call_graph(module) if graph is None else graph
     callers: dict[str, list[str]] = {}
     for name, callees in graph.items():
         for callee in callees:
             callers.setdefault(callee, []).append(name)
     seeds = [name for name, f in funcs.items()
-             if not f.body.blocks or any(c not in funcs for c in graph[name]) or holds(f)]
+             if not f.body.blocks or any(c not in funcs for c in graph[name])
+             or (name in callers and holds(f))]
     return closure(seeds, callers)

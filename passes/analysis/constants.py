@@ -14,9 +14,12 @@ from xdsl.ir import SSAValue
 def constant_int(v: SSAValue) -> int | None:
     """The value of an integer (or i1) `arith.constant`, else None (i1 true is 1)."""
     op = v.owner
-    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
-        data = op.value.value.data
-        t = op.value.type
+    if type(op) is not arith.ConstantOp:  # `isinstance` on op classes (ABCs) is slow
+        return None
+    value = op.value
+    if isinstance(value, IntegerAttr):
+        data = value.value.data
+        t = value.type
         return 1 if isinstance(t, IntegerType) and t.width.data == 1 and data else data
     return None
 
@@ -24,7 +27,9 @@ def constant_int(v: SSAValue) -> int | None:
 def constant_float(v: SSAValue) -> float | None:
     """The value of an f64 `arith.constant`, else None."""
     op = v.owner
-    if isinstance(op, arith.ConstantOp) and isinstance(op.value, FloatAttr):
-        if isinstance(op.value.type, Float64Type):
-            return float(op.value.value.data)
+    if type(op) is not arith.ConstantOp:
+        return None
+    value = op.value
+    if isinstance(value, FloatAttr) and isinstance(value.type, Float64Type):
+        return float(value.value.data)
     return None

@@ -30,9 +30,10 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.traits import IsTerminator, SymbolOpInterface, is_side_effect_free
 
 from l0.dialects import soac
-from l0.passes.analysis.calls import functions_calling
+from l0.passes.analysis.calls import CallGraph, functions_calling
 from l0.passes.analysis.constants import constant_float, constant_int
 from l0.passes.analysis.shapes import row_shape, static_shape
+from l0.passes.analysis.walk import walk_ops
 
 
 def _count_known_non_negative(v: SSAValue) -> bool:
@@ -61,6 +62,12 @@ _DIVISIONS = {
     "arith.floordivsi", "arith.divsi", "arith.remsi", "arith.ceildivsi",
     "arith.divui", "arith.remui", "arith.ceildivui",
 }
+
+
+_ALWAYS = {soac.AssertOp.name, soac.TraceOp.name}
+"""Ops that always have effects: a check may fail, a trace prints."""
+_CAN_FAIL = {*_SHIFTS, *_DIVISIONS, "arith.fptosi", "arith.fptoui", "math.ipowi"}
+"""The scalar ops `local_effects` looks at closer: the others never fail."""
 
 
 def _uniform_rows(v: SSAValue, lam: soac.MapOp) -> bool:
@@ -98,11 +105,11 @@ def local_effects(op: Operation, effectful: Set[str]) -> bool:
     """Whether `op` itself, not counting the ops nested in its regions, may fail,
     print or otherwise do more than compute its results. `effectful` names the
     functions whose calls have effects (`effectful_functions`)."""
-    name = op.name
-    if isinstance(op, soac.AssertOp | soac.TraceOp):
-        return True
+    name = op.name  # tests on the name first: this runs on every op, pass after pass
     if name.startswith("soac."):
-        return _may_be_irregular(op)
+        return name in _ALWAYS or _may_be_irregular(op)
+    if name.startswith(("arith.", "math.")) and name not in _CAN_FAIL:
+        return False
     if isinstance(op, func.CallOp):
         return op.callee.string_value() in effectful
     if name in _SHIFTS:
@@ -115,8 +122,6 @@ def local_effects(op: Operation, effectful: Set[str]) -> bool:
         return not _count_known_non_negative(op.operands[1])
     if op.has_trait(IsTerminator) or op.regions:
         return False  # regions are looked at by `has_effects`
-    if name.startswith(("arith.", "math.")):
-        return False
     return not is_side_effect_free(op)
 
 
@@ -126,15 +131,16 @@ def has_effects(op: Operation, effectful: Set[str]) -> bool:
         return True
     if not op.regions:
         return False
-    return any(local_effects(inner, effectful) for inner in op.walk() if inner is not op)
+    return any(local_effects(inner, effectful) for inner in walk_ops(op) if inner is not op)
 
 
-def effectful_functions(module: ModuleOp) -> set[str]:
+def effectful_functions(module: ModuleOp, graph: CallGraph | None = None) -> set[str]:
     """The names of the functions in `module` whose calls have effects: those that
     contain an op with effects, call a function this module does not define, or call
-    such a function (transitively)."""
+    such a function (transitively). `graph`: the module's call graph, if known."""
     return functions_calling(
-        module, lambda f: any(local_effects(op, ()) for op in f.walk() if op is not f))
+        module, lambda f: any(local_effects(op, ()) for op in walk_ops(f) if op is not f),
+        graph)
 
 
 def is_dead(op: Operation, effectful: Set[str]) -> bool:

@@ -32,7 +32,12 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 
 from l0.dialects import soac
-from l0.passes.analysis.calls import functions, functions_calling, recursive_functions
+from l0.passes.analysis.calls import (
+    call_graph,
+    functions,
+    functions_calling,
+    recursive_functions,
+)
 from l0.passes.analysis.constants import constant_int
 from l0.passes.analysis.consumption import SOACS
 from l0.passes.analysis.effects import effectful_functions, local_effects
@@ -55,12 +60,13 @@ class Speculation:
 
     def __init__(self, module: ModuleOp) -> None:
         self.defined = set(functions(module))
+        graph = call_graph(module)
         self.printing = functions_calling(
-            module, lambda f: any(isinstance(op, soac.TraceOp) for op in f.walk()))
+            module, lambda f: any(isinstance(op, soac.TraceOp) for op in f.walk()), graph)
         """Functions that trace, or call an unknown or tracing function."""
-        self.effectful = effectful_functions(module)
+        self.effectful = effectful_functions(module, graph)
         """Functions whose calls may fail or print (`l0.passes.analysis.effects`)."""
-        self.failing = self.effectful | recursive_functions(module)
+        self.failing = self.effectful | recursive_functions(module, graph)
         """Functions whose calls may fail, print or not terminate."""
 
     # -- printing -----------------------------------------------------------------------

@@ -38,11 +38,11 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
 )
+from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
@@ -295,6 +295,24 @@ class FuseReplicate(RewritePattern):
         return check.consumption.consumed_between([value], v.op, op) is None
 
 
+@dataclass
+class _ByClass(RewritePattern):
+    """Erase a trivially dead op, else try the patterns listed for its class in order
+    until one rewrites: a dictionary look-up per op instead of every pattern's class
+    test (op classes are ABCs, slow to test), on every op of the module, each round."""
+
+    table: dict[type[Operation], list[RewritePattern]]
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if is_trivially_dead(op):
+            rewriter.erase(op)
+            return
+        for pattern in self.table.get(type(op), ()):
+            pattern.match_and_rewrite(op, rewriter)
+            if rewriter.has_done_action:
+                return
+
+
 @dataclass(frozen=True)
 class FusePass(ModulePass):
     """Fuse producer SOACs into their consumers (thesis 7, producer-driven, T2 reduction).
@@ -427,9 +445,16 @@ class FusePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         analyses = _Analyses(op, frozenset(Speculation(op).failing))
         producers = FuseProducer(analyses)
-        patterns = GreedyRewritePatternApplier([producers, FuseReplicate(analyses),
-                                                FuseIswim(analyses.failing, analyses.changed)])
-        walker = PatternRewriteWalker(patterns, walk_reverse=True)
+        replicate = FuseReplicate(analyses)
+        iswim = FuseIswim(analyses.failing, analyses.changed)
+        walker = PatternRewriteWalker(_ByClass({
+            soac.MapOp: [producers, replicate],
+            soac.FilterOp: [producers],
+            soac.ReduceOp: [replicate],
+            soac.RedomapOp: [replicate],
+            soac.ScanOp: [iswim],
+            soac.ScanomapOp: [iswim],
+        }), walk_reverse=True)
         apart: dict[Operation, str] = {}  # siblings not merged, and why
         splitter = PatternRewriteWalker(SplitProducer(
             analyses.get, analyses.changed, _fused, _MAP_CONSUMERS, producers.unfused),

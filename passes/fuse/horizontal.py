@@ -48,6 +48,7 @@ from l0.dialects import soac
 from l0.dialects.soac.types import row_type
 from l0.passes.analysis.consumption import consumed_operands
 from l0.passes.analysis.effects import local_effects
+from l0.passes.analysis.walk import walk_ops
 from l0.passes.fuse.compose import as_redomap
 
 Sibling = soac.MapOp | soac.ReduceOp | soac.RedomapOp
@@ -153,8 +154,10 @@ class _Sweep:
     def step(self, op: Operation) -> None:
         users: set[_Group] = set()
         effects = False
-        for inner in op.walk():  # one walk: the uses of members' results, and effects
-            users.update(self.owner[v] for v in inner.operands if v in self.owner)
+        owner = self.owner
+        for inner in walk_ops(op):  # one walk: the uses of members' results, and effects
+            if owner:
+                users.update(owner[v] for v in inner._operands if v in owner)
             effects = effects or local_effects(inner, self.failing)
         for group in users:
             self.close(group, f"'{op.name}' uses an output of its sibling")

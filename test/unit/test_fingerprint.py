@@ -1,0 +1,67 @@
+"""The pipeline's fixed-point check (`_fingerprint`, Note [Fingerprints by identity]),
+the stack-based walk it uses (`l0.passes.analysis.walk`) and the cycle collector's
+freeze around `optimise` (Note [The cycle collector and the pipeline])."""
+
+from __future__ import annotations
+
+import gc
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+
+from l0.frontend import l0_to_module
+from l0.passes.analysis.walk import walk_ops
+from l0.passes.pipeline import _fingerprint, optimise
+
+_PROGRAM = """
+fun int main([int] a, int k) =
+  let b = map(fn int (int x) => x * k + 3, a) in
+  let s = reduce(op +, 0, b) in
+  loop (t = s) = for i < k do t + i in
+  if t < 0 then 1 else t
+"""
+
+
+def _module() -> ModuleOp:
+    return l0_to_module(_PROGRAM, "f.l0")
+
+
+def test_walk_ops_visits_what_walk_does_in_its_order() -> None:
+    module = _module()
+    assert list(walk_ops(module)) == list(module.walk())
+    assert len(list(walk_ops(module))) >= 20  # nested three deep: lambdas, a loop, an if
+
+
+def test_an_untouched_module_has_the_same_fingerprint() -> None:
+    module = _module()
+    assert _fingerprint(module).same(_fingerprint(module))
+
+
+def test_a_changed_property_is_a_change() -> None:
+    module = _module()
+    before = _fingerprint(module)
+    const = next(op for op in module.walk() if isinstance(op, arith.ConstantOp))
+    const.properties["value"] = IntegerAttr(41, i64)
+    assert not _fingerprint(module).same(before)
+
+
+def test_swapped_operands_and_a_new_equal_op_are_changes() -> None:
+    module = _module()
+    before = _fingerprint(module)
+    add = next(op for op in module.walk() if isinstance(op, arith.AddiOp))
+    add.operands = list(reversed(add.operands))
+    after = _fingerprint(module)
+    assert not after.same(before)
+    const = next(op for op in module.walk() if isinstance(op, arith.ConstantOp))
+    twin = arith.ConstantOp(const.value)
+    assert const.parent is not None
+    const.parent.insert_op_before(twin, const)
+    const.result.replace_all_uses_with(twin.result)
+    const.detach()
+    assert not _fingerprint(module).same(after)
+
+
+def test_optimise_leaves_nothing_frozen() -> None:
+    assert gc.get_freeze_count() == 0
+    optimise(_module())
+    assert gc.get_freeze_count() == 0
