@@ -22,6 +22,7 @@ from l0.passes import lazy_pass as _lazy
 LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
     "bufferise": _lazy("l0.lowering.bufferise", "BufferisePass"),
     "convert-soac-to-scf": _lazy("l0.lowering.convert_soac_to_scf", "ConvertSoacToScfPass"),
+    "forward-iota": _lazy("l0.lowering.forward_iota", "ForwardIotaPass"),
     "dealloc": _lazy("l0.lowering.dealloc", "DeallocPass"),
     "chunk-parallel": _lazy("l0.lowering.chunk_parallel", "ChunkParallelPass"),
     "hoist-allocs": _lazy("l0.lowering.hoist_allocs", "HoistAllocsPass"),
