@@ -6,7 +6,8 @@
 
 For each benchmark (default: every one in `BENCHMARKS` whose L0 program exists) it gets the
 input (`datagen.py`: generated and cached under `benchmarks/data/`, or a finpar dataset),
-builds the C version with `gcc -O3 -march=native -fno-math-errno` (README: why), then runs
+builds the C version with `gcc -O3 -march=native -fno-math-errno -ffp-contract=off`
+(README: why), then runs
 one after the other:
 
 * C: `c/NAME.c`, which times its own computation (`clock_gettime`) N times;
@@ -71,7 +72,7 @@ from benchmarks.numpy_versions import VERSIONS  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 BIN_DIR = datagen.DATA_DIR / "bin"
-CFLAGS = ["-O3", "-march=native", "-fno-math-errno"]
+CFLAGS = ["-O3", "-march=native", "-fno-math-errno", "-ffp-contract=off"]
 SIZES = ("tiny", "small", "full")
 
 # l0 prints reals with 6 decimals: more than half a unit in the last place means disagreement.

@@ -22,6 +22,8 @@ from l0.passes import lazy_pass as _lazy
 LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
     "bufferise": _lazy("l0.lowering.bufferise", "BufferisePass"),
     "convert-soac-to-scf": _lazy("l0.lowering.convert_soac_to_scf", "ConvertSoacToScfPass"),
+    "forward-iota": _lazy("l0.lowering.forward_iota", "ForwardIotaPass"),
+    "size-facts": _lazy("l0.lowering.size_facts", "SizeFactsPass"),
     "dealloc": _lazy("l0.lowering.dealloc", "DeallocPass"),
     "chunk-parallel": _lazy("l0.lowering.chunk_parallel", "ChunkParallelPass"),
     "hoist-allocs": _lazy("l0.lowering.hoist_allocs", "HoistAllocsPass"),
@@ -32,12 +34,11 @@ LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
     "convert-parallel-to-gpu": _lazy("l0.lowering.convert_parallel_to_gpu",
                                      "ConvertParallelToGpuPass"),
     "convert-gpu-to-sim": _lazy("l0.lowering.convert_gpu_to_sim", "ConvertGpuToSimPass"),
-    "size-facts": _lazy("l0.lowering.size_facts", "SizeFactsPass"),
 }
 """Pipeline name -> factory of the lowering pass class, in pipeline order; those of
 `OFF_PIPELINE` last."""
 
-OFF_PIPELINE = frozenset({"size-facts"})
+OFF_PIPELINE: frozenset[str] = frozenset()
 """Lowerings `l0.lowering.pipeline` does not run (`l0-opt -p` runs them when asked)."""
 
 MULTICORE_LOWERINGS = ("convert-parallel-to-omp", "convert-parallel-to-gpu",

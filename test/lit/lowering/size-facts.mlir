@@ -54,3 +54,52 @@ func.func private @no_fact(%m: i64, %n: i64, %k: i64) -> (i64, i64) {
   }
   func.return %r, %r2 : i64, i64
 }
+
+// An scf.parallel from 0 to %m (a map over %m rows, before chunk-parallel) runs only
+// when %m > 0; the select's operand is replaced in its body.
+// CHECK-LABEL: func.func private @parallel_rows(
+// CHECK:         "scf.parallel"
+// CHECK:           %{{.*}} = arith.cmpi slt, %{{.*}}, %n : i64
+func.func private @parallel_rows(%m: i64, %n: i64, %out: memref<?xi1>) {
+  %c0 = arith.constant 0 : i64
+  %i0 = arith.constant 0 : index
+  %i1 = arith.constant 1 : index
+  %mi = arith.index_cast %m : i64 to index
+  %nz = arith.cmpi ne, %m, %c0 : i64
+  %s = arith.select %nz, %n, %c0 : i64
+  "scf.parallel"(%i0, %mi, %i1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%ii: index):
+    %i = arith.index_cast %ii : index to i64
+    %lt = arith.cmpi slt, %i, %s : i64
+    memref.store %lt, %out[%ii] : memref<?xi1>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// Before the loop: the pure ops that only the body uses (a trip count computed from the
+// select, `%s - 1`) see the fact too; the select itself keeps its use after the loop,
+// and a check before the loop (an effect) keeps the select.
+// CHECK-LABEL: func.func private @before_the_loop(
+// CHECK:         %[[S:.*]] = arith.select %{{.*}}, %n, %{{.*}} : i64
+// CHECK:         %[[T:.*]] = arith.addi %n, %{{.*}} : i64
+// CHECK:         %[[OK:.*]] = arith.cmpi slt, %[[S]], %k : i64
+// CHECK-NEXT:    %{{.*}} = soac.assert %[[OK]]
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %m step
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %[[T]] step
+// CHECK:         func.return %[[S]] : i64
+func.func private @before_the_loop(%m: i64, %n: i64, %k: i64) -> i64 {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %cm1 = arith.constant -1 : i64
+  %nz = arith.cmpi ne, %m, %c0 : i64
+  %s = arith.select %nz, %n, %c0 : i64
+  %t = arith.addi %s, %cm1 : i64
+  %ok = arith.cmpi slt, %s, %k : i64
+  %cert = soac.assert %ok, "too big" at "f.l0:1:1"
+  scf.for %i = %c0 to %m step %c1 : i64 {
+    scf.for %j = %c0 to %t step %c1 : i64 {
+    }
+  }
+  func.return %s : i64
+}
