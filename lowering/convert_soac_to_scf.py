@@ -371,10 +371,11 @@ def _views_row(p: Attribute, t: Attribute) -> bool:
 # planning leaves in the parallel loop: the fold consumes it.) This is only sound when
 # the lambda writes nothing but its accumulator and what it allocates itself: a lambda
 # writing into a free array, or into a row of its input, shared by the chunks, keeps the
-# sequential fold (`_writes_only_own`). A partial whose shape is not the neutral element's (an operator
-# whose neutral element is not one, e.g. an empty array) cannot be stored as a row: then
-# the whole fold runs again sequentially, which gives the left fold's result. With one
-# chunk (`cpu`, short inputs, inside a thread) it is the sequential fold itself.
+# sequential fold (`_writes_only_own`). A partial whose shape is not the neutral
+# element's (an operator whose neutral element is not one, e.g. an empty array) cannot
+# be stored as a row: then the whole fold runs again sequentially, which gives the left
+# fold's result. With one chunk (`cpu`, short inputs, inside a thread) it is the
+# sequential fold itself.
 
 _VIEWS = (memref.SubviewOp, memref.CastOp, memref.ReinterpretCastOp)
 _READS = (memref.LoadOp, memref.DimOp, memref.ExtractStridedMetaDataOp, *_VIEWS)
