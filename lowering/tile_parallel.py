@@ -135,7 +135,7 @@ def tile(t: Tileable) -> None:
     b = CodeBuilder.before(par)
     mapping: dict[SSAValue, SSAValue] = {}
     for op in t.chain:
-        copy = b.add(op.clone())
+        copy = b.add(op.clone(value_mapper=mapping))
         for old, new in zip(op.results, copy.results, strict=True):
             mapping[old] = new
     col_type = columns.lb.type

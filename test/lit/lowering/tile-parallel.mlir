@@ -164,3 +164,36 @@ func.func private @reduction(%n: index, %m: i64) -> i64 {
   }) : (index, index, index, i64) -> i64
   func.return %r : i64
 }
+
+// The column count computed in the body by a chain of ops (a size, then a cast): the
+// chain is cloned before the loop, each clone using the clones before it.
+// CHECK-LABEL: func.func private @bounds_chain(
+// CHECK:         %[[Z:zero.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[D:.*]] = memref.dim %y, %[[Z]] : memref<?x?xi64>
+// CHECK-NEXT:    %[[M:.*]] = arith.index_cast %[[D]] : index to i64
+// CHECK:         "scf.parallel"
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %[[M]] step %{{.*}} : i64 {
+func.func private @bounds_chain(%y: memref<?x?xi64>, %out: memref<?x?xi64>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %z = arith.constant 0 : i64
+    %one = arith.constant 1 : i64
+    %zero = arith.constant 0 : index
+    %d = memref.dim %y, %zero : memref<?x?xi64>
+    %cols = arith.index_cast %d : index to i64
+    scf.for %j = %z to %cols step %one : i64 {
+      %jj = arith.index_cast %j : i64 to index
+      %s = scf.for %k = %z to %cols step %one iter_args(%acc = %z) -> (i64) : i64 {
+        %kk = arith.index_cast %k : i64 to index
+        %b = memref.load %y[%jj, %kk] : memref<?x?xi64>
+        %r = arith.addi %acc, %b : i64
+        scf.yield %r : i64
+      }
+      memref.store %s, %out[%i, %jj] : memref<?x?xi64>
+    }
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
