@@ -29,6 +29,7 @@ LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
     "hoist-allocs": _lazy("l0.lowering.hoist_allocs", "HoistAllocsPass"),
     "expand-allocs": _lazy("l0.lowering.expand_allocs", "ExpandAllocsPass"),
     "reuse-freed": _lazy("l0.lowering.reuse_freed", "ReuseFreedPass"),
+    "tile-parallel": _lazy("l0.lowering.tile_parallel", "TileParallelPass"),
     "convert-parallel-to-omp": _lazy("l0.lowering.convert_parallel_to_omp",
                                      "ConvertParallelToOmpPass"),
     "convert-parallel-to-gpu": _lazy("l0.lowering.convert_parallel_to_gpu",
@@ -40,6 +41,10 @@ LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
 
 OFF_PIPELINE: frozenset[str] = frozenset()
 """Lowerings `l0.lowering.pipeline` does not run (`l0-opt -p` runs them when asked)."""
+
+CPU_ONLY_LOWERINGS = frozenset({"tile-parallel"})
+"""Lowerings of the CPU back ends (`cpu`, `multicore`) that the GPU ones do not run: the
+GPU maps every iteration to a thread of its own."""
 
 MULTICORE_LOWERINGS = ("convert-parallel-to-omp", "convert-parallel-to-gpu",
                        "convert-gpu-to-sim")

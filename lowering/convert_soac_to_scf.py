@@ -18,10 +18,12 @@ becomes a sequential `scf.for` with an i64 induction variable, a thread's inner 
   accumulator): `scf.parallel` + `scf.reduce`, which the sequential back end runs as
   the strict left fold; redomap (its operator is `combine`) and tuple operators, with
   scalar accumulators: blocked, each chunk folded from the neutral elements in
-  parallel, the partials combined in chunk order; other folds (array accumulators, and
-  every fold nested in a parallel loop) carry the accumulators in `scf.for`, strictly
-  left to right (a reassociating vectorisation happens only under `fast_math`, in
-  LLVM);
+  parallel, the partials combined in chunk order; a reduce with array accumulators
+  too, each chunk into a buffer of its own, when its lambda writes only its
+  accumulator and what it allocates (Note [Array accumulators]); other folds (a
+  redomap's array accumulators, lambdas writing shared arrays, and every fold nested
+  in a parallel loop) carry the accumulators in `scf.for`, strictly left to right (a
+  reassociating vectorisation happens only under `fast_math`, in LLVM);
 * `scan`: blocked over chunks (total per chunk, carry-ins, scan per chunk from its
   carry-in); as a sequential loop storing each accumulator when nested or not
   blockable;
@@ -57,7 +59,15 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp, i1, i64
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+    StridedLayoutAttr,
+    i1,
+    i64,
+)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -69,7 +79,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import Rewriter
 
 from l0.dialects import msoac
-from l0.dialects.memref_types import rank_of
+from l0.dialects.memref_types import rank_of, row_of
 from l0.dialects.soac import CertType
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.checks import check_row
@@ -308,21 +318,144 @@ def _reduce_parallel(b: CodeBuilder, op: msoac.ReduceOp, n: SSAValue) -> SSAValu
 def _blocked_reduction(op: msoac.ReduceOp) -> bool:
     """Whether `op` becomes the blocked reduction: outermost, its combining operator
     known (redomap's `combine`, or a tuple operator), and its accumulators scalars (one
-    partial result per chunk)."""
+    partial result per chunk) or arrays the lambda may fold into a buffer per chunk
+    (Note [Array accumulators])."""
     if nested_in_parallel(op) or op.operator() is None:
         return False
-    return all(not isinstance(z.type, MemRefType | CertType) for z in op.neutral)
+    if any(isinstance(z.type, CertType) for z in op.neutral):
+        return False
+    if not any(isinstance(z.type, MemRefType) for z in op.neutral):
+        return True
+    operator = op.operator()
+    assert operator is not None
+    k = len(op.neutral)
+    accs = [a.type for a in operator.block.args[:k]]
+    partials = [a.type for a in operator.block.args[k:]]
+    return all(_identity(z.type) for z in op.neutral if isinstance(z.type, MemRefType)) \
+        and accs == [z.type for z in op.neutral] \
+        and all(p == z.type or _views_row(p, z.type)
+                for p, z in zip(partials, op.neutral, strict=True)) \
+        and _writes_only_own(op.body, k) and _writes_only_own(operator, k)
+
+
+def _parts_type(t: Attribute) -> MemRefType:
+    """The buffer of partial results for an accumulator of type `t`: one row each."""
+    if isinstance(t, MemRefType):
+        return MemRefType(t.element_type, [DYNAMIC_INDEX] * (1 + t.get_num_dims()))
+    return MemRefType(t, [DYNAMIC_INDEX])
+
+
+def _views_row(p: Attribute, t: Attribute) -> bool:
+    """Whether a row of `_parts_type(t)` can be cast to `p`: the same view, or one with
+    dynamic strides and offset."""
+    if not isinstance(t, MemRefType) or not isinstance(p, MemRefType):
+        return False
+    row = row_of(_parts_type(t))
+    if p == row:
+        return True
+    layout = p.layout
+    return p.element_type == t.element_type and p.get_num_dims() == t.get_num_dims() \
+        and isinstance(layout, StridedLayoutAttr) and isinstance(layout.offset, NoneAttr) \
+        and all(isinstance(d, NoneAttr) for d in layout.strides.data) \
+        and all(d == DYNAMIC_INDEX for d in p.get_shape())
+
+
+# Note [Array accumulators]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~
+# A reduction whose accumulator is an array (`reduce(fn ([real] a, [real] b) =>
+# map(op +, zip(a, b)), replicate(n, 0.0), rows)`, a histogram) is blocked like a scalar
+# one when it has more than one chunk: each chunk folds its rows starting from a copy of
+# its own of the neutral element when the lambda may update its accumulator in place
+# (else from the neutral element itself, which then no chunk writes), and copies its
+# result into row c of a [C, shape] buffer of partials; the partials are then combined
+# with the operator in chunk order. (The copy is one allocation per chunk that memory
+# planning leaves in the parallel loop: the fold consumes it.) This is only sound when
+# the lambda writes nothing but its accumulator and what it allocates itself: a lambda
+# writing into a free array, or into a row of its input, shared by the chunks, keeps the
+# sequential fold (`_writes_only_own`). A partial whose shape is not the neutral
+# element's (an operator whose neutral element is not one, e.g. an empty array) cannot
+# be stored as a row: then the whole fold runs again sequentially, which gives the left
+# fold's result. With one chunk (`cpu`, short inputs, inside a thread) it is the
+# sequential fold itself.
+
+_VIEWS = (memref.SubviewOp, memref.CastOp, memref.ReinterpretCastOp)
+_READS = (memref.LoadOp, memref.DimOp, memref.ExtractStridedMetaDataOp, *_VIEWS)
+
+
+def _identity(t: Attribute) -> bool:
+    return isinstance(t, MemRefType) and isinstance(t.layout, NoneAttr) \
+        and all(d == DYNAMIC_INDEX for d in t.get_shape())
+
+
+def _writes_only_own(lam: Region, accumulators: int) -> bool:
+    """Whether the lambda `lam` only reads arrays other than its first `accumulators`
+    arguments and the buffers it allocates (Note [Array accumulators]): every use of an
+    array rooted in a free value or an input row is a load, a size, a view, the source of
+    a copy or an input of a nested SOAC."""
+    args = list(lam.block.args)
+
+    def shared(v: SSAValue) -> bool:
+        if v in args:
+            return args.index(v) >= accumulators
+        owner = v.owner
+        if not _defined_in(v, lam):
+            return True
+        return isinstance(owner, _VIEWS) and shared(owner.operands[0])
+
+    for inner in lam.walk():
+        for k, v in enumerate(inner.operands):
+            if not isinstance(v.type, MemRefType) or not shared(v):
+                continue
+            if isinstance(inner, _READS) or (isinstance(inner, memref.CopyOp) and k == 0):
+                continue
+            ins = getattr(inner, "inputs", None)
+            outs = getattr(inner, "outs", ())
+            if ins is not None and v in ins and v not in outs:
+                continue
+            return False
+    return True
+
+
+def _defined_in(v: SSAValue, region: Region) -> bool:
+    owner = v.owner
+    cur: Operation | None = owner if isinstance(owner, Operation) else owner.parent_op()
+    parent = region.parent_op()
+    if isinstance(owner, Block) and owner.parent is region:
+        return True
+    while cur is not None:
+        if cur.parent_region() is region:
+            return True
+        if cur is parent:
+            return False
+        cur = cur.parent_op()
+    return False
 
 
 def _reduce_blocked(b: CodeBuilder, op: msoac.ReduceOp, n: SSAValue) -> list[SSAValue]:
     """The blocked reduction (Note [Parallel width]): with C chunks, each chunk folded
     with the lambda from the neutral elements, in parallel, into its partial results;
     then the partials combined with the operator in chunk order. With one chunk it is
-    the left fold from the neutral elements, and nothing is combined."""
+    the left fold from the neutral elements, and nothing is combined. Array
+    accumulators: Note [Array accumulators]."""
+    count = chunk_count(b, n, op)
+    if not any(isinstance(z.type, MemRefType) for z in op.neutral):
+        return _scalar_partials(b, op, n, count)
+    types = [z.type for z in op.neutral]
+
+    def sequential(sb: CodeBuilder) -> list[SSAValue]:
+        return _fold_rows(sb, op.body, op.neutral, list(op.inputs), sb.i64(0), n)
+
+    def blocked(pb: CodeBuilder) -> list[SSAValue]:
+        return _array_partials(pb, op, n, count, sequential)
+
+    return b.if_(b.cmpi("sgt", count, b.i64(1)), types, blocked, sequential)
+
+
+def _scalar_partials(b: CodeBuilder, op: msoac.ReduceOp, n: SSAValue,
+                     count: SSAValue) -> list[SSAValue]:
     inputs = list(op.inputs)
     operator = op.operator()
     assert operator is not None
-    count = chunk_count(b, n, op)
     parts = [b.alloc(MemRefType(z.type, [DYNAMIC_INDEX]), [count]) for z in op.neutral]
 
     def chunk(cb: CodeBuilder, c: SSAValue) -> None:
@@ -339,6 +472,75 @@ def _reduce_blocked(b: CodeBuilder, op: msoac.ReduceOp, n: SSAValue) -> list[SSA
     results = b.for_(b.i64(1), count, [b.load(m, [b.i64(0)]) for m in parts], combine)
     mark_blocked_reduction(chunks, results[0].owner)
     return results
+
+
+def _own_copy(b: CodeBuilder, v: SSAValue) -> SSAValue:
+    """A fresh buffer (identity layout) holding a copy of the array `v`."""
+    t = _memref(v)
+    fresh = b.alloc(MemRefType(t.element_type, [DYNAMIC_INDEX] * t.get_num_dims()), b.dims(v))
+    b.copy(v, fresh)
+    return fresh
+
+
+def _array_partials(b: CodeBuilder, op: msoac.ReduceOp, n: SSAValue, count: SSAValue,
+                    sequential: Callable[[CodeBuilder], list[SSAValue]]) -> list[SSAValue]:
+    """More than one chunk, some accumulators arrays (Note [Array accumulators])."""
+    inputs = list(op.inputs)
+    operator = op.operator()
+    assert operator is not None
+    shapes = [b.dims(z) if isinstance(z.type, MemRefType) else [] for z in op.neutral]
+    parts = [b.alloc(_parts_type(z.type), [count, *s])
+             for z, s in zip(op.neutral, shapes, strict=True)]
+    k = len(op.neutral)
+    # The operator takes the second partial as a row view or as a buffer of its own.
+    second = [a.type for a in operator.block.args[k:]]
+    views = [t != z.type for t, z in zip(second, op.neutral, strict=True)]
+    fits = b.alloc(MemRefType(i1, [DYNAMIC_INDEX]), [count])
+    # A lambda that never writes its accumulator can start every chunk from the shared
+    # neutral element; one that may needs a copy per chunk.
+    updates = not _writes_only_own(op.body, 0)
+
+    def chunk(cb: CodeBuilder, c: SSAValue) -> None:
+        lo, hi = chunk_bounds(cb, c, n, count)
+        own = [_own_copy(cb, z) if s and updates else z
+               for z, s in zip(op.neutral, shapes, strict=True)]
+        folded = _fold_rows(cb, op.body, own, inputs, lo, hi)
+        same = cb.all_of([cb.cmpi("eq", d, e) for v, s in zip(folded, shapes, strict=True)
+                          for d, e in zip(cb.dims(v) if s else [], s, strict=True)])
+        cb.store(same, fits, [c])
+
+        def keep(kb: CodeBuilder) -> list[SSAValue]:
+            for v, m, s in zip(folded, parts, shapes, strict=True):
+                if s:
+                    kb.copy(v, kb.row(m, [c]))
+                else:
+                    kb.store(v, m, [c])
+            return []
+
+        cb.if_(same, [], keep)
+
+    parallel_for(b, b.i64(0), count, chunk)
+
+    def all_fit(lb: CodeBuilder, c: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+        return [lb.andi(acc[0], lb.load(fits, [c]))]
+
+    (fit,) = b.for_(b.i64(0), count, [b.bool(True)], all_fit)
+
+    def partial(pb: CodeBuilder, c: SSAValue, as_view: Sequence[bool]) -> list[SSAValue]:
+        out: list[SSAValue] = []
+        for m, s, view, t in zip(parts, shapes, as_view, second, strict=True):
+            v = pb.row(m, [c])
+            out.append(v if not s else pb.cast(v, t) if view else _own_copy(pb, v))
+        return out
+
+    def combined(cb: CodeBuilder) -> list[SSAValue]:
+        def step(lb: CodeBuilder, c: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+            return inline_lambda(operator.clone().block, lb, [*acc, *partial(lb, c, views)])
+
+        first = partial(cb, cb.i64(0), [False] * k)
+        return cb.for_(cb.i64(1), count, first, step)
+
+    return b.if_(fit, [z.type for z in op.neutral], combined, sequential)
 
 
 class LowerScan(RewritePattern):

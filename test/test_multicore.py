@@ -248,3 +248,62 @@ def test_one_compilation_serves_every_thread_count(monkeypatch: pytest.MonkeyPat
     assert len(builds) == 1
     assert results[1] == N
     assert len(set(results.values())) == len(THREADS)
+# Reductions with array accumulators (Note [Array accumulators] in
+# l0.lowering.convert_soac_to_scf): a chunk per thread folds into its own copy of the
+# neutral element; `last`'s neutral element has another shape than its partials, so the
+# fold runs again sequentially.
+ARRAY_REDUCTIONS = """
+fun [real] colsums([[real]] rows) =
+  reduce(fn [real] ([real] a, [real] b) => map(op +, zip(a, b)), replicate(size(1, rows), 0.0),
+         rows)
+fun [int] histogram(int k, [int] xs) =
+  reduce(fn *[int] (*[int] a, *[int] b) =>
+           loop (a) = for i < k do let a[i] = a[i] + b[i] in a in a,
+         replicate(k, 0),
+         map(fn *[int] (int x) => let h = replicate(k, 0) in let h[x % k] = 1 in h, xs))
+fun [int] last([[int]] rows) = reduce(fn [int] ([int] a, [int] b) => copy(b), iota(0), rows)
+fun [[int]] product([[int]] x, [[int]] y) =
+  map(fn [int] ([int] row) =>
+        map(fn int ([int] col) => reduce(op +, 0, map(op *, zip(row, col))), transpose(y)),
+      x)
+fun int main() = 0
+"""
+
+
+def _array_reduction_results(prog: l0.CompiledProgram, ints: np.ndarray) -> list:
+    reals = (ints[:20_000].reshape(-1, 4) % 7).astype(np.float64)
+    x, y = ints[:37 * 45].reshape(37, 45), ints[:45 * 70].reshape(45, 70)
+    return [prog.colsums(reals), prog.histogram(7, ints[:30_000] + 1000),
+            prog.last(ints[:30_000].reshape(-1, 3)), prog.product(x, y)]
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_array_accumulators_and_tiled_products_match_the_interpreter(
+        threads: int, data: np.ndarray) -> None:
+    interp = l0.compile(ARRAY_REDUCTIONS, backend="interp")
+    par = l0.compile(ARRAY_REDUCTIONS, backend="multicore", threads=threads)
+    for got, want in zip(_array_reduction_results(par, data),
+                         _array_reduction_results(interp, data), strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_array_accumulators_are_blocked_and_free_what_they_allocate(
+        monkeypatch: pytest.MonkeyPatch, data: np.ndarray) -> None:
+    import gc
+
+    from l0.api import CompiledProgram
+    from l0.lowering import checked_memory
+    from l0.lowering.pipeline import lower
+
+    source = ARRAY_REDUCTIONS.replace("fun int main() = 0",
+                                      "fun [real] main([[real]] r) = colsums(r)")
+    text = str(lower(CompiledProgram(source, "a.l0", "interp").module, entries=["main"]))
+    assert "func.call @l0_parallel_width()" in text and "memref<?xi1>" in text
+    monkeypatch.setenv(checked_memory.ENV, "1")
+    checked_memory.reset_problems()
+    prog = l0.compile(ARRAY_REDUCTIONS + "\n// checked", backend="multicore", threads=3)
+    before = checked_memory.live()
+    _array_reduction_results(prog, data)
+    gc.collect()
+    assert checked_memory.live() == before, "buffers leaked"
+    assert checked_memory.problems() == []

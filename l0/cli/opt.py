@@ -59,6 +59,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from l0.cli.guard import EXIT_OK, EXIT_USER_ERROR, run_guarded
 from l0.diagnostics import L0Error, Loc
 from l0.dialects.context import dialect_loaders
+from l0.lowering import CPU_ONLY_LOWERINGS
 from l0.passes import PASSES, describe_passes
 
 PROG = "l0-opt"
@@ -380,6 +381,9 @@ BACKEND_LOWERINGS: dict[str, tuple[str, ...]] = {
 }
 """The lowerings `--target` adds after the CPU's (kernel extraction where registered)."""
 
+BACKEND_SKIPS: dict[str, frozenset[str]] = {"gpu": CPU_ONLY_LOWERINGS}
+"""The CPU pipeline's lowerings a `--target` does not run."""
+
 
 def _lowerings_needed(prog: ModuleOp, ran: Sequence[ModulePass],
                       backend: str = "cpu") -> list[ModulePass]:
@@ -397,6 +401,7 @@ def _lowerings_needed(prog: ModuleOp, ran: Sequence[ModulePass],
     own = BACKEND_LOWERINGS.get(backend, ())
     others = {*MULTICORE_LOWERINGS, *(n for names in BACKEND_LOWERINGS.values()
                                       for n in names)} - set(own)
+    others |= BACKEND_SKIPS.get(backend, frozenset())
     order = [name for name in LOWERINGS if name not in OFF_PIPELINE and name not in others]
     done = [order.index(p.name) for p in ran if p.name in order]
     stage = _lowering_stage(prog)

@@ -189,7 +189,7 @@ def test_help_lists_every_registered_pass_with_its_summary(
                                           "convert-parallel-to-gpu", "convert-parallel-to-omp",
                                           "convert-soac-to-scf", "dealloc",
                                           "expand-allocs", "hoist-allocs", "reuse-freed",
-                                          "size-facts"]
+                                          "size-facts", "tile-parallel"]
 
 
 def test_help_drops_the_xdsl_opt_options_that_do_nothing_here(
@@ -234,8 +234,8 @@ def _passes_run(err: str) -> list[str]:
     return [line.split()[1] for line in err.splitlines() if line.startswith("Pass ")]
 
 
-PLANNING = ["chunk-parallel", "hoist-allocs", "expand-allocs", "reuse-freed"]
-"""The memory planning lowerings, after dealloc."""
+PLANNING = ["chunk-parallel", "hoist-allocs", "expand-allocs", "reuse-freed", "tile-parallel"]
+"""The memory planning lowerings after dealloc, and the CPU's loop tiling."""
 
 
 @pytest.mark.parametrize(("args", "lowerings"), [
@@ -245,7 +245,7 @@ PLANNING = ["chunk-parallel", "hoist-allocs", "expand-allocs", "reuse-freed"]
     (["-p", "bufferise,convert-soac-to-scf"], ["dealloc", *PLANNING]),
     (["-p", "bufferise,convert-soac-to-scf,dealloc"], PLANNING),
     (["-p", "bufferise,convert-soac-to-scf,dealloc,chunk-parallel,hoist-allocs,expand-allocs,"
-           "reuse-freed"], []),
+           "reuse-freed"], ["tile-parallel"]),
 ])
 def test_llvm_ir_target_runs_the_lowerings_still_needed(
     args: list[str], lowerings: list[str], tmp_path: Path,

@@ -1,0 +1,147 @@
+// RUN: l0-opt %s -p convert-soac-to-scf | filecheck %s
+
+// A reduction with an array accumulator (a histogram: rows added elementwise) and its
+// operator known is blocked when it has more than one chunk: each chunk folds its rows
+// from the neutral element (which this lambda never writes), stores the result as row c of a [C, n]
+// buffer of partials (and whether its shape was the neutral element's), and the
+// partials are combined with the operator in chunk order; a partial of another shape,
+// or a single chunk (cpu), runs the sequential left fold.
+
+// CHECK-LABEL: func.func @histogram(
+// CHECK:         %[[W:.*]] = func.call @l0_parallel_width() : () -> i64
+// CHECK:         %[[C:.*]] = arith.maxsi %{{.*}}, %{{.*}} : i64
+// CHECK:         %[[MANY:.*]] = arith.cmpi sgt, %[[C]], %{{.*}} : i64
+// CHECK-NEXT:    %[[R:.*]] = scf.if %[[MANY]] -> (memref<?xf64>) {
+// CHECK:           %[[PARTS:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x?xf64>
+// CHECK:           %[[FITS:.*]] = memref.alloc(%{{.*}}) : memref<?xi1>
+// CHECK:           "scf.parallel"
+// CHECK-NOT:         "memref.copy"(%z
+// CHECK:             %[[F:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %z) -> (memref<?xf64>) : i64 {
+// CHECK:             memref.store %{{.*}}, %[[FITS]][%{{.*}}] : memref<?xi1>
+// CHECK:             scf.if %{{.*}} {
+// CHECK:               %[[ROW:.*]] = memref.subview %[[PARTS]]
+// CHECK-NEXT:          "memref.copy"(%[[F]], %[[ROW]])
+// CHECK:             scf.reduce
+// CHECK:           %[[FIT:.*]] = scf.for {{.*}} -> (i1)
+// CHECK:           scf.if %[[FIT]] -> (memref<?xf64>) {
+// CHECK:             memref.subview %[[PARTS]]
+// CHECK:             scf.for {{.*}} -> (memref<?xf64>) : i64 {
+// CHECK:               memref.subview %[[PARTS]]
+// CHECK:           } else {
+// CHECK:             scf.for {{.*}} iter_args(%{{.*}} = %z) -> (memref<?xf64>) : i64 {
+// CHECK:         } else {
+// CHECK:           scf.for {{.*}} iter_args(%{{.*}} = %z) -> (memref<?xf64>) : i64 {
+// CHECK:         func.return %[[R]]
+func.func @histogram(%rows: memref<?x?xf64>, %z: memref<?xf64>) -> memref<?xf64> {
+  %r = msoac.reduce(%z : memref<?xf64>) over(%rows : memref<?x?xf64>) attributes {operator} -> memref<?xf64> {
+  ^bb0(%a: memref<?xf64>, %b: memref<?xf64, strided<[1], offset: ?>>):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n = memref.dim %a, %c0 : memref<?xf64>
+    %s = memref.alloc(%n) : memref<?xf64>
+    scf.for %i = %c0 to %n step %c1 {
+      %x = memref.load %a[%i] : memref<?xf64>
+      %y = memref.load %b[%i] : memref<?xf64, strided<[1], offset: ?>>
+      %xy = arith.addf %x, %y : f64
+      memref.store %xy, %s[%i] : memref<?xf64>
+    }
+    msoac.yield %s : memref<?xf64>
+  }
+  func.return %r : memref<?xf64>
+}
+
+// The lambda updates its accumulator in place: each chunk folds into a copy of its own.
+// CHECK-LABEL: func.func @in_place_accumulator(
+// CHECK:         func.call @l0_parallel_width()
+// CHECK:         "scf.parallel"
+// CHECK:           %[[OWN:.*]] = memref.alloc(%{{.*}}) : memref<?xi64>
+// CHECK-NEXT:      "memref.copy"(%z, %[[OWN]])
+// CHECK:           scf.for {{.*}} iter_args(%{{.*}} = %[[OWN]]) -> (memref<?xi64>) : i64 {
+func.func @in_place_accumulator(%rows: memref<?x?xi64>, %z: memref<?xi64>) -> memref<?xi64> {
+  %r = msoac.reduce(%z : memref<?xi64>) over(%rows : memref<?x?xi64>) attributes {operator} -> memref<?xi64> {
+  ^bb0(%a: memref<?xi64>, %b: memref<?xi64, strided<[1], offset: ?>>):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n = memref.dim %a, %c0 : memref<?xi64>
+    scf.for %i = %c0 to %n step %c1 {
+      %x = memref.load %a[%i] : memref<?xi64>
+      %y = memref.load %b[%i] : memref<?xi64, strided<[1], offset: ?>>
+      %xy = arith.addi %x, %y : i64
+      memref.store %xy, %a[%i] : memref<?xi64>
+    }
+    msoac.yield %a : memref<?xi64>
+  }
+  func.return %r : memref<?xi64>
+}
+
+// Must not fire: the lambda writes into a free array, shared by every chunk.
+// CHECK-LABEL: func.func @writes_shared(
+// CHECK-NOT:     l0_parallel_width
+// CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %z) -> (memref<?xi64>) : i64 {
+// CHECK-NOT:     "scf.parallel"
+// CHECK:         func.return
+func.func @writes_shared(%rows: memref<?x?xi64>, %z: memref<?xi64>, %log: memref<?xi64>) -> memref<?xi64> {
+  %r = msoac.reduce(%z : memref<?xi64>) over(%rows : memref<?x?xi64>) attributes {operator} -> memref<?xi64> {
+  ^bb0(%a: memref<?xi64>, %b: memref<?xi64, strided<[1], offset: ?>>):
+    %c0 = arith.constant 0 : index
+    %x = memref.load %b[%c0] : memref<?xi64, strided<[1], offset: ?>>
+    memref.store %x, %log[%c0] : memref<?xi64>
+    msoac.yield %a : memref<?xi64>
+  }
+  func.return %r : memref<?xi64>
+}
+
+// Must not fire: the lambda writes into its row, a view of the input (through a
+// subview of it).
+// CHECK-LABEL: func.func @writes_row(
+// CHECK-NOT:     l0_parallel_width
+// CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %z) -> (memref<?xf64>) : i64 {
+// CHECK:         func.return
+func.func @writes_row(%rows: memref<?x?xf64>, %z: memref<?xf64>) -> memref<?xf64> {
+  %r = msoac.reduce(%z : memref<?xf64>) over(%rows : memref<?x?xf64>) attributes {operator} -> memref<?xf64> {
+  ^bb0(%a: memref<?xf64>, %b: memref<?xf64, strided<[1], offset: ?>>):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %head = memref.subview %b[0] [1] [1] : memref<?xf64, strided<[1], offset: ?>> to memref<1xf64, strided<[1], offset: ?>>
+    %x = memref.load %a[%c0] : memref<?xf64>
+    memref.store %x, %head[%c0] : memref<1xf64, strided<[1], offset: ?>>
+    msoac.yield %a : memref<?xf64>
+  }
+  func.return %r : memref<?xf64>
+}
+
+// Must not fire: no operator known (a redomap's fold with an array accumulator), a
+// neutral element that is a view (not a buffer of identity layout), and an operator
+// whose arguments are not two accumulators.
+// CHECK-LABEL: func.func @no_operator(
+// CHECK-NOT:     l0_parallel_width
+// CHECK:         func.return
+func.func @no_operator(%xs: memref<?xi64>, %z: memref<?xi64>) -> memref<?xi64> {
+  %r = msoac.reduce(%z : memref<?xi64>) over(%xs : memref<?xi64>) -> memref<?xi64> {
+  ^bb0(%a: memref<?xi64>, %x: i64):
+    msoac.yield %a : memref<?xi64>
+  }
+  func.return %r : memref<?xi64>
+}
+
+// CHECK-LABEL: func.func @strided_neutral(
+// CHECK-NOT:     l0_parallel_width
+// CHECK:         func.return
+func.func @strided_neutral(%xs: memref<?xi64>, %z: memref<?xi64, strided<[?], offset: ?>>) -> memref<?xi64, strided<[?], offset: ?>> {
+  %r = msoac.reduce(%z : memref<?xi64, strided<[?], offset: ?>>) over(%xs : memref<?xi64>) attributes {operator} -> memref<?xi64, strided<[?], offset: ?>> {
+  ^bb0(%a: memref<?xi64, strided<[?], offset: ?>>, %x: i64):
+    msoac.yield %a : memref<?xi64, strided<[?], offset: ?>>
+  }
+  func.return %r : memref<?xi64, strided<[?], offset: ?>>
+}
+
+// CHECK-LABEL: func.func @not_an_operator(
+// CHECK-NOT:     l0_parallel_width
+// CHECK:         func.return
+func.func @not_an_operator(%xs: memref<?xi64>, %z: memref<?xi64>) -> memref<?xi64> {
+  %r = msoac.reduce(%z : memref<?xi64>) over(%xs : memref<?xi64>) attributes {operator} -> memref<?xi64> {
+  ^bb0(%a: memref<?xi64>, %x: i64):
+    msoac.yield %a : memref<?xi64>
+  }
+  func.return %r : memref<?xi64>
+}
