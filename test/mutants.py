@@ -145,18 +145,25 @@ _MEMORY_PROGRAMS = _names("""
 """)
 
 MODULES: dict[str, Coverage] = {
-    "passes/fuse": Coverage(("test/lit/passes/fuse.mlir", "test/lit/passes/fuse-not.mlir"),
-                            ("interp-pass-fuse",), _FUSE_PROGRAMS),
+    "passes/fuse": Coverage(
+        tuple(f"test/lit/passes/fuse{part}.mlir" for part in (
+            "", "-not", "-horizontal", "-horizontal-not", "-duplicate", "-duplicate-not",
+            "-scanomap", "-reshape", "-iswim")),
+        ("interp-pass-fuse",), _FUSE_PROGRAMS,
+        ("test/unit/test_fusion_structure.py", "test/unit/test_fused_programs.py")),
     "passes/hoist": Coverage(("test/lit/passes/hoist.mlir",), ("interp-pass-hoist",),
                              _HOIST_PROGRAMS),
-    "passes/cse": Coverage(("test/lit/passes/cse.mlir", "test/lit/passes/rebind.mlir"),
+    "passes/cse": Coverage(("test/lit/passes/cse.mlir", "test/lit/passes/rebind.mlir",
+                            "test/lit/programs/rebinder"),
                            ("interp-pass-cse", "interp-pass-rebind"), _CSE_PROGRAMS,
                            ("test/unit/test_rebinder.py",)),
-    "lowering/dealloc": Coverage(("test/lit/lowering/dealloc.mlir",), ("cpu-O0",),
+    "lowering/dealloc": Coverage(("test/lit/lowering/dealloc.mlir",
+                                  "test/lit/lowering/l0-opt-pipeline.l0"), ("cpu-O0",),
                                  _MEMORY_PROGRAMS),
     "lowering/bufferise": Coverage(
         ("test/lit/lowering/bufferise.mlir", "test/lit/lowering/bufferise-soacs.mlir",
-         "test/lit/lowering/bufferise-manifest.mlir"), ("cpu-O0",), _MEMORY_PROGRAMS),
+         "test/lit/lowering/bufferise-manifest.mlir", "test/lit/lowering/bufferise-row-shapes.l0",
+         "test/lit/lowering/l0-opt-pipeline.l0"), ("cpu-O0",), _MEMORY_PROGRAMS),
 }
 
 EXCLUDED = [
@@ -182,7 +189,7 @@ def source_of(module: str) -> Path:
 
 
 def test_command(cov: Coverage) -> str:
-    lit = f"{BIN / 'lit'} -q {' '.join(cov.lit)}"
+    lit = f"{BIN / 'lit'} -q --max-failures 1 {' '.join(cov.lit)}"
     pytest = (f"{BIN / 'python'} -m pytest -x -q -p no:cacheprovider -p no:xdist "
               f"-W ignore::pytest.PytestUnknownMarkWarning")
     cells = " ".join(shlex.quote(f"test/test_matrix.py::test_cell[{prog}-{column}]")
