@@ -54,6 +54,8 @@ class Coverage:
     columns: tuple[str, ...]  # e.g. "interp-pass-fuse", "cpu-O0"
     programs: tuple[str, ...]  # corpus programs, the likeliest killers first
     unit: tuple[str, ...] = ()
+    # Modules mutated with it: the core a pass is a thin wrapper around (`passes/cores`).
+    cores: tuple[str, ...] = ()
 
 
 def _names(text: str) -> tuple[str, ...]:
@@ -152,11 +154,12 @@ MODULES: dict[str, Coverage] = {
         ("interp-pass-fuse",), _FUSE_PROGRAMS,
         ("test/unit/test_fusion_structure.py", "test/unit/test_fused_programs.py")),
     "passes/hoist": Coverage(("test/lit/passes/hoist.mlir",), ("interp-pass-hoist",),
-                             _HOIST_PROGRAMS),
+                             _HOIST_PROGRAMS, cores=("passes/cores/hoisting",)),
     "passes/cse": Coverage(("test/lit/passes/cse.mlir", "test/lit/passes/rebind.mlir",
                             "test/lit/programs/rebinder"),
                            ("interp-pass-cse", "interp-pass-rebind"), _CSE_PROGRAMS,
-                           ("test/unit/test_rebinder.py",)),
+                           ("test/unit/test_rebinder.py",),
+                           ("passes/cores/common_subexpressions",)),
     "lowering/dealloc": Coverage(("test/lit/lowering/dealloc.mlir",
                                   "test/lit/lowering/l0-opt-pipeline.l0"), ("cpu-O0",),
                                  _MEMORY_PROGRAMS),
@@ -176,6 +179,15 @@ EXCLUDED = [
     r"core/VariableReplacer",
     r"core/RemoveDecorator",
 ]
+
+
+def sources_of(module: str, cov: Coverage) -> list[Path]:
+    """The files mutated for `module`: its own and those of its cores."""
+    files: list[Path] = []
+    for name in (module, *cov.cores):
+        src = source_of(name)
+        files += [src] if src.is_file() else sorted(src.rglob("*.py"))
+    return files
 
 
 def source_of(module: str) -> Path:
@@ -204,7 +216,7 @@ def test_command(cov: Coverage) -> str:
 def config(module: str, cov: Coverage, timeout: float) -> str:
     excluded = ", ".join(json.dumps(e) for e in EXCLUDED)
     return f"""[cosmic-ray]
-module-path = "{source_of(module).relative_to(REPO)}"
+module-path = {json.dumps([str(source_of(m).relative_to(REPO)) for m in (module, *cov.cores)])}
 timeout = {timeout}
 excluded-modules = []
 test-command = {json.dumps(test_command(cov))}
@@ -289,10 +301,9 @@ def main() -> None:
     cfg, session = workdir / "config.toml", workdir / "session.sqlite"
     cfg.write_text(config(args.module, cov, args.timeout), encoding="utf-8")
     cr = str(BIN / "cosmic-ray")
-    src = source_of(args.module)
     # Cosmic Ray mutates the files in place: keep the originals to put back whatever happens.
     backup = Path(tempfile.mkdtemp(prefix="l0-mutants-"))
-    files = [src] if src.is_file() else sorted(src.rglob("*.py"))
+    files = sources_of(args.module, cov)
     originals = {f: backup / f"{k}.py" for k, f in enumerate(files)}
     for f, saved in originals.items():
         shutil.copy2(f, saved)
