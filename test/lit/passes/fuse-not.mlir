@@ -322,3 +322,34 @@ func.func @indexed_pair(%a: tensor<?xi64>, %i: i64) -> (tensor<?xi64>, tensor<?x
 // CHECK: %b, %d = soac.map
 // CHECK: soac.map(%{{.*}} = %b
 // WHY: remark: 'soac.map' %b not fused: output %b is used by 'soac.index', not as an input array
+
+// -----
+
+// The contrast with @two_consumers: consumers on the two branches of an `if` never
+// both run, so the producer fuses into each by vertical fusion alone (no duplication
+// of work; here duplication is off).
+func.func @branch_consumers(%a: tensor<?xi64>, %c: i1) -> tensor<?xi64> {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %r = scf.if %c -> (tensor<?xi64>) {
+    %t = soac.map(%x = %b : tensor<?xi64>) -> tensor<?xi64> {
+      %y = arith.addi %x, %x : i64
+      soac.yield %y : i64
+    }
+    scf.yield %t : tensor<?xi64>
+  } else {
+    %e = soac.map(%x = %b : tensor<?xi64>) -> tensor<?xi64> {
+      %y = arith.subi %x, %x : i64
+      soac.yield %y : i64
+    }
+    scf.yield %e : tensor<?xi64>
+  }
+  func.return %r : tensor<?xi64>
+}
+// CHECK-LABEL: func.func @branch_consumers
+// CHECK-NEXT:    %r = scf.if %c -> (tensor<?xi64>) {
+// CHECK-NEXT:      %t = soac.map(%{{.*}} = %a : tensor<?xi64>)
+// CHECK:         } else {
+// CHECK-NEXT:      %e = soac.map(%{{.*}} = %a : tensor<?xi64>)
