@@ -353,3 +353,5 @@ func.func @branch_consumers(%a: tensor<?xi64>, %c: i1) -> tensor<?xi64> {
 // CHECK-NEXT:      %t = soac.map(%{{.*}} = %a : tensor<?xi64>)
 // CHECK:         } else {
 // CHECK-NEXT:      %e = soac.map(%{{.*}} = %a : tensor<?xi64>)
+// `explain` says nothing of SOACs that fused, nor of ops that are no producers.
+// WHY-NOT: remark: {{.*}} not fused: None
