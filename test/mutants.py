@@ -196,15 +196,21 @@ def source_of(module: str) -> Path:
     raise SystemExit(f"no module {module} (expected {module}.py or a package directory)")
 
 
-def test_command(cov: Coverage) -> str:
+def test_command(module: str, cov: Coverage) -> str:
+    # Note [No stale bytecode]: a mutant is compiled from its source, never taken from
+    # a `.pyc` left by an earlier mutant or the original (Python trusts a `.pyc` whose
+    # recorded mtime and size match; a mutant as long as the last one, written in the
+    # same second, would match).
+    caches = sorted({str(f.parent / "__pycache__") for f in sources_of(module, cov)})
+    fresh = f"rm -rf {' '.join(caches)}"
     lit = f"{BIN / 'lit'} -q --max-failures 1 {' '.join(cov.lit)}"
     pytest = (f"{BIN / 'python'} -m pytest -x -q -p no:cacheprovider -p no:xdist "
               f"-W ignore::pytest.PytestUnknownMarkWarning")
     cells = " ".join(shlex.quote(f"test/test_matrix.py::test_cell[{prog}-{column}]")
                      for prog in cov.programs for column in cov.columns)
-    steps = [lit, f"{pytest} {cells}"]
+    steps = [fresh, lit, f"{pytest} {cells}"]
     if cov.unit:
-        steps.insert(1, f"{pytest} {' '.join(cov.unit)}")
+        steps.insert(2, f"{pytest} {' '.join(cov.unit)}")
     # Cosmic Ray splits the command into words and runs it without a shell.
     return f"bash -c {shlex.quote(' && '.join(steps))}"
 
@@ -215,7 +221,7 @@ def config(module: str, cov: Coverage, timeout: float) -> str:
 module-path = {json.dumps([str(source_of(m).relative_to(REPO)) for m in (module, *cov.cores)])}
 timeout = {timeout}
 excluded-modules = []
-test-command = {json.dumps(test_command(cov))}
+test-command = {json.dumps(test_command(module, cov))}
 
 [cosmic-ray.distributor]
 name = "local"
