@@ -380,3 +380,25 @@ func.func @cse_regions_past_a_sibling(%a: tensor<?xi64>) -> (tensor<?xi64>, tens
 // CHECK:         %q = soac.map
 // CHECK-NOT:     soac.map
 // CHECK:         func.return %p, %q, %p
+
+// -----
+
+// The same with ops that have regions (filed under their full key): two equal maps,
+// and the first is updated in place, so they stay two arrays.
+func.func @no_cse_consumed_map(%a: tensor<?xi64>, %i: i64) -> (tensor<?xi64>, tensor<?xi64>) {
+  %five = arith.constant 5 : i64
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %c = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %b2 = soac.update %b[%i] = %five : tensor<?xi64>
+  func.return %b2, %c : tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @no_cse_consumed_map
+// CHECK:         %b = soac.map
+// CHECK:         %c = soac.map
+// CHECK:         soac.update %b
