@@ -47,24 +47,122 @@ BIN = Path(sys.executable).parent
 
 @dataclass(frozen=True)
 class Coverage:
-    """The fast tests covering a module: lit files, pytest node ids, a matrix selection."""
+    """The fast tests covering a module: lit files, unit tests, and cells of the matrix
+    (`test/test_matrix.py`): each of `programs` in each of `columns`, in that order."""
 
     lit: tuple[str, ...]
-    matrix: str  # a pytest -k expression over test/test_matrix.py
+    columns: tuple[str, ...]  # e.g. "interp-pass-fuse", "cpu-O0"
+    programs: tuple[str, ...]  # corpus programs, the likeliest killers first
     unit: tuple[str, ...] = ()
+    # Modules mutated with it: the core a pass is a thin wrapper around (`passes/cores`).
+    cores: tuple[str, ...] = ()
 
+
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(f"{name}.l0" for name in text.split())
+
+
+# Note [Subsets of the corpus]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A survivor costs the whole test command, and mutants run one at a time: the matrix
+# columns are cut down to the programs that can tell a mutant from the module.
+#
+# * A pass: the programs the pass alone changes (their IR after it differs from the
+#   front end's), and for `fuse` every program of `fusion/`, whose must-not-fuse cases
+#   (an in-place update between producer and consumer, an array used twice) a mutant
+#   that fuses too much would break. A program the pass leaves alone can only catch a
+#   mutant that makes the pass fire where it should not, which the must-not-fire lit
+#   tests check directly.
+# * A lowering step (`dealloc`, `bufferise`): the CPU back end at `-O0` on the checking
+#   heap (a freed buffer reads as poison; double frees and leaks fail the cell), on the
+#   programs whose memory is most involved: loops carrying arrays (the loop taking
+#   ownership of its initial buffer, growing and copied arrays), in-place updates,
+#   branches returning arrays, SOACs in loops and nested SOACs, tuples of arrays,
+#   reshapes, splits and transpositions (views), filters (sizes known late), and runtime
+#   errors raised with buffers live. One program of each shape, the cheapest.
+_FUSE_PROGRAMS = _names("""
+    fusion/map_map fusion/map_reduce fusion/map_scan fusion/redomap_chain fusion/figure44
+    fusion/filter_reduce fusion/fuse_easy fusion/fuse_filter fusion/horizontal_folds
+    fusion/horizontal_maps fusion/iswim_columns fusion/scanomap_affine fusion/scanomap_chain
+    fusion/scanomap_matrix fusion/scanomap_rows fusion/split_kept fusion/trunc_chain
+    fusion/unzip_wild fusion/zip3_maps fusion/cheap_duplicate fusion/curried
+    fusion/inplace_between fusion/inplace_input_between fusion/used_twice fusion/iswim
+    fusion/fuse_complex fusion/pull_reshape_error fusion/pull_reshape_regroup
+    fusion/pull_reshape_rows fusion/reshape_transpose
+    soacs/redomap soacs/scan soacs/tsoacs soacs/nested_maps soacs/map_forms soacs/shim
+    soacs/reduce_noncomm soacs/compile_nested_tsoacs soacs/builtins_mapped soacs/op_binary
+    soacs/op_sections_cmp soacs/op_sections_int soacs/cse_lambda_constants
+    arrays/rows basics/bool_ops basics/ifchain basics/nan_compare basics/trace_strings
+    basics/wildcards runtime/div_zero runtime/reshape_bad
+    benchmarks/mssp benchmarks/matmult_fun benchmarks/matmult_imp benchmarks/blackscholes_gen
+    benchmarks/floyd_fun benchmarks/life benchmarks/lu benchmarks/lu_pivot benchmarks/bottles
+    benchmarks/montecarlo benchmarks/sort benchmarks/tridag
+""")
+_CSE_PROGRAMS = _names("""
+    soacs/cse_lambda_constants arrays/certs_index arrays/certs_ops arrays/copy
+    arrays/empty_arrays arrays/identity arrays/index_exprs arrays/iota_replicate_size
+    arrays/letwith_forms arrays/literal_exprs arrays/literal_index arrays/reshape
+    arrays/rows arrays/split arrays/split_zip arrays/transpose2d arrays/transpose3d
+    basics/bitwise basics/bool_ops basics/floordiv basics/int_wrap basics/mutual_rec
+    basics/nan_compare basics/pow_int basics/precedence basics/trace_strings
+    basics/wildcards loops/compile_loops loops/growing_scratch loops/inplace_sort
+    loops/loop_concat loops/loop_reads_init loops/nested_loops loops/sieve
+    runtime/assert_fail runtime/index_loop runtime/index_read runtime/no_short_circuit
+    runtime/no_short_circuit_or soacs/builtins_mapped soacs/map_forms
+    soacs/map_index_closure soacs/op_binary soacs/scan_pairs soacs/shim soacs/tsoacs
+    soacs/tsoacs_certs tuples/tuple_reduce tuples/tuple_with_tuple_array tuples/tupleindex
+    tuples/zip3 tuples/zip_unzip uniqueness/branch_consume uniqueness/compile_inplace
+    uniqueness/consume_chain uniqueness/loop_tuple_merge uniqueness/main_unique_param
+    uniqueness/observe_then_consume uniqueness/param_alias_index uniqueness/reduce_tuple_acc
+    uniqueness/reduce_unique_acc uniqueness/row_update uniqueness/shadow_consumed
+    uniqueness/wildcard_consume fusion/fuse_complex fusion/inplace_input_between
+    fusion/pull_reshape_regroup fusion/scanomap_affine fusion/scanomap_chain
+    benchmarks/binomial benchmarks/bottles benchmarks/life benchmarks/lu benchmarks/lu_pivot
+    benchmarks/matmult_imp benchmarks/montecarlo benchmarks/mssp benchmarks/raytrace
+    benchmarks/sort benchmarks/tridag benchmarks/vm
+""")
+_HOIST_PROGRAMS = _names("""
+    basics/ackermann basics/fib_rec basics/gcd basics/ifchain basics/mutual_rec
+    basics/nan_compare basics/six_params basics/trace_strings loops/collatz
+    loops/compile_loops loops/inplace_sort loops/loop_concat loops/loop_reads_init
+    loops/nested_loops loops/sieve runtime/index_in_lambda runtime/index_loop
+    soacs/compile_nested_tsoacs soacs/filter soacs/map_index_closure soacs/nested_maps
+    soacs/redomap soacs/tsoacs tuples/map_to_pairs tuples/tuple_reduce
+    tuples/tuple_with_tuple_array uniqueness/branch_consume uniqueness/reduce_tuple_acc
+    uniqueness/reduce_unique_acc fusion/filter_reduce fusion/inplace_input_between
+    fusion/scanomap_affine fusion/scanomap_chain benchmarks/binomial benchmarks/blackscholes
+    benchmarks/blackscholes_gen benchmarks/life benchmarks/lu benchmarks/lu_pivot
+    benchmarks/matmult_imp benchmarks/montecarlo benchmarks/mssp benchmarks/raytrace
+    benchmarks/sort benchmarks/tridag benchmarks/vm
+""")
+_MEMORY_PROGRAMS = _names("""
+    loops/loop_reads_init loops/loop_concat loops/inplace_sort loops/growing_scratch
+    uniqueness/loop_tuple_merge uniqueness/branch_consume uniqueness/row_update
+    uniqueness/reduce_unique_acc soacs/nested_maps soacs/filter_pairs
+    tuples/array2d_of_tuples arrays/copy_tuple arrays/transpose3d arrays/split_zip
+    benchmarks/sort
+""")
 
 MODULES: dict[str, Coverage] = {
-    "passes/fuse": Coverage(("test/lit/passes/fuse.mlir", "test/lit/passes/fuse-not.mlir"),
-                            "interp-pass-fuse"),
-    "passes/hoist": Coverage(("test/lit/passes/hoist.mlir",), "interp-pass-hoist"),
+    "passes/fuse": Coverage(
+        tuple(f"test/lit/passes/fuse{part}.mlir" for part in (
+            "", "-not", "-horizontal", "-horizontal-not", "-duplicate", "-duplicate-not",
+            "-scanomap", "-reshape", "-iswim")),
+        ("interp-pass-fuse",), _FUSE_PROGRAMS,
+        ("test/unit/test_fusion_structure.py", "test/unit/test_fused_programs.py")),
+    "passes/hoist": Coverage(("test/lit/passes/hoist.mlir",), ("interp-pass-hoist",),
+                             _HOIST_PROGRAMS, cores=("passes/cores/hoisting",)),
     "passes/cse": Coverage(("test/lit/passes/cse.mlir", "test/lit/passes/rebind.mlir"),
-                           "interp-pass-cse or interp-pass-rebind",
-                           ("test/unit/test_rebinder.py",)),
-    "lowering/dealloc": Coverage(("test/lit/lowering/dealloc.mlir",), "cpu-O0"),
+                           ("interp-pass-cse",), _CSE_PROGRAMS,
+                           ("test/unit/test_rebinder.py",),
+                           ("passes/cores/common_subexpressions",)),
+    "lowering/dealloc": Coverage(("test/lit/lowering/dealloc.mlir",
+                                  "test/lit/lowering/l0-opt-pipeline.l0"), ("cpu-O0",),
+                                 _MEMORY_PROGRAMS),
     "lowering/bufferise": Coverage(
         ("test/lit/lowering/bufferise.mlir", "test/lit/lowering/bufferise-soacs.mlir",
-         "test/lit/lowering/bufferise-manifest.mlir"), "cpu-O0"),
+         "test/lit/lowering/bufferise-manifest.mlir", "test/lit/lowering/bufferise-row-shapes.l0",
+         "test/lit/lowering/l0-opt-pipeline.l0"), ("cpu-O0",), _MEMORY_PROGRAMS),
 }
 
 EXCLUDED = [
@@ -79,6 +177,15 @@ EXCLUDED = [
 ]
 
 
+def sources_of(module: str, cov: Coverage) -> list[Path]:
+    """The files mutated for `module`: its own and those of its cores."""
+    files: list[Path] = []
+    for name in (module, *cov.cores):
+        src = source_of(name)
+        files += [src] if src.is_file() else sorted(src.rglob("*.py"))
+    return files
+
+
 def source_of(module: str) -> Path:
     """`passes/fuse` -> the package directory, `passes/hoist` -> `passes/hoist.py`."""
     path = REPO / module
@@ -89,13 +196,21 @@ def source_of(module: str) -> Path:
     raise SystemExit(f"no module {module} (expected {module}.py or a package directory)")
 
 
-def test_command(cov: Coverage) -> str:
-    lit = f"{BIN / 'lit'} -q {' '.join(cov.lit)}"
+def test_command(module: str, cov: Coverage) -> str:
+    # Note [No stale bytecode]: a mutant is compiled from its source, never taken from
+    # a `.pyc` left by an earlier mutant or the original (Python trusts a `.pyc` whose
+    # recorded mtime and size match; a mutant as long as the last one, written in the
+    # same second, would match).
+    caches = sorted({str(f.parent / "__pycache__") for f in sources_of(module, cov)})
+    fresh = f"rm -rf {' '.join(caches)}"
+    lit = f"{BIN / 'lit'} -q --max-failures 1 {' '.join(cov.lit)}"
     pytest = (f"{BIN / 'python'} -m pytest -x -q -p no:cacheprovider -p no:xdist "
               f"-W ignore::pytest.PytestUnknownMarkWarning")
-    steps = [lit, f"{pytest} test/test_matrix.py -k '{cov.matrix}'"]
+    cells = " ".join(shlex.quote(f"test/test_matrix.py::test_cell[{prog}-{column}]")
+                     for prog in cov.programs for column in cov.columns)
+    steps = [fresh, lit, f"{pytest} {cells}"]
     if cov.unit:
-        steps.insert(1, f"{pytest} {' '.join(cov.unit)}")
+        steps.insert(2, f"{pytest} {' '.join(cov.unit)}")
     # Cosmic Ray splits the command into words and runs it without a shell.
     return f"bash -c {shlex.quote(' && '.join(steps))}"
 
@@ -103,10 +218,10 @@ def test_command(cov: Coverage) -> str:
 def config(module: str, cov: Coverage, timeout: float) -> str:
     excluded = ", ".join(json.dumps(e) for e in EXCLUDED)
     return f"""[cosmic-ray]
-module-path = "{source_of(module).relative_to(REPO)}"
+module-path = {json.dumps([str(source_of(m).relative_to(REPO)) for m in (module, *cov.cores)])}
 timeout = {timeout}
 excluded-modules = []
-test-command = {json.dumps(test_command(cov))}
+test-command = {json.dumps(test_command(module, cov))}
 
 [cosmic-ray.distributor]
 name = "local"
@@ -188,10 +303,9 @@ def main() -> None:
     cfg, session = workdir / "config.toml", workdir / "session.sqlite"
     cfg.write_text(config(args.module, cov, args.timeout), encoding="utf-8")
     cr = str(BIN / "cosmic-ray")
-    src = source_of(args.module)
     # Cosmic Ray mutates the files in place: keep the originals to put back whatever happens.
     backup = Path(tempfile.mkdtemp(prefix="l0-mutants-"))
-    files = [src] if src.is_file() else sorted(src.rglob("*.py"))
+    files = sources_of(args.module, cov)
     originals = {f: backup / f"{k}.py" for k, f in enumerate(files)}
     for f, saved in originals.items():
         shutil.copy2(f, saved)

@@ -138,3 +138,23 @@ func.func private @caller(%n: index) -> f64 {
   %v = memref.load %r[%i0] : memref<?xf64>
   func.return %v : f64
 }
+
+// A callee whose result never aliases its argument (its summary says so): the caller
+// frees the argument right after the call, without a run-time comparison.
+// CHECK-LABEL: func.func private @fresh(
+func.func private @fresh(%p: memref<?xf64>) -> memref<?xf64> {
+  %i0 = arith.constant 0 : index
+  %b = memref.alloc(%i0) : memref<?xf64>
+  func.return %b : memref<?xf64>
+}
+// CHECK-LABEL: func.func private @call_result_fresh(
+// CHECK:         %[[A:.*]] = memref.alloc
+// CHECK-NEXT:    %{{.*}}, %{{.*}} = func.call @fresh(%[[A]])
+// CHECK-NEXT:    memref.dealloc %[[A]] : memref<?xf64>
+// CHECK-NOT:     extract_aligned_pointer
+// CHECK:         func.return
+func.func private @call_result_fresh(%n: index) -> memref<?xf64> {
+  %a = memref.alloc(%n) : memref<?xf64>
+  %r = func.call @fresh(%a) : (memref<?xf64>) -> memref<?xf64>
+  func.return %r : memref<?xf64>
+}

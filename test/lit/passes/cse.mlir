@@ -380,3 +380,43 @@ func.func @cse_regions_past_a_sibling(%a: tensor<?xi64>) -> (tensor<?xi64>, tens
 // CHECK:         %q = soac.map
 // CHECK-NOT:     soac.map
 // CHECK:         func.return %p, %q, %p
+
+// -----
+
+// The same with ops that have regions (filed under their full key): two equal maps,
+// and the first is updated in place, so they stay two arrays.
+func.func @no_cse_consumed_map(%a: tensor<?xi64>, %i: i64) -> (tensor<?xi64>, tensor<?xi64>) {
+  %five = arith.constant 5 : i64
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %c = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %b2 = soac.update %b[%i] = %five : tensor<?xi64>
+  func.return %b2, %c : tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @no_cse_consumed_map
+// CHECK:         %b = soac.map
+// CHECK:         %c = soac.map
+// CHECK:         soac.update %b
+
+// -----
+
+// Coefficients wrap like i64 arithmetic: x * 2^62 * 4 and (-2^63) * 2 are 0.
+func.func @cse_wrap(%x: i64) -> (i64, i64, i64) {
+  %zero = arith.constant 0 : i64
+  %big = arith.constant 4611686018427387904 : i64
+  %four = arith.constant 4 : i64
+  %a = arith.muli %x, %big : i64
+  %b = arith.muli %a, %four : i64
+  %m = arith.constant -9223372036854775808 : i64
+  %two = arith.constant 2 : i64
+  %c = arith.muli %m, %two : i64
+  func.return %b, %zero, %c : i64, i64, i64
+}
+// CHECK-LABEL: func.func @cse_wrap
+// CHECK-NEXT:    %zero = arith.constant 0 : i64
+// CHECK-NEXT:    func.return %zero, %zero, %zero : i64, i64, i64

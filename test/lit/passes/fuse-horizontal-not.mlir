@@ -122,3 +122,23 @@ func.func @families(%a: tensor<?xi64>, %zero: i64) -> (tensor<?xi64>, i64, tenso
 // CHECK: %b = soac.map
 // CHECK: %r = soac.reduce
 // CHECK: %s = soac.scan
+
+// -----
+
+// The same with two outputs: `explain` names the sibling kept apart by its first output.
+func.func @dependent_pair(%a: tensor<?xi64>, %i: i64) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>) {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %c, %d = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64>, tensor<?xi64> {
+    %e = soac.index %b[%i] : tensor<?xi64> -> i64
+    %y = arith.addi %x, %e : i64
+    soac.yield %y, %e : i64, i64
+  }
+  func.return %b, %c, %d : tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @dependent_pair
+// CHECK: %b = soac.map
+// CHECK: %c, %d = soac.map
+// WHY: remark: 'soac.map' %c not merged with its sibling: 'soac.map' uses an output of its sibling

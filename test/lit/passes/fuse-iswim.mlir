@@ -28,8 +28,9 @@ func.func @column_scans(%m: tensor<?x?xi64>, %ne: tensor<?xi64>, %c: !soac.cert)
 }
 // CHECK-LABEL: func.func @column_scans
 // CHECK-NOT:     soac.transpose
-// CHECK:         %[[N:.*]] = soac.size(1) %m : tensor<?x?xi64>
-// CHECK-NEXT:    %[[E:.*]] = arith.cmpi eq, %[[N]], %{{.*}} : i64
+// CHECK:         %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK-NEXT:    %[[N:.*]] = soac.size(1) %m : tensor<?x?xi64>
+// CHECK-NEXT:    %[[E:.*]] = arith.cmpi eq, %[[N]], %[[ZERO]] : i64
 // CHECK-NEXT:    %[[R:.*]] = scf.if %[[E]] -> (tensor<?x?xi64>) {
 // CHECK-NEXT:      %[[EMPTY:.*]] = soac.empty : tensor<?x?xi64>
 // CHECK-NEXT:      scf.yield %[[EMPTY]]

@@ -302,3 +302,56 @@ func.func @transposed_twice(%a: tensor<?x?x?xi64>) -> (tensor<?x?x?xi64>, tensor
 // CHECK-LABEL: func.func @transposed_twice
 // CHECK: %b = soac.map
 // WHY: remark: 'soac.map' %b not fused: its outputs are transposed in different ways
+
+// -----
+
+// The same with two outputs: `explain` names the producer by its first output.
+func.func @indexed_pair(%a: tensor<?xi64>, %i: i64) -> (tensor<?xi64>, tensor<?xi64>, i64) {
+  %b, %d = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64>, tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y, %x : i64, i64
+  }
+  %c = soac.map(%x = %b : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.addi %x, %x : i64
+    soac.yield %y : i64
+  }
+  %e = soac.index %b[%i] : tensor<?xi64> -> i64
+  func.return %c, %d, %e : tensor<?xi64>, tensor<?xi64>, i64
+}
+// CHECK-LABEL: func.func @indexed_pair
+// CHECK: %b, %d = soac.map
+// CHECK: soac.map(%{{.*}} = %b
+// WHY: remark: 'soac.map' %b not fused: output %b is used by 'soac.index', not as an input array
+
+// -----
+
+// The contrast with @two_consumers: consumers on the two branches of an `if` never
+// both run, so the producer fuses into each by vertical fusion alone (no duplication
+// of work; here duplication is off).
+func.func @branch_consumers(%a: tensor<?xi64>, %c: i1) -> tensor<?xi64> {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %r = scf.if %c -> (tensor<?xi64>) {
+    %t = soac.map(%x = %b : tensor<?xi64>) -> tensor<?xi64> {
+      %y = arith.addi %x, %x : i64
+      soac.yield %y : i64
+    }
+    scf.yield %t : tensor<?xi64>
+  } else {
+    %e = soac.map(%x = %b : tensor<?xi64>) -> tensor<?xi64> {
+      %y = arith.subi %x, %x : i64
+      soac.yield %y : i64
+    }
+    scf.yield %e : tensor<?xi64>
+  }
+  func.return %r : tensor<?xi64>
+}
+// CHECK-LABEL: func.func @branch_consumers
+// CHECK-NEXT:    %r = scf.if %c -> (tensor<?xi64>) {
+// CHECK-NEXT:      %t = soac.map(%{{.*}} = %a : tensor<?xi64>)
+// CHECK:         } else {
+// CHECK-NEXT:      %e = soac.map(%{{.*}} = %a : tensor<?xi64>)
+// `explain` says nothing of SOACs that fused, nor of ops that are no producers.
+// WHY-NOT: remark: {{.*}} not fused: None

@@ -176,3 +176,55 @@ func.func @array_rows(%a: tensor<?xi64>, %r: i64, %c: i64, %chk: !soac.cert) -> 
 // CHECK-LABEL: func.func @array_rows
 // CHECK-NEXT:    %b = soac.map
 // WHY: remark: 'soac.map' %b not fused: it is reshaped, and its lambda yields arrays (8.2)
+
+// -----
+
+// Must not fire: reshaped then transposed, and the producer may fail (a division):
+// PULL-TRANSPOSE would run its lambda in the transposed order, so a row's error could
+// be reported before an earlier row's.
+func.func @transpose_failing(%a: tensor<?xi64>, %r: i64, %c: i64, %k: i64, %chk: !soac.cert) -> tensor<?x?xi64> {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.divsi %k, %x : i64
+    soac.yield %y : i64
+  }
+  %m = soac.reshape (%r, %c) %b <%chk> : tensor<?xi64> -> tensor<?x?xi64>
+  %mt = soac.transpose(0, 1) %m : tensor<?x?xi64>
+  %s = soac.map(%p = %mt : tensor<?x?xi64>) -> tensor<?x?xi64> {
+    %z = soac.map(%e = %p : tensor<?xi64>) -> tensor<?xi64> {
+      %w = arith.addi %e, %e : i64
+      soac.yield %w : i64
+    }
+    soac.yield %z : tensor<?xi64>
+  }
+  func.return %s : tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @transpose_failing
+// CHECK-NEXT:    %b = soac.map
+// CHECK:         soac.reshape (%r, %c) %b
+// CHECK-NEXT:    soac.transpose
+// WHY: remark: 'soac.map' %b not fused: it is reshaped then transposed, and the map nest it would become is too shallow, or may fail or print (8.1, 8.2)
+
+// -----
+
+// Must not fire: the transposition after the reshape moves nothing (n = 0), so
+// PULL-TRANSPOSE does not apply and the rebuilt producer would not fuse.
+func.func @transpose_zero(%a: tensor<?xi64>, %r: i64, %c: i64, %chk: !soac.cert) -> tensor<?x?xi64> {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %m = soac.reshape (%r, %c) %b <%chk> : tensor<?xi64> -> tensor<?x?xi64>
+  %mt = soac.transpose(0, 0) %m : tensor<?x?xi64>
+  %s = soac.map(%p = %mt : tensor<?x?xi64>) -> tensor<?x?xi64> {
+    %z = soac.map(%e = %p : tensor<?xi64>) -> tensor<?xi64> {
+      %w = arith.addi %e, %e : i64
+      soac.yield %w : i64
+    }
+    soac.yield %z : tensor<?xi64>
+  }
+  func.return %s : tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @transpose_zero
+// CHECK-NEXT:    %b = soac.map
+// CHECK:         %m = soac.reshape (%r, %c) %b
+// WHY: remark: 'soac.map' %b not fused: it is reshaped then transposed, and the map nest it would become is too shallow, or may fail or print (8.1, 8.2)
