@@ -188,8 +188,8 @@ def test_help_lists_every_registered_pass_with_its_summary(
     assert [name for name, _ in rows] == ["bufferise", "chunk-parallel", "convert-gpu-to-sim",
                                           "convert-parallel-to-gpu", "convert-parallel-to-omp",
                                           "convert-soac-to-scf", "dealloc",
-                                          "expand-allocs", "hoist-allocs", "reuse-freed",
-                                          "size-facts", "tile-parallel"]
+                                          "expand-allocs", "forward-iota", "hoist-allocs",
+                                          "reuse-freed", "size-facts", "tile-parallel"]
 
 
 def test_help_drops_the_xdsl_opt_options_that_do_nothing_here(
@@ -236,16 +236,18 @@ def _passes_run(err: str) -> list[str]:
 
 PLANNING = ["chunk-parallel", "hoist-allocs", "expand-allocs", "reuse-freed", "tile-parallel"]
 """The memory planning lowerings after dealloc, and the CPU's loop tiling."""
+LOOPS = ["forward-iota", "size-facts", "dealloc"]
+"""The lowerings between convert-soac-to-scf and memory planning."""
 
 
 @pytest.mark.parametrize(("args", "lowerings"), [
-    ([], ["bufferise", "convert-soac-to-scf", "dealloc", *PLANNING]),
-    (["-O"], ["bufferise", "convert-soac-to-scf", "dealloc", *PLANNING]),
-    (["-p", "cse,bufferise"], ["convert-soac-to-scf", "dealloc", *PLANNING]),
-    (["-p", "bufferise,convert-soac-to-scf"], ["dealloc", *PLANNING]),
-    (["-p", "bufferise,convert-soac-to-scf,dealloc"], PLANNING),
-    (["-p", "bufferise,convert-soac-to-scf,dealloc,chunk-parallel,hoist-allocs,expand-allocs,"
-           "reuse-freed"], ["tile-parallel"]),
+    ([], ["bufferise", "convert-soac-to-scf", *LOOPS, *PLANNING]),
+    (["-O"], ["bufferise", "convert-soac-to-scf", *LOOPS, *PLANNING]),
+    (["-p", "cse,bufferise"], ["convert-soac-to-scf", *LOOPS, *PLANNING]),
+    (["-p", "bufferise,convert-soac-to-scf"], [*LOOPS, *PLANNING]),
+    (["-p", "bufferise,convert-soac-to-scf,forward-iota,size-facts,dealloc"], PLANNING),
+    (["-p", "bufferise,convert-soac-to-scf,forward-iota,size-facts,dealloc,chunk-parallel,"
+           "hoist-allocs,expand-allocs,reuse-freed"], ["tile-parallel"]),
 ])
 def test_llvm_ir_target_runs_the_lowerings_still_needed(
     args: list[str], lowerings: list[str], tmp_path: Path,
@@ -275,7 +277,7 @@ def test_llvm_ir_target_lowers_bufferised_ir_from_where_it_is(
     bufferised.write_text(out)
     status, out, err = run_opt([str(bufferised), "-t", "llvm-ir", "--time-passes"], capsys)
     assert status == 0, err
-    assert _passes_run(err) == ["convert-soac-to-scf", "dealloc", *PLANNING]
+    assert _passes_run(err) == ["convert-soac-to-scf", *LOOPS, *PLANNING]
     status, out, _ = run_opt([str(src), "-p", "bufferise,convert-soac-to-scf"], capsys)
     loops = tmp_path / "l.mlir"
     loops.write_text(out)
