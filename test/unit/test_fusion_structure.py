@@ -34,8 +34,8 @@ def test_fused_structure(path: Path) -> None:
 
 # Note [R0 and R1 after -O]: the structure benchmarks/README.md's comparison with the
 # thesis's figures 40-42 reports for finpar's OptionPricing (R0) and LocVolCalib (R1).
-# R0 keeps its map over chunks apart from the reduce of their sums (the map may fail and
-# its rows may differ in shape); R1 fuses the map of strikes into the map over them and
+# R0 keeps its map over chunks apart from the reduce of their sums (both may fail, and
+# fusing would reorder the failures); R1 fuses the map of strikes into the map over them and
 # nothing else (its maps are read by indexing, not as input arrays). A change here is a
 # change of that comparison: update the README's table with it. R2 is left out: its -O
 # takes seconds.
