@@ -7,14 +7,17 @@ on each mutant, and records whether they failed (the mutant is *killed*) or pass
 either a missing test or an equivalent mutant (one that changes no behaviour), which
 `docs/testing.md` says how to handle.
 
-    python test/mutants.py passes/fuse [--workdir DIR] [--timeout S] [--limit N]
+    python test/mutants.py passes/fuse [--workdir DIR] [--timeout S] [--again]
 
-`MODULES` names, per module, the fast tests that cover it: its lit tests, the corpus in
-the interpreter after that pass alone (or on the CPU back end, for lowering steps), and
-its unit tests where they are quick. The test command stops at the first failure, so a
-killed mutant costs little; a survivor costs the whole subset. Mutants are tested one at
-a time, in place: the module's files are saved first and put back at the end, also when
-the run is interrupted. The session (`DIR/session.sqlite`) keeps the results, so a run
+`MODULES` names, per module, the fast tests that cover it: its lit tests, quick unit
+tests, and cells of the test matrix for a subset of the corpus (the interpreter after
+that pass alone, or the CPU back end at -O0 on the checking heap for a lowering step;
+Note [Subsets of the corpus]). A pass that is a thin wrapper around a core in
+`passes/cores/` is mutated with it. The test command stops at the first failure, so a
+killed mutant costs little; a survivor costs the whole subset. Mutants are tested one
+at a time, in place, in random order (a run stopped part-way has tested a random
+sample): the module's files are saved first and put back at the end, also when the
+run is interrupted. The session (`DIR/session.sqlite`) keeps the results, so a run
 that is stopped goes on where it was when started again with the same `--workdir`;
 `--again` tests the survivors again (after tests were added). Survivors inside type
 annotations are counted as equivalent (`in_annotation`).

@@ -158,3 +158,27 @@ func.func private @call_result_fresh(%n: index) -> memref<?xf64> {
   %r = func.call @fresh(%a) : (memref<?xf64>) -> memref<?xf64>
   func.return %r : memref<?xf64>
 }
+
+// A loop that swaps two arrays: each result may be either initial array (the alias
+// class of a result takes in the init of the iteration argument it is yielded from),
+// so the loop owns neither; both are freed after the last use of either result.
+// CHECK-LABEL: func.func private @loop_swaps(
+// CHECK:         %[[A:.*]] = memref.alloc
+// CHECK-NEXT:    %[[B:.*]] = memref.alloc
+// CHECK-NEXT:    %[[F:.*]] = arith.constant false
+// CHECK-NEXT:    %[[R:.*]], %{{.*}}, %{{.*}}, %{{.*}} = scf.for {{.*}} iter_args(%{{.*}} = %[[A]], %{{.*}} = %[[B]], %{{.*}} = %[[F]], %{{.*}} = %[[F]])
+// CHECK:         memref.load %[[R]]
+// CHECK:         memref.dealloc %[[B]]
+// CHECK-NEXT:    memref.dealloc %[[A]]
+func.func private @loop_swaps(%n: index, %k: i64) -> f64 {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %i0 = arith.constant 0 : index
+  %a = memref.alloc(%n) : memref<?xf64>
+  %b = memref.alloc(%n) : memref<?xf64>
+  %r, %s = scf.for %i = %c0 to %k step %c1 iter_args(%x = %a, %y = %b) -> (memref<?xf64>, memref<?xf64>) : i64 {
+    scf.yield %y, %x : memref<?xf64>, memref<?xf64>
+  }
+  %v = memref.load %r[%i0] : memref<?xf64>
+  func.return %v : f64
+}
