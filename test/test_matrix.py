@@ -12,7 +12,7 @@ printed with the corpus's expectations (`corpus.py`). The axes are the two table
   after which no buffer may be freed twice and none may be left live (no leaks),
   `pipelines` and `programs` limit a costly line to some pipelines and programs. The
   multicore back end runs with 2 threads (`l0-run --backend multicore --threads 2`),
-  and with 1 and 3 threads at `-O` on a sample of the corpus; `gpu-sim` (the GPU's
+  and with 1 and 3 threads at `-O` on the whole corpus; `gpu-sim` (the GPU's
   kernel extraction, whose input is the optimiser's output) runs `O` only (`O0` is left
   to `cpu`, which shares the lowering before it);
 * `PIPELINES`: `O0` (the front end's module), `O` (the default pipeline, what `l0-run`
@@ -31,9 +31,8 @@ program's cache is filled by one worker only. The CPU back end runs on the check
 heap: it costs little more than libc's allocator (compile time dominates) and checks
 more (fresh and freed buffers poisoned, double frees, leaks), so the corpus is not run
 twice on native code; so does the multicore back end, at every thread count (buffers
-allocated and freed by libgomp's threads). Its 1- and 3-thread lines run only `-O` on a
-sample (`_parallel_heavy`): about 70 cells, where every program at both thread counts and
-both pipelines would be 640. They compile nothing: the thread count is set when the code
+allocated and freed by libgomp's threads). Its 1- and 3-thread lines run every program at
+`-O`. They compile nothing: the thread count is set when the code
 is called, not compiled in (`l0.lowering.openmp_runtime`), so they run the machine code
 of the 2-thread `-O` cell, which the JIT keeps (`l0.lowering.jit`). Compile-time
 failures do not depend on the back end: they are one test per program (`test_rejected`).
@@ -123,12 +122,6 @@ def _everything(prog: Program) -> bool:
     return True
 
 
-def _parallel_heavy(prog: Program) -> bool:
-    """The programs made of SOACs and the benchmarks: a cheap sample for thread counts
-    other than the usual (every parallel form at 1, 2 and 3 threads: test_multicore.py)."""
-    return prog.name.startswith(("soacs/", "benchmarks/"))
-
-
 @dataclass(frozen=True)
 class Backend:
     """One back end of the matrix: how to make an engine that runs a soac-level module."""
@@ -148,9 +141,9 @@ BACKENDS: dict[str, Backend] = {
     "multicore": Backend(_multicore(2), checked_heap=True, trace_in_order=False),
     # One thread runs the chunked forms in one chunk; three, more threads than cores.
     "multicore-1": Backend(_multicore(1), checked_heap=True, pipelines=("O",),
-                           programs=_parallel_heavy),
+                           programs=_everything),
     "multicore-3": Backend(_multicore(3), checked_heap=True, pipelines=("O",),
-                           programs=_parallel_heavy, trace_in_order=False),
+                           programs=_everything, trace_in_order=False),
 }
 
 PIPELINES: list[str] = ["O0", "O", *(f"pass {name}" for name in optimisation_passes())]
@@ -329,5 +322,5 @@ def test_the_matrix_covers_every_back_end_with_and_without_the_optimiser() -> No
         assert BACKENDS[b].programs is _everything
     assert all((b, "O") in cells for b in BACKENDS)
     assert all(("interp", f"pass {n}") in cells for n in optimisation_passes())
-    sample = [prog for prog in runnable() if _parallel_heavy(prog)]
-    assert len(sample) >= 20  # the other thread counts see a real part of the corpus
+    for b in ("multicore-1", "multicore-3"):  # every program at every thread count
+        assert (b, "O") in cells and BACKENDS[b].programs is _everything
