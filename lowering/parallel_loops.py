@@ -114,3 +114,14 @@ def nested_in_parallel(op: Operation) -> bool:
             return True
         parent = parent.parent_op()
     return False
+
+
+def defined_inside(v: SSAValue, op: Operation) -> bool:
+    """Whether `v` is defined within `op`'s regions (or is one of its results)."""
+    owner = v.owner
+    cur: Operation | None = owner if isinstance(owner, Operation) else owner.parent_op()
+    while cur is not None:
+        if cur is op:
+            return True
+        cur = cur.parent_op()
+    return False

@@ -55,7 +55,12 @@ from xdsl.traits import is_side_effect_free
 
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.memory_plan import constant_int
-from l0.lowering.parallel_loops import chunk_bounds, parallel_for, parallel_width
+from l0.lowering.parallel_loops import (
+    chunk_bounds,
+    defined_inside,
+    parallel_for,
+    parallel_width,
+)
 
 TILE = 32
 """Columns per tile (Note [Tiling the column loop])."""
@@ -71,20 +76,10 @@ def cannot_fail(op: Operation) -> bool:
                for o in op.walk())
 
 
-def _inside(v: SSAValue, op: Operation) -> bool:
-    owner = v.owner
-    cur: Operation | None = owner if isinstance(owner, Operation) else owner.parent_op()
-    while cur is not None:
-        if cur is op:
-            return True
-        cur = cur.parent_op()
-    return False
-
-
 def _computable_before(v: SSAValue, par: scf.ParallelOp, chain: list[Operation]) -> bool:
     """Whether `v` can be computed before `par`: defined outside it, or by effect-free
     ops of its body over such values (appended to `chain` in order, to be cloned)."""
-    if not _inside(v, par):
+    if not defined_inside(v, par):
         return True
     owner = v.owner
     if not isinstance(owner, Operation) or owner.parent_block() is not par.body.block \

@@ -57,7 +57,7 @@ from l0.lowering.llvm.types import (
     from_components,
     i64,
 )
-from l0.lowering.parallel_loops import WIDTH_FUNCTION
+from l0.lowering.parallel_loops import WIDTH_FUNCTION, defined_inside
 
 if TYPE_CHECKING:
     from l0.lowering.llvm.emit import FunctionEmitter, Handler, ModuleEmitter
@@ -159,16 +159,6 @@ def _thread_stack_floor(mod: ModuleEmitter) -> ir.Function:
 # --------------------------------------------------------------------------- capture
 
 
-def _inside(v: SSAValue, op: Operation) -> bool:
-    owner = v.owner
-    cur: Operation | None = owner if isinstance(owner, Operation) else owner.parent_op()
-    while cur is not None:
-        if cur is op:
-            return True
-        cur = cur.parent_op()
-    return False
-
-
 def captured(op: Operation) -> list[SSAValue]:
     """The values the regions of `op` use from outside it, in first-use order."""
     seen: dict[SSAValue, None] = {}
@@ -176,7 +166,7 @@ def captured(op: Operation) -> list[SSAValue]:
         if inner is op:
             continue
         for v in inner.operands:
-            if v not in seen and not _inside(v, op):
+            if v not in seen and not defined_inside(v, op):
                 seen[v] = None
     return list(seen)
 
