@@ -2,17 +2,19 @@
 launching them.
 
     lower(module, target="gpu")          gpu-level module (kernel extraction)
-      |-- gpu.module --> l0.lowering.ptx --> PTX --> cuModuleLoadData (gpu_runtime)
+      |-- gpu.module --> l0.lowering.ptx --> PTX --> numba.cuda's create_module_ptx
       `-- host funcs --> emit_module(handlers=cuda_host.HANDLERS) --> O3 --> MCJIT
 
-The host code is compiled as the CPU back end compiles `main` (same entry wrappers,
-same calling convention, same run-time error protocol), with the `gpu` ops calling
-the CUDA driver; the kernels' `CUfunction` handles are written into the host module's
-kernel slots (`cuda_host.kernel_slot`) before the first call. `GpuEngine` has the
-interface of `CpuEngine` (the drivers' engines); each call makes the device's context
-current in the calling thread.
+The host code is compiled as the CPU back end compiles `main` (same calling
+convention, same run-time error protocol), with the `gpu` ops calling the CUDA driver;
+the kernels' handles, from the module numba.cuda loaded, are written into the host
+module's kernel slots (`cuda_host.kernel_slot`) before the first call (Note [numba.cuda
+loads, compiled code launches] in `l0.lowering.gpu_runtime`). `GpuEngine` has the
+interface of `CpuEngine` (the drivers' engines); its public functions are called
+through `DeviceFunction`, which moves arrays across with numba.cuda (Note [Arrays at
+main's boundary] in `l0.lowering.gpu_boundary`), in the device's context.
 
-Without a GPU, a driver or libdevice (the gpu extra), building a
+Without a GPU, a driver, numba.cuda or libdevice (the gpu extra), building a
 `GpuEngine` raises `GpuUnavailable` or `GpuToolMissing`, each one line saying which.
 
 Note [The compile cache on the GPU]
@@ -23,7 +25,7 @@ cache (`l0.compile_cache`) as they keep a cpu one: an entry is `GpuEngine.save`'
 names) and the host code's object code; its key has the options of the cpu back end's
 and the device's architecture (`target_arch`), since the PTX is made for it. A hit
 runs no part of the compiler: the object code is loaded as the CPU's is, the PTX
-with `cuModuleLoadData`, and the kernels' handles are written into the host code's
+by numba.cuda, and the kernels' handles are written into the host code's
 slots. An entry of another architecture (another GPU) is not used.
 """
 
@@ -41,6 +43,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from l0.diagnostics import L0Error
 from l0.lowering.engine import NativeEngine
+from l0.lowering.gpu_boundary import DeviceFunction
 from l0.lowering.gpu_runtime import Device, GpuUnavailable, LoadedPtx, device, error_name
 from l0.lowering.jit import (
     CompiledModule,
@@ -176,6 +179,7 @@ class GpuEngine(CpuEngine):
         self._device = device()  # first, so that a machine without a GPU says so
         find_libdevice()
         super().__init__(module, fast_math=fast_math, entries=entries, isolate=isolate)
+        self._isolate = False  # arguments are copied to the device anyway
 
     def _compile(self, module: ModuleOp, fast_math: bool, names: list[str] | None,
                  threads: int | None) -> Any:
@@ -210,8 +214,19 @@ class GpuEngine(CpuEngine):
         engine = cls.__new__(cls)
         engine.__dict__.update(native.__dict__)
         engine._device = dev
+        engine._isolate = False  # as in __init__
         engine._jit = GpuJitModule(native.compiled, loaded, str(saved["ptx"]), names)
         return engine
+
+    def function(self, name: str) -> JitFunction:
+        """Public function `name`, called with host arrays (Note [Arrays at main's
+        boundary])."""
+        fn = self._functions.get(name)
+        if fn is None:
+            if name not in self.compiled.addresses:
+                raise KeyError(f"no compiled entry point named {name!r}")
+            fn = self._functions[name] = DeviceFunction(self.compiled, name, self._device)
+        return fn
 
     def call(self, name: str, args: Sequence[Any]) -> list[Any]:
         self._device.make_current()

@@ -1,20 +1,22 @@
-"""The entry wrappers of the GPU back end: copies at the boundary with Python.
+"""The entry wrappers of the GPU back end: device arrays at the boundary with Python.
 
-A function Python calls (public) keeps the CPU signature, host arrays in and out
-(`docs/backend.md`, "Calling convention"), so the JIT's entry code does not change.
-After `convert-parallel-to-gpu` has made every function work on device arrays, each
-public function `F` becomes a wrapper that
+A function Python calls (public) takes device arrays and returns device arrays that
+its caller owns: the back end's Python side (`l0.lowering.gpu_backend`, Note [Arrays
+at main's boundary]) copies each host argument to the device with numba.cuda and each
+result back, and frees the result on the device. After `convert-parallel-to-gpu` has
+made every function work on device arrays, each public function `F` becomes a wrapper
+that
 
-1. copies each array argument to a fresh device buffer (`gpu.alloc`, `gpu.memcpy`;
-   an argument with strides, a numpy view, is first packed into a dense host buffer),
-2. calls the device version (dealloc's `F.impl`, which says which results it owns,
-   or `F` itself renamed `F.gpu` when it returns no arrays),
-3. copies each array result into a fresh host buffer, which Python then owns (a
-   strided result, a view, is first packed on the device by a copy kernel),
-4. frees the results it owns and the argument copies on the device.
+1. calls the device version (dealloc's `F.impl`, which says which results it owns,
+   or `F` itself renamed `F.gpu` when it returns no arrays) on its arguments as given,
+2. hands back each array result as a fresh dense device array: one the device version
+   owns as it is (when dense), any other (a view, an alias of an argument) copied,
+   a strided one packed by a copy kernel; what it owned and did not hand back is freed.
 
 Inside the program calls go to the device versions: arrays cross between host and
-device only here (Note [Host and device memory] in `l0.lowering.gpu_host`).
+device only at the boundary (Note [Host and device memory] in `l0.lowering.gpu_host`).
+On `gpu-sim` device arrays are host arrays, and the wrapper is what Python calls
+directly, with numpy arrays as on the CPU.
 """
 
 from __future__ import annotations
@@ -31,41 +33,45 @@ from l0.lowering.gpu_kernels import DeviceCode
 DEVICE_SUFFIX = ".gpu"
 
 
-def _to_device(b: CodeBuilder, a: SSAValue) -> SSAValue:
-    t = a.type
-    assert isinstance(t, MemRefType)
-    dense = dense_type(t)
-    sizes = dynamic_sizes(b, a)
-    d = b.val(gpu.AllocOp(dense, sizes))
-    if t == dense:
-        b.add(gpu.MemcpyOp(a, d))
-    else:
-        packed = b.val(memref.AllocOp(sizes, [], dense))
-        b.copy(a, packed)
-        b.add(gpu.MemcpyOp(packed, d))
-        b.add(memref.DeallocOp.get(packed))
-    return d
-
-
-def _to_host(b: CodeBuilder, host: HostFunction, r: SSAValue) -> SSAValue:
+def _fresh_copy(b: CodeBuilder, host: HostFunction, r: SSAValue) -> SSAValue:
+    """A fresh dense device array holding `r`'s elements (a copy kernel packs a
+    strided `r`)."""
     t = r.type
     assert isinstance(t, MemRefType)
     dense = dense_type(t)
-    sizes = dynamic_sizes(b, r)
-    h = b.val(memref.AllocOp(sizes, [], dense))
+    fresh = b.val(gpu.AllocOp(dense, dynamic_sizes(b, r)))
     if t == dense:
-        b.add(gpu.MemcpyOp(r, h))
+        b.add(gpu.MemcpyOp(r, fresh))
     else:
-        packed = b.val(gpu.AllocOp(dense, sizes))
-        copy = b.add(memref.CopyOp(r, packed))
-        host.copy(copy)
-        b.add(gpu.MemcpyOp(packed, h))
-        b.add(gpu.DeallocOp(packed))
-    return b.cast(h, t)
+        host.copy(b.add(memref.CopyOp(r, fresh)))
+    return fresh
+
+
+def _hand_back(b: CodeBuilder, host: HostFunction, r: SSAValue,
+               owned: SSAValue | None) -> SSAValue:
+    """`r` as a fresh dense device array its caller owns (`owned`: whether the device
+    version gave `r` to the wrapper; None: it did not)."""
+    t = r.type
+    assert isinstance(t, MemRefType)
+    dense = dense_type(t)
+    if owned is None:
+        return b.cast(_fresh_copy(b, host, r), t)
+    if t != dense:
+        fresh = _fresh_copy(b, host, r)
+
+        def free(tb: CodeBuilder) -> list[SSAValue]:
+            tb.add(gpu.DeallocOp(r))
+            return []
+
+        b.if_(owned, [], free)
+        return b.cast(fresh, t)
+    (out,) = b.if_(owned, [dense], lambda tb: [r],
+                   lambda eb: [_fresh_copy(eb, host, r)])
+    return b.cast(out, t)
 
 
 def wrap_entry(code: DeviceCode, module: ModuleOp, f: func.FuncOp) -> None:
-    """Make public `f` a copying wrapper of its device version (module docstring)."""
+    """Make public `f` the wrapper of its device version (module docstring)."""
     name = f.sym_name.data
     ftype = f.function_type
     owned = ENTRY_ATTR in f.attributes
@@ -96,26 +102,10 @@ def wrap_entry(code: DeviceCode, module: ModuleOp, f: func.FuncOp) -> None:
         module.body.block.insert_op_after(wrapper, f)
     b = CodeBuilder.at_end(block)
     host = HostFunction(code, wrapper)
-    devices: list[SSAValue] = []
-    args: list[SSAValue] = []
-    for a in block.args:
-        if isinstance(a.type, MemRefType):
-            d = _to_device(b, a)
-            devices.append(d)
-            args.append(b.cast(d, a.type))
-        else:
-            args.append(a)
-    results = list(b.add(func.CallOp(target, args, target_types)).results)
+    results = list(b.add(func.CallOp(target, list(block.args), target_types)).results)
     n = len(ftype.outputs.data)
     values, flags = results[:n], results[n:]
-    outs = [_to_host(b, host, r) if isinstance(r.type, MemRefType) else r for r in values]
-    device_results = [r for r in values if isinstance(r.type, MemRefType)]
-    for r, flag in zip(device_results, flags, strict=True):
-        def free(tb: CodeBuilder, r: SSAValue = r) -> list[SSAValue]:
-            tb.add(gpu.DeallocOp(r))
-            return []
-
-        b.if_(flag, [], free)
-    for d in devices:
-        b.add(gpu.DeallocOp(d))
+    owners = iter(flags)
+    outs = [_hand_back(b, host, r, next(owners) if owned else None)
+            if isinstance(r.type, MemRefType) else r for r in values]
     b.add(func.ReturnOp(*outs))

@@ -10,6 +10,12 @@ line: the result or the error, and what the driver saw. `test_gpu_backend.py` ch
 Device memory is host memory here (a device pointer is a host address), so `cuMemcpy`
 is `memmove`; a launch runs a Python model of the kernel on the parameters it decodes
 from `void **params`, which checks how the host code passes exploded descriptors.
+
+L0 programs run through the back end's own `Device` (`l0.lowering.gpu_runtime`) over a
+stand-in `numba.cuda` (`FakeCuda`, put in `sys.modules`): what the back end asks of
+numba.cuda (its context, `create_module_ptx`, `get_function(...).handle`, `to_device`,
+`device_ctypes_pointer`, `from_cuda_array_interface`, `copy_to_host`) is done in host
+memory and logged with the driver's calls.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from __future__ import annotations
 import ctypes
 import json
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +33,7 @@ from xdsl.parser import Parser
 
 from l0.diagnostics import L0Error
 from l0.dialects.context import LOWERING_LEVELS, SOAC_LEVEL, l0_context
+from l0.lowering import gpu_runtime
 from l0.lowering.gpu_backend import compile_gpu_module
 from l0.lowering.gpu_runtime import LoadedPtx
 
@@ -42,6 +50,8 @@ class FakeDriver:
         self.fail = fail
         self.buffers: dict[int, Any] = {}
         self.log: list[Any] = []
+        self.on_launch: Any = None
+        """Stands in for a kernel of an L0 program: called with the latest buffer."""
 
     def mem_alloc(self, out: Any, size: int) -> int:
         if "cuMemAlloc_v2" in self.fail:
@@ -67,6 +77,8 @@ class FakeDriver:
                shared: int, stream: int, params: int, extra: int) -> int:
         if f != SCALE:  # a kernel of an L0 program: only the launch is seen
             self.log.append(["launch", f, gx, bx])
+            if self.on_launch is not None:
+                self.on_launch(list(self.buffers.values())[-1])
             return 0
         self.log.append(["launch", f == SCALE, gx, gy, gz, bx, by, bz, shared])
         if "cuLaunchKernel" in self.fail:
@@ -116,23 +128,114 @@ class FakeDevice:
         pass
 
 
-class KernelsDevice(FakeDevice):
-    """Loads any PTX: kernel k of its list gets the handle 0x1000 + k."""
+class Handle:
+    """A driver handle as `cuda.bindings` gives it: an object `int()` makes an address."""
+
+    def __init__(self, address: int) -> None:
+        self.address = address
+
+    def __int__(self) -> int:
+        return self.address
+
+
+class FakeModule:
+    def __init__(self, text: str, loaded: list[list[str]]) -> None:
+        self.text, self.names = text, []
+        loaded.append(self.names)
+
+    def get_function(self, name: str) -> Any:
+        """Kernel k the module is asked for gets the handle 0x1000 + k."""
+        assert f".entry {name}(" in self.text
+        self.names.append(name)
+        return types.SimpleNamespace(handle=Handle(0x1000 + len(self.names) - 1))
+
+
+class FakeContext:
+    device = types.SimpleNamespace(compute_capability=(8, 0))
 
     def __init__(self) -> None:
         self.loaded: list[list[str]] = []
 
-    def load_ptx(self, text: str, kernels: Any) -> LoadedPtx:
-        names = list(kernels)
-        assert all(f".entry {n}(" in text for n in names)
-        self.loaded.append(names)
-        return LoadedPtx(1, {name: 0x1000 + k for k, name in enumerate(names)})
+    def create_module_ptx(self, text: str) -> FakeModule:
+        return FakeModule(text, self.loaded)
+
+
+class FakeArray:
+    """A device array of `FakeCuda`: its memory is a host buffer."""
+
+    def __init__(self, host: np.ndarray) -> None:
+        self.buffer = ctypes.create_string_buffer(host.tobytes(), host.nbytes)
+        self.device_ctypes_pointer = ctypes.c_void_p(ctypes.addressof(self.buffer))
+
+
+class FakeView:
+    """`from_cuda_array_interface`'s array over memory it does not own."""
+
+    def __init__(self, desc: dict[str, Any], log: list[Any]) -> None:
+        self.desc, self.log = desc, log
+
+    def copy_to_host(self) -> np.ndarray:
+        dtype = np.dtype(self.desc["typestr"])
+        shape = self.desc["shape"]
+        n = int(np.prod(shape)) * dtype.itemsize
+        self.log.append(["copy_to_host", n])
+        raw = ctypes.string_at(self.desc["data"][0], n)
+        return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+
+
+class FakeCuda(types.ModuleType):
+    """What the back end uses of `numba.cuda`, in host memory, logging into `log`."""
+
+    def __init__(self, log: list[Any]) -> None:
+        super().__init__("numba.cuda")
+        self.log = log
+        self.context = FakeContext()
+
+    def current_context(self) -> FakeContext:
+        return self.context
+
+    def to_device(self, host: np.ndarray) -> FakeArray:
+        assert host.flags.c_contiguous
+        self.log.append(["to_device", host.nbytes])
+        return FakeArray(host)
+
+    def from_cuda_array_interface(self, desc: dict[str, Any], owner: object = None,
+                                  sync: bool = True) -> FakeView:
+        assert owner is None and desc["strides"] is None
+        return FakeView(desc, self.log)
+
+    def synchronize(self) -> None:
+        pass
+
+
+class FakeLib:
+    """The driver calls the back end's Python side makes (compiled code calls the
+    `FakeDriver`'s through its symbols)."""
+
+    def __init__(self, driver: FakeDriver) -> None:
+        self.driver = driver
+
+    def cuCtxSetLimit(self, limit: int, size: Any) -> int:  # noqa: N802 (the driver's name)
+        return 0
+
+    def cuMemFree_v2(self, address: Any) -> int:  # noqa: N802
+        return self.driver.mem_free(int(address.value))
+
+
+def numba_device(driver: FakeDriver) -> gpu_runtime.Device:
+    """The back end's `Device` over `FakeCuda` (as `numba.cuda`) and `driver`."""
+    cuda = FakeCuda(driver.log)
+    numba = types.ModuleType("numba")
+    numba.cuda = cuda  # type: ignore[attr-defined]
+    sys.modules["numba"], sys.modules["numba.cuda"] = numba, cuda
+    assert gpu_runtime.numba_cuda() is cuda
+    return gpu_runtime.Device(FakeLib(driver), cuda)
 
 
 def cached(cache_dir: str) -> dict[str, Any]:
     """An L0 program compiled for the gpu back end twice with the compile cache on
-    (`cache_dir`): the second time from the cache, its PTX loaded on the device and its
-    kernels' handles in the host code, so its driver calls are the first one's."""
+    (`cache_dir`): the second time from the cache, its PTX loaded by numba.cuda and its
+    kernels' handles in the host code, so its calls are the first one's."""
     import os
 
     from l0.api import CompiledProgram
@@ -140,21 +243,47 @@ def cached(cache_dir: str) -> dict[str, Any]:
 
     os.environ["XDG_CACHE_HOME"] = cache_dir
     os.environ.pop("L0_NO_CACHE", None)  # the test suite turns the cache off
-    dev = KernelsDevice()
-    gpu_backend.device = lambda: dev  # type: ignore[assignment]
     driver = FakeDriver({})
     keep = driver.link()
+    dev = numba_device(driver)
+    gpu_backend.device = lambda: dev  # type: ignore[assignment]
     x = np.linspace(0.5, 3.0, 1000)
     out: dict[str, Any] = {"from_cache": [], "logs": []}
     for _ in range(2):
         prog = CompiledProgram("fun [real] main([real] xs) = map(fn real (real x) => "
                                "x * 2.0, xs)\n", "double.l0", "gpu", cache=True)
         out["from_cache"].append(prog.from_cache)
-        driver.log = []
+        driver.log.clear()
         prog.main(x)
-        out["logs"].append(driver.log)
-    out["loaded"] = dev.loaded
+        out["logs"].append(list(driver.log))
+    out["loaded"] = dev.cuda.context.loaded  # type: ignore[attr-defined]
     out["entries"] = len(list(Path(cache_dir, "l0").iterdir()))
+    del keep
+    return out
+
+
+def boundary() -> dict[str, Any]:
+    """An L0 program returning its argument on the gpu back end: in with `to_device`,
+    the result a fresh device array written by a copy kernel (which stands in for it
+    here: it writes 3x into the latest allocation), back with `copy_to_host`, then
+    freed."""
+    from l0.api import CompiledProgram
+    from l0.lowering import gpu_backend
+
+    driver = FakeDriver({})
+    keep = driver.link()
+    dev = numba_device(driver)
+    gpu_backend.device = lambda: dev  # type: ignore[assignment]
+    x = np.linspace(0.5, 3.0, 1000)
+
+    def kernel(buffer: Any) -> None:
+        ctypes.memmove(buffer, (3 * x).tobytes(), x.nbytes)
+
+    driver.on_launch = kernel
+    prog = CompiledProgram("fun [real] main([real] xs) = xs\n", "same.l0", "gpu")
+    driver.log.clear()
+    y = prog.main(x)
+    out = {"same": bool(np.array_equal(y, 3 * x)), "log": list(driver.log)}
     del keep
     return out
 
@@ -181,4 +310,9 @@ def run(scenario: str) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    print(json.dumps(cached(sys.argv[2]) if sys.argv[1] == "cache" else run(sys.argv[1])))
+    if sys.argv[1] == "cache":
+        print(json.dumps(cached(sys.argv[2])))
+    elif sys.argv[1] == "boundary":
+        print(json.dumps(boundary()))
+    else:
+        print(json.dumps(run(sys.argv[1])))

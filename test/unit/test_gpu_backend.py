@@ -2,8 +2,10 @@
 
 The host code (`lowering/llvm/cuda_host.py`) runs against the fake driver of
 `gpu_fake_driver.py` in a subprocess: copies, launches with the exploded arguments,
-frees, and every failing driver call a located run-time error. Without a driver, a
-device or the gpu extra, `--backend=gpu` says so in one line and exits with 2.
+frees, and every failing driver call a located run-time error. L0 programs run there
+through the back end's own numba.cuda calls, on a stand-in `numba.cuda` (loading the
+PTX, arrays in and out). Without a driver, a device or the gpu extra, `--backend=gpu`
+says so in one line and exits with 2; other back ends never import numba.
 """
 
 from __future__ import annotations
@@ -68,6 +70,53 @@ def test_the_compile_cache_keeps_ptx_and_host_code(tmp_path: Path) -> None:
     assert out["loaded"] == [["main_impl_map_0"], ["main_impl_map_0"]]
     first, second = out["logs"]  # type: ignore[misc]
     assert first == second and ["launch", 0x1000, 4, 256] in first
+
+
+def test_arrays_cross_main_boundary_through_numba_cuda() -> None:
+    # Note [Arrays at main's boundary]: the argument goes in with numba.cuda's
+    # to_device, the compiled code works on device memory only (a fresh result array,
+    # written by a kernel launched with the handle numba.cuda's module gave), the
+    # result comes back through a numba.cuda array over it and is freed on the device.
+    out = fake_driver("boundary")
+    assert out["same"] is True
+    assert out["log"] == [["to_device", 8000], ["alloc", 8000], ["launch", 0x1000, 4, 256],
+                          ["copy_to_host", 8000], ["free", True]]
+
+
+def test_numba_missing_says_install_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    from l0.lowering import gpu_runtime
+
+    monkeypatch.setitem(sys.modules, "numba", None)  # an import of it fails
+    monkeypatch.delitem(sys.modules, "numba.cuda", raising=False)
+    with pytest.raises(gpu_runtime.GpuUnavailable) as info:
+        gpu_runtime.numba_cuda()
+    assert str(info.value) == ("--backend=gpu needs numba.cuda: install the gpu extra "
+                               "(pip install 'l0[gpu]')")
+
+
+def test_handles_from_numba_cuda_become_addresses() -> None:
+    from l0.lowering.gpu_runtime import handle_address
+
+    class Bound:  # a cuda.bindings handle
+        def __int__(self) -> int:
+            return 0x7F00
+
+    assert handle_address(Bound()) == 0x7F00
+    assert handle_address(ctypes.c_void_p(0x7F08)) == 0x7F08
+
+
+def test_other_back_ends_never_import_numba() -> None:
+    # l0-run's start-up stays short: only --backend=gpu imports numba.cuda.
+    code = ("import sys\n"
+            "import l0\n"
+            "from l0.cli import run\n"
+            "l0.compile('fun int main(int n) = n + 1', backend='cpu').main(1)\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('numba', 'cuda')))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
 
 
 def _real_driver() -> bool:
