@@ -17,7 +17,8 @@ multicore back end. The module gets `gpu.container_module` and one
   live on the device (`l0.lowering.gpu_host`, Note [Host and device memory]);
 * run-time errors in kernels go through the error word (`l0.lowering.gpu_errors`,
   Note [The error word]);
-* public functions copy their arrays in and out (`l0.lowering.gpu_entry`).
+* public functions take device arrays and hand back fresh device arrays their caller
+  owns (`l0.lowering.gpu_entry`; Python copies them in and out with numba.cuda).
 
 The parallel width (Note [Parallel width] in `l0.lowering.parallel_loops`) is 1 in
 device code and HOST_WIDTH on the host. A module without arrays or parallel loops (only

@@ -5,7 +5,8 @@ Note [Host and device memory]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 Every array lives on the device: `memref.alloc`/`dealloc` outside kernels become
 `gpu.alloc`/`gpu.dealloc`, and functions take and return device arrays (the entry
-wrappers of `l0.lowering.gpu_entry` copy `main`'s arguments in and its results out).
+wrappers of `l0.lowering.gpu_entry` take device arrays and hand back fresh ones, which
+the back end's Python side copies in and out with numba.cuda).
 The only host memory is what the host's own `memref.alloca`s make (the trace's
 descriptors, the staging buffers below). Host code never dereferences a device
 pointer; it walks a function's blocks and sorts each op:
