@@ -12,8 +12,9 @@
 Each is timed two ways (`GpuTimes`): `kernel`, the computation on inputs already in
 device memory until the device is idle; `end_to_end`, from host arrays to a host array
 (copies in, computation, copy out), which is what l0's `main` does on `--backend=gpu`
-(its arguments and result are host arrays). Medians of `runs`, after one warm-up run
-(compilation of CuPy's and numba's kernels is not timed).
+(its arguments and result are host arrays, copied in and out by numba.cuda too).
+Medians of `runs`, after one warm-up run (compilation of CuPy's and numba's kernels is
+not timed).
 
 `unavailable()` says why the peers cannot run (no GPU, CuPy or numba-cuda: the
 `gpu-bench` extra), or None; the runner then leaves their columns empty.
@@ -112,11 +113,30 @@ def run_cupy(name: str, args: list[np.ndarray], runs: int) -> GpuTimes:
 
 
 def _import_numba_cuda() -> Any:
-    if not hasattr(np, "row_stack"):  # numba-cuda 0.30 still calls it (numpy 2.5 removed it)
-        np.row_stack = np.vstack  # type: ignore[attr-defined]
-    from numba import cuda
+    """numba.cuda as the gpu back end imports it (numpy 2.5's `row_stack` put back)."""
+    from l0.lowering.gpu_runtime import numba_cuda
 
-    return cuda
+    return numba_cuda()
+
+
+def _time_numba(cuda: Any, launch: Callable[[list[Any], Any], None], args: list[np.ndarray],
+                shape: int | tuple[int, ...], dtype: Any, runs: int) -> GpuTimes:
+    """Time a hand-written numba.cuda kernel, `launch(inputs, out)` on device arrays:
+    kernel only (the inputs on the device) and end to end (from `args` on the host to
+    a host result of `shape` and `dtype`)."""
+    dev = [cuda.to_device(a) for a in args]
+    out = cuda.device_array(shape, dtype=dtype)
+    launch(dev, out)  # warm-up: numba compiles the kernel
+    cuda.synchronize()
+    result = out.copy_to_host()
+
+    def end_to_end() -> None:
+        res = cuda.device_array(shape, dtype=dtype)
+        launch([cuda.to_device(a) for a in args], res)
+        res.copy_to_host()
+
+    kernel_time = _median_seconds(lambda: launch(dev, out), cuda.synchronize, runs)
+    return GpuTimes(kernel_time, _median_seconds(end_to_end, cuda.synchronize, runs), result)
 
 
 _bs_kernel: Any = None
@@ -162,23 +182,11 @@ def run_numba_blackscholes(args: list[np.ndarray], runs: int) -> GpuTimes:
     n = args[1].shape[0]
     sms = cuda.get_current_device().MULTIPROCESSOR_COUNT
     grid = max(1, min(math.ceil(n / BLOCK), sms * BLOCKS_PER_SM))
-    dev = [cuda.to_device(a) for a in args]
-    out = cuda.device_array(n, dtype=np.float64)
 
     def compute(inputs: list[Any], result: Any) -> None:
         kernel[grid, BLOCK](*inputs, result)
 
-    compute(dev, out)  # warm-up: numba compiles the kernel
-    cuda.synchronize()
-    result = out.copy_to_host()
-
-    def end_to_end() -> None:
-        res = cuda.device_array(n, dtype=np.float64)
-        compute([cuda.to_device(a) for a in args], res)
-        res.copy_to_host()
-
-    kernel_time = _median_seconds(lambda: compute(dev, out), cuda.synchronize, runs)
-    return GpuTimes(kernel_time, _median_seconds(end_to_end, cuda.synchronize, runs), result)
+    return _time_numba(cuda, compute, args, n, np.float64, runs)
 
 
 TILE = 16
@@ -210,23 +218,11 @@ def run_numba_matmul(args: list[np.ndarray], runs: int) -> GpuTimes:
     x, y = args
     shape = (x.shape[0], y.shape[1])
     grid = (math.ceil(shape[0] / TILE), math.ceil(shape[1] / TILE))
-    dev = [cuda.to_device(a) for a in args]
-    out = cuda.device_array(shape, dtype=np.result_type(x, y))
 
     def compute(inputs: list[Any], result: Any) -> None:
         kernel[grid, (TILE, TILE)](*inputs, result)
 
-    compute(dev, out)  # warm-up: numba compiles the kernel
-    cuda.synchronize()
-    result = out.copy_to_host()
-
-    def end_to_end() -> None:
-        res = cuda.device_array(shape, dtype=out.dtype)
-        compute([cuda.to_device(a) for a in args], res)
-        res.copy_to_host()
-
-    kernel_time = _median_seconds(lambda: compute(dev, out), cuda.synchronize, runs)
-    return GpuTimes(kernel_time, _median_seconds(end_to_end, cuda.synchronize, runs), result)
+    return _time_numba(cuda, compute, args, shape, np.result_type(x, y), runs)
 
 
 FUSED: dict[str, Callable[[list[np.ndarray], int], GpuTimes]] = {

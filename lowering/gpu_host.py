@@ -31,6 +31,7 @@ Run-time errors in kernels: `l0.lowering.gpu_errors` (Note [The error word]).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import Enum
 
 from xdsl.dialects import arith, func, gpu, memref, scf
@@ -40,7 +41,6 @@ from xdsl.dialects.builtin import (
     MemRefType,
     StringAttr,
     i1,
-    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -54,6 +54,7 @@ from l0.lowering import gpu_trace
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.gpu_errors import ErrorWord
 from l0.lowering.parallel_loops import BLOCKED_REDUCTION_ATTR, MIN_CHUNK, WIDTH_FUNCTION
+from l0.lowering.trace import emit_array_call
 from l0.lowering.trace_runtime import ARRAY
 
 
@@ -236,14 +237,7 @@ class HostFunction:
             self.copy(copy)
         host = b.val(memref.AllocOp(sizes, [], dense))
         b.add(gpu.MemcpyOp(source, host))
-        rank = t.get_num_dims()
-        md = b.add(memref.ExtractStridedMetaDataOp(host))
-        dims = b.val(memref.AllocaOp.get(i64, shape=[2 * rank]))
-        for j, v in enumerate([*md.sizes, *md.strides]):
-            b.store(b.to_i64(v), dims, [b.i64(j)])
-        pointer = b.to_i64(b.val(memref.ExtractAlignedPointerAsIndexOp.get(host)))
-        where = b.to_i64(b.val(memref.ExtractAlignedPointerAsIndexOp.get(dims)))
-        new = b.add(func.CallOp(ARRAY, [site, pointer, b.i64(0), where], []))
+        new = emit_array_call(b, site, host)
         Rewriter.erase_op(call)
         after = CodeBuilder.after(new)
         after.add(memref.DeallocOp.get(host))
@@ -318,10 +312,8 @@ class HostFunction:
         serial = gpu_trace.traces(par)  # Note [Traces in kernels]: one chunk, the left fold
         grid = b.i64(1) if serial else \
             k.clamp(b, k.ceil_div(b, total, b.i64(k.BLOCK)), 1, k.REDUCE_GRID)
-        parts = [b.val(gpu.AllocOp(MemRefType(t, [DYNAMIC_INDEX]), [b.to_index(grid)]))
-                 for t in types]
-        flags = b.val(gpu.AllocOp(MemRefType(i1, [DYNAMIC_INDEX]), [b.to_index(grid)]))
-        outs = [b.val(gpu.AllocOp(MemRefType(t, [1]), [])) for t in types]
+        bufs = Partials.alloc(b, types, grid)
+        outs = bufs.outs
 
         def combine(cb: CodeBuilder, acc: Sequence[SSAValue],
                     vals: Sequence[SSAValue]) -> list[SSAValue]:
@@ -336,11 +328,7 @@ class HostFunction:
         # The final kernel first: the first one moves the body out of `par`.
         final = Block()
         fb = CodeBuilder.at_end(final)
-
-        def partial(eb: CodeBuilder, g: SSAValue) -> tuple[SSAValue | None, list[SSAValue]]:
-            return eb.load(flags, [g]), [eb.load(m, [g]) for m in parts]
-
-        tid, _, wg_f, wg_v = k.block_fold(fb, types, grid, partial, combine, None)
+        tid, _, wg_f, wg_v = k.block_fold(fb, types, grid, bufs.partial, combine, None)
 
         def result(tb: CodeBuilder) -> None:
             inits = list(par.initVals)
@@ -360,19 +348,8 @@ class HostFunction:
 
         tid, bid, wg_f, wg_v = k.block_fold(pb, types, total, element, combine,
                                             list(par.initVals), one_chunk=serial)
-
-        def publish(tb: CodeBuilder) -> None:
-            tb.store(tb.load(wg_f, [tb.i64(0)]), flags, [bid])
-            for m, p in zip(wg_v, parts, strict=True):
-                tb.store(tb.load(m, [tb.i64(0)]), p, [bid])
-
-        k.thread_zero(pb, tid, publish)
-        self._launch(b, f"{self.name}_reduce", first, grid)
-        self._launch(b, f"{self.name}_reduce_final", final, b.i64(1))
-        results = [self.read_back(b, m) for m in outs]
-        for m in [*parts, flags, *outs]:
-            b.add(gpu.DeallocOp(m))
-        Rewriter.replace_op(par, [], results)
+        bufs.publish(pb, tid, bid, wg_f, wg_v)
+        Rewriter.replace_op(par, [], self._run_reduction(b, first, final, grid, bufs))
 
     def blocked_reduction(self, par: scf.ParallelOp, shape: BlockedShape) -> None:
         """A blocked reduction (Note [Blocked reductions] in `l0.lowering.parallel_loops`)
@@ -389,10 +366,7 @@ class HostFunction:
         spread = k.clamp(b, b.muli(count, b.i64(MIN_CHUNK // k.BLOCK)), 1, k.REDUCE_GRID)
         grid = b.select(single, b.i64(1), spread)
         threads = b.select(single, b.i64(1), b.muli(grid, b.i64(k.BLOCK)))
-        partials = [b.val(gpu.AllocOp(MemRefType(t, [DYNAMIC_INDEX]), [b.to_index(grid)]))
-                    for t in types]
-        flags = b.val(gpu.AllocOp(MemRefType(i1, [DYNAMIC_INDEX]), [b.to_index(grid)]))
-        outs = [b.val(gpu.AllocOp(MemRefType(t, [1]), [])) for t in types]
+        bufs = Partials.alloc(b, types, grid)
 
         def combine(cb: CodeBuilder, acc: Sequence[SSAValue],
                     vals: Sequence[SSAValue]) -> list[SSAValue]:
@@ -408,33 +382,29 @@ class HostFunction:
                      lambda tb: _chunk_fold(tb, par, parts, count, threads, gt),
                      lambda eb: [k.zero(eb, t) for t in types])
         k.block_combine(kb, tid, active, acc, wg_f, wg_v, combine)
-
-        def publish(tb: CodeBuilder) -> None:
-            tb.store(tb.load(wg_f, [tb.i64(0)]), flags, [bid])
-            for m, p in zip(wg_v, partials, strict=True):
-                tb.store(tb.load(m, [tb.i64(0)]), p, [bid])
-
-        k.thread_zero(kb, tid, publish)
+        bufs.publish(kb, tid, bid, wg_f, wg_v)
 
         final = Block()
         fb = CodeBuilder.at_end(final)
-
-        def partial(eb: CodeBuilder, g: SSAValue) -> tuple[SSAValue | None, list[SSAValue]]:
-            return eb.load(flags, [g]), [eb.load(m, [g]) for m in partials]
-
-        tid, _, _, wg_v = k.block_fold(fb, types, grid, partial, combine, None)
+        tid, _, _, wg_v = k.block_fold(fb, types, grid, bufs.partial, combine, None)
 
         def result(tb: CodeBuilder) -> None:  # thread 0 of block 0 always had chunk 0
-            for m, o in zip(wg_v, outs, strict=True):
+            for m, o in zip(wg_v, bufs.outs, strict=True):
                 tb.store(tb.load(m, [tb.i64(0)]), o, [tb.i64(0)])
 
         k.thread_zero(fb, tid, result)
+        results = self._run_reduction(b, first, final, grid, bufs)
+        self._erase_blocked(par, loop, parts, results)
+
+    def _run_reduction(self, b: CodeBuilder, first: Block, final: Block, grid: SSAValue,
+                       bufs: Partials) -> list[SSAValue]:
+        """Launch a reduction's two kernels, read its results back, free its buffers."""
         self._launch(b, f"{self.name}_reduce", first, grid)
         self._launch(b, f"{self.name}_reduce_final", final, b.i64(1))
-        results = [self.read_back(b, m) for m in outs]
-        for m in [*partials, flags, *outs]:
+        results = [self.read_back(b, m) for m in bufs.outs]
+        for m in [*bufs.parts, bufs.flags, *bufs.outs]:
             b.add(gpu.DeallocOp(m))
-        self._erase_blocked(par, loop, parts, results)
+        return results
 
     def _erase_blocked(self, par: scf.ParallelOp, loop: scf.ForOp,
                        parts: Sequence[SSAValue], results: Sequence[SSAValue]) -> None:
@@ -537,6 +507,39 @@ class HostFunction:
         host = self.staging(t.element_type)
         b.add(gpu.MemcpyOp(device, host))
         return b.load(host, [b.i64(0)])
+
+
+@dataclass
+class Partials:
+    """A reduction's device buffers: each block's partial results (one array per
+    accumulator) with a flag saying the block had rows, and the one-element results."""
+
+    parts: list[SSAValue]
+    flags: SSAValue
+    outs: list[SSAValue]
+
+    @staticmethod
+    def alloc(b: CodeBuilder, types: Sequence[Attribute], grid: SSAValue) -> Partials:
+        blocks = b.to_index(grid)
+        return Partials([b.val(gpu.AllocOp(MemRefType(t, [DYNAMIC_INDEX]), [blocks]))
+                         for t in types],
+                        b.val(gpu.AllocOp(MemRefType(i1, [DYNAMIC_INDEX]), [blocks])),
+                        [b.val(gpu.AllocOp(MemRefType(t, [1]), [])) for t in types])
+
+    def publish(self, kb: CodeBuilder, tid: SSAValue, bid: SSAValue, wg_f: SSAValue,
+                wg_v: Sequence[SSAValue]) -> None:
+        """Thread 0 stores its block's flag and values (workgroup memory) as block
+        `bid`'s partial."""
+        def store(tb: CodeBuilder) -> None:
+            tb.store(tb.load(wg_f, [tb.i64(0)]), self.flags, [bid])
+            for m, p in zip(wg_v, self.parts, strict=True):
+                tb.store(tb.load(m, [tb.i64(0)]), p, [bid])
+
+        k.thread_zero(kb, tid, store)
+
+    def partial(self, eb: CodeBuilder, g: SSAValue) -> tuple[SSAValue | None, list[SSAValue]]:
+        """Block `g`'s flag and partial values (the final kernel's rows)."""
+        return eb.load(self.flags, [g]), [eb.load(m, [g]) for m in self.parts]
 
 
 BlockedShape = tuple[scf.ForOp, list[SSAValue], SSAValue]

@@ -39,8 +39,8 @@ from l0.lowering.builder import CodeBuilder
 from l0.lowering.trace_runtime import ARRAY, CALLBACKS, REAL_FN, SCALAR, SITES, site_id
 from l0.types import BOOL, CERT, CHAR, INT, REAL, ArrayType, BasicType
 
-__all__ = ["ARRAY", "CALLBACKS", "REAL_FN", "SCALAR", "SITES", "declare", "emit_trace",
-           "site_id", "sites_in", "source_type"]
+__all__ = ["ARRAY", "CALLBACKS", "REAL_FN", "SCALAR", "SITES", "declare", "emit_array_call",
+           "emit_trace", "site_id", "sites_in", "source_type"]
 
 _SIGNATURES: dict[str, list[Attribute]] = {
     SCALAR: [i64, i64],
@@ -96,7 +96,7 @@ def emit_trace(b: CodeBuilder, value: SSAValue, t: BasicType | ArrayType, loc: s
     sid = b.i64(site_id(loc, t))
     v_t = value.type
     if isinstance(v_t, MemRefType):
-        _emit_array(b, sid, value, v_t)
+        emit_array_call(b, sid, value)
         used.add(ARRAY)
         return
     if isinstance(v_t, Float64Type):
@@ -115,12 +115,15 @@ def emit_trace(b: CodeBuilder, value: SSAValue, t: BasicType | ArrayType, loc: s
     used.add(SCALAR)
 
 
-def _emit_array(b: CodeBuilder, sid: SSAValue, a: SSAValue, t: MemRefType) -> None:
-    rank = t.get_num_dims()
+def emit_array_call(b: CodeBuilder, sid: SSAValue, a: SSAValue) -> func.CallOp:
+    """The `l0_trace_array` call for the memref `a` (its sizes and strides in a stack
+    array), also what the gpu back end makes for a dense host copy of a device array."""
+    t = a.type
+    assert isinstance(t, MemRefType)
     md = b.add(memref.ExtractStridedMetaDataOp(a))
-    dims = b.val(memref.AllocaOp.get(i64, shape=[2 * rank]))
+    dims = b.val(memref.AllocaOp.get(i64, shape=[2 * t.get_num_dims()]))
     for k, v in enumerate([*md.sizes, *md.strides]):
         b.store(b.to_i64(v), dims, [b.i64(k)])
     data = b.to_i64(b.val(memref.ExtractAlignedPointerAsIndexOp.get(a)))
     where = b.to_i64(b.val(memref.ExtractAlignedPointerAsIndexOp.get(dims)))
-    b.add(func.CallOp(ARRAY, [sid, data, b.to_i64(md.offset), where], []))
+    return b.add(func.CallOp(ARRAY, [sid, data, b.to_i64(md.offset), where], []))
