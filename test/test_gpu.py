@@ -8,7 +8,9 @@ the gpu extra).
 * the kernel forms over 100,000 rows against the sequential back end (the forms of
   `test/test_gpu_sim.py`, tuple reductions included), the lowest failing index's error
   through the error word, threads failing before a reduction's barriers, the compile
-  cache, and the benchmarks' figures command at tiny sizes.
+  cache, and the benchmarks' figures command at tiny sizes;
+* numba.cuda loading the PTX into its context and moving `main`'s arrays, in a thread
+  of its own too (`l0-run` calls from a big-stack thread).
 
 Nothing here has run on a GPU yet (docs/gpu-codegen.md).
 """
@@ -141,6 +143,28 @@ def test_the_compile_cache_on_the_gpu(tmp_path: Path, monkeypatch: pytest.Monkey
     second = CompiledProgram(src, "double.l0", "gpu", cache=True)
     assert (first.from_cache, second.from_cache) == (False, True)
     np.testing.assert_array_equal(second.main(x), x * 2.0)
+
+
+def test_numba_cuda_loads_the_kernels_and_moves_the_arrays() -> None:
+    dev = _device()
+    import threading
+
+    from numba import cuda
+
+    import l0
+
+    assert dev.cuda is cuda
+    loaded = len(cuda.current_context().modules)
+    prog = l0.compile("fun [real] main([real] xs) = map(fn real (real x) => x + 1.0, xs)",
+                      backend="gpu")
+    assert len(cuda.current_context().modules) == loaded + 1
+    x = np.linspace(0.0, 1.0, 100_000)
+    np.testing.assert_array_equal(prog.main(x), x + 1.0)
+    seen: list[np.ndarray] = []
+    thread = threading.Thread(target=lambda: seen.append(prog.main(x[::2])))
+    thread.start()
+    thread.join()
+    np.testing.assert_array_equal(seen[0], x[::2] + 1.0)
 
 
 def test_the_benchmark_figures_command_runs() -> None:
