@@ -48,23 +48,19 @@ def _fresh_copy(b: CodeBuilder, host: HostFunction, r: SSAValue) -> SSAValue:
 
 
 def _hand_back(b: CodeBuilder, host: HostFunction, r: SSAValue,
-               owned: SSAValue | None) -> SSAValue:
+               owned: SSAValue | None, frees: list[tuple[SSAValue, SSAValue]]) -> SSAValue:
     """`r` as a fresh dense device array its caller owns (`owned`: whether the device
-    version gave `r` to the wrapper; None: it did not)."""
+    version gave `r` to the wrapper; None: it did not). An owned `r` that is copied is
+    added to `frees`, freed once every result is handed back (results may be views of
+    one buffer)."""
     t = r.type
     assert isinstance(t, MemRefType)
     dense = dense_type(t)
     if owned is None:
         return b.cast(_fresh_copy(b, host, r), t)
     if t != dense:
-        fresh = _fresh_copy(b, host, r)
-
-        def free(tb: CodeBuilder) -> list[SSAValue]:
-            tb.add(gpu.DeallocOp(r))
-            return []
-
-        b.if_(owned, [], free)
-        return b.cast(fresh, t)
+        frees.append((owned, r))
+        return b.cast(_fresh_copy(b, host, r), t)
     (out,) = b.if_(owned, [dense], lambda tb: [r],
                    lambda eb: [_fresh_copy(eb, host, r)])
     return b.cast(out, t)
@@ -106,6 +102,13 @@ def wrap_entry(code: DeviceCode, module: ModuleOp, f: func.FuncOp) -> None:
     n = len(ftype.outputs.data)
     values, flags = results[:n], results[n:]
     owners = iter(flags)
-    outs = [_hand_back(b, host, r, next(owners) if owned else None)
+    frees: list[tuple[SSAValue, SSAValue]] = []
+    outs = [_hand_back(b, host, r, next(owners) if owned else None, frees)
             if isinstance(r.type, MemRefType) else r for r in values]
+    for flag, r in frees:
+        def free(tb: CodeBuilder, r: SSAValue = r) -> list[SSAValue]:
+            tb.add(gpu.DeallocOp(r))
+            return []
+
+        b.if_(flag, [], free)
     b.add(func.ReturnOp(*outs))
