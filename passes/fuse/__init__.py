@@ -13,6 +13,7 @@ patterns applied bottom-up until nothing changes:
   (8.3, where the interchange's transpositions cancel), `iswim_rule.py`.
 
 Modules: `legality.py` (which pairs may fuse), `compose.py` (composing lambdas),
+`repeated_checks.py` (moving a fold's neutral element's check the producer repeats),
 `transpose.py` (moving a transposition between them out of the way, 8.1),
 `scanomap.py` (a map into a scan), `reshape.py` (moving a reshape between them onto
 the producer's inputs, 8.2), `iswim_rule.py` (interchanging a scan of transposed
@@ -61,6 +62,7 @@ from l0.passes.fuse.duplicate import SplitProducer
 from l0.passes.fuse.horizontal import explain_apart, fuse_siblings
 from l0.passes.fuse.iswim_rule import FuseIswim
 from l0.passes.fuse.legality import Fusibility, regular
+from l0.passes.fuse.repeated_checks import movable_checks, move_checks
 from l0.passes.fuse.reshape import pull_reshape, uniform_reshape
 from l0.passes.fuse.reshape import why_not as why_not_pull_reshape
 from l0.passes.fuse.scanomap import SCAN_CONSUMERS, as_scanomap
@@ -220,6 +222,9 @@ class FuseProducer(RewritePattern):
                     push_transpose(rewriter, c, k, n, through)
             self.analyses.changed()
             return  # the walker comes back to the producer, now fusible directly
+        if isinstance(consumers, str) and isinstance(op, soac.MapOp) and regular(op) \
+                and self.move_repeated_checks(op, rewriter):
+            return  # the walker comes back to the producer, now fusible directly
         if isinstance(consumers, str):
             self.unfused[op] = consumers
             return
@@ -230,6 +235,24 @@ class FuseProducer(RewritePattern):
             rewriter.replace(c, new, values)
         rewriter.erase(op)
         self.analyses.changed()
+
+    def move_repeated_checks(self, op: soac.MapOp, rewriter: PatternRewriter) -> bool:
+        """Note [A check the producer repeats]: when checks of a neutral element that
+        `op` repeats are all that keep it from its one consumer, move them; whether it
+        did."""
+        check = self.analyses.get()
+        consumers = check.consumers(op, _MAP_CONSUMERS)
+        if isinstance(consumers, str) or len(consumers) != 1:
+            return False
+        consumer = consumers[0]
+        if check.problem(op, consumer, on_the_way=False) is not None:
+            return False
+        checks = movable_checks(op, consumer, self.analyses.failing)
+        if checks is None:
+            return False
+        move_checks(rewriter, op, consumer, checks)
+        self.analyses.changed()
+        return True
 
     def explain(self, module: ModuleOp, out: TextIO) -> None:
         """Say why each producer left in `module` was not fused, in program order."""
@@ -360,7 +383,15 @@ class FusePass(ModulePass):
       d)` of them cancels too (other uses get the result transposed back). The map
       producing `a` then fuses into the nest (inside it, a map into each scan). Under
       `iswim`'s conditions (`l0.passes.iswim`); with no rows the results are arrays
-      with every dimension 0, as the scan's.
+      with every dimension 0, as the scan's;
+    * past a neutral element's check the producer repeats
+      (`l0.passes.fuse.repeated_checks`): when all that keeps a
+      map from its one consumer, a fold, is the size check `0 <= n` of the fold's
+      neutral element `replicate(n, v)` (used by the fold alone) and the map's lambda
+      asserts that same condition on every row, the check moves before the map as
+      `0 <= n || rows != 0` (same message and location: with rows, the map fails
+      first in both programs) and the replicate's size becomes `select(0 <= n, n, 0)`;
+      then the map fuses as above (a sum of vectors built from `replicate(n, ...)`).
 
     Horizontal fusion (the LMS loop fusion algorithm; `l0.passes.fuse.horizontal`),
     once no producer fuses any more: sibling SOACs in one block whose inputs have one
@@ -400,8 +431,9 @@ class FusePass(ModulePass):
     producer yields arrays whose shape is not known before it runs (its irregularity
     check would vanish); the producer's lambda may fail or print and so may something
     between it and the end of the consumer (the error reported, or the order of the
-    output, would change); a filter's consumer has inputs that are not the filter's
-    outputs (a filter never fuses into a scan, whose result has a row per input row).
+    output, would change), but for the repeated check above; a filter's consumer has
+    inputs that are not the filter's outputs (a filter never fuses into a scan, whose
+    result has a row per input row).
     Across a reshape, PULL-RESHAPE does not fire when the producer's inputs are not
     all one-dimensional or its lambda yields arrays (8.2), when its outputs are
     reshaped to different shapes, or when its lambda may fail or print and so may

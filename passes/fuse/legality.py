@@ -129,9 +129,11 @@ class Fusibility:
                    for inner in top.walk() for v in consumed_operands(inner))
 
     def problem(self, producer: Operation, consumer: Operation,
-                outputs: Sequence[SSAValue] | None = None) -> str | None:
+                outputs: Sequence[SSAValue] | None = None, *,
+                on_the_way: bool = True) -> str | None:
         """Why `producer` may not be fused into `consumer` (None: it may); `outputs` as
-        for `consumers`."""
+        for `consumers`; `on_the_way=False` leaves out what may fail or print between
+        them (`repeated_checks.py` may move it)."""
         read = [v for v in free_values(producer) if isinstance(v.type, TensorType)
                 and self.consumption.may_be_consumed(v)]
         if self.consumption.consumed_between(read, producer, consumer) is not None:
@@ -147,7 +149,7 @@ class Fusibility:
             if consumer.parent_block() is not producer.parent_block():
                 return ("the producer may fail or print, and the consumer runs only when "
                         "a branch is taken")
-            between = self._effect_on_the_way(producer, consumer)
+            between = self._effect_on_the_way(producer, consumer) if on_the_way else None
             if between is not None:
                 return (f"the producer may fail or print, and so may '{between.name}' "
                         "before the consumer's rows are done")

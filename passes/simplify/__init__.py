@@ -7,6 +7,7 @@ its users see the new value at once. The rules live by construct:
 
 * `arith`: folding of every scalar op (Note [Exact folding]), identities, constants
   to the front of commutative operators, reassociation;
+* `disjunctions`: `x || y` that always holds (Note [Assuming the other side]);
 * `arrays`: `size` and indexing folded through the op that built the array;
 * `certs`: `Checked` in cert lists; and the soac ops' canonicalisation patterns
   (`assert(True)`, `conjoin`, `transpose(k, 0, a)`; `l0.dialects.soac.canonicalization`);
@@ -27,6 +28,7 @@ from collections.abc import Callable
 
 from xdsl.context import Context
 from xdsl.dialects import func, scf
+from xdsl.dialects.arith import OrIOp
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
@@ -47,6 +49,7 @@ from l0.passes.simplify.control import (
     IfDropUnusedResults,
     IfSameResult,
 )
+from l0.passes.simplify.disjunctions import ProveDisjunction
 from l0.passes.simplify.soacs import SOAC_OPS, UnrollConstantSoac
 
 __all__ = ["SimplifyPass", "simplify_walker"]
@@ -80,6 +83,7 @@ def _table(module: ModuleOp, walker: Callable[[], PatternRewriteWalker]
             table.setdefault(c, []).extend(patterns)
 
     add(ARITH_OPS, *arith_patterns())
+    add((OrIOp,), ProveDisjunction())
     add(CERTIFIED_OPS, PruneCerts())
     for op_class in soac.SOAC.operations:  # the ops' own rewrites (canonicalisation)
         for trait in op_class.get_traits_of_type(HasCanonicalizationPatternsTrait):
@@ -122,6 +126,8 @@ class SimplifyPass(ModulePass):
       folded, minding the sizes of empty arrays;
     * indexing into `iota`, `replicate`, literals, rows (`b[j]` then `[i]`),
       `transpose`, `reshape` and `copy` is folded; the bounds checks stay;
+    * `x || y` becomes true when `x` holds wherever `y` does not (`m = select(n != 0,
+      m, 0) || n = 0`, a hoisted zip check of a map's rows);
     * `assert(True)` becomes `Checked`; `Checked` leaves cert lists and `conjoin`;
     * a call of a non-recursive function with constant arguments becomes the constants
       it returns, when its body simplifies to constants;

@@ -3,7 +3,8 @@
 The lit tests (`test/lit/passes/fuse*.mlir`) show each rule and each reason not to
 fuse. Here hypothesis builds small L0 programs out of chains of SOACs (maps over one
 or two arrays, maps computing two arrays, filters, reduces, scans, scans of maps,
-scans with a non-commutative operator, reshapes of maps, which may fail, replicates)
+scans with a non-commutative operator, reshapes of maps, which may fail, replicates,
+sums of vectors)
 whose lambdas may divide by zero, index out of bounds or trace, and whose arrays are
 used once, twice (siblings over one array, cheap producers shared by several
 consumers), in branches or not at all; the interpreter must print the same result (and
@@ -296,7 +297,7 @@ def _matrix_expr(draw: st.DrawFn, mats: list[str], vecs: list[str],
     elem = draw(_element(["x"], scalars))
     pair = draw(_element(["x", "y"], scalars))
     forms = ["rows", "zip_rows", "transpose", "row_sums", "matmul", "scale_rows",
-             "pull", "push", "scan_rows", "regroup", "column_scan"]
+             "pull", "push", "scan_rows", "regroup", "column_scan", "vector_sums"]
     if v is not None:
         forms += ["outer", "replicate", "add_vec"]
     form = draw(st.sampled_from(forms))
@@ -330,6 +331,12 @@ def _matrix_expr(draw: st.DrawFn, mats: list[str], vecs: list[str],
                        f"reshape((size(0, {m}) * size(1, {m})), {m}))))")
     if form == "row_sums":
         return "vec", f"map(fn int ([int] r) => reduce(op +, 0, r), {m})"
+    if form == "vector_sums":  # a sum of vectors of size k (R0's; Note [A check the
+        # producer repeats]): each row indexes by a value read (may fail first), then
+        # builds its vector with replicate(k, ...), as the neutral element is built
+        return "vec", (f"reduce(fn [int] ([int] x, [int] y) => map(op +, zip(x, y)), "
+                       f"replicate(k, 0), map(fn [int] ([int] r) => let e = r[r[0]] in "
+                       f"map(fn int (int x) => {elem}, replicate(k, e)), {m}))")
     if form == "matmul":
         return "mat", (f"map(fn [int] ([int] r) => map(fn int ([int] c) => "
                        f"reduce(op +, 0, map(op *, zip(r, c))), transpose({n})), {m})")

@@ -35,6 +35,9 @@ EXPECTED: dict[str, dict[str, int]] = {
     "reshape_transpose": {"map": 3, "reduce": 1},
     # ISWIM where the transpositions cancel: a map of per-row scanomaps, no transpose
     "iswim_columns": {"map": 1, "scanomap": 1, "scan": 0, "transpose": 0},
+    # a neutral element's check the producer repeats moves before it: the rows' map
+    # fuses into the sum of vectors (its fold and operator each a map over a row)
+    "neutral_check": {"redomap": 1, "map": 2, "reduce": 0},
 }
 """Per program, the number of each SOAC after -O (a SOAC not named: none), and of
 the other ops named (`l0.testing.STRUCTURE_OPS`)."""
