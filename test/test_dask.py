@@ -538,9 +538,13 @@ def test_an_if_with_a_known_condition_splits_its_branch() -> None:
      "  loop (s = 0) = for i < reduce(op +, 0, a) do s + a[i % 3] in s",
      r"its trip count is computed by tasks"),
     ("fun int main([int] a) =\n"
-     "  loop (s = 0) = for i < 3 do s + a[a[i]] in s",
+     "  loop (s = 0) = for i < 3 do\n"
+     "    s + reduce(op +, 0, map(fn int (int x) => x * i, a)) + a[a[i]] in s",
      r"splitting it per iteration or branch would gather: .*an index at a position "
      r"computed by tasks"),
+    ("fun int main([int] a) =\n"  # one task per element read: worse than one gather
+     "  loop (s = 0) = for i < 3 do s + a[i] in s",
+     r"its body has no SOAC to run per chunk"),
 ])
 def test_a_loop_that_cannot_split_gathers_and_says_why(source: str, why: str) -> None:
     # The loop's body (its SOACs, if any) runs in one task, every iteration.

@@ -22,18 +22,20 @@ Note [Loops over distributed arrays]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 An iterative algorithm over the data (`loop (x) = for i < n do ... reduce(..., map(...,
 a)) ...`) has its SOACs inside an `scf.for`. When the loop's bounds are known on the
-client (not computed by tasks) and it runs at most `MAX_SPLIT_ITERATIONS` times, the
-loop runs on the client: each iteration splits the body as `main`'s body is split, with
+client (not computed by tasks), its body runs SOACs, and it runs at most
+`MAX_SPLIT_ITERATIONS` times (with the loops nested in it, all told), the loop runs on
+the client: each iteration splits the body as `main`'s body is split, with
 the iteration's index and the carried values as the block's arguments, so each
 iteration's SOACs become Dask operations over the chunks and the carried values flow
 from one iteration's graph into the next (a reduction's result stays lazy: nothing is
 computed until the user computes the results). An `if` whose condition is known on the
 client splits the branch it takes. The pieces of a body are outlined and compiled once,
 not once per iteration (`Split.pieces`). A body that would gather (some statement in it
-needs a whole distributed array), a trip count or condition computed by tasks, or more
-iterations than the bound (one graph per iteration) keeps the old way: the statement
-gathers its distributed arrays and runs whole, body and SOACs included, in one task,
-with the warning saying so.
+needs a whole distributed array), a body without SOACs (scalar code reading single
+elements would make a tiny task per element read), a trip count or condition computed
+by tasks, or more iterations than the bound (one graph per iteration) keeps the old
+way: the statement gathers its distributed arrays and runs whole, body and SOACs
+included, in one task, with the warning saying so.
 """
 
 from __future__ import annotations
@@ -96,6 +98,8 @@ class Split:
         self.gathered: dict[SSAValue, Any] = outer.gathered if outer else {}
         self.pieces: dict[tuple[Any, ...], Any] = outer.pieces if outer else {}
         """Kernels by the ops they run: a loop's body is outlined once, not per iteration."""
+        self.iterations: list[int] = outer.iterations if outer else [MAX_SPLIT_ITERATIONS]
+        """How many more loop iterations may run on the client (nested loops included)."""
         self.options = options
         self.split_every = split_every
         self.pending: list[Operation] = []
@@ -291,11 +295,15 @@ class Split:
         if any(graphs.is_lazy(b) or graphs.is_dask_array(b) for b in bounds):
             self.why = " (its trip count is computed by tasks)"
             return False
-        indices = range(int(bounds[0]), int(bounds[1]), max(int(bounds[2]), 1))
-        if len(indices) > MAX_SPLIT_ITERATIONS:
-            self.why = (f" ({len(indices)} iterations: more than the {MAX_SPLIT_ITERATIONS}"
-                        " that run on the client, one graph each)")
+        if not _soacs_in(op.body.block):
+            self.why = " (its body has no SOAC to run per chunk)"
             return False
+        indices = range(int(bounds[0]), int(bounds[1]), max(int(bounds[2]), 1))
+        if len(indices) > self.iterations[0]:
+            self.why = (f" ({len(indices)} iterations: more than the {MAX_SPLIT_ITERATIONS}"
+                        " that run on the client, nested loops included, one graph each)")
+            return False
+        self.iterations[0] -= len(indices)
         carried = [self.value_of(v) for v in op.iter_args]
         block = op.body.block
         results = self.nested(lambda: _iterate(self, block, indices, carried))
@@ -353,6 +361,19 @@ class Split:
                  else graphs.from_array(np.asarray(self.value_of(v))) for v in (op.a, op.b)]
         self.env[op.result] = graphs.concatenate(parts)
         return True
+
+
+def _soacs_in(block: Block) -> bool:
+    """Whether SOACs run in `block`, directly or in its loops and ifs (not in lambdas):
+    what a split per iteration makes Dask operations of. A body without them (scalar
+    code, single elements read) would be one small task per iteration: it gathers."""
+    for op in block.ops:
+        if isinstance(op, SOACS):
+            return True
+        if isinstance(op, scf.ForOp | scf.IfOp) and any(
+                _soacs_in(b) for r in op.regions for b in r.blocks):
+            return True
+    return False
 
 
 def _iterate(outer: Split, block: Block, indices: range, carried: list[Any]) -> list[Any]:
