@@ -542,6 +542,11 @@ def test_an_if_with_a_known_condition_splits_its_branch() -> None:
      "    s + reduce(op +, 0, map(fn int (int x) => x * i, a)) + a[a[i]] in s",
      r"splitting it per iteration or branch would gather: .*an index at a position "
      r"computed by tasks"),
+    ("fun int main([int] a) =\n"  # radix sort steps: the chunks double every iteration
+     "  let x = loop (x = a) = for b < 6 do\n"
+     "    concat(filter(fn bool (int v) => ((v >> b) & 1) = 0, x),\n"
+     "           filter(fn bool (int v) => ((v >> b) & 1) = 1, x)) in x in x[0]",
+     r"its carried arrays reach 16 chunks, more than 4 times those of its distributed inputs"),
     ("fun int main([int] a) =\n"  # one task per element read: worse than one gather
      "  loop (s = 0) = for i < 3 do s + a[i] in s",
      r"its body has no SOAC to run per chunk"),

@@ -77,6 +77,11 @@ MAX_SPLIT_ITERATIONS = 1000
 graph per iteration (Note [Loops over distributed arrays]); a longer loop gathers."""
 
 
+MAX_CHUNK_GROWTH = 4
+"""How many times more chunks than a loop's distributed inputs its carried arrays may
+have before the loop gathers instead (`_iterate`)."""
+
+
 class GatherWarning(UserWarning):
     """A statement needs the whole of a distributed array: Dask gathers it into one
     process."""
@@ -306,7 +311,9 @@ class Split:
         self.iterations[0] -= len(indices)
         carried = [self.value_of(v) for v in op.iter_args]
         block = op.body.block
-        results = self.nested(lambda: _iterate(self, block, indices, carried))
+        entry = [self.env[v] for v in used_values([op]) if self.is_distributed(v)]
+        most = MAX_CHUNK_GROWTH * max((len(x.chunks[0]) for x in entry), default=1)
+        results = self.nested(lambda: _iterate(self, block, indices, carried, most))
         if results is None:
             return False
         self.env.update(zip(op.results, results, strict=True))
@@ -340,6 +347,9 @@ class Split:
                 return run()
             except GatherWarning as warning:
                 self.why = f" (splitting it per iteration or branch would gather: {warning})"
+                return None
+            except _ChunksGrow as growth:
+                self.why = f" ({growth})"
                 return None
 
     def slice_or_join(self, op: ConcatOp | SplitOp) -> bool:
@@ -376,11 +386,23 @@ def _soacs_in(block: Block) -> bool:
     return False
 
 
-def _iterate(outer: Split, block: Block, indices: range, carried: list[Any]) -> list[Any]:
-    """A loop's carried values after its iterations, each a split of its body."""
+class _ChunksGrow(Exception):
+    """A loop's carried arrays have ever more chunks: it gathers instead."""
+
+
+def _iterate(outer: Split, block: Block, indices: range, carried: list[Any],
+             most_chunks: int) -> list[Any]:
+    """A loop's carried values after its iterations, each a split of its body. A loop
+    whose carried arrays end an iteration with more than `most_chunks` chunks (a
+    `concat` of two filters of the array, as a radix sort step is, doubles them every
+    iteration: a graph growing exponentially) is not split."""
     for i in indices:
         carried = Split(block, [i, *carried], outer.options, outer.split_every, outer.helpers,
                         outer).run()
+        chunks = max((len(x.chunks[0]) for x in carried if graphs.is_dask_array(x)), default=0)
+        if chunks > most_chunks:
+            raise _ChunksGrow(f"its carried arrays reach {chunks} chunks, more than "
+                              f"{MAX_CHUNK_GROWTH} times those of its distributed inputs")
     return carried
 
 
