@@ -19,6 +19,11 @@ memory, so it exists only a few chunks at a time. Printed, from one run:
   arrays as NumPy arrays in this process (all cores; generation excluded from both):
   the ratio is Dask's overhead (target <= 1.3).
 
+* before both, the cost of one chunk in this process, per option (best of 2): generating
+  its three arrays (common to both sides), the l0 kernel (the compiled `main` on the
+  chunk) and the NumPy expression on it; what the ratio of the big run should be on an
+  idle machine follows from them: (generation + kernel) / (generation + NumPy).
+
 The targets come from the issue "Past one machine"; they are reported, never enforced.
 """
 
@@ -89,7 +94,43 @@ def timed(f: Any) -> tuple[float, Any]:
     return time.perf_counter() - t0, out
 
 
-def compare_with_multicore(prog: Any, local: int, chunk: int) -> None:
+def numpy_expression(p: Any, s: Any, y: Any) -> Any:
+    """`dask_expression` on one chunk: the NumPy calls each of its tasks makes."""
+    r, v = 0.08, 0.30
+    v_sqrt_t = v * np.sqrt(y)
+    d1 = (np.log(p / s) + (r + 0.5 * v * v) * y) / v_sqrt_t
+    d2 = d1 - v_sqrt_t
+
+    def cnd(d: Any) -> Any:
+        k = 1.0 / (1.0 + 0.2316419 * abs(d))
+        poly = k * (0.31938153 + k * (-0.356563782 + k * (1.781477937
+                    + k * (-1.821255978 + k * 1.330274429))))
+        c = 0.39894228040143267793994605993438 * np.exp(-0.5 * d * d) * poly
+        return np.where(0.0 < d, 1.0 - c, c)
+
+    return (p * cnd(d1) - s * np.exp(-r * y) * cnd(d2)).sum()
+
+
+def per_chunk(prog: Any, chunk: int) -> None:
+    """One chunk's costs in this process, per option (best of 2 each)."""
+    rs = np.random.RandomState(7)
+
+    def generate() -> tuple[Any, ...]:
+        return (rs.uniform(10.0, 60.0, chunk), rs.uniform(10.0, 60.0, chunk),
+                rs.uniform(0.1, 5.0, chunk))
+
+    t_gen = min(timed(generate)[0] for _ in range(2))
+    p, s, y = generate()
+    t_l0 = min(timed(lambda: prog.main(p, s, y))[0] for _ in range(2))
+    t_np = min(timed(lambda: numpy_expression(p, s, y))[0] for _ in range(2))
+    ns = 1e9 / chunk
+    print(f"one chunk of {chunk:.3g} options in this process, per option: generation "
+          f"{t_gen * ns:.0f} ns, l0 kernel {t_l0 * ns:.0f} ns, NumPy expression "
+          f"{t_np * ns:.0f} ns; expected ratio {(t_gen + t_l0) / (t_gen + t_np):.2f}",
+          flush=True)
+
+
+def compare_with_multicore(prog: Any, local: int, chunk: int, fast_math: bool) -> None:
     """At `local` options persisted in the workers' memory: l0 over Dask against
     `backend="multicore"` on the same arrays in this process (best of 2 each)."""
     import dask
@@ -103,7 +144,8 @@ def compare_with_multicore(prog: Any, local: int, chunk: int) -> None:
     t_l0 = min(t_l0, timed(lambda: float(prog.main(p, s, y).compute()))[0])
     arrays = [np.asarray(a) for a in dask.compute(p, s, y)]
     p = s = y = None  # the persisted chunks are released
-    multicore = l0.compile(SOURCE, filename="dask_scale.l0", backend="multicore")
+    multicore = l0.compile(SOURCE, filename="dask_scale.l0", backend="multicore",
+                           fast_math=fast_math)
     multicore.main(*(a[:1000] for a in arrays))  # compiled before timing
     t_mc, total_mc = timed(lambda: multicore.main(*arrays))
     t_mc = min(t_mc, timed(lambda: multicore.main(*arrays))[0])
@@ -121,6 +163,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--memory-limit", default="2.5GB", help="per worker")
     ap.add_argument("--local", type=float, default=1e8,
                     help="options in the comparison with multicore (0: none)")
+    ap.add_argument("--fast-math", action="store_true",
+                    help="compile the kernels with fast_math (reassociated float sums "
+                         "vectorise); off: the program's own order, as reported")
     args = ap.parse_args(argv)
 
     from distributed import Client, LocalCluster
@@ -128,7 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     import l0
 
     n, chunk, local = int(args.options), int(args.chunk), int(args.local)
-    prog = l0.compile(SOURCE, filename="dask_scale.l0")
+    prog = l0.compile(SOURCE, filename="dask_scale.l0", fast_math=args.fast_math)
+    per_chunk(prog, chunk)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
@@ -142,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         p, s, y = inputs(4 * chunk if n > 4 * chunk else n, chunk)
         prog.main(p, s, y).compute()
         if local:  # first: the short part, so that a long run cut off still has it
-            compare_with_multicore(prog, local, chunk)
+            compare_with_multicore(prog, local, chunk, args.fast_math)
         p, s, y = inputs(n, chunk)
         gb = 3 * 8 * n / 1e9
         print(f"{n:.3g} options ({gb:.1f} GB of input), chunks of {chunk:.3g}:", flush=True)

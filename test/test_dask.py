@@ -495,14 +495,67 @@ def test_array_constants_are_client_values() -> None:
     assert total == 21
 
 
-def test_a_loop_over_a_distributed_array_gathers_it_and_says_so() -> None:
-    # The loop's body (a SOAC over the whole array, every iteration) runs in one task.
-    prog = l0.compile("fun int main([int] a) =\n"
-                      "  loop (s = 0) = for i < 3 do\n"
-                      "    s + reduce(op +, 0, map(fn int (int x) => x * i, a))\n"
-                      "  in s", backend="interp")
-    a = np.arange(10)
+ITERATIVE = """
+fun [real] main([real] a, int n) =
+  loop (x = a) = for i < n do
+    let m = reduce(op +, 0.0, x) / toReal(size(0, x)) in
+    map(fn real (real v) => (v - m) * 0.5 + toReal(i), x)
+  in x
+"""
+
+
+def test_a_loop_over_a_distributed_array_splits_per_iteration() -> None:
+    # Note [Loops over distributed arrays]: the loop runs on the client, each
+    # iteration's reduce and map become Dask operations over the chunks (the mean a
+    # lazy value between them), and nothing gathers.
+    prog = l0.compile(ITERATIVE, backend="interp")
+    a = np.arange(10.0) ** 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = prog.main(da.from_array(a, chunks=3), 4)
+    assert r.chunks == ((3, 3, 3, 1),)
+    chunks_mapped = [k for k in dict(r.dask) if isinstance(k, tuple)
+                     and str(k[0]).startswith("l0-soac-map")]
+    assert len(chunks_mapped) == 4 * 4  # every chunk, every iteration
+    np.testing.assert_allclose(r.compute(scheduler="sync"), prog.main(a, 4), rtol=1e-12)
+
+
+def test_an_if_with_a_known_condition_splits_its_branch() -> None:
+    prog = l0.compile("fun int main([int] a, int k) =\n"
+                      "  if k < 0 then reduce(op +, 0, a)\n"
+                      "  else reduce(op +, 0, map(fn int (int x) => x * k, a))",
+                      backend="interp")
+    a = np.arange(12)
+    for k in (-1, 3):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            r = prog.main(da.from_array(a, chunks=5), k)
+        assert int(r.compute(scheduler="sync")) == prog.main(a, k)
+
+
+@pytest.mark.parametrize("source, why", [
+    ("fun int main([int] a) =\n"
+     "  loop (s = 0) = for i < reduce(op +, 0, a) do s + a[i % 3] in s",
+     r"its trip count is computed by tasks"),
+    ("fun int main([int] a) =\n"
+     "  loop (s = 0) = for i < 3 do\n"
+     "    s + reduce(op +, 0, map(fn int (int x) => x * i, a)) + a[a[i]] in s",
+     r"splitting it per iteration or branch would gather: .*an index at a position "
+     r"computed by tasks"),
+    ("fun int main([int] a) =\n"  # radix sort steps: the chunks double every iteration
+     "  let x = loop (x = a) = for b < 6 do\n"
+     "    concat(filter(fn bool (int v) => ((v >> b) & 1) = 0, x),\n"
+     "           filter(fn bool (int v) => ((v >> b) & 1) = 1, x)) in x in x[0]",
+     r"its carried arrays reach 16 chunks, more than 4 times those of its distributed inputs"),
+    ("fun int main([int] a) =\n"  # one task per element read: worse than one gather
+     "  loop (s = 0) = for i < 3 do s + a[i] in s",
+     r"its body has no SOAC to run per chunk"),
+])
+def test_a_loop_that_cannot_split_gathers_and_says_why(source: str, why: str) -> None:
+    # The loop's body (its SOACs, if any) runs in one task, every iteration.
+    prog = l0.compile(source, backend="interp")
+    a = np.array([2, 0, 1, 1])
     with pytest.warns(UserWarning, match=r"a loop \(scf\.for\) needs the whole "
-                      r"of distributed array %a: .*, where its body runs \(SOACs included\)"):
-        r = prog.main(da.from_array(a, chunks=4))
-    assert int(r.compute(scheduler="sync")) == prog.main(a) == 135
+                      r"of distributed array %a: .*, where its body runs.*" + why):
+        r = prog.main(da.from_array(a, chunks=2))
+    assert int(r.compute(scheduler="sync")) == prog.main(a)

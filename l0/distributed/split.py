@@ -13,8 +13,29 @@ A top-level SOAC (`map`, `filter`, `scan`, `reduce`, `redomap`) whose input arra
 include distributed ones becomes per-chunk tasks running it, outlined, on each chunk
 (`l0.distributed.graphs`). Runs of other ops that touch no distributed value are
 outlined together and run on the client: at once when their inputs are known, else as
-one delayed task. Any other op that uses a distributed value (an index at a computed
-position, a transpose, a loop) gathers the whole array, with a warning naming the op.
+one delayed task. A loop whose trip count is known on the client, and an `if` whose
+condition is, run on the client with their bodies split the same way (Note [Loops over
+distributed arrays]). Any other op that uses a distributed value (an index at a computed
+position, a transpose) gathers the whole array, with a warning naming the op.
+
+Note [Loops over distributed arrays]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+An iterative algorithm over the data (`loop (x) = for i < n do ... reduce(..., map(...,
+a)) ...`) has its SOACs inside an `scf.for`. When the loop's bounds are known on the
+client (not computed by tasks), its body runs SOACs, and it runs at most
+`MAX_SPLIT_ITERATIONS` times (with the loops nested in it, all told), the loop runs on
+the client: each iteration splits the body as `main`'s body is split, with
+the iteration's index and the carried values as the block's arguments, so each
+iteration's SOACs become Dask operations over the chunks and the carried values flow
+from one iteration's graph into the next (a reduction's result stays lazy: nothing is
+computed until the user computes the results). An `if` whose condition is known on the
+client splits the branch it takes. The pieces of a body are outlined and compiled once,
+not once per iteration (`Split.pieces`). A body that would gather (some statement in it
+needs a whole distributed array), a body without SOACs (scalar code reading single
+elements would make a tiny task per element read), a trip count or condition computed
+by tasks, or more iterations than the bound (one graph per iteration) keeps the old
+way: the statement gathers its distributed arrays and runs whole, body and SOACs
+included, in one task, with the warning saying so.
 """
 
 from __future__ import annotations
@@ -26,7 +47,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import arith, func
+from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 
@@ -51,6 +72,16 @@ from l0.distributed.outline import outline, outline_chunk_total, outline_fold, u
 SOACS = (MapOp, FilterOp, ScanOp, ScanomapOp, ReduceOp, RedomapOp)
 
 
+MAX_SPLIT_ITERATIONS = 1000
+"""The most iterations of a loop over distributed arrays that run on the client, one
+graph per iteration (Note [Loops over distributed arrays]); a longer loop gathers."""
+
+
+MAX_CHUNK_GROWTH = 4
+"""How many times more chunks than a loop's distributed inputs its carried arrays may
+have before the loop gathers instead (`_iterate`)."""
+
+
 class GatherWarning(UserWarning):
     """A statement needs the whole of a distributed array: Dask gathers it into one
     process."""
@@ -60,20 +91,31 @@ class Split:
     """The state of one split: values so far, and the client ops not yet run."""
 
     def __init__(self, body: Block, args: Sequence[Any], options: dict[str, Any],
-                 split_every: int, helpers: Sequence[func.FuncOp] = ()) -> None:
-        """`helpers`: the other functions of the module, which pieces may call."""
+                 split_every: int, helpers: Sequence[func.FuncOp] = (),
+                 outer: Split | None = None) -> None:
+        """`helpers`: the other functions of the module, which pieces may call. `outer`:
+        the split of the block around this one (a loop's or an `if`'s body), whose
+        values this one sees."""
         self.body = body
         self.helpers = helpers
-        self.env: dict[SSAValue, Any] = dict(zip(body.args, args, strict=True))
-        self.gathered: dict[SSAValue, Any] = {}
+        self.env: dict[SSAValue, Any] = dict(outer.env) if outer else {}
+        self.env.update(zip(body.args, args, strict=True))
+        self.gathered: dict[SSAValue, Any] = outer.gathered if outer else {}
+        self.pieces: dict[tuple[Any, ...], Any] = outer.pieces if outer else {}
+        """Kernels by the ops they run: a loop's body is outlined once, not per iteration."""
+        self.iterations: list[int] = outer.iterations if outer else [MAX_SPLIT_ITERATIONS]
+        """How many more loop iterations may run on the client (nested loops included)."""
         self.options = options
         self.split_every = split_every
         self.pending: list[Operation] = []
         self.ops = list(body.ops)
+        self.why = ""
+        """Why the last loop or `if` could not be split (for its gather warning)."""
 
     def run(self) -> list[Any]:
+        """The values of the block's terminator (`func.return` or `scf.yield`)."""
         for index, op in enumerate(self.ops):
-            if isinstance(op, func.ReturnOp):
+            if isinstance(op, func.ReturnOp | scf.YieldOp):
                 self.flush(index)
                 return [self.value_of(v) for v in op.operands]
             if isinstance(op, arith.ConstantOp):
@@ -89,7 +131,7 @@ class Split:
             if not self.distribute(op):
                 self.gather_for(op)
                 self.pending.append(op)
-        raise AssertionError("a function body without func.return")
+        raise AssertionError("a block without a terminator")
 
     # ------------------------------------------------------------------ values
 
@@ -117,10 +159,11 @@ class Split:
         if values is None:
             values = [v for v in used_values([op]) if self.is_distributed(v)]
         names = [_name(v) for v in values]
+        why, self.why = self.why, ""
         warnings.warn(
             f"{_describe(op)} needs the whole of distributed array{'s' if len(names) > 1 else ''}"
             f" {', '.join(names)}: gathering {'them' if len(names) > 1 else 'it'} into one process"
-            f"{_runs_there(op)}",
+            f"{_runs_there(op)}{why}",
             GatherWarning, stacklevel=_caller_level())
 
     # ----------------------------------------------------------------- iota
@@ -162,9 +205,16 @@ class Split:
         later = self.ops[index:]
         params = used_values(ops)
         results = [r for op in ops for r in op.results if _used_in(r, later, self.body)]
-        kernel = self.kernel(outline(ops, params, results))
+        kernel = self.piece(("client", *ops, None, *results),
+                            lambda: self.kernel(outline(ops, params, results)))
         values = graphs.call(kernel, [self.local(p) for p in params], len(results))
         self.env.update(zip(results, values, strict=True))
+
+    def piece(self, key: tuple[Any, ...], make: Any) -> Any:
+        """`make()`, once per key (the ops a kernel runs and what it returns)."""
+        if key not in self.pieces:
+            self.pieces[key] = make()
+        return self.pieces[key]
 
     def kernel(self, module: ModuleOp) -> Kernel:
         called = {str(op.callee.root_reference.data) for op in module.walk()
@@ -192,6 +242,10 @@ class Split:
             return True
         if isinstance(op, ConcatOp | SplitOp):
             return self.slice_or_join(op)
+        if isinstance(op, scf.ForOp):
+            return self.split_loop(op)
+        if isinstance(op, scf.IfOp):
+            return self.split_if(op)
         if not isinstance(op, SOACS) or not any(self.is_distributed(v) for v in op.inputs):
             return False
         inputs = list(op.inputs)
@@ -205,30 +259,98 @@ class Split:
         free = [graphs.shared(self.local(v)) for v in others]
         types = [r.type for r in op.results]
         if isinstance(op, MapOp | FilterOp):
-            kernel = self.kernel(outline([op], inputs + others, list(op.results)))
+            kernel = self.piece((op,), lambda: self.kernel(
+                outline([op], inputs + others, list(op.results))))
             outs = graphs.blockwise(kernel, arrays, free, types, keep_lengths=isinstance(op, MapOp),
                                     name=op.name.replace(".", "-"))
         elif isinstance(op, ScanOp | ScanomapOp):
             k = len(op.neutral)
-            scan = self.kernel(outline([op], inputs + others, list(op.results), leading=k))
-            total = self.kernel(outline_chunk_total(op, inputs + others))
             operator = op.body if isinstance(op, ScanOp) else op.outer
-            combine, in_operator = outline_fold(operator, list(op.neutral))
+            scan, total, combine, in_operator = self.piece((op,), lambda: (
+                self.kernel(outline([op], inputs + others, list(op.results), leading=k)),
+                self.kernel(outline_chunk_total(op, inputs + others)),
+                *self.fold(operator, op)))
             neutral = [self.local(v) for v in op.neutral]
-            outs = graphs.scan(scan, total, self.kernel(combine), neutral,
+            outs = graphs.scan(scan, total, combine, neutral,
                                [graphs.shared(self.local(v)) for v in in_operator],
                                arrays, free, types)
         else:
             assert isinstance(op, ReduceOp | RedomapOp)
             region = op.body if isinstance(op, ReduceOp) else op.outer
-            partial = self.kernel(outline([op], inputs + others, list(op.results)))
-            combine, in_operator = outline_fold(region, list(op.neutral))
+            partial, combine, in_operator = self.piece((op,), lambda: (
+                self.kernel(outline([op], inputs + others, list(op.results))),
+                *self.fold(region, op)))
             neutral = [self.local(v) for v in op.neutral]
-            outs = graphs.reduce(partial, self.kernel(combine), neutral,
+            outs = graphs.reduce(partial, combine, neutral,
                                  [graphs.shared(self.local(v)) for v in in_operator],
                                  arrays, free, len(types), self.split_every)
         self.env.update(zip(op.results, outs, strict=True))
         return True
+
+    def fold(self, operator: Any, op: Any) -> tuple[Kernel, list[SSAValue]]:
+        """The kernel of a reduction's operator over partial results, and the values
+        the operator captures."""
+        combine, in_operator = outline_fold(operator, list(op.neutral))
+        return self.kernel(combine), in_operator
+
+    def split_loop(self, op: scf.ForOp) -> bool:
+        """A loop run on the client, its body split per iteration (Note [Loops over
+        distributed arrays]); False: it gathers."""
+        bounds = [self.value_of(v) for v in (op.lb, op.ub, op.step)]
+        if any(graphs.is_lazy(b) or graphs.is_dask_array(b) for b in bounds):
+            self.why = " (its trip count is computed by tasks)"
+            return False
+        if not _soacs_in(op.body.block):
+            self.why = " (its body has no SOAC to run per chunk)"
+            return False
+        indices = range(int(bounds[0]), int(bounds[1]), max(int(bounds[2]), 1))
+        if len(indices) > self.iterations[0]:
+            self.why = (f" ({len(indices)} iterations: more than the {MAX_SPLIT_ITERATIONS}"
+                        " that run on the client, nested loops included, one graph each)")
+            return False
+        self.iterations[0] -= len(indices)
+        carried = [self.value_of(v) for v in op.iter_args]
+        block = op.body.block
+        entry = [self.env[v] for v in used_values([op]) if self.is_distributed(v)]
+        most = MAX_CHUNK_GROWTH * max((len(x.chunks[0]) for x in entry), default=1)
+        results = self.nested(lambda: _iterate(self, block, indices, carried, most))
+        if results is None:
+            return False
+        self.env.update(zip(op.results, results, strict=True))
+        return True
+
+    def split_if(self, op: scf.IfOp) -> bool:
+        """An `if` whose condition is known on the client: the branch it takes, split;
+        False: it gathers."""
+        cond = self.value_of(op.cond)
+        if graphs.is_lazy(cond) or graphs.is_dask_array(cond):
+            self.why = " (its condition is computed by tasks)"
+            return False
+        region = op.true_region if cond else op.false_region
+        if not region.blocks:  # an `if` without results or an else branch
+            return True
+        block = region.block
+        results = self.nested(lambda: Split(block, [], self.options, self.split_every,
+                                            self.helpers, self).run())
+        if results is None:
+            return False
+        self.env.update(zip(op.results, results, strict=True))
+        return True
+
+    def nested(self, run: Any) -> list[Any] | None:
+        """The results of splitting a nested body, or None where a statement in it
+        would gather: then the whole statement gathers instead (cheaper than a gather
+        per iteration, and said once)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", GatherWarning)
+            try:
+                return run()
+            except GatherWarning as warning:
+                self.why = f" (splitting it per iteration or branch would gather: {warning})"
+                return None
+            except _ChunksGrow as growth:
+                self.why = f" ({growth})"
+                return None
 
     def slice_or_join(self, op: ConcatOp | SplitOp) -> bool:
         """`concat` of vectors and `split` at a known position, as Dask's own
@@ -249,6 +371,39 @@ class Split:
                  else graphs.from_array(np.asarray(self.value_of(v))) for v in (op.a, op.b)]
         self.env[op.result] = graphs.concatenate(parts)
         return True
+
+
+def _soacs_in(block: Block) -> bool:
+    """Whether SOACs run in `block`, directly or in its loops and ifs (not in lambdas):
+    what a split per iteration makes Dask operations of. A body without them (scalar
+    code, single elements read) would be one small task per iteration: it gathers."""
+    for op in block.ops:
+        if isinstance(op, SOACS):
+            return True
+        if isinstance(op, scf.ForOp | scf.IfOp) and any(
+                _soacs_in(b) for r in op.regions for b in r.blocks):
+            return True
+    return False
+
+
+class _ChunksGrow(Exception):
+    """A loop's carried arrays have ever more chunks: it gathers instead."""
+
+
+def _iterate(outer: Split, block: Block, indices: range, carried: list[Any],
+             most_chunks: int) -> list[Any]:
+    """A loop's carried values after its iterations, each a split of its body. A loop
+    whose carried arrays end an iteration with more than `most_chunks` chunks (a
+    `concat` of two filters of the array, as a radix sort step is, doubles them every
+    iteration: a graph growing exponentially) is not split."""
+    for i in indices:
+        carried = Split(block, [i, *carried], outer.options, outer.split_every, outer.helpers,
+                        outer).run()
+        chunks = max((len(x.chunks[0]) for x in carried if graphs.is_dask_array(x)), default=0)
+        if chunks > most_chunks:
+            raise _ChunksGrow(f"its carried arrays reach {chunks} chunks, more than "
+                              f"{MAX_CHUNK_GROWTH} times those of its distributed inputs")
+    return carried
 
 
 def _caller_level() -> int:
