@@ -37,6 +37,7 @@ from xdsl.pattern_rewriter import (
 
 from l0.dialects import soac
 from l0.passes.analysis.consumption import LOOPS, SOACS, Consumption, is_array
+from l0.passes.analysis.walk import contains_op
 
 _CHEAP_OPS = (
     soac.CheckedOp,
@@ -177,5 +178,7 @@ class InlineMapIndexPass(ModulePass):
     max_ops: int = 16
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not contains_op(op, [soac.IndexOp]):
+            return  # the rule rewrites indexing only
         pattern = InlineMapIndex(self.max_ops, Consumption(op))
         PatternRewriteWalker(pattern).rewrite_module(op)

@@ -8,7 +8,7 @@ check) walk thousands of ops, pass after pass; this walk keeps its own stack ins
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from xdsl.ir import Operation
 
@@ -27,3 +27,15 @@ def walk_ops(root: Operation) -> Iterator[Operation]:
                     while inner is not None:
                         push(inner)
                         inner = inner.prev_op
+
+
+def contains_op(root: Operation, op_classes: Iterable[type[Operation]]) -> bool:
+    """Whether `root` or an op nested in it is of one of `op_classes` (exactly: op
+    classes are ABCs, slow to test with `isinstance`, and l0's are never subclassed).
+
+    A pass that can only rewrite ops of some classes asks this first and returns at
+    once when there are none: on a module without them, its analyses (built before
+    the rewrite walk, over the whole module) would be wasted, round after round of
+    the pipeline's fixed point."""
+    wanted = frozenset(op_classes)
+    return any(type(op) in wanted for op in walk_ops(root))
