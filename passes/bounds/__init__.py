@@ -72,8 +72,12 @@ class BoundsPass(ModulePass):
 
     name = "bounds"
 
+    REWRITES = (soac.AssertOp,)
+    """The ops the pass rewrites: without them it changes nothing, and returns at once
+    (Note [Passes known to change nothing] in `l0.passes.pipeline`)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if not contains_op(op, [soac.AssertOp]):
+        if not contains_op(op, self.REWRITES):
             return  # both rules rewrite checks: nothing to prove or hoist
         ranges = Ranges(DefinitionOrder(op))
         speculation = Speculation(op)

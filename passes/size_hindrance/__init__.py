@@ -158,8 +158,12 @@ class SizeHindrancePass(ModulePass):
 
     name = "size-hindrance"
 
+    REWRITES = (soac.SizeOp,)
+    """The ops the pass rewrites: without them it changes nothing, and returns at once
+    (Note [Passes known to change nothing] in `l0.passes.pipeline`)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if not contains_op(op, [soac.SizeOp]):
+        if not contains_op(op, self.REWRITES):
             return  # the rule rewrites sizes only
         analysis = SizeAnalysis(Consumption(op))
         analysis.warm_up(op)
