@@ -36,7 +36,7 @@ from xdsl.traits import HasCanonicalizationPatternsTrait
 from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
 from l0.passes.cores.erase_dead import EraseDeadOp
-from l0.passes.simplify.arith import ARITH_OPS, arith_patterns
+from l0.passes.simplify.arith import arith_patterns
 from l0.passes.simplify.arrays import FoldIndex, FoldSize
 from l0.passes.simplify.certs import CERTIFIED_OPS, PruneCerts
 from l0.passes.simplify.control import (
@@ -79,7 +79,8 @@ def _table(module: ModuleOp, walker: Callable[[], PatternRewriteWalker]
         for c in classes:
             table.setdefault(c, []).extend(patterns)
 
-    add(ARITH_OPS, *arith_patterns())
+    for pattern, classes in arith_patterns():
+        add(classes, pattern)
     add(CERTIFIED_OPS, PruneCerts())
     for op_class in soac.SOAC.operations:  # the ops' own rewrites (canonicalisation)
         for trait in op_class.get_traits_of_type(HasCanonicalizationPatternsTrait):
