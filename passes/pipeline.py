@@ -122,59 +122,46 @@ def module_text(module: ModuleOp) -> str:
 class _Fingerprint:
     """The structure of a module (`_fingerprint`)."""
 
-    ids: list[int]
-    """Every op in textual order, its parent and its operands, by identity."""
-    values: list[object]
-    """The properties and attributes of the ops that have some, compared by value."""
-    kept: list[object]
-    """What `ids` names, kept alive (Note [Fingerprints by identity])."""
+    ops: list[tuple[object, ...]]
+    """Every op in textual order: the op, its parent and its operands, compared by
+    identity, then its properties and attributes, if any, compared by value."""
     op_types: set[type[Operation]]
     """The classes of the ops in the module (Note [Passes known to change nothing])."""
 
     def same(self, other: _Fingerprint) -> bool:
-        return self.ids == other.ids and self.values == other.values
+        return self.ops == other.ops
 
 
 def _fingerprint(module: ModuleOp) -> _Fingerprint:
     """The structure of `module`, cheap to take and compare (printing costs twenty times
     more): every op in textual order with its parent, operands, properties and
     attributes (Note [Fingerprints by identity])."""
-    ids: list[int] = []
-    values: list[object] = []
-    kept: list[object] = []
+    ops: list[tuple[object, ...]] = []
     op_types: set[type[Operation]] = set()
-    add, extend, keep, value = ids.append, ids.extend, kept.append, values.append
-    add_type = op_types.add
+    add, add_type = ops.append, op_types.add
     for op in walk_ops(module):
         add_type(type(op))
-        operands = op._operands  # the op's own tuple; `op.operands` builds a view
-        parent = op.parent
-        keep(op)
-        keep(parent)
-        keep(operands)
-        add(id(op))
-        add(id(parent))
-        extend(map(id, operands))
-        if op.properties:
-            add(-1)
-            value(tuple(op.properties.items()))
-        if op.attributes:
-            add(-2)
-            value(tuple(op.attributes.items()))
-    return _Fingerprint(ids, values, kept, op_types)
+        properties, attributes = op.properties, op.attributes
+        # `op._operands`: the op's own tuple; `op.operands` builds a view
+        if properties or attributes:
+            add((op, op.parent, op._operands, tuple(properties.items()),
+                 tuple(attributes.items())))
+        else:
+            add((op, op.parent, op._operands))
+    return _Fingerprint(ops, op_types)
 
 
 # Note [Fingerprints by identity]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # The fixed-point loop compares the module before and after every pass, which on a
-# program of thousands of ops costs as much as a cheap pass when done by value. The
-# identities (`id`) of ops, blocks and values compare as plain integers, and are
-# meaningful because the fingerprint keeps every object it names alive: an object of
-# the new module with the identity of one in the old fingerprint is that object.
-# Operands are listed after their op without a separator: an op's identity cannot be
-# a value's, so the sequence reads back one way only. Properties and attributes are
-# values (a pass may replace one with an equal one): they are compared by value, in
-# a list of their own, their places marked in the identities by negative numbers.
+# program of thousands of ops costs as much as a cheap pass when done by value. Ops,
+# blocks and values compare by identity (xDSL defines their `==` as `is`, and list
+# and tuple comparison tries `is` first), and that is meaningful because the
+# fingerprint holds every object it names, so none can be freed and its identity
+# reused by a new object: an object of the new module that is one in the old
+# fingerprint is that object. One tuple per op: the op, its parent block and its
+# operands' tuple, then, when it has any, its properties and attributes, which are
+# values (a pass may replace one with an equal one) and compare by value.
 
 
 def _context() -> Context:

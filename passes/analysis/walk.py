@@ -21,12 +21,16 @@ def walk_ops(root: Operation) -> Iterator[Operation]:
         op = pop()
         yield op
         if op.regions:
+            # The linked lists' own fields: `region.blocks` builds a view object and
+            # `block.last_op`, `op.prev_op` are properties, per op of every walk.
             for region in reversed(op.regions):
-                for block in reversed(region.blocks):
-                    inner = block.last_op
+                block = region._last_block
+                while block is not None:
+                    inner = block._last_op
                     while inner is not None:
                         push(inner)
-                        inner = inner.prev_op
+                        inner = inner._prev_op
+                    block = block._prev_block
 
 
 def contains_op(root: Operation, op_classes: Iterable[type[Operation]]) -> bool:
