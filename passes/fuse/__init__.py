@@ -35,7 +35,7 @@ from typing import TextIO
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -53,6 +53,7 @@ from l0.passes.fuse.compose import (
     compose_guarded,
     compose_map,
     dedupe_inputs,
+    detach_region,
     merged_certs,
     rebuilt,
     rows_block,
@@ -105,12 +106,18 @@ def _fused(rewriter: PatternRewriter, producer: soac.MapOp | soac.FilterOp,
     `producer_block`."""
     certs = merged_certs(consumer, producer)
     original = consumer
+    outer: Region | None = None
     if isinstance(consumer, soac.ReduceOp):
-        consumer = as_redomap(consumer)
-    elif isinstance(consumer, soac.ScanOp):
-        consumer = as_scanomap(consumer)
-    assert isinstance(consumer, soac.MapOp | soac.FilterOp | soac.RedomapOp | soac.ScanomapOp)
-    block, first = rows_block(consumer)
+        # The redomap `as_redomap` would make, built once the lambdas are composed
+        # rather than also before (building an op costs more than composing them).
+        outer = consumer.body.clone()
+        block, first = consumer.body.block, len(consumer.neutral)
+    else:
+        if isinstance(consumer, soac.ScanOp):
+            consumer = as_scanomap(consumer)
+        assert isinstance(consumer, soac.MapOp | soac.FilterOp | soac.RedomapOp
+                          | soac.ScanomapOp)
+        block, first = rows_block(consumer)
     inputs = list(consumer.inputs)
     if isinstance(producer, soac.MapOp):
         new_inputs = compose_map(rewriter, block, first, inputs, producer, producer_block)
@@ -119,14 +126,20 @@ def _fused(rewriter: PatternRewriter, producer: soac.MapOp | soac.FilterOp,
         otherwise = None if isinstance(consumer, soac.FilterOp) else list(block.args[:first])
         new_inputs = compose_guarded(rewriter, block, first, inputs, producer, producer_block,
                                      otherwise)
-    new = rebuilt(consumer, new_inputs, certs)
+    if isinstance(original, soac.ReduceOp):
+        assert outer is not None
+        new: Operation = soac.RedomapOp(list(original.neutral), new_inputs, outer,
+                                        detach_region(original.body), certs)
+        new.attributes |= original.attributes
+    else:
+        new = rebuilt(consumer, new_inputs, certs)  # type: ignore[arg-type]
     if isinstance(new, soac.FilterOp):  # its results follow its inputs, the producer's
         where = {r: i for i, r in enumerate(producer.results)}
         values = [new.results[where[v]] for v in inputs]
     else:
         values = list(new.results)
     if consumer is not original:
-        consumer.erase()  # the intermediate redomap or scanomap, now without regions
+        consumer.erase()  # the intermediate scanomap, now without regions
     return new, values
 
 
