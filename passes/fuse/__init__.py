@@ -37,17 +37,14 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    PatternRewriter,
-    PatternRewriteWalker,
-    RewritePattern,
-)
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
 from l0.passes.analysis.effects import lambda_effects
 from l0.passes.analysis.speculation import Speculation
+from l0.passes.cores.rewrite_walker import RewriteWalker
 from l0.passes.fuse.compose import (
     as_redomap,
     compose_guarded,
@@ -460,7 +457,7 @@ class FusePass(ModulePass):
         producers = FuseProducer(analyses)
         replicate = FuseReplicate(analyses)
         iswim = FuseIswim(analyses.failing, analyses.changed)
-        walker = PatternRewriteWalker(_ByClass({
+        walker = RewriteWalker(_ByClass({
             soac.MapOp: [producers, replicate],
             soac.FilterOp: [producers],
             soac.ReduceOp: [replicate],
@@ -469,7 +466,7 @@ class FusePass(ModulePass):
             soac.ScanomapOp: [iswim],
         }), walk_reverse=True)
         apart: dict[Operation, str] = {}  # siblings not merged, and why
-        splitter = PatternRewriteWalker(SplitProducer(
+        splitter = RewriteWalker(SplitProducer(
             analyses.get, analyses.changed, _fused, _MAP_CONSUMERS, producers.unfused),
             walk_reverse=True)
         siblings_due = True  # a sweep for siblings may find some (none after one that

@@ -36,6 +36,7 @@ from xdsl.traits import HasCanonicalizationPatternsTrait
 from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
 from l0.passes.cores.erase_dead import EraseDeadOp
+from l0.passes.cores.rewrite_walker import RewriteWalker
 from l0.passes.simplify.arith import arith_patterns
 from l0.passes.simplify.arrays import FoldIndex, FoldSize
 from l0.passes.simplify.certs import CERTIFIED_OPS, PruneCerts
@@ -99,8 +100,8 @@ def simplify_walker(module: ModuleOp) -> PatternRewriteWalker:
     """A walker applying every simplification rule to the functions of `module`."""
     dispatch = Dispatch(EraseDeadOp(module), {})
     # Constant calls are evaluated by a walker of their own over a copy of the callee.
-    dispatch.table = _table(module, lambda: PatternRewriteWalker(dispatch))
-    return PatternRewriteWalker(dispatch)
+    dispatch.table = _table(module, lambda: RewriteWalker(dispatch))
+    return RewriteWalker(dispatch)
 
 
 class SimplifyPass(ModulePass):
