@@ -37,7 +37,13 @@ def render() -> str:
         " lowerings the IR still needs after them.\n",
         "The default pipeline (`l0-run -O`, `l0-opt -O`), run to a fixed point: "
         + ", ".join(f"`{n}`" for n in DEFAULT)
-        + ". `passes/pipeline.py` says why in this order.\n",
+        + ". `passes/pipeline.py` says why in this order. The fixed point is reached"
+        " when every pass of the list has run once more without changing the module;"
+        " a run known to change nothing is skipped: that of a pass which has left this"
+        " very module unchanged already, and that of a pass whose class attribute"
+        " `REWRITES` names the ops it rewrites ("
+        + ", ".join(f"`{n}`" for n in sorted(PASSES) if hasattr(PASSES[n](), "REWRITES"))
+        + ") on a module without any (Note [Passes known to change nothing]).\n",
     ]
     for title, registry in groups:
         out.append(f"## {title}\n")

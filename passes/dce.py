@@ -27,9 +27,9 @@ from __future__ import annotations
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriteWalker
 
 from l0.passes.cores.erase_dead import EraseDeadOp
+from l0.passes.cores.rewrite_walker import RewriteWalker
 
 
 class DcePass(ModulePass):
@@ -57,4 +57,4 @@ class DcePass(ModulePass):
     name = "dce"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(EraseDeadOp(op), walk_reverse=True).rewrite_module(op)
+        RewriteWalker(EraseDeadOp(op), walk_reverse=True).rewrite_module(op)

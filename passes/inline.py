@@ -36,6 +36,8 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from l0.passes.analysis.calls import (
+    call_graph,
+    closure,
     functions,
     reachable_functions,
     recursive_functions,
@@ -140,18 +142,24 @@ class InlinePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         funcs = functions(op)
-        recursive = recursive_functions(op)
-        reachable = reachable_functions(op)
+        graph = call_graph(op)
+        recursive = recursive_functions(op, graph)
         roots = root_functions(op)
+        reachable = closure(roots, graph)
         # Only the functions that survive are worth inlining into (Note [Moving the
         # last copy]); the others are copied or moved into them and then erased.
         keep = [name for name in funcs if name in reachable
                 and (name in roots or name in recursive)]
-        pattern = InlineCall(funcs, recursive, set(keep), _count_calls(op))
-        walker = PatternRewriteWalker(pattern)
-        for name in keep:
-            walker.rewrite_region(funcs[name].body)
-        live = reachable_functions(op)
+        live = reachable
+        # Walk the survivors only when one calls a function that may be inlined: on a
+        # module with nothing to inline (as after the first round of `-O`), a walk of
+        # every op per round for nothing.
+        if any(c in funcs and c not in recursive for name in keep for c in graph[name]):
+            pattern = InlineCall(funcs, recursive, set(keep), _count_calls(op))
+            walker = PatternRewriteWalker(pattern)
+            for name in keep:
+                walker.rewrite_region(funcs[name].body)
+            live = reachable_functions(op)
         for name, f in funcs.items():
             if name not in live:
                 f.detach()

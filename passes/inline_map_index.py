@@ -37,6 +37,7 @@ from xdsl.pattern_rewriter import (
 
 from l0.dialects import soac
 from l0.passes.analysis.consumption import LOOPS, SOACS, Consumption, is_array
+from l0.passes.analysis.walk import contains_op
 
 _CHEAP_OPS = (
     soac.CheckedOp,
@@ -174,8 +175,14 @@ class InlineMapIndexPass(ModulePass):
 
     name = "inline-map-index"
 
+    REWRITES = (soac.IndexOp,)
+    """The ops the pass rewrites: without them it changes nothing, and returns at once
+    (Note [Passes known to change nothing] in `l0.passes.pipeline`)."""
+
     max_ops: int = 16
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not contains_op(op, self.REWRITES):
+            return  # the rule rewrites indexing only
         pattern = InlineMapIndex(self.max_ops, Consumption(op))
         PatternRewriteWalker(pattern).rewrite_module(op)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from l0.passes import PASSES
@@ -121,54 +122,46 @@ def module_text(module: ModuleOp) -> str:
 class _Fingerprint:
     """The structure of a module (`_fingerprint`)."""
 
-    ids: list[int]
-    """Every op in textual order, its parent and its operands, by identity."""
-    values: list[object]
-    """The properties and attributes of the ops that have some, compared by value."""
-    kept: list[object]
-    """What `ids` names, kept alive (Note [Fingerprints by identity])."""
+    ops: list[tuple[object, ...]]
+    """Every op in textual order: the op, its parent and its operands, compared by
+    identity, then its properties and attributes, if any, compared by value."""
+    op_types: set[type[Operation]]
+    """The classes of the ops in the module (Note [Passes known to change nothing])."""
 
     def same(self, other: _Fingerprint) -> bool:
-        return self.ids == other.ids and self.values == other.values
+        return self.ops == other.ops
 
 
 def _fingerprint(module: ModuleOp) -> _Fingerprint:
     """The structure of `module`, cheap to take and compare (printing costs twenty times
     more): every op in textual order with its parent, operands, properties and
     attributes (Note [Fingerprints by identity])."""
-    ids: list[int] = []
-    values: list[object] = []
-    kept: list[object] = []
-    add, extend, keep, value = ids.append, ids.extend, kept.append, values.append
+    ops: list[tuple[object, ...]] = []
+    op_types: set[type[Operation]] = set()
+    add, add_type = ops.append, op_types.add
     for op in walk_ops(module):
-        operands = op._operands  # the op's own tuple; `op.operands` builds a view
-        parent = op.parent
-        keep(op)
-        keep(parent)
-        keep(operands)
-        add(id(op))
-        add(id(parent))
-        extend(map(id, operands))
-        if op.properties:
-            add(-1)
-            value(tuple(op.properties.items()))
-        if op.attributes:
-            add(-2)
-            value(tuple(op.attributes.items()))
-    return _Fingerprint(ids, values, kept)
+        add_type(type(op))
+        properties, attributes = op.properties, op.attributes
+        # `op._operands`: the op's own tuple; `op.operands` builds a view
+        if properties or attributes:
+            add((op, op.parent, op._operands, tuple(properties.items()),
+                 tuple(attributes.items())))
+        else:
+            add((op, op.parent, op._operands))
+    return _Fingerprint(ops, op_types)
 
 
 # Note [Fingerprints by identity]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # The fixed-point loop compares the module before and after every pass, which on a
-# program of thousands of ops costs as much as a cheap pass when done by value. The
-# identities (`id`) of ops, blocks and values compare as plain integers, and are
-# meaningful because the fingerprint keeps every object it names alive: an object of
-# the new module with the identity of one in the old fingerprint is that object.
-# Operands are listed after their op without a separator: an op's identity cannot be
-# a value's, so the sequence reads back one way only. Properties and attributes are
-# values (a pass may replace one with an equal one): they are compared by value, in
-# a list of their own, their places marked in the identities by negative numbers.
+# program of thousands of ops costs as much as a cheap pass when done by value. Ops,
+# blocks and values compare by identity (xDSL defines their `==` as `is`, and list
+# and tuple comparison tries `is` first), and that is meaningful because the
+# fingerprint holds every object it names, so none can be freed and its identity
+# reused by a new object: an object of the new module that is one in the old
+# fingerprint is that object. One tuple per op: the op, its parent block and its
+# operands' tuple, then, when it has any, its properties and attributes, which are
+# values (a pass may replace one with an equal one) and compare by value.
 
 
 def _context() -> Context:
@@ -217,7 +210,8 @@ def optimise(
     """Run the passes `names` (default: `default_pipeline()`) over `module` in place, in
     order and then again from the first, until every pass in the list has run once
     more without changing the module (`_fingerprint`), or `max_rounds` times the list
-    has run. Returns the number of passes run.
+    has run. Returns the number of passes run, counting those skipped because they
+    are known to change nothing (Note [Passes known to change nothing]).
 
     One pass changing nothing does not end the loop: the module is at a fixed point
     when every pass of the list, one after the other, has left it as it was.
@@ -267,13 +261,51 @@ def _optimise(module: ModuleOp, names: Sequence[str] | None, *, verify: bool,
     state = _fingerprint(module)
     unchanged = 0  # passes run in a row without changing the module
     runs = 0
+    version = 0  # how many passes have changed the module
+    clean: dict[ModulePass, int] = {}  # pass -> the version it last left unchanged
     while unchanged < len(passes) and runs < max_rounds * len(passes):
-        run_pass(passes[runs % len(passes)], module, ctx, verify=verify)
+        p = passes[runs % len(passes)]
         runs += 1
+        if clean.get(p) == version or not _may_rewrite(p, state):
+            unchanged += 1
+            continue
+        run_pass(p, module, ctx, verify=verify)
         after = _fingerprint(module)
-        unchanged = unchanged + 1 if after.same(state) else 0
+        if after.same(state):
+            unchanged += 1
+            clean[p] = version
+        else:
+            unchanged = 0
+            version += 1
         state = after
     return runs
+
+
+def _may_rewrite(p: ModulePass, state: _Fingerprint) -> bool:
+    """Whether the module `state` describes has ops of a class `p` rewrites (True for
+    a pass that does not say: `REWRITES`, Note [Passes known to change nothing])."""
+    rewrites: tuple[type[Operation], ...] | None = getattr(p, "REWRITES", None)
+    return rewrites is None or not state.op_types.isdisjoint(rewrites)
+
+
+# Note [Passes known to change nothing]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The fixed point needs a round in which no pass changes the module, and most runs
+# of most passes change nothing; on a program of thousands of ops each such run
+# still costs a visit of every op and a fingerprint. Two kinds of run are skipped,
+# counted as runs that changed nothing, since they would be:
+#
+# * a pass that ran on this very module and left it unchanged (no pass has changed
+#   the module since, `clean`): passes are deterministic, so it would again. The
+#   default list has `simplify` twice; whichever ran last stands for both.
+# * a pass whose class attribute `REWRITES` lists the op classes it can rewrite,
+#   none of which is in the module (`_Fingerprint.op_types`, gathered by the walk the
+#   fingerprint makes anyway): `bounds` rewrites checks, `size-hindrance` sizes,
+#   `inline-map-index` indexing, and each pass run alone returns at once too
+#   (`contains_op`) rather than build its analyses for nothing.
+#
+# The module goes through the same states as without skipping, so `-O` produces the
+# same IR, only sooner.
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ check) walk thousands of ops, pass after pass; this walk keeps its own stack ins
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from xdsl.ir import Operation
 
@@ -21,9 +21,25 @@ def walk_ops(root: Operation) -> Iterator[Operation]:
         op = pop()
         yield op
         if op.regions:
+            # The linked lists' own fields: `region.blocks` builds a view object and
+            # `block.last_op`, `op.prev_op` are properties, per op of every walk.
             for region in reversed(op.regions):
-                for block in reversed(region.blocks):
-                    inner = block.last_op
+                block = region._last_block
+                while block is not None:
+                    inner = block._last_op
                     while inner is not None:
                         push(inner)
-                        inner = inner.prev_op
+                        inner = inner._prev_op
+                    block = block._prev_block
+
+
+def contains_op(root: Operation, op_classes: Iterable[type[Operation]]) -> bool:
+    """Whether `root` or an op nested in it is of one of `op_classes` (exactly: op
+    classes are ABCs, slow to test with `isinstance`, and l0's are never subclassed).
+
+    A pass that can only rewrite ops of some classes asks this first and returns at
+    once when there are none: on a module without them, its analyses (built before
+    the rewrite walk, over the whole module) would be wasted, round after round of
+    the pipeline's fixed point."""
+    wanted = frozenset(op_classes)
+    return any(type(op) in wanted for op in walk_ops(root))

@@ -22,9 +22,11 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 
+from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
 from l0.passes.analysis.order import DefinitionOrder
 from l0.passes.analysis.speculation import Speculation
+from l0.passes.analysis.walk import contains_op
 from l0.passes.bounds.pattern import HoistChecks, ProveCheck
 from l0.passes.bounds.ranges import Ranges
 
@@ -70,7 +72,13 @@ class BoundsPass(ModulePass):
 
     name = "bounds"
 
+    REWRITES = (soac.AssertOp,)
+    """The ops the pass rewrites: without them it changes nothing, and returns at once
+    (Note [Passes known to change nothing] in `l0.passes.pipeline`)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not contains_op(op, self.REWRITES):
+            return  # both rules rewrite checks: nothing to prove or hoist
         ranges = Ranges(DefinitionOrder(op))
         speculation = Speculation(op)
         patterns = GreedyRewritePatternApplier(

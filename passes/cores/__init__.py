@@ -7,4 +7,6 @@ from one another.
   `simplify`);
 * `hoisting`: which ops may leave a lambda, loop or branch, and moving them (`hoist`,
   `rebind`).
+* `rewrite_walker`: xDSL's pattern walker, filling its worklist faster (`simplify`,
+  `dce`, `fuse`).
 """

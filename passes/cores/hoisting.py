@@ -74,6 +74,7 @@ from l0.passes.analysis.consumption import SOACS, consumes, why_result_consumed
 from l0.passes.analysis.scope import defined_inside
 from l0.passes.analysis.shapes import static_shape
 from l0.passes.analysis.speculation import Speculation
+from l0.passes.analysis.walk import walk_ops
 
 
 class RegionKind(Enum):
@@ -138,7 +139,7 @@ def build_runs_zero_times(holder: Operation) -> tuple[list[Operation], SSAValue]
 def is_invariant(op: Operation, holder: Operation) -> bool:
     """Whether every value `op` (or an op nested in it) uses from outside `op` is also
     defined outside `holder`."""
-    for inner in op.walk():
+    for inner in walk_ops(op):
         for v in inner.operands:
             if defined_inside(v, holder) and not defined_inside(v, op):
                 return False

@@ -36,24 +36,22 @@ from typing import TextIO
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    PatternRewriter,
-    PatternRewriteWalker,
-    RewritePattern,
-)
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
 from l0.passes.analysis.effects import lambda_effects
 from l0.passes.analysis.speculation import Speculation
+from l0.passes.cores.rewrite_walker import RewriteWalker
 from l0.passes.fuse.compose import (
     as_redomap,
     compose_guarded,
     compose_map,
     dedupe_inputs,
+    detach_region,
     merged_certs,
     rebuilt,
     rows_block,
@@ -107,12 +105,18 @@ def _fused(rewriter: PatternRewriter, producer: soac.MapOp | soac.FilterOp,
     `producer_block`."""
     certs = merged_certs(consumer, producer)
     original = consumer
+    outer: Region | None = None
     if isinstance(consumer, soac.ReduceOp):
-        consumer = as_redomap(consumer)
-    elif isinstance(consumer, soac.ScanOp):
-        consumer = as_scanomap(consumer)
-    assert isinstance(consumer, soac.MapOp | soac.FilterOp | soac.RedomapOp | soac.ScanomapOp)
-    block, first = rows_block(consumer)
+        # The redomap `as_redomap` would make, built once the lambdas are composed
+        # rather than also before (building an op costs more than composing them).
+        outer = consumer.body.clone()
+        block, first = consumer.body.block, len(consumer.neutral)
+    else:
+        if isinstance(consumer, soac.ScanOp):
+            consumer = as_scanomap(consumer)
+        assert isinstance(consumer, soac.MapOp | soac.FilterOp | soac.RedomapOp
+                          | soac.ScanomapOp)
+        block, first = rows_block(consumer)
     inputs = list(consumer.inputs)
     if isinstance(producer, soac.MapOp):
         new_inputs = compose_map(rewriter, block, first, inputs, producer, producer_block)
@@ -121,14 +125,20 @@ def _fused(rewriter: PatternRewriter, producer: soac.MapOp | soac.FilterOp,
         otherwise = None if isinstance(consumer, soac.FilterOp) else list(block.args[:first])
         new_inputs = compose_guarded(rewriter, block, first, inputs, producer, producer_block,
                                      otherwise)
-    new = rebuilt(consumer, new_inputs, certs)
+    if isinstance(original, soac.ReduceOp):
+        assert outer is not None
+        new: Operation = soac.RedomapOp(list(original.neutral), new_inputs, outer,
+                                        detach_region(original.body), certs)
+        new.attributes |= original.attributes
+    else:
+        new = rebuilt(consumer, new_inputs, certs)  # type: ignore[arg-type]
     if isinstance(new, soac.FilterOp):  # its results follow its inputs, the producer's
         where = {r: i for i, r in enumerate(producer.results)}
         values = [new.results[where[v]] for v in inputs]
     else:
         values = list(new.results)
     if consumer is not original:
-        consumer.erase()  # the intermediate redomap or scanomap, now without regions
+        consumer.erase()  # the intermediate scanomap, now without regions
     return new, values
 
 
@@ -479,7 +489,7 @@ class FusePass(ModulePass):
         producers = FuseProducer(analyses)
         replicate = FuseReplicate(analyses)
         iswim = FuseIswim(analyses.failing, analyses.changed)
-        walker = PatternRewriteWalker(_ByClass({
+        walker = RewriteWalker(_ByClass({
             soac.MapOp: [producers, replicate],
             soac.FilterOp: [producers],
             soac.ReduceOp: [replicate],
@@ -488,7 +498,7 @@ class FusePass(ModulePass):
             soac.ScanomapOp: [iswim],
         }), walk_reverse=True)
         apart: dict[Operation, str] = {}  # siblings not merged, and why
-        splitter = PatternRewriteWalker(SplitProducer(
+        splitter = RewriteWalker(SplitProducer(
             analyses.get, analyses.changed, _fused, _MAP_CONSUMERS, producers.unfused),
             walk_reverse=True)
         siblings_due = True  # a sweep for siblings may find some (none after one that

@@ -38,7 +38,8 @@ from xdsl.traits import HasCanonicalizationPatternsTrait
 from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
 from l0.passes.cores.erase_dead import EraseDeadOp
-from l0.passes.simplify.arith import ARITH_OPS, arith_patterns
+from l0.passes.cores.rewrite_walker import RewriteWalker
+from l0.passes.simplify.arith import arith_patterns
 from l0.passes.simplify.arrays import FoldIndex, FoldSize
 from l0.passes.simplify.certs import CERTIFIED_OPS, PruneCerts
 from l0.passes.simplify.control import (
@@ -82,7 +83,8 @@ def _table(module: ModuleOp, walker: Callable[[], PatternRewriteWalker]
         for c in classes:
             table.setdefault(c, []).extend(patterns)
 
-    add(ARITH_OPS, *arith_patterns())
+    for pattern, classes in arith_patterns():
+        add(classes, pattern)
     add((OrIOp,), ProveDisjunction())
     add(CERTIFIED_OPS, PruneCerts())
     for op_class in soac.SOAC.operations:  # the ops' own rewrites (canonicalisation)
@@ -102,8 +104,8 @@ def simplify_walker(module: ModuleOp) -> PatternRewriteWalker:
     """A walker applying every simplification rule to the functions of `module`."""
     dispatch = Dispatch(EraseDeadOp(module), {})
     # Constant calls are evaluated by a walker of their own over a copy of the callee.
-    dispatch.table = _table(module, lambda: PatternRewriteWalker(dispatch))
-    return PatternRewriteWalker(dispatch)
+    dispatch.table = _table(module, lambda: RewriteWalker(dispatch))
+    return RewriteWalker(dispatch)
 
 
 class SimplifyPass(ModulePass):

@@ -518,9 +518,28 @@ ARITH_OPS: tuple[type[Operation], ...] = (
 """The op classes the patterns of this module look at."""
 
 
-def arith_patterns() -> list[RewritePattern]:
-    """This module's patterns, in the order they are tried."""
-    return [FoldConstantOp(), FoldSelect(), IntIdentities(), RealIdentities(),
-            NegateComparison(), ConstantsToFront(), SubToAdd(), Reassociate()]
+_BINARY_ARITH: tuple[type[Operation], ...] = tuple(
+    c for c in ARITH_OPS if c.name.startswith("arith.") and c not in (
+        arith.NegfOp, arith.SIToFPOp, arith.FPToSIOp, arith.ExtSIOp, arith.ExtUIOp,
+        arith.TruncIOp, arith.SelectOp))
+_INT_ASSOCIATIVE = (arith.AddiOp, arith.MuliOp, arith.AndIOp, arith.OrIOp, arith.XOrIOp)
+
+
+def arith_patterns() -> list[tuple[RewritePattern, tuple[type[Operation], ...]]]:
+    """This module's patterns, in the order they are tried, each with the op classes
+    it can rewrite (a subset of `ARITH_OPS`): `simplify` tries a pattern only on
+    those, as most would reject every other op only after reading its operands."""
+    return [
+        (FoldConstantOp(), ARITH_OPS),
+        (FoldSelect(), (arith.SelectOp,)),
+        (IntIdentities(), _BINARY_ARITH),
+        (RealIdentities(), (arith.MulfOp, arith.DivfOp, arith.AddfOp, arith.SubfOp,
+                            arith.NegfOp)),
+        (NegateComparison(), (arith.XOrIOp,)),
+        (ConstantsToFront(), (*_INT_ASSOCIATIVE, arith.MaxSIOp, arith.MinSIOp,
+                              arith.AddfOp, arith.MulfOp)),
+        (SubToAdd(), (arith.SubiOp, arith.AddiOp)),
+        (Reassociate(), _INT_ASSOCIATIVE),
+    ]
 
 

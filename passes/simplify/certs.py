@@ -30,6 +30,8 @@ class PruneCerts(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, CERTIFIED_OPS):
             return
+        if not any(isinstance(v.type, soac.CertType) for v in op.operands):
+            return  # no cert list (cheap to see: `op.certs` decodes the segment sizes)
         certs = list(op.certs)
         if not any(is_checked(c) for c in certs) and len(set(certs)) == len(certs):
             return

@@ -90,6 +90,10 @@ def _materialisable(v: SSAValue, depth: int = _DEPTH) -> bool:
             return False
 
 
+_CONSTANT_ARRAYS = frozenset({soac.EmptyOp, soac.IotaOp, soac.ReplicateOp, soac.ArrayOp})
+"""The ops whose arrays `constant_rows` may know."""
+
+
 def constant_rows(v: SSAValue) -> list[Row] | None:
     """The rows of the known constant array `v`, at most `MAX_UNROLL_ELEMENTS` of
     them, or None (Note [Unrolling constant SOACs])."""
@@ -247,6 +251,10 @@ class UnrollConstantSoac(RewritePattern):
         return [[rows[j] for rows in per_input] for j in range(n)]
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        # Every input must be one of `constant_rows`'s arrays: most SOACs have none
+        # among their operands, which is cheap to see (their `inputs` are not).
+        if not any(type(v.owner) in _CONSTANT_ARRAYS for v in op.operands):
+            return
         match op:
             case soac.MapOp():
                 self.map(op, rewriter)

@@ -63,6 +63,7 @@ from xdsl.pattern_rewriter import (
 from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
 from l0.passes.analysis.shapes import Const, Dim, Val
+from l0.passes.analysis.walk import contains_op
 from l0.passes.size_hindrance.analysis import SizeAnalysis
 from l0.passes.size_hindrance.expressions import (
     Add,
@@ -157,7 +158,13 @@ class SizeHindrancePass(ModulePass):
 
     name = "size-hindrance"
 
+    REWRITES = (soac.SizeOp,)
+    """The ops the pass rewrites: without them it changes nothing, and returns at once
+    (Note [Passes known to change nothing] in `l0.passes.pipeline`)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not contains_op(op, self.REWRITES):
+            return  # the rule rewrites sizes only
         analysis = SizeAnalysis(Consumption(op))
         analysis.warm_up(op)
         # One walk: the ops a rewrite creates are already at their best.

@@ -137,6 +137,39 @@ def test_default_pipeline_reaches_a_fixed_point(source: str) -> None:
     assert runs == len(default_pipeline())  # one run of each pass, none changing anything
 
 
+def _passes_run(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the passes `optimise` runs from now on, in order."""
+    import l0.passes.pipeline as pipeline
+
+    ran: list[str] = []
+    real = pipeline.run_pass
+
+    def spy(p: ModulePass, module: ModuleOp, ctx: Context, *, verify: bool) -> None:
+        ran.append(p.name)
+        real(p, module, ctx, verify=verify)
+
+    monkeypatch.setattr(pipeline, "run_pass", spy)
+    return ran
+
+
+def test_passes_known_to_change_nothing_are_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Note [Passes known to change nothing]: no checks, sizes or indexing here, so
+    # bounds, size-hindrance and inline-map-index never run; the second simplify of a
+    # round in which nothing changed after the first is skipped; run again on the
+    # result, each pass runs once.
+    text = "fun int main([int] a) = reduce(op +, 0, map(fn int (int x) => x * 2 + 1, a))"
+    module = l0_to_module(text, "skip.l0")
+    ran = _passes_run(monkeypatch)
+    runs = optimise(module, verify=True)
+    assert not {"bounds", "size-hindrance", "inline-map-index"} & set(ran)
+    assert len(ran) < runs  # the skipped ones are counted as run
+    once = module_text(module)
+    ran.clear()
+    assert optimise(module, verify=True) == len(DEFAULT)
+    assert ran == ["inline", "simplify", "rebind", "dce", "fuse"]  # once each
+    assert module_text(module) == once
+
+
 def test_unknown_pass_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="unknown pass 'no-such-pass'"):
         optimise(ModuleOp([]), ["size-hindrance", "no-such-pass"])
