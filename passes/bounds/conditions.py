@@ -65,8 +65,9 @@ class Atom:
         d = self.rhs - self.lhs
         return d.plus(-1) if self.pred == "slt" else d
 
-    def proved(self, ranges: Ranges) -> bool:
-        """Whether the atom holds wherever it is evaluated."""
+    def proved(self, ranges: Ranges, facts: list[Affine] | None = None) -> bool:
+        """Whether the atom holds wherever it is evaluated; `facts`: what holds there
+        (`Ranges.facts_at`)."""
         if self.pred == "true":
             return True
         if self.pred is None:
@@ -77,5 +78,6 @@ class Atom:
         if not (ranges.exact(self.lhs) and ranges.exact(self.rhs)):
             return False  # Note [Overflow]
         if self.pred == "ne":
-            return ranges.nonneg(d.plus(-1)) or ranges.nonneg(d.scale(-1).plus(-1))
-        return ranges.nonneg(self.slack())
+            return (ranges.nonneg(d.plus(-1), facts)
+                    or ranges.nonneg(d.scale(-1).plus(-1), facts))
+        return ranges.nonneg(self.slack(), facts)

@@ -8,7 +8,10 @@ the ring of 64-bit integers (`+`, `-` and `*` by a constant wrap, and so do thes
   `%a` have the sizes of `%a`'s inner dimensions, `copy`, `let-with` and a loop merge
   value updated in place keep their source's sizes, ...), so that two expressions of
   one size meet;
-* `Sym.value(v)`: any other value, opaque.
+* `Sym.value(v)`: any other value, opaque;
+* a *row-size select* `select(m != 0, n, 0)` (the normalised size of an inner dimension,
+  `size(1, a)` with `m = size(0, a)`): a symbol of its own, bounded, never negative, and
+  equal to `n` wherever a loop over `m` rows runs an iteration (Note [Row-size selects]).
 
 An *iterator* is a value that runs over an integer range: the induction variable of an
 `scf.for` (lb .. ub-1) and a lambda parameter bound to the rows of `soac.iota %n`
@@ -36,6 +39,20 @@ a lone symbol or constant, or a combination of *bounded* symbols with small
 coefficients. Bounded are sizes (an array in memory has fewer than 2^50 elements) and
 iterators (a loop reaches fewer than 2^50 iterations in any feasible run); opaque
 values, such as an `int` parameter, are not.
+
+Note [Row-size selects]
+~~~~~~~~~~~~~~~~~~~~~~~
+An array with no rows has no columns, so the simplifier writes `size(1, a)` as
+`select(size(0, a) != 0, n, 0)`, and the sizes of the rows a map over `m` rows makes are
+`select(m != 0, n, 0)`. Opaque, such a select would make every check that mentions it
+inexact (Note [Overflow]), and it would never meet `n`: LocVolCalib's tridiagonal solves
+along x, over the rows `u[j]` of an array `u` of `numY` rows, index rows of size
+`select(numY != 0, numX, 0)` and coefficient arrays of size `numX` with one index. So the
+select is a symbol of its own kind, "select", bounded (both arms are sizes or small
+constants) and non-negative, and a check is proved with the facts of the place it is
+evaluated (`Ranges.facts_at`): inside a lambda bound to the rows of an array of `m` rows,
+or in the body of an `scf.for` from 0 to `m`, an iteration runs, so `m != 0` and the
+select is `n` there. A check elsewhere keeps the symbol.
 """
 
 from __future__ import annotations
@@ -197,6 +214,8 @@ class Ranges:
         op = x.owner
         if isinstance(op, arith.AddiOp | arith.SubiOp | arith.MuliOp) and op.result.type == i64:
             return [o for o in op.operands if o not in self.forms]
+        if isinstance(op, arith.SelectOp) and op.result.type == i64:
+            return [o for o in (op.lhs, op.rhs) if o not in self.forms]
         return []
 
     def _form(self, x: SSAValue) -> Affine:
@@ -216,7 +235,51 @@ class Ranges:
                 return a.scale(b.const)
         if isinstance(op, soac.SizeOp):
             return self.size(op.array, op.dim.data)
+        if isinstance(op, arith.SelectOp) and x.type == i64 and self.row_size_select(op):
+            return Affine.sym(Sym("select", x, 0, self.order(x)))
         return Affine.sym(self.value_sym(x))
+
+    def row_size_select(self, op: arith.SelectOp) -> tuple[SSAValue, Affine] | None:
+        """For `select(m != 0, n, 0)` with `n` a size or a small non-negative constant:
+        `m` and the form of `n` (Note [Row-size selects]); else None."""
+        m = _nonzero_operand(op.cond)
+        if m is None or m.type != i64 or self.forms.get(op.rhs) != Affine(0):
+            return None
+        n = self.forms.get(op.lhs)
+        if n is None or not _size_like(n):
+            return None
+        return m, n
+
+    def facts_at(self, op: Operation) -> list[Affine]:
+        """Forms of counts that are positive where `op` runs: an enclosing lambda bound
+        to the rows of an array of `m` rows, or an enclosing `scf.for` from 0 to `m` with
+        a positive step, runs an iteration there (Note [Row-size selects])."""
+        positive: list[Affine] = []
+        parent = op.parent_op()
+        inner: Operation = op
+        while parent is not None:
+            if isinstance(parent, scf.ForOp):
+                step = _int_constant(parent.step)
+                if (inner.parent_region() is parent.body and _int_constant(parent.lb) == 0
+                        and step is not None and step > 0):
+                    positive.append(self.affine(parent.ub))
+            else:
+                block = inner.parent_block()
+                for p, source in row_params(parent):
+                    if p.block is block:
+                        positive.append(self.size(source, 0))
+                        break
+            inner, parent = parent, parent.parent_op()
+        return positive
+
+    def _use_facts(self, e: Affine, positive: list[Affine]) -> Affine:
+        """`e` with each row-size select over a count in `positive` replaced by its `n`."""
+        for s in e.symbols():
+            if s.kind == "select":
+                found = self.row_size_select(s.value.owner)  # type: ignore[arg-type]
+                if found is not None and self.affine(found[0]) in positive:
+                    e = e.substitute(s, found[1])
+        return e
 
     def size(self, a: SSAValue, d: int) -> Affine:
         """The affine form of `size(d, a)`, following `a` back to an equal array. Every
@@ -303,10 +366,13 @@ class Ranges:
 
     # -- proofs -------------------------------------------------------------------------
 
-    def minimum(self, e: Affine) -> Affine:
+    def minimum(self, e: Affine, facts: list[Affine] | None = None) -> Affine:
         """A lower bound of `e` free of iterators: each iterator, innermost first, at the
-        end of its range that minimises `e`."""
+        end of its range that minimises `e`; with `facts` (`facts_at`), row-size selects
+        replaced by what they equal where `e` is evaluated, also in the iterators' ranges."""
         for _ in range(10_000):
+            if facts:
+                e = self._use_facts(e, facts)
             iters = [s for s in e.symbols() if self.is_iterator(s)]
             if not iters:
                 return e
@@ -316,14 +382,15 @@ class Ranges:
             e = e.substitute(s, it.lo if e.coeff(s) > 0 else it.hi)
         return e
 
-    def nonneg(self, e: Affine) -> bool:
-        """Whether `e >= 0` wherever its iterators are in range (see the docstring)."""
-        m = self.minimum(e)
-        return m.const >= 0 and all(s.kind == "size" and c > 0 for s, c in m.terms)
+    def nonneg(self, e: Affine, facts: list[Affine] | None = None) -> bool:
+        """Whether `e >= 0` wherever its iterators are in range (see the docstring);
+        `facts` as for `minimum`."""
+        m = self.minimum(e, facts)
+        return m.const >= 0 and all(s.kind in ("size", "select") and c > 0 for s, c in m.terms)
 
     def bounded(self, s: Sym) -> bool:
         """Whether the symbol's values are small (Note [Overflow])."""
-        return s.kind == "size" or self.is_iterator(s)
+        return s.kind in ("size", "select") or self.is_iterator(s)
 
     def exact(self, e: Affine) -> bool:
         """Whether the wrapped value of `e` is its integer value (Note [Overflow])."""
@@ -333,3 +400,31 @@ class Ranges:
             return False
         total = abs(e.const) + sum(abs(c) for _, c in e.terms) * (1 << BOUND_BITS)
         return total < _EXACT_LIMIT
+
+
+# arith.cmpi predicates: 0 eq, 1 ne, 2 slt, 3 sle, 4 sgt, 5 sge.
+_NE, _SLT, _SGT = 1, 2, 4
+
+
+def _nonzero_operand(cond: SSAValue) -> SSAValue | None:
+    """`m` for a condition `m != 0`, `0 != m`, `0 < m` or `m > 0`; else None."""
+    op = cond.owner
+    if not isinstance(op, arith.CmpiOp):
+        return None
+    pred = op.predicate.value.data
+    lhs_zero, rhs_zero = _int_constant(op.lhs) == 0, _int_constant(op.rhs) == 0
+    if pred == _NE and (lhs_zero or rhs_zero):
+        return op.lhs if rhs_zero else op.rhs
+    if pred == _SLT and lhs_zero:
+        return op.rhs
+    if pred == _SGT and rhs_zero:
+        return op.lhs
+    return None
+
+
+def _size_like(e: Affine) -> bool:
+    """A lone size symbol, or a constant in [0, 2^BOUND_BITS)."""
+    if e.is_const:
+        return 0 <= e.const < (1 << BOUND_BITS)
+    return (e.const == 0 and len(e.terms) == 1 and e.terms[0][1] == 1
+            and e.terms[0][0].kind == "size")
