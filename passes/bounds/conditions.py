@@ -16,7 +16,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr, i1, i64
 from xdsl.ir import SSAValue
 
-from l0.passes.bounds.ranges import Affine, Ranges
+from l0.passes.bounds.ranges import Affine, Facts, Ranges
 
 _PREDICATES = {0: "eq", 1: "ne", 2: "slt", 3: "sle", 4: "sgt", 5: "sge"}
 _TURNED = {"sgt": "slt", "sge": "sle"}
@@ -65,7 +65,7 @@ class Atom:
         d = self.rhs - self.lhs
         return d.plus(-1) if self.pred == "slt" else d
 
-    def proved(self, ranges: Ranges, facts: list[Affine] | None = None) -> bool:
+    def proved(self, ranges: Ranges, facts: Facts | None = None) -> bool:
         """Whether the atom holds wherever it is evaluated; `facts`: what holds there
         (`Ranges.facts_at`)."""
         if self.pred == "true":

@@ -53,6 +53,16 @@ constants) and non-negative, and a check is proved with the facts of the place i
 evaluated (`Ranges.facts_at`): inside a lambda bound to the rows of an array of `m` rows,
 or in the body of an `scf.for` from 0 to `m`, an iteration runs, so `m != 0` and the
 select is `n` there. A check elsewhere keeps the symbol.
+
+Note [Branch facts]
+~~~~~~~~~~~~~~~~~~~
+A stencil reads its neighbours under a guard: `if j < n - 1 then a[j + 1] else 0`. The
+range of the iterator `j` is `0 .. n - 1`, which does not prove `j + 1 < n`, but in the
+branch taken when `j < n - 1` its range is `0 .. n - 2`. So `facts_at` also collects,
+from each `scf.if` whose then-branch encloses the check, the conjuncts of its condition
+that compare a lone iterator with an exact form (Note [Overflow]: the comparison in i64
+is then the comparison of integers), as a narrower range of that iterator there;
+`minimum` takes the narrower end. (The else-branch, `j >= n - 1`, is not used.)
 """
 
 from __future__ import annotations
@@ -173,6 +183,21 @@ def _updated_from(v: SSAValue, source: SSAValue) -> bool:
 
 
 @dataclass
+class Facts:
+    """What holds where a check is evaluated (`Ranges.facts_at`): counts that are
+    positive there (Note [Row-size selects]) and narrower iterator ranges (Note [Branch
+    facts]): an iterator symbol -> (lowest, highest), either None where not narrowed."""
+
+    positive: list[Affine] = field(default_factory=list[Affine])
+    narrowed: dict[Sym, tuple[Affine | None, Affine | None]] = field(
+        default_factory=dict[Sym, tuple[Affine | None, Affine | None]])
+
+    def narrow(self, s: Sym, lo: Affine | None, hi: Affine | None) -> None:
+        old_lo, old_hi = self.narrowed.get(s, (None, None))
+        self.narrowed[s] = (lo or old_lo, hi or old_hi)
+
+
+@dataclass
 class Ranges:
     """Affine forms and iterator ranges of the values of one module (memoised)."""
 
@@ -250,11 +275,13 @@ class Ranges:
             return None
         return m, n
 
-    def facts_at(self, op: Operation) -> list[Affine]:
-        """Forms of counts that are positive where `op` runs: an enclosing lambda bound
-        to the rows of an array of `m` rows, or an enclosing `scf.for` from 0 to `m` with
-        a positive step, runs an iteration there (Note [Row-size selects])."""
-        positive: list[Affine] = []
+    def facts_at(self, op: Operation) -> Facts:
+        """What holds where `op` runs: the counts of its enclosing loops are positive (an
+        enclosing lambda bound to the rows of an array of `m` rows, or an enclosing
+        `scf.for` from 0 to `m` with a positive step, runs an iteration; Note [Row-size
+        selects]), and the conditions of the `scf.if`s whose then-branch encloses it
+        narrow the ranges of iterators (Note [Branch facts])."""
+        facts = Facts()
         parent = op.parent_op()
         inner: Operation = op
         while parent is not None:
@@ -262,15 +289,46 @@ class Ranges:
                 step = _int_constant(parent.step)
                 if (inner.parent_region() is parent.body and _int_constant(parent.lb) == 0
                         and step is not None and step > 0):
-                    positive.append(self.affine(parent.ub))
+                    facts.positive.append(self.affine(parent.ub))
+            elif isinstance(parent, scf.IfOp):
+                if inner.parent_region() is parent.true_region:
+                    self._branch_facts(parent.cond, facts)
             else:
                 block = inner.parent_block()
                 for p, source in row_params(parent):
                     if p.block is block:
-                        positive.append(self.size(source, 0))
+                        facts.positive.append(self.size(source, 0))
                         break
             inner, parent = parent, parent.parent_op()
-        return positive
+        return facts
+
+    def _branch_facts(self, cond: SSAValue, facts: Facts) -> None:
+        """Narrow iterator ranges by the conjuncts of `cond`, true here (Note [Branch
+        facts])."""
+        op = cond.owner
+        if isinstance(op, arith.AndIOp):
+            self._branch_facts(op.lhs, facts)
+            self._branch_facts(op.rhs, facts)
+            return
+        if not isinstance(op, arith.CmpiOp) or op.lhs.type != i64:
+            return
+        pred = op.predicate.value.data
+        a, b = self.affine(op.lhs), self.affine(op.rhs)
+        if pred in (_SGT, _SGE):  # a > b is b < a
+            a, b, pred = b, a, _SLT if pred == _SGT else _SLE
+        if pred not in (_SLT, _SLE) or not (self.exact(a) and self.exact(b)):
+            return
+        strict = 1 if pred == _SLT else 0
+        if self._lone_iterator(a) is not None:  # it <= b - strict
+            facts.narrow(self._lone_iterator(a), None, b.plus(-strict))  # type: ignore[arg-type]
+        if self._lone_iterator(b) is not None:  # it >= a + strict
+            facts.narrow(self._lone_iterator(b), a.plus(strict), None)  # type: ignore[arg-type]
+
+    def _lone_iterator(self, e: Affine) -> Sym | None:
+        if e.const == 0 and len(e.terms) == 1 and e.terms[0][1] == 1:
+            s = e.terms[0][0]
+            return s if self.is_iterator(s) else None
+        return None
 
     def _use_facts(self, e: Affine, positive: list[Affine]) -> Affine:
         """`e` with each row-size select over a count in `positive` replaced by its `n`."""
@@ -366,27 +424,36 @@ class Ranges:
 
     # -- proofs -------------------------------------------------------------------------
 
-    def minimum(self, e: Affine, facts: list[Affine] | None = None) -> Affine:
+    def minimum(self, e: Affine, facts: Facts | None = None, narrow: bool = True) -> Affine:
         """A lower bound of `e` free of iterators: each iterator, innermost first, at the
-        end of its range that minimises `e`; with `facts` (`facts_at`), row-size selects
-        replaced by what they equal where `e` is evaluated, also in the iterators' ranges."""
+        end of its range that minimises `e`. With `facts` (`facts_at`), row-size selects
+        are replaced by what they equal where `e` is evaluated, also in the iterators'
+        ranges, and (with `narrow`) the ends of ranges narrowed there are used instead."""
         for _ in range(10_000):
-            if facts:
-                e = self._use_facts(e, facts)
+            if facts is not None:
+                e = self._use_facts(e, facts.positive)
             iters = [s for s in e.symbols() if self.is_iterator(s)]
             if not iters:
                 return e
             s = max(iters, key=lambda t: t.sort_key)
             it = self.iterator(s.value)
             assert it is not None
-            e = e.substitute(s, it.lo if e.coeff(s) > 0 else it.hi)
+            lo, hi = it.lo, it.hi
+            if narrow and facts is not None and s in facts.narrowed:
+                n_lo, n_hi = facts.narrowed[s]
+                lo, hi = n_lo or lo, n_hi or hi
+            e = e.substitute(s, lo if e.coeff(s) > 0 else hi)
         return e
 
-    def nonneg(self, e: Affine, facts: list[Affine] | None = None) -> bool:
+    def nonneg(self, e: Affine, facts: Facts | None = None) -> bool:
         """Whether `e >= 0` wherever its iterators are in range (see the docstring);
-        `facts` as for `minimum`."""
-        m = self.minimum(e, facts)
-        return m.const >= 0 and all(s.kind in ("size", "select") and c > 0 for s, c in m.terms)
+        `facts` as for `minimum`: a narrowed end proves what it proves, and so does the
+        whole range (either may be the tighter one)."""
+        def holds(narrow: bool) -> bool:
+            m = self.minimum(e, facts, narrow)
+            return m.const >= 0 and all(s.kind in ("size", "select") and c > 0
+                                        for s, c in m.terms)
+        return holds(True) or (facts is not None and bool(facts.narrowed) and holds(False))
 
     def bounded(self, s: Sym) -> bool:
         """Whether the symbol's values are small (Note [Overflow])."""
@@ -403,7 +470,7 @@ class Ranges:
 
 
 # arith.cmpi predicates: 0 eq, 1 ne, 2 slt, 3 sle, 4 sgt, 5 sge.
-_NE, _SLT, _SGT = 1, 2, 4
+_NE, _SLT, _SLE, _SGT, _SGE = 1, 2, 3, 4, 5
 
 
 def _nonzero_operand(cond: SSAValue) -> SSAValue | None:
