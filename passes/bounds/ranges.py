@@ -60,8 +60,10 @@ A stencil reads its neighbours under a guard: `if j < n - 1 then a[j + 1] else 0
 range of the iterator `j` is `0 .. n - 1`, which does not prove `j + 1 < n`, but in the
 branch taken when `j < n - 1` its range is `0 .. n - 2`. So `facts_at` also collects,
 from each `scf.if` whose then-branch encloses the check, the conjuncts of its condition
-that compare a lone iterator with an exact form (Note [Overflow]: the comparison in i64
-is then the comparison of integers), as a narrower range of that iterator there;
+that compare a lone iterator with an exact form of symbols defined outside its loop
+(Note [Overflow]: the comparison in i64 is then the comparison of integers; outer
+symbols only, as in the iterator's own range, so that `minimum` ends), as a narrower
+range of that iterator there;
 `minimum` takes the narrower end. (The else-branch, `j >= n - 1`, is not used.)
 """
 
@@ -319,10 +321,12 @@ class Ranges:
         if pred not in (_SLT, _SLE) or not (self.exact(a) and self.exact(b)):
             return
         strict = 1 if pred == _SLT else 0
-        if self._lone_iterator(a) is not None:  # it <= b - strict
-            facts.narrow(self._lone_iterator(a), None, b.plus(-strict))  # type: ignore[arg-type]
-        if self._lone_iterator(b) is not None:  # it >= a + strict
-            facts.narrow(self._lone_iterator(b), a.plus(strict), None)  # type: ignore[arg-type]
+        it = self._lone_iterator(a)
+        if it is not None and _outer_to(b, it):  # it <= b - strict
+            facts.narrow(it, None, b.plus(-strict))
+        it = self._lone_iterator(b)
+        if it is not None and _outer_to(a, it):  # it >= a + strict
+            facts.narrow(it, a.plus(strict), None)
 
     def _lone_iterator(self, e: Affine) -> Sym | None:
         if e.const == 0 and len(e.terms) == 1 and e.terms[0][1] == 1:
@@ -487,6 +491,12 @@ def _nonzero_operand(cond: SSAValue) -> SSAValue | None:
     if pred == _SGT and rhs_zero:
         return op.lhs
     return None
+
+
+def _outer_to(e: Affine, it: Sym) -> bool:
+    """Whether every symbol of `e` sorts before the iterator `it`, as the ends of its own
+    range do: `minimum` then replaces iterators by forms of outer symbols only, and ends."""
+    return all(s.sort_key < it.sort_key for s in e.symbols())
 
 
 def _size_like(e: Affine) -> bool:
