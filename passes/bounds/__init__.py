@@ -50,6 +50,17 @@ class BoundsPass(ModulePass):
     nothing. Only when nothing else in the body can fail first (other ops that may fail
     must carry certificates), and only with arithmetic that cannot overflow.
 
+    A row size `select(m != 0, n, 0)` (how the simplifier writes `size(1, a)`, and the
+    size of the rows of a map over `m` rows) is a symbol of its own, never negative and
+    as small as a size, and a check is proved with what holds where it runs: inside a
+    lambda over the rows of an array of `m` rows, or an `scf.for` from 0 to `m`, an
+    iteration runs, so there the select is `n` (LocVolCalib's tridiagonal solves along x
+    index rows of size `select(numY != 0, numX, 0)` and coefficient arrays of size
+    `numX`: all their checks go). In the then-branch of an `scf.if`, the conjuncts of
+    its condition that compare an iterator with an exact form narrow that iterator's
+    range: a stencil's `if j < n - 1 then a[j + 1]` and `if 0 < j then a[j - 1]` need
+    no check.
+
     Before (`%iota = soac.iota %n`):
         %r = soac.map(%i = %iota : tensor<?xi64>) -> tensor<?xi64> {
           %s = soac.size(0) %a : tensor<?xi64>

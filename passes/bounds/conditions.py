@@ -16,7 +16,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr, i1, i64
 from xdsl.ir import SSAValue
 
-from l0.passes.bounds.ranges import Affine, Ranges
+from l0.passes.bounds.ranges import Affine, Facts, Ranges
 
 _PREDICATES = {0: "eq", 1: "ne", 2: "slt", 3: "sle", 4: "sgt", 5: "sge"}
 _TURNED = {"sgt": "slt", "sge": "sle"}
@@ -65,8 +65,9 @@ class Atom:
         d = self.rhs - self.lhs
         return d.plus(-1) if self.pred == "slt" else d
 
-    def proved(self, ranges: Ranges) -> bool:
-        """Whether the atom holds wherever it is evaluated."""
+    def proved(self, ranges: Ranges, facts: Facts | None = None) -> bool:
+        """Whether the atom holds wherever it is evaluated; `facts`: what holds there
+        (`Ranges.facts_at`)."""
         if self.pred == "true":
             return True
         if self.pred is None:
@@ -77,5 +78,6 @@ class Atom:
         if not (ranges.exact(self.lhs) and ranges.exact(self.rhs)):
             return False  # Note [Overflow]
         if self.pred == "ne":
-            return ranges.nonneg(d.plus(-1)) or ranges.nonneg(d.scale(-1).plus(-1))
-        return ranges.nonneg(self.slack())
+            return (ranges.nonneg(d.plus(-1), facts)
+                    or ranges.nonneg(d.scale(-1).plus(-1), facts))
+        return ranges.nonneg(self.slack(), facts)

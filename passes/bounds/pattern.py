@@ -185,7 +185,8 @@ class ProveCheck(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: soac.AssertOp, rewriter: PatternRewriter) -> None:
         conjuncts = leaves(op.cond)
-        left = [c for c in conjuncts if not Atom.of(c, self.ranges).proved(self.ranges)]
+        facts = self.ranges.facts_at(op)
+        left = [c for c in conjuncts if not Atom.of(c, self.ranges).proved(self.ranges, facts)]
         if len(left) == len(conjuncts):
             return
         if not left:
@@ -340,7 +341,7 @@ class HoistChecks(RewritePattern):
                 continue
             if s.kind == "size" and self.witness(s, op) is None:
                 return False
-            if s.kind == "value" and not defined_outside(s.value, op):
+            if s.kind in ("value", "select") and not defined_outside(s.value, op):
                 return False
         return True
 

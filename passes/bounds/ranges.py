@@ -8,7 +8,10 @@ the ring of 64-bit integers (`+`, `-` and `*` by a constant wrap, and so do thes
   `%a` have the sizes of `%a`'s inner dimensions, `copy`, `let-with` and a loop merge
   value updated in place keep their source's sizes, ...), so that two expressions of
   one size meet;
-* `Sym.value(v)`: any other value, opaque.
+* `Sym.value(v)`: any other value, opaque;
+* a *row-size select* `select(m != 0, n, 0)` (the normalised size of an inner dimension,
+  `size(1, a)` with `m = size(0, a)`): a symbol of its own, bounded, never negative, and
+  equal to `n` wherever a loop over `m` rows runs an iteration (Note [Row-size selects]).
 
 An *iterator* is a value that runs over an integer range: the induction variable of an
 `scf.for` (lb .. ub-1) and a lambda parameter bound to the rows of `soac.iota %n`
@@ -36,6 +39,32 @@ a lone symbol or constant, or a combination of *bounded* symbols with small
 coefficients. Bounded are sizes (an array in memory has fewer than 2^50 elements) and
 iterators (a loop reaches fewer than 2^50 iterations in any feasible run); opaque
 values, such as an `int` parameter, are not.
+
+Note [Row-size selects]
+~~~~~~~~~~~~~~~~~~~~~~~
+An array with no rows has no columns, so the simplifier writes `size(1, a)` as
+`select(size(0, a) != 0, n, 0)`, and the sizes of the rows a map over `m` rows makes are
+`select(m != 0, n, 0)`. Opaque, such a select would make every check that mentions it
+inexact (Note [Overflow]), and it would never meet `n`: LocVolCalib's tridiagonal solves
+along x, over the rows `u[j]` of an array `u` of `numY` rows, index rows of size
+`select(numY != 0, numX, 0)` and coefficient arrays of size `numX` with one index. So the
+select is a symbol of its own kind, "select", bounded (both arms are sizes or small
+constants) and non-negative, and a check is proved with the facts of the place it is
+evaluated (`Ranges.facts_at`): inside a lambda bound to the rows of an array of `m` rows,
+or in the body of an `scf.for` from 0 to `m`, an iteration runs, so `m != 0` and the
+select is `n` there. A check elsewhere keeps the symbol.
+
+Note [Branch facts]
+~~~~~~~~~~~~~~~~~~~
+A stencil reads its neighbours under a guard: `if j < n - 1 then a[j + 1] else 0`. The
+range of the iterator `j` is `0 .. n - 1`, which does not prove `j + 1 < n`, but in the
+branch taken when `j < n - 1` its range is `0 .. n - 2`. So `facts_at` also collects,
+from each `scf.if` whose then-branch encloses the check, the conjuncts of its condition
+that compare a lone iterator with an exact form of symbols defined outside its loop
+(Note [Overflow]: the comparison in i64 is then the comparison of integers; outer
+symbols only, as in the iterator's own range, so that `minimum` ends), as a narrower
+range of that iterator there;
+`minimum` takes the narrower end. (The else-branch, `j >= n - 1`, is not used.)
 """
 
 from __future__ import annotations
@@ -156,6 +185,21 @@ def _updated_from(v: SSAValue, source: SSAValue) -> bool:
 
 
 @dataclass
+class Facts:
+    """What holds where a check is evaluated (`Ranges.facts_at`): counts that are
+    positive there (Note [Row-size selects]) and narrower iterator ranges (Note [Branch
+    facts]): an iterator symbol -> (lowest, highest), either None where not narrowed."""
+
+    positive: list[Affine] = field(default_factory=list[Affine])
+    narrowed: dict[Sym, tuple[Affine | None, Affine | None]] = field(
+        default_factory=dict[Sym, tuple[Affine | None, Affine | None]])
+
+    def narrow(self, s: Sym, lo: Affine | None, hi: Affine | None) -> None:
+        old_lo, old_hi = self.narrowed.get(s, (None, None))
+        self.narrowed[s] = (lo or old_lo, hi or old_hi)
+
+
+@dataclass
 class Ranges:
     """Affine forms and iterator ranges of the values of one module (memoised)."""
 
@@ -197,6 +241,8 @@ class Ranges:
         op = x.owner
         if isinstance(op, arith.AddiOp | arith.SubiOp | arith.MuliOp) and op.result.type == i64:
             return [o for o in op.operands if o not in self.forms]
+        if isinstance(op, arith.SelectOp) and op.result.type == i64:
+            return [o for o in (op.lhs, op.rhs) if o not in self.forms]
         return []
 
     def _form(self, x: SSAValue) -> Affine:
@@ -216,7 +262,86 @@ class Ranges:
                 return a.scale(b.const)
         if isinstance(op, soac.SizeOp):
             return self.size(op.array, op.dim.data)
+        if isinstance(op, arith.SelectOp) and x.type == i64 and self.row_size_select(op):
+            return Affine.sym(Sym("select", x, 0, self.order(x)))
         return Affine.sym(self.value_sym(x))
+
+    def row_size_select(self, op: arith.SelectOp) -> tuple[SSAValue, Affine] | None:
+        """For `select(m != 0, n, 0)` with `n` a size or a small non-negative constant:
+        `m` and the form of `n` (Note [Row-size selects]); else None."""
+        m = _nonzero_operand(op.cond)
+        if m is None or m.type != i64 or self.forms.get(op.rhs) != Affine(0):
+            return None
+        n = self.forms.get(op.lhs)
+        if n is None or not _size_like(n):
+            return None
+        return m, n
+
+    def facts_at(self, op: Operation) -> Facts:
+        """What holds where `op` runs: the counts of its enclosing loops are positive (an
+        enclosing lambda bound to the rows of an array of `m` rows, or an enclosing
+        `scf.for` from 0 to `m` with a positive step, runs an iteration; Note [Row-size
+        selects]), and the conditions of the `scf.if`s whose then-branch encloses it
+        narrow the ranges of iterators (Note [Branch facts])."""
+        facts = Facts()
+        parent = op.parent_op()
+        inner: Operation = op
+        while parent is not None:
+            if isinstance(parent, scf.ForOp):
+                step = _int_constant(parent.step)
+                if (inner.parent_region() is parent.body and _int_constant(parent.lb) == 0
+                        and step is not None and step > 0):
+                    facts.positive.append(self.affine(parent.ub))
+            elif isinstance(parent, scf.IfOp):
+                if inner.parent_region() is parent.true_region:
+                    self._branch_facts(parent.cond, facts)
+            else:
+                block = inner.parent_block()
+                for p, source in row_params(parent):
+                    if p.block is block:
+                        facts.positive.append(self.size(source, 0))
+                        break
+            inner, parent = parent, parent.parent_op()
+        return facts
+
+    def _branch_facts(self, cond: SSAValue, facts: Facts) -> None:
+        """Narrow iterator ranges by the conjuncts of `cond`, true here (Note [Branch
+        facts])."""
+        op = cond.owner
+        if isinstance(op, arith.AndIOp):
+            self._branch_facts(op.lhs, facts)
+            self._branch_facts(op.rhs, facts)
+            return
+        if not isinstance(op, arith.CmpiOp) or op.lhs.type != i64:
+            return
+        pred = op.predicate.value.data
+        a, b = self.affine(op.lhs), self.affine(op.rhs)
+        if pred in (_SGT, _SGE):  # a > b is b < a
+            a, b, pred = b, a, _SLT if pred == _SGT else _SLE
+        if pred not in (_SLT, _SLE) or not (self.exact(a) and self.exact(b)):
+            return
+        strict = 1 if pred == _SLT else 0
+        it = self._lone_iterator(a)
+        if it is not None and _outer_to(b, it):  # it <= b - strict
+            facts.narrow(it, None, b.plus(-strict))
+        it = self._lone_iterator(b)
+        if it is not None and _outer_to(a, it):  # it >= a + strict
+            facts.narrow(it, a.plus(strict), None)
+
+    def _lone_iterator(self, e: Affine) -> Sym | None:
+        if e.const == 0 and len(e.terms) == 1 and e.terms[0][1] == 1:
+            s = e.terms[0][0]
+            return s if self.is_iterator(s) else None
+        return None
+
+    def _use_facts(self, e: Affine, positive: list[Affine]) -> Affine:
+        """`e` with each row-size select over a count in `positive` replaced by its `n`."""
+        for s in e.symbols():
+            if s.kind == "select":
+                found = self.row_size_select(s.value.owner)  # type: ignore[arg-type]
+                if found is not None and self.affine(found[0]) in positive:
+                    e = e.substitute(s, found[1])
+        return e
 
     def size(self, a: SSAValue, d: int) -> Affine:
         """The affine form of `size(d, a)`, following `a` back to an equal array. Every
@@ -303,27 +428,40 @@ class Ranges:
 
     # -- proofs -------------------------------------------------------------------------
 
-    def minimum(self, e: Affine) -> Affine:
+    def minimum(self, e: Affine, facts: Facts | None = None, narrow: bool = True) -> Affine:
         """A lower bound of `e` free of iterators: each iterator, innermost first, at the
-        end of its range that minimises `e`."""
+        end of its range that minimises `e`. With `facts` (`facts_at`), row-size selects
+        are replaced by what they equal where `e` is evaluated, also in the iterators'
+        ranges, and (with `narrow`) the ends of ranges narrowed there are used instead."""
         for _ in range(10_000):
+            if facts is not None:
+                e = self._use_facts(e, facts.positive)
             iters = [s for s in e.symbols() if self.is_iterator(s)]
             if not iters:
                 return e
             s = max(iters, key=lambda t: t.sort_key)
             it = self.iterator(s.value)
             assert it is not None
-            e = e.substitute(s, it.lo if e.coeff(s) > 0 else it.hi)
+            lo, hi = it.lo, it.hi
+            if narrow and facts is not None and s in facts.narrowed:
+                n_lo, n_hi = facts.narrowed[s]
+                lo, hi = n_lo or lo, n_hi or hi
+            e = e.substitute(s, lo if e.coeff(s) > 0 else hi)
         return e
 
-    def nonneg(self, e: Affine) -> bool:
-        """Whether `e >= 0` wherever its iterators are in range (see the docstring)."""
-        m = self.minimum(e)
-        return m.const >= 0 and all(s.kind == "size" and c > 0 for s, c in m.terms)
+    def nonneg(self, e: Affine, facts: Facts | None = None) -> bool:
+        """Whether `e >= 0` wherever its iterators are in range (see the docstring);
+        `facts` as for `minimum`: a narrowed end proves what it proves, and so does the
+        whole range (either may be the tighter one)."""
+        def holds(narrow: bool) -> bool:
+            m = self.minimum(e, facts, narrow)
+            return m.const >= 0 and all(s.kind in ("size", "select") and c > 0
+                                        for s, c in m.terms)
+        return holds(True) or (facts is not None and bool(facts.narrowed) and holds(False))
 
     def bounded(self, s: Sym) -> bool:
         """Whether the symbol's values are small (Note [Overflow])."""
-        return s.kind == "size" or self.is_iterator(s)
+        return s.kind in ("size", "select") or self.is_iterator(s)
 
     def exact(self, e: Affine) -> bool:
         """Whether the wrapped value of `e` is its integer value (Note [Overflow])."""
@@ -333,3 +471,37 @@ class Ranges:
             return False
         total = abs(e.const) + sum(abs(c) for _, c in e.terms) * (1 << BOUND_BITS)
         return total < _EXACT_LIMIT
+
+
+# arith.cmpi predicates: 0 eq, 1 ne, 2 slt, 3 sle, 4 sgt, 5 sge.
+_NE, _SLT, _SLE, _SGT, _SGE = 1, 2, 3, 4, 5
+
+
+def _nonzero_operand(cond: SSAValue) -> SSAValue | None:
+    """`m` for a condition `m != 0`, `0 != m`, `0 < m` or `m > 0`; else None."""
+    op = cond.owner
+    if not isinstance(op, arith.CmpiOp):
+        return None
+    pred = op.predicate.value.data
+    lhs_zero, rhs_zero = _int_constant(op.lhs) == 0, _int_constant(op.rhs) == 0
+    if pred == _NE and (lhs_zero or rhs_zero):
+        return op.lhs if rhs_zero else op.rhs
+    if pred == _SLT and lhs_zero:
+        return op.rhs
+    if pred == _SGT and rhs_zero:
+        return op.lhs
+    return None
+
+
+def _outer_to(e: Affine, it: Sym) -> bool:
+    """Whether every symbol of `e` sorts before the iterator `it`, as the ends of its own
+    range do: `minimum` then replaces iterators by forms of outer symbols only, and ends."""
+    return all(s.sort_key < it.sort_key for s in e.symbols())
+
+
+def _size_like(e: Affine) -> bool:
+    """A lone size symbol, or a constant in [0, 2^BOUND_BITS)."""
+    if e.is_const:
+        return 0 <= e.const < (1 << BOUND_BITS)
+    return (e.const == 0 and len(e.terms) == 1 and e.terms[0][1] == 1
+            and e.terms[0][0].kind == "size")
