@@ -188,3 +188,52 @@ func.func @scale(%a: memref<?xf64>, %o: memref<?xf64>) {
   }) : (index, index, index) -> ()
   func.return
 }
+
+// A copy of rank 2 outside every parallel loop: from GRAIN elements on, a parallel loop
+// copying a row per iteration over the rows both sides have (grain 2: a row is real
+// work); a smaller copy stays whole.
+// CHECK-LABEL: func.func @copy_rows(
+// CHECK-SAME:      %[[V:.*]]: memref<?x?xi64, strided<[?, ?], offset: ?>>, %[[O:.*]]: memref<?x?xi64>)
+// CHECK:         %[[ROWS:.*]] = arith.minsi
+// CHECK:         %[[N:.*]] = arith.muli
+// CHECK-NEXT:    %[[G:.*]] = arith.constant 16384 : i64
+// CHECK-NEXT:    %[[BIG:.*]] = arith.cmpi sge, %[[N]], %[[G]] : i64
+// CHECK-NEXT:    scf.if %[[BIG]] {
+// CHECK:           arith.constant 2 : i64
+// CHECK:           "omp.parallel"
+// CHECK:             "omp.loop_nest"
+// CHECK-NEXT:        ^bb0(%[[I:.*]]: index):
+// CHECK:               %[[S:.*]] = memref.subview %[[V]][%[[I]], 0] [1, %{{.*}}] [1, 1] : memref<?x?xi64, strided<[?, ?], offset: ?>> to memref<?xi64, strided<[?], offset: ?>>
+// CHECK:               %[[D:.*]] = memref.subview %[[O]][%[[I]], 0] [1, %{{.*}}] [1, 1]
+// CHECK-NEXT:          "memref.copy"(%[[S]], %[[D]])
+// CHECK:         } else {
+// CHECK-NEXT:      "memref.copy"(%[[V]], %[[O]])
+// CHECK-NEXT:    }
+func.func @copy_rows(%v: memref<?x?xi64, strided<[?, ?], offset: ?>>, %o: memref<?x?xi64>) {
+  "memref.copy"(%v, %o) : (memref<?x?xi64, strided<[?, ?], offset: ?>>, memref<?x?xi64>) -> ()
+  func.return
+}
+
+// Must not fire: a copy of rank 1 (one memmove, or one loop) and a copy inside a parallel
+// loop (it runs in a thread already).
+// CHECK-LABEL: func.func @copies_kept(
+// CHECK-NOT:     scf.if
+// CHECK:         "memref.copy"(%{{.*}}, %{{.*}}) : (memref<?xi64>, memref<?xi64>) -> ()
+// CHECK:         "omp.parallel"
+// CHECK-NOT:       scf.if
+// CHECK:           "memref.copy"(%{{.*}}, %{{.*}}) : (memref<?x?xi64>, memref<?x?xi64>) -> ()
+// CHECK-NOT:     scf.if
+// CHECK:         func.return
+func.func @copies_kept(%a: memref<?xi64>, %b: memref<?xi64>, %t: memref<?x?xi64>,
+                       %u: memref<?x?xi64>) {
+  "memref.copy"(%a, %b) : (memref<?xi64>, memref<?xi64>) -> ()
+  %z = arith.constant 0 : index
+  %one = arith.constant 1 : index
+  %n = memref.dim %a, %z : memref<?xi64>
+  "scf.parallel"(%z, %n, %one) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    "memref.copy"(%t, %u) : (memref<?x?xi64>, memref<?x?xi64>) -> ()
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
