@@ -41,7 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects import func, memref, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
@@ -49,7 +49,7 @@ from xdsl.rewriter import Rewriter
 
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.memory_plan import constant_int
-from l0.lowering.parallel_loops import chunk_bounds, parallel_for, parallel_width
+from l0.lowering.parallel_loops import parallel_chunks
 
 
 def allocates(par: scf.ParallelOp) -> bool:
@@ -68,14 +68,9 @@ def chunk(par: scf.ParallelOp) -> None:
     docstring)."""
     b = CodeBuilder.before(par)
     lb = b.to_i64(par.lowerBound[0])
-    n = b.maxsi(b.subi(b.to_i64(par.upperBound[0]), lb), b.i64(0))
-    width = parallel_width(b, par)
-    count = b.maxsi(b.val(arith.MinSIOp(width, n)), b.i64(1))
     body = par.body.block
 
-    def run_chunk(cb: CodeBuilder, c: SSAValue) -> None:
-        lo, hi = chunk_bounds(cb, c, n, count)
-
+    def run_chunk(cb: CodeBuilder, lo: SSAValue, hi: SSAValue) -> None:
         def iteration(ib: CodeBuilder, k: SSAValue, _: object) -> list[SSAValue]:
             term = body.last_op
             assert isinstance(term, scf.ReduceOp)
@@ -85,7 +80,7 @@ def chunk(par: scf.ParallelOp) -> None:
 
         cb.for_(lo, hi, [], iteration)
 
-    parallel_for(b, b.i64(0), count, run_chunk)
+    parallel_chunks(b, par, run_chunk)
     Rewriter.erase_op(par)
 
 

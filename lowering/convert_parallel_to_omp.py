@@ -24,6 +24,24 @@ chunk order on the calling thread; with one chunk this is the left fold itself. 
 combination order depends on C, that is on the thread count: real-valued sums may
 differ in their last bits from the sequential fold (`docs/backend.md`), but one
 thread count always gives one result.
+
+Note [Parallel copies]
+~~~~~~~~~~~~~~~~~~~~~~
+A `memref.copy` of rank 2 or more outside every parallel loop (the copy of
+`transpose(y)` in a matrix product) runs on one thread: its strided reads, and the
+first touch of the destination's fresh pages (a page fault each, costly in a VM), are
+the serial part of the program. Such a copy of at least `GRAIN` elements becomes a
+parallel loop copying one row per iteration,
+
+    scf.if (elements >= GRAIN) {
+      scf.parallel (%i) = (0) to (min(rows(src), rows(dst))) { memref.copy src[i], dst[i] }
+    } else {
+      memref.copy src, dst
+    }
+
+(the rows' common extent, as `memref.copy` copies the overlap), whose rows the threads
+share as any parallel loop's; a smaller copy stays as it was. A copy cannot fail, so
+the order of its rows is free.
 """
 
 from __future__ import annotations
@@ -51,7 +69,8 @@ HEAVY_GRAIN = 2
 
 def grain_size(op: Operation) -> int:
     """The minimum iteration count for which `op` (a parallel loop) forks threads."""
-    heavy = any(isinstance(o, scf.ForOp | scf.WhileOp | scf.ParallelOp | func.CallOp)
+    heavy = any(isinstance(o, scf.ForOp | scf.WhileOp | scf.ParallelOp | func.CallOp
+                           | memref.CopyOp)
                 for region in op.regions for o in region.walk())
     return HEAVY_GRAIN if heavy else GRAIN
 
@@ -141,6 +160,42 @@ def chunk_reduction(par: scf.ParallelOp) -> None:
 
 
 # ---------------------------------------------------------------------------------------
+# Copies -> parallel loops over rows
+# ---------------------------------------------------------------------------------------
+
+
+def copy_by_rows(op: Operation) -> bool:
+    """Whether `op` is a copy to run as a parallel loop (Note [Parallel copies])."""
+    if not isinstance(op, memref.CopyOp) or not outermost(op):
+        return False
+    t = op.source.type
+    return isinstance(t, MemRefType) and t.get_num_dims() >= 2 \
+        and isinstance(op.destination.type, MemRefType)
+
+
+def parallel_copy(op: memref.CopyOp) -> None:
+    """Rewrite `op` as Note [Parallel copies] says."""
+    b = CodeBuilder.before(op)
+    src, dst = op.source, op.destination
+    rows = b.val(arith.MinSIOp(b.dim(src, 0), b.dim(dst, 0)))
+    big = b.cmpi("sge", b.product(b.dims(src)), b.i64(GRAIN))
+
+    def by_rows(tb: CodeBuilder) -> list[SSAValue]:
+        def row(rb: CodeBuilder, i: SSAValue) -> None:
+            rb.copy(rb.row(src, [i]), rb.row(dst, [i]))
+
+        parallel_for(tb, tb.i64(0), rows, row)
+        return []
+
+    def whole(eb: CodeBuilder) -> list[SSAValue]:
+        eb.copy(src, dst)
+        return []
+
+    b.if_(big, [], by_rows, whole)
+    Rewriter.erase_op(op)
+
+
+# ---------------------------------------------------------------------------------------
 # scf.parallel -> omp
 # ---------------------------------------------------------------------------------------
 
@@ -186,12 +241,16 @@ def to_omp(par: scf.ParallelOp) -> None:
 @dataclass(frozen=True)
 class ConvertParallelToOmpPass(ModulePass):
     """Outermost scf.parallel loops -> omp.parallel + omp.wsloop (static schedule), with
-    reductions made into partial results per chunk first; the multicore back end's input
+    reductions made into partial results per chunk first and large copies of rank >= 2
+    outside parallel loops made parallel loops over rows; the multicore back end's input
     level (`docs/backend.md`)."""
 
     name = "convert-parallel-to-omp"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for copy in [o for o in op.walk() if copy_by_rows(o)]:
+            assert isinstance(copy, memref.CopyOp)
+            parallel_copy(copy)
         for par in [o for o in op.walk() if isinstance(o, scf.ParallelOp)]:
             if outermost(par) and par.initVals and len(par.lowerBound) == 1 \
                     and _unit_step(par):

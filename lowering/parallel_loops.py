@@ -106,6 +106,26 @@ def chunk_bounds(b: CodeBuilder, c: SSAValue, n: SSAValue,
     return chunk_start(b, c, n, count), chunk_start(b, b.addi(c, b.i64(1)), n, count)
 
 
+ChunkBody = Callable[[CodeBuilder, SSAValue, SSAValue], None]
+"""(builder at the end of the chunk's body, first row, row after its last) -> None; rows
+are counted from the loop's lower bound."""
+
+
+def parallel_chunks(b: CodeBuilder, par: scf.ParallelOp, body: ChunkBody) -> scf.ParallelOp:
+    """`scf.parallel (%c) = (0) to (C)` over C = max(1, min(width, n)) chunks of the
+    n = ub - lb rows of the one-dimensional `par` (Note [Parallel width]), one per
+    thread; `body` gets chunk c's rows [c*n/C, (c+1)*n/C), counted from `par`'s lower
+    bound. `par` itself is left to the caller."""
+    lb = b.to_i64(par.lowerBound[0])
+    n = b.maxsi(b.subi(b.to_i64(par.upperBound[0]), lb), b.i64(0))
+    count = b.maxsi(b.val(arith.MinSIOp(parallel_width(b, par), n)), b.i64(1))
+
+    def run_chunk(cb: CodeBuilder, c: SSAValue) -> None:
+        body(cb, *chunk_bounds(cb, c, n, count))
+
+    return parallel_for(b, b.i64(0), count, run_chunk)
+
+
 def nested_in_parallel(op: Operation) -> bool:
     """Whether `op` runs inside a parallel loop (then it stays sequential)."""
     parent = op.parent_op()

@@ -55,12 +55,7 @@ from xdsl.traits import is_side_effect_free
 
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.memory_plan import constant_int
-from l0.lowering.parallel_loops import (
-    chunk_bounds,
-    defined_inside,
-    parallel_for,
-    parallel_width,
-)
+from l0.lowering.parallel_loops import defined_inside, parallel_chunks
 
 TILE = 32
 """Columns per tile (Note [Tiling the column loop])."""
@@ -137,16 +132,12 @@ def tile(t: Tileable) -> None:
     first = b.to_i64(mapping.get(columns.lb, columns.lb))
     last = b.to_i64(mapping.get(columns.ub, columns.ub))
     lb = b.to_i64(par.lowerBound[0])
-    n = b.maxsi(b.subi(b.to_i64(par.upperBound[0]), lb), b.i64(0))
-    count = b.maxsi(b.val(arith.MinSIOp(parallel_width(b, par), n)), b.i64(1))
     body = par.body.block
 
     def as_column(cb: CodeBuilder, v: SSAValue) -> SSAValue:
         return cb.to_index(v) if isinstance(col_type, IndexType) else v
 
-    def run_chunk(cb: CodeBuilder, c: SSAValue) -> None:
-        lo, hi = chunk_bounds(cb, c, n, count)
-
+    def run_chunk(cb: CodeBuilder, lo: SSAValue, hi: SSAValue) -> None:
         def run_tile(tb: CodeBuilder, jt: SSAValue, _: object) -> list[SSAValue]:
             end = tb.val(arith.MinSIOp(tb.addi(jt, tb.i64(TILE)), last))
 
@@ -165,7 +156,7 @@ def tile(t: Tileable) -> None:
 
         cb.for_(first, last, [], run_tile, step=cb.i64(TILE))
 
-    parallel_for(b, b.i64(0), count, run_chunk)
+    parallel_chunks(b, par, run_chunk)
     Rewriter.erase_op(par)
 
 

@@ -307,3 +307,23 @@ def test_array_accumulators_are_blocked_and_free_what_they_allocate(
     gc.collect()
     assert checked_memory.live() == before, "buffers leaked"
     assert checked_memory.problems() == []
+
+
+COPIES = """
+fun [[int]] flip([[int]] a) = copy(transpose(a))
+fun [[[int]]] flip3([[[int]]] a) = copy(transpose(a))
+fun int main() = 0
+"""
+
+
+@pytest.mark.parametrize("threads", (2, 3))
+def test_large_copies_run_by_rows_and_match(threads: int, data: np.ndarray) -> None:
+    # Above the grain (2^14 elements): the copy becomes a parallel loop over rows;
+    # rows of unequal count and length, and a rank-3 copy (rows that are matrices).
+    prog = l0.compile(COPIES, backend="multicore", threads=threads)
+    a = data[:170 * 130].reshape(170, 130)
+    np.testing.assert_array_equal(prog.flip(a), a.T)
+    b = data[:40 * 30 * 20].reshape(40, 30, 20)
+    np.testing.assert_array_equal(prog.flip3(b), np.transpose(b, (1, 0, 2)))
+    small = data[:12].reshape(3, 4)
+    np.testing.assert_array_equal(prog.flip(small), small.T)

@@ -1,5 +1,6 @@
 // RUN: l0-opt %s -p convert-parallel-to-omp | filecheck %s
 // RUN: l0-opt %s -p convert-parallel-to-omp -t llvm-ir | filecheck %s --check-prefix=LLVM
+// RUN: l0-opt %s -p convert-parallel-to-omp -t llvm-ir | filecheck %s --check-prefix=CONST
 
 // The outermost scf.parallel becomes omp.parallel (forking only from the grain size
 // on) + omp.wsloop (static schedule) + omp.loop_nest over the same bounds.
@@ -159,3 +160,80 @@ func.func @checked(%a: memref<?xi64>) {
 // LLVM:       define internal void @"l0.omp.checked.5"(
 // LLVM:         load atomic i64, ptr %{{.*}} monotonic
 // LLVM:         atomicrmw min ptr %{{.*}}, i64 %{{.*}} monotonic
+
+// Constants the region uses from outside are emitted again in the outlined function, not
+// passed through the data struct: LLVM then sees the unit step (and versions the loop
+// for unit strides, so that it vectorises with wide loads) and the constant operands.
+// CONST-LABEL: define internal {i32} @"l0.fn.scale"(
+// CONST-NOT:     store double
+// CONST:         call void @"GOMP_parallel"({{.*}} @"l0.omp.scale.6"
+// CONST-LABEL: define internal void @"l0.omp.scale.6"(
+// Only a worker thread asks for its own stack floor (thread 0 keeps the caller's).
+// CONST:         br i1 %{{.*}}, label %"entry.if", label %"entry.endif"
+// CONST:       entry.if:
+// CONST-NEXT:    call i64 @"l0.rt.thread_stack_floor"()
+// CONST:         mul i64 %{{.*}}, 1
+// CONST:         fmul double %{{.*}}, 0x4004000000000000
+func.func @scale(%a: memref<?xf64>, %o: memref<?xf64>) {
+  %z = arith.constant 0 : index
+  %one = arith.constant 1 : index
+  %k = arith.constant 2.5 : f64
+  %n = memref.dim %a, %z : memref<?xf64>
+  "scf.parallel"(%z, %n, %one) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %x = memref.load %a[%i] : memref<?xf64>
+    %y = arith.mulf %x, %k : f64
+    memref.store %y, %o[%i] : memref<?xf64>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// A copy of rank 2 outside every parallel loop: from GRAIN elements on, a parallel loop
+// copying a row per iteration over the rows both sides have (grain 2: a row is real
+// work); a smaller copy stays whole.
+// CHECK-LABEL: func.func @copy_rows(
+// CHECK-SAME:      %[[V:.*]]: memref<?x?xi64, strided<[?, ?], offset: ?>>, %[[O:.*]]: memref<?x?xi64>)
+// CHECK:         %[[ROWS:.*]] = arith.minsi
+// CHECK:         %[[N:.*]] = arith.muli
+// CHECK-NEXT:    %[[G:.*]] = arith.constant 16384 : i64
+// CHECK-NEXT:    %[[BIG:.*]] = arith.cmpi sge, %[[N]], %[[G]] : i64
+// CHECK-NEXT:    scf.if %[[BIG]] {
+// CHECK:           arith.constant 2 : i64
+// CHECK:           "omp.parallel"
+// CHECK:             "omp.loop_nest"
+// CHECK-NEXT:        ^bb0(%[[I:.*]]: index):
+// CHECK:               %[[S:.*]] = memref.subview %[[V]][%[[I]], 0] [1, %{{.*}}] [1, 1] : memref<?x?xi64, strided<[?, ?], offset: ?>> to memref<?xi64, strided<[?], offset: ?>>
+// CHECK:               %[[D:.*]] = memref.subview %[[O]][%[[I]], 0] [1, %{{.*}}] [1, 1]
+// CHECK-NEXT:          "memref.copy"(%[[S]], %[[D]])
+// CHECK:         } else {
+// CHECK-NEXT:      "memref.copy"(%[[V]], %[[O]])
+// CHECK-NEXT:    }
+func.func @copy_rows(%v: memref<?x?xi64, strided<[?, ?], offset: ?>>, %o: memref<?x?xi64>) {
+  "memref.copy"(%v, %o) : (memref<?x?xi64, strided<[?, ?], offset: ?>>, memref<?x?xi64>) -> ()
+  func.return
+}
+
+// Must not fire: a copy of rank 1 (one memmove, or one loop) and a copy inside a parallel
+// loop (it runs in a thread already).
+// CHECK-LABEL: func.func @copies_kept(
+// CHECK-NOT:     scf.if
+// CHECK:         "memref.copy"(%{{.*}}, %{{.*}}) : (memref<?xi64>, memref<?xi64>) -> ()
+// CHECK:         "omp.parallel"
+// CHECK-NOT:       scf.if
+// CHECK:           "memref.copy"(%{{.*}}, %{{.*}}) : (memref<?x?xi64>, memref<?x?xi64>) -> ()
+// CHECK-NOT:     scf.if
+// CHECK:         func.return
+func.func @copies_kept(%a: memref<?xi64>, %b: memref<?xi64>, %t: memref<?x?xi64>,
+                       %u: memref<?x?xi64>) {
+  "memref.copy"(%a, %b) : (memref<?xi64>, memref<?xi64>) -> ()
+  %z = arith.constant 0 : index
+  %one = arith.constant 1 : index
+  %n = memref.dim %a, %z : memref<?xi64>
+  "scf.parallel"(%z, %n, %one) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    "memref.copy"(%t, %u) : (memref<?x?xi64>, memref<?x?xi64>) -> ()
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
