@@ -180,11 +180,15 @@ EXCLUDED = [
 ]
 
 
+def roots_of(module: str, cov: Coverage) -> list[Path]:
+    """The file or package of `module` and of each of its cores, in that order."""
+    return [source_of(name) for name in (module, *cov.cores)]
+
+
 def sources_of(module: str, cov: Coverage) -> list[Path]:
     """The files mutated for `module`: its own and those of its cores."""
     files: list[Path] = []
-    for name in (module, *cov.cores):
-        src = source_of(name)
+    for src in roots_of(module, cov):
         files += [src] if src.is_file() else sorted(src.rglob("*.py"))
     return files
 
@@ -221,7 +225,7 @@ def test_command(module: str, cov: Coverage) -> str:
 def config(module: str, cov: Coverage, timeout: float) -> str:
     excluded = ", ".join(json.dumps(e) for e in EXCLUDED)
     return f"""[cosmic-ray]
-module-path = {json.dumps([str(source_of(m).relative_to(REPO)) for m in (module, *cov.cores)])}
+module-path = {json.dumps([str(root.relative_to(REPO)) for root in roots_of(module, cov)])}
 timeout = {timeout}
 excluded-modules = []
 test-command = {json.dumps(test_command(module, cov))}
