@@ -209,6 +209,26 @@ func.func @replicate_read_only_is_a_view(%a: tensor<?xf64>, %n: i64) -> tensor<?
   func.return %s : tensor<?xf64>
 }
 
+// A map whose lambda only replicates its row k times (k from outside), read by nobody
+// who consumes it, is a view of its input with a stride-0 second dimension.
+// CHECK-LABEL: func.func @map_replicate_rows_is_a_view(
+// CHECK:         %[[Z:.*]] = arith.constant 0 : i64
+// CHECK-NEXT:    %[[K:.*]] = arith.index_cast %k : i64 to index
+// CHECK-NEXT:    %[[ZZ:.*]] = arith.index_cast %[[Z]] : i64 to index
+// CHECK-NEXT:    %r = memref.reinterpret_cast %a to offset: [%{{.*}}], sizes: [%{{.*}}, %[[K]], %{{.*}}], strides: [%{{.*}}, %[[ZZ]], %{{.*}}]
+// CHECK-NOT:     msoac.replicate
+func.func @map_replicate_rows_is_a_view(%a: tensor<?x?xf64>, %k: i64) -> tensor<?xi64> {
+  %r = soac.map(%row = %a : tensor<?x?xf64>) -> tensor<?x?x?xf64> {
+    %rep = soac.replicate %k, %row : tensor<?xf64>
+    soac.yield %rep : tensor<?x?xf64>
+  }
+  %s = soac.map(%m = %r : tensor<?x?x?xf64>) -> tensor<?xi64> {
+    %u = soac.size(0) %m : tensor<?x?xf64>
+    soac.yield %u : i64
+  }
+  func.return %s : tensor<?xi64>
+}
+
 // no_: a replicate that is updated in place must be materialised (its rows differ).
 // CHECK-LABEL: func.func @replicate_updated_is_materialised(
 // CHECK:         %[[B:.*]] = memref.alloc(%{{.*}}) : memref<?xi64>
