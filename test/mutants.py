@@ -81,9 +81,9 @@ def _names(text: str) -> tuple[str, ...]:
 #   programs whose memory is most involved: loops carrying arrays (the loop taking
 #   ownership of its initial buffer, growing and copied arrays), in-place updates,
 #   branches returning arrays, SOACs in loops and nested SOACs, tuples of arrays,
-#   reshapes, splits and transpositions (views), concatenations with an empty operand,
-#   filters (sizes known late), and runtime errors raised with buffers live. One
-#   program of each shape, the cheapest.
+#   reshapes (of rank 3, of a transposition), splits and transpositions (views),
+#   concatenations with an empty operand, filters (sizes known late), and runtime
+#   errors raised with buffers live. One program of each shape, the cheapest.
 _FUSE_PROGRAMS = _names("""
     fusion/map_map fusion/map_reduce fusion/map_scan fusion/redomap_chain fusion/figure44
     fusion/filter_reduce fusion/fuse_easy fusion/fuse_filter fusion/horizontal_folds
@@ -144,7 +144,7 @@ _MEMORY_PROGRAMS = _names("""
     uniqueness/loop_tuple_merge uniqueness/branch_consume uniqueness/row_update
     uniqueness/reduce_unique_acc soacs/nested_maps soacs/filter_pairs
     tuples/array2d_of_tuples arrays/copy_tuple arrays/transpose3d arrays/split_zip
-    arrays/concat_empty_rows benchmarks/sort
+    arrays/concat_empty_rows arrays/reshape_views benchmarks/sort
 """)
 
 MODULES: dict[str, Coverage] = {
