@@ -220,3 +220,34 @@ func.func private @returns_param_then_fresh(%p: memref<?xf64>, %n: index) -> (me
   %b = memref.alloc(%n) : memref<?xf64>
   func.return %p, %b : memref<?xf64>, memref<?xf64>
 }
+
+// A loop yields the second result of a call (fresh) in place of its second array: the
+// class of that loop result takes in the init it replaces (`%b`) only, not the init
+// numbered like the call's result; the loop owns both inits, and nothing frees `%a` or
+// `%b` after it.
+// CHECK-LABEL: func.func private @loop_yields_second_result(
+// CHECK:         %[[T0:.*]] = arith.constant true
+// CHECK-NEXT:    %[[T1:.*]] = arith.constant true
+// CHECK-NEXT:    %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = scf.for {{.*}} iter_args(%x = %a, %y = %b, %{{.*}} = %[[T0]], %{{.*}} = %[[T1]])
+// CHECK-NOT:     memref.dealloc %{{a|b}} :
+// CHECK:         func.return
+func.func private @two_fresh_buffers(%n: index) -> (memref<?xf64>, memref<?xf64>) {
+  %a = memref.alloc(%n) : memref<?xf64>
+  %b = memref.alloc(%n) : memref<?xf64>
+  func.return %a, %b : memref<?xf64>, memref<?xf64>
+}
+func.func private @loop_yields_second_result(%n: index, %k: i64) -> f64 {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %i0 = arith.constant 0 : index
+  %a = memref.alloc(%n) : memref<?xf64>
+  %b = memref.alloc(%n) : memref<?xf64>
+  %r, %s = scf.for %i = %c0 to %k step %c1 iter_args(%x = %a, %y = %b) -> (memref<?xf64>, memref<?xf64>) : i64 {
+    %p, %q = func.call @two_fresh_buffers(%n) : (index) -> (memref<?xf64>, memref<?xf64>)
+    scf.yield %x, %q : memref<?xf64>, memref<?xf64>
+  }
+  %v = memref.load %r[%i0] : memref<?xf64>
+  %w = memref.load %s[%i0] : memref<?xf64>
+  %t = arith.addf %v, %w : f64
+  func.return %t : f64
+}
