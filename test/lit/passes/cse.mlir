@@ -474,3 +474,27 @@ func.func @cse_degree_limit(%x: i64) -> (i64, i64, i64, i64) {
 // CHECK:         [[A7:%.*]] = arith.muli %x4, %x3 : i64
 // CHECK:         [[B7:%.*]] = arith.muli %x5, %x2 : i64
 // CHECK:         func.return [[A6]], [[A6]], [[A7]], [[B7]] :
+
+// -----
+
+// A map compared with an earlier one of the same shape and not merged (its lambda
+// differs) is remembered: a third map equal to it is replaced by it.
+func.func @cse_after_a_near_miss(%a: tensor<?xi64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>) {
+  %m0 = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %m1 = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.addi %x, %x : i64
+    soac.yield %y : i64
+  }
+  %m2 = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.addi %x, %x : i64
+    soac.yield %y : i64
+  }
+  func.return %m0, %m1, %m2 : tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @cse_after_a_near_miss
+// CHECK:         %m1 = soac.map
+// CHECK-NOT:     soac.map
+// CHECK:         func.return %m0, %m1, %m1 :
