@@ -81,7 +81,8 @@ def _names(text: str) -> tuple[str, ...]:
 #   programs whose memory is most involved: loops carrying arrays (the loop taking
 #   ownership of its initial buffer, growing and copied arrays), in-place updates,
 #   branches returning arrays, SOACs in loops and nested SOACs, tuples of arrays,
-#   reshapes, splits and transpositions (views), filters (sizes known late), and runtime
+#   reshapes (of rank 3, of a transposition), splits and transpositions (views),
+#   concatenations with an empty operand, filters (sizes known late), and runtime
 #   errors raised with buffers live. One program of each shape, the cheapest.
 _FUSE_PROGRAMS = _names("""
     fusion/map_map fusion/map_reduce fusion/map_scan fusion/redomap_chain fusion/figure44
@@ -143,7 +144,7 @@ _MEMORY_PROGRAMS = _names("""
     uniqueness/loop_tuple_merge uniqueness/branch_consume uniqueness/row_update
     uniqueness/reduce_unique_acc soacs/nested_maps soacs/filter_pairs
     tuples/array2d_of_tuples arrays/copy_tuple arrays/transpose3d arrays/split_zip
-    benchmarks/sort
+    arrays/concat_empty_rows arrays/reshape_views benchmarks/sort
 """)
 
 MODULES: dict[str, Coverage] = {
@@ -180,11 +181,15 @@ EXCLUDED = [
 ]
 
 
+def roots_of(module: str, cov: Coverage) -> list[Path]:
+    """The file or package of `module` and of each of its cores, in that order."""
+    return [source_of(name) for name in (module, *cov.cores)]
+
+
 def sources_of(module: str, cov: Coverage) -> list[Path]:
     """The files mutated for `module`: its own and those of its cores."""
     files: list[Path] = []
-    for name in (module, *cov.cores):
-        src = source_of(name)
+    for src in roots_of(module, cov):
         files += [src] if src.is_file() else sorted(src.rglob("*.py"))
     return files
 
@@ -221,7 +226,7 @@ def test_command(module: str, cov: Coverage) -> str:
 def config(module: str, cov: Coverage, timeout: float) -> str:
     excluded = ", ".join(json.dumps(e) for e in EXCLUDED)
     return f"""[cosmic-ray]
-module-path = {json.dumps([str(source_of(m).relative_to(REPO)) for m in (module, *cov.cores)])}
+module-path = {json.dumps([str(root.relative_to(REPO)) for root in roots_of(module, cov)])}
 timeout = {timeout}
 excluded-modules = []
 test-command = {json.dumps(test_command(module, cov))}

@@ -6,7 +6,7 @@
 
 // P1 after fusion: every row of x meets every row of transpose(y).
 // CHECK-LABEL: func.func @matmul(
-// CHECK:         %[[V:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [%[[S1:.*]], %[[S0:.*]]], strides:
+// CHECK:         %[[V:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [%[[S1:.*]], %[[S0:.*]]], strides: [%{{.*}}] : {{.*}} to memref<?x?xi64, strided<[?, ?], offset: ?>>
 // CHECK-NEXT:    %[[T:.*]] = memref.alloc(%[[S1]], %[[S0]]) : memref<?x?xi64>
 // CHECK-NEXT:    "memref.copy"(%[[V]], %[[T]])
 // CHECK:         msoac.map ins(%x

@@ -71,8 +71,8 @@ func.func @split_is_a_view(%i: i64, %a: tensor<?xi64>) -> (tensor<?xi64>, tensor
 // CHECK-LABEL: func.func @reshape_of_fresh_is_a_view(
 // CHECK:         %[[B:.*]] = memref.alloc(%{{.*}}) : memref<?xi64>
 // CHECK-NEXT:    msoac.iota %[[B]] : memref<?xi64>
-// CHECK:         memref.reinterpret_cast %[[B]] to offset: [0], sizes: [%{{.*}}, %{{.*}}], strides: [%{{.*}}, 1] : memref<?xi64> to memref<?x?xi64>
-// CHECK-NOT:     memref.copy
+// CHECK:         %r = memref.reinterpret_cast %[[B]] to offset: [0], sizes: [%{{.*}}, %{{.*}}], strides: [%{{.*}}, 1] : memref<?xi64> to memref<?x?xi64>
+// CHECK-NEXT:    func.return %r : memref<?x?xi64>
 func.func @reshape_of_fresh_is_a_view(%n: i64, %k: i64) -> tensor<?x?xi64> {
   %c = soac.checked
   %a = soac.iota %n <%c>
@@ -207,6 +207,27 @@ func.func @replicate_read_only_is_a_view(%a: tensor<?xf64>, %n: i64) -> tensor<?
     soac.yield %t : f64
   }
   func.return %s : tensor<?xf64>
+}
+
+// A map whose lambda only replicates its row k times (k from outside), read by nobody
+// who consumes it, is a view of its input with a stride-0 second dimension.
+// CHECK-LABEL: func.func @map_replicate_rows_is_a_view(
+// CHECK:         %{{[0-9]+}}, %[[OFF:[0-9]+]], %[[N:[0-9]+]], %[[M:[0-9]+]], %[[SN:[0-9]+]], %[[SM:[0-9]+]] = memref.extract_strided_metadata %a
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0 : i64
+// CHECK-NEXT:    %[[K:.*]] = arith.index_cast %k : i64 to index
+// CHECK-NEXT:    %[[ZZ:.*]] = arith.index_cast %[[Z]] : i64 to index
+// CHECK-NEXT:    %r = memref.reinterpret_cast %a to offset: [%[[OFF]]], sizes: [%[[N]], %[[K]], %[[M]]], strides: [%[[SN]], %[[ZZ]], %[[SM]]] :
+// CHECK-NOT:     msoac.replicate
+func.func @map_replicate_rows_is_a_view(%a: tensor<?x?xf64>, %k: i64) -> tensor<?xi64> {
+  %r = soac.map(%row = %a : tensor<?x?xf64>) -> tensor<?x?x?xf64> {
+    %rep = soac.replicate %k, %row : tensor<?xf64>
+    soac.yield %rep : tensor<?x?xf64>
+  }
+  %s = soac.map(%m = %r : tensor<?x?x?xf64>) -> tensor<?xi64> {
+    %u = soac.size(0) %m : tensor<?x?xf64>
+    soac.yield %u : i64
+  }
+  func.return %s : tensor<?xi64>
 }
 
 // no_: a replicate that is updated in place must be materialised (its rows differ).

@@ -182,3 +182,72 @@ func.func private @loop_swaps(%n: index, %k: i64) -> f64 {
   %v = memref.load %r[%i0] : memref<?xf64>
   func.return %v : f64
 }
+
+// Summaries are a fixpoint over the module: `@via` returns what `@returns_param` returns
+// (its parameter), which is known only after `@via` was first looked at; `@via`, and then
+// its caller `@calls_later` (both before it in the module, after functions that call
+// neither), are looked at again. So `%a` is not freed before the load through `%r`.
+// CHECK-LABEL: func.func private @calls_later(
+// CHECK:         %[[A:.*]] = memref.alloc
+// CHECK-NEXT:    %[[R:.*]], %{{.*}} = func.call @via(%[[A]])
+// CHECK-NEXT:    %{{.*}} = memref.load %[[R]]
+// CHECK:         memref.dealloc %[[A]] : memref<?xf64>
+// CHECK:         func.return
+func.func private @calls_later(%n: index) -> f64 {
+  %i0 = arith.constant 0 : index
+  %a = memref.alloc(%n) : memref<?xf64>
+  %r = func.call @via(%a) : (memref<?xf64>) -> memref<?xf64>
+  %v = memref.load %r[%i0] : memref<?xf64>
+  func.return %v : f64
+}
+func.func private @via(%x: memref<?xf64>) -> memref<?xf64> {
+  %r = func.call @returns_param(%x) : (memref<?xf64>) -> memref<?xf64>
+  func.return %r : memref<?xf64>
+}
+func.func private @returns_param(%y: memref<?xf64>) -> memref<?xf64> {
+  func.return %y : memref<?xf64>
+}
+
+// A block yielding values of two classes, the first with no buffer it owns (a
+// parameter) and the second with one (fresh): the fresh buffer is handed over to the
+// caller with its flag set, not freed before the return.
+// CHECK-LABEL: func.func private @returns_param_then_fresh(
+// CHECK:         %[[B:.*]] = memref.alloc
+// CHECK-NEXT:    %[[F:.*]] = arith.constant false
+// CHECK-NEXT:    %[[T:.*]] = arith.constant true
+// CHECK-NEXT:    func.return %p, %[[B]], %[[F]], %[[T]] :
+func.func private @returns_param_then_fresh(%p: memref<?xf64>, %n: index) -> (memref<?xf64>, memref<?xf64>) {
+  %b = memref.alloc(%n) : memref<?xf64>
+  func.return %p, %b : memref<?xf64>, memref<?xf64>
+}
+
+// A loop yields the second result of a call (fresh) in place of its second array: the
+// class of that loop result takes in the init it replaces (`%b`) only, not the init
+// numbered like the call's result; the loop owns both inits, and nothing frees `%a` or
+// `%b` after it.
+// CHECK-LABEL: func.func private @loop_yields_second_result(
+// CHECK:         %[[T0:.*]] = arith.constant true
+// CHECK-NEXT:    %[[T1:.*]] = arith.constant true
+// CHECK-NEXT:    %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = scf.for {{.*}} iter_args(%x = %a, %y = %b, %{{.*}} = %[[T0]], %{{.*}} = %[[T1]])
+// CHECK-NOT:     memref.dealloc %{{a|b}} :
+// CHECK:         func.return
+func.func private @two_fresh_buffers(%n: index) -> (memref<?xf64>, memref<?xf64>) {
+  %a = memref.alloc(%n) : memref<?xf64>
+  %b = memref.alloc(%n) : memref<?xf64>
+  func.return %a, %b : memref<?xf64>, memref<?xf64>
+}
+func.func private @loop_yields_second_result(%n: index, %k: i64) -> f64 {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %i0 = arith.constant 0 : index
+  %a = memref.alloc(%n) : memref<?xf64>
+  %b = memref.alloc(%n) : memref<?xf64>
+  %r, %s = scf.for %i = %c0 to %k step %c1 iter_args(%x = %a, %y = %b) -> (memref<?xf64>, memref<?xf64>) : i64 {
+    %p, %q = func.call @two_fresh_buffers(%n) : (index) -> (memref<?xf64>, memref<?xf64>)
+    scf.yield %x, %q : memref<?xf64>, memref<?xf64>
+  }
+  %v = memref.load %r[%i0] : memref<?xf64>
+  %w = memref.load %s[%i0] : memref<?xf64>
+  %t = arith.addf %v, %w : f64
+  func.return %t : f64
+}

@@ -420,3 +420,81 @@ func.func @cse_wrap(%x: i64) -> (i64, i64, i64) {
 // CHECK-LABEL: func.func @cse_wrap
 // CHECK-NEXT:    %zero = arith.constant 0 : i64
 // CHECK-NEXT:    func.return %zero, %zero, %zero : i64, i64, i64
+
+// -----
+
+// A map inside a branch, compared with an earlier map of the same shape (its lambda
+// differs), is remembered in the branch's scope only: the equal map after the `if`
+// is not replaced by the one in the branch, which it could not see.
+func.func @no_cse_from_branch(%a: tensor<?xi64>, %c: i1) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>) {
+  %m0 = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %r = scf.if %c -> (tensor<?xi64>) {
+    %m1 = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+      %y = arith.addi %x, %x : i64
+      soac.yield %y : i64
+    }
+    scf.yield %m1 : tensor<?xi64>
+  } else {
+    scf.yield %a : tensor<?xi64>
+  }
+  %m2 = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.addi %x, %x : i64
+    soac.yield %y : i64
+  }
+  func.return %m0, %r, %m2 : tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @no_cse_from_branch
+// CHECK:         scf.if
+// CHECK:           [[M1:%.*]] = soac.map
+// CHECK:           scf.yield [[M1]]
+// CHECK:         [[M2:%.*]] = soac.map
+// CHECK:         func.return %{{.*}}, %{{.*}}, [[M2]] :
+
+// -----
+
+// The sum-of-products form stops at degree 6 (a bound on its cost): x^6 written two
+// ways is one value, x^7 written two ways stays two (each is then its own atom).
+func.func @cse_degree_limit(%x: i64) -> (i64, i64, i64, i64) {
+  %x2 = arith.muli %x, %x : i64
+  %x3 = arith.muli %x2, %x : i64
+  %x4 = arith.muli %x2, %x2 : i64
+  %a6 = arith.muli %x3, %x3 : i64
+  %b6 = arith.muli %x4, %x2 : i64
+  %a7 = arith.muli %x4, %x3 : i64
+  %x5 = arith.muli %x4, %x : i64
+  %b7 = arith.muli %x5, %x2 : i64
+  func.return %a6, %b6, %a7, %b7 : i64, i64, i64, i64
+}
+// CHECK-LABEL: func.func @cse_degree_limit
+// CHECK:         [[A6:%.*]] = arith.muli %x3, %x3 : i64
+// CHECK-NOT:     %b6 =
+// CHECK:         [[A7:%.*]] = arith.muli %x4, %x3 : i64
+// CHECK:         [[B7:%.*]] = arith.muli %x5, %x2 : i64
+// CHECK:         func.return [[A6]], [[A6]], [[A7]], [[B7]] :
+
+// -----
+
+// A map compared with an earlier one of the same shape and not merged (its lambda
+// differs) is remembered: a third map equal to it is replaced by it.
+func.func @cse_after_a_near_miss(%a: tensor<?xi64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>) {
+  %m0 = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %m1 = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.addi %x, %x : i64
+    soac.yield %y : i64
+  }
+  %m2 = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.addi %x, %x : i64
+    soac.yield %y : i64
+  }
+  func.return %m0, %m1, %m2 : tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @cse_after_a_near_miss
+// CHECK:         %m1 = soac.map
+// CHECK-NOT:     soac.map
+// CHECK:         func.return %m0, %m1, %m1 :
