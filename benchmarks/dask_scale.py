@@ -144,7 +144,11 @@ def compare_with_multicore(prog: Any, local: int, chunk: int, fast_math: bool) -
     t_l0 = min(t_l0, timed(lambda: float(prog.main(p, s, y).compute()))[0])
     arrays = [np.asarray(a) for a in dask.compute(p, s, y)]
     p = s = y = None  # the persisted chunks are released
+    # Every core, said explicitly: starting the cluster's worker processes set
+    # OMP_NUM_THREADS=1 in this process's environment (distributed's `pre-spawn-environ`
+    # for workers), which libgomp's default would obey: one thread.
     multicore = l0.compile(SOURCE, filename="dask_scale.l0", backend="multicore",
+                           threads=os.cpu_count() or 1,
                            fast_math=fast_math)
     multicore.main(*(a[:1000] for a in arrays))  # compiled before timing
     t_mc, total_mc = timed(lambda: multicore.main(*arrays))
