@@ -479,8 +479,9 @@ class Reassociate(RewritePattern):
             return
         for mine, other in ((lhs, rhs), (rhs, lhs)):
             o = mine.owner
-            if (isinstance(o, Operation) and o.name == name and mine.has_one_use()
-                    and _is_const(o.operands[0])):
+            # a block has no `name`: the name test first, as `isinstance` is slow
+            if (getattr(o, "name", None) == name and isinstance(o, Operation)
+                    and mine.has_one_use() and _is_const(o.operands[0])):
                 rest = cls(o.operands[1], other)
                 rewriter.replace(op, [rest, cls(o.operands[0], rest)])
                 return
