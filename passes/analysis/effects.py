@@ -23,6 +23,7 @@ over a row...).
 from __future__ import annotations
 
 from collections.abc import Set
+from functools import cache
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerType, ModuleOp, TensorType
@@ -143,12 +144,20 @@ def effectful_functions(module: ModuleOp, graph: CallGraph | None = None) -> set
         graph)
 
 
+@cache
+def _never_dead(op_class: type[Operation]) -> bool:
+    """Whether ops of `op_class` are terminators or symbols (a trait look-up tests each
+    of the class's traits in turn: asked once per class, not per op)."""
+    return op_class.has_trait(IsTerminator) or op_class.has_trait(SymbolOpInterface)
+
+
 def is_dead(op: Operation, effectful: Set[str]) -> bool:
     """Whether `op` can be erased: none of its results is used and it has no effects.
     Terminators, symbols (functions) and module-level ops are never dead."""
-    if any(r.first_use is not None for r in op.results):
-        return False
-    if op.has_trait(IsTerminator) or op.has_trait(SymbolOpInterface):
+    for r in op.results:  # a loop, not `any`: asked of every op
+        if r.first_use is not None:
+            return False
+    if _never_dead(type(op)):
         return False
     parent = op.parent_op()
     if parent is None or isinstance(parent, ModuleOp):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from xdsl.ir import Operation, SSAValue
 
+from l0.passes.analysis.walk import walk_ops
+
 
 class DefinitionOrder:
     """Numbers the values under `root` in the order of their definitions (an op's
@@ -18,7 +20,7 @@ class DefinitionOrder:
 
     def __init__(self, root: Operation) -> None:
         self._numbers: dict[SSAValue, int] = {}
-        for op in root.walk():
+        for op in walk_ops(root):  # `root.walk()`'s order, faster
             for v in op.results:
                 self(v)
             for region in op.regions:

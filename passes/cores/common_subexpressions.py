@@ -113,7 +113,8 @@ def _add(a: Poly, b: Poly, scale: int, width: int) -> Poly:
 
 
 def _int_constant(op: Operation) -> int | None:
-    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+    # exactly the class: `isinstance` on op classes (ABCs) is slow, asked of every op
+    if type(op) is arith.ConstantOp and isinstance(op.value, IntegerAttr):
         return op.value.value.data
     return None
 
@@ -134,7 +135,8 @@ class Keys:
         return {(n,): 1}
 
     def _combine(self, op: Operation, width: int) -> Poly | None:
-        a, b = (self.polys[o] for o in op.operands)
+        lhs, rhs = op._operands  # the op's own tuple; `op.operands` builds a view
+        a, b = self.polys[lhs], self.polys[rhs]
         if op.name == "arith.muli":
             p = _mul(a, b, width)
         else:
@@ -144,30 +146,33 @@ class Keys:
     def poly(self, v: SSAValue) -> Poly:
         """The sum-of-products form of the integer value `v` (memoised; iterative, as
         chains of additions can be long)."""
+        polys = self.polys
+        if v in polys:
+            return polys[v]
         stack = [v]
         while stack:
             x = stack[-1]
-            if x in self.polys:
+            if x in polys:
                 stack.pop()
                 continue
             op = x.owner
             t = x.type
             if not isinstance(t, IntegerType) or not isinstance(op, Operation):
-                self.polys[x] = self._atom(x)
+                polys[x] = self._atom(x)
             elif op.name in _POLY_OPS:
-                missing = [o for o in op.operands if o not in self.polys]
+                missing = [o for o in op._operands if o not in polys]
                 if missing:
                     stack.extend(missing)
                     continue
                 p = self._combine(op, t.width.data)
-                self.polys[x] = self._atom(x) if p is None else p
+                polys[x] = self._atom(x) if p is None else p
             elif (c := _int_constant(op)) is not None:
                 c = _wrap(c, t.width.data)
-                self.polys[x] = {(): c} if c else {}
+                polys[x] = {(): c} if c else {}
             else:
-                self.polys[x] = self._atom(x)
+                polys[x] = self._atom(x)
             stack.pop()
-        return self.polys[v]
+        return polys[v]
 
     def _poly_key(self, op: Operation) -> tuple[Hashable, SSAValue | None]:
         """The key of an integer `+ - *` or constant, and the existing value it is equal
@@ -251,7 +256,7 @@ class Keys:
 
     def key(self, op: Operation) -> tuple[Hashable, SSAValue | None]:
         """The key of `op`, and an existing value its single result equals, if known."""
-        if isinstance(op, soac.AssertOp):
+        if type(op) is soac.AssertOp:  # exactly: `isinstance` on op classes is slow
             return ("soac.assert", op.cond), None
         result_type = op.results[0].type if len(op.results) == 1 else None
         if isinstance(result_type, IntegerType) and (

@@ -27,7 +27,8 @@ class EraseDeadOp(RewritePattern):
         return effectful_functions(self.module)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if any(r.first_use is not None for r in op.results):
-            return
+        for r in op.results:  # a loop, not `any`: asked of every op
+            if r.first_use is not None:
+                return
         if is_dead(op, self.effectful):
             rewriter.erase(op)

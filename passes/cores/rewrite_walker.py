@@ -4,8 +4,10 @@ Before each sweep the walker pushes every op of the region onto its worklist, in
 order of `Region.walk`, a generator per op, region and block chained with `yield
 from`: a fifth of a sweep of `simplify` that rewrites nothing. This walker lists the
 same ops in the same order from xDSL's linked lists, with a stack of its own (as
-`l0.passes.analysis.walk.walk_ops`); everything else is xDSL's, so a pass rewrites
-exactly as with `PatternRewriteWalker`.
+`l0.passes.analysis.walk.walk_ops`). Its loop over the worklist
+(`_process_worklist`) is xDSL's, with the rewriter's state reset per op by its fields
+rather than through properties (Note [The walker's loop]); patterns, listeners and
+the worklist are xDSL's, so a pass rewrites exactly as with `PatternRewriteWalker`.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from __future__ import annotations
 from typing import cast
 
 from xdsl.ir import Block, Operation, Region
-from xdsl.pattern_rewriter import PatternRewriteWalker
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriterListener, PatternRewriteWalker
+from xdsl.rewriter import InsertPoint
 
 
 class RewriteWalker(PatternRewriteWalker):
@@ -27,6 +30,45 @@ class RewriteWalker(PatternRewriteWalker):
         for sub_op in walk_order(op, reverse=not self.walk_reverse,
                                  region_first=not self.walk_regions_first):
             push(sub_op)
+
+    def _process_worklist(self, listener: PatternRewriterListener) -> bool:
+        """Apply the pattern to every op popped from the worklist until it is empty;
+        whether anything changed (xDSL's loop, Note [The walker's loop])."""
+        worklist = self._worklist
+        if not worklist:
+            return False
+        op = worklist.pop()
+        rewriter = PatternRewriter(op)
+        rewriter.extend_from_listener(listener)
+        match_and_rewrite = self.pattern.match_and_rewrite
+        changed = False
+        while True:
+            rewriter.has_done_action = False
+            rewriter._current_operation = op  # pyright: ignore[reportPrivateUsage]
+            block = op.parent
+            if block is None:
+                raise ValueError("Operation insertion point must have a parent block")
+            rewriter.insertion_point = InsertPoint(block, op)
+            rewriter._name_hint = None  # pyright: ignore[reportPrivateUsage]
+            try:
+                match_and_rewrite(op, rewriter)
+            except Exception as err:
+                op.emit_error(f"Error while applying pattern: {err}", underlying_error=err)
+            changed |= rewriter.has_done_action
+            if not worklist:
+                return changed
+            op = worklist.pop()
+
+
+# Note [The walker's loop]
+# ~~~~~~~~~~~~~~~~~~~~~~~~
+# xDSL's `_process_worklist` resets the rewriter before each op through the setters
+# of `current_operation` and `name_hint` (the latter validates the name it is given)
+# and `InsertPoint.before(op)` (which asks the op for its parent block): a few
+# Python calls per op, on every op of a module of thousands, pass after pass.
+# `RewriteWalker._process_worklist` sets the same fields to the same values directly:
+# the current op, the insertion point before it in its parent block (an op's parent
+# is its block), and no name hint.
 
 
 def _contents(region: Region, reverse: bool) -> list[Operation]:

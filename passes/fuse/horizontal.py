@@ -327,6 +327,23 @@ def _replace_members(merged: Operation, members: Sequence[Operation]) -> None:
         Rewriter.erase_op(m)
 
 
+_CANDIDATES = (soac.MapOp, soac.ReduceOp, soac.RedomapOp)
+
+
+def _two_candidates(block: Block) -> bool:
+    """Whether `block` holds two SOACs that might be siblings: most blocks, lambdas
+    among them, hold fewer, and sweeping them would find nothing."""
+    seen = 0
+    op = block._first_op
+    while op is not None:
+        if type(op) in _CANDIDATES:  # exactly: op classes are ABCs, slow to test
+            seen += 1
+            if seen == 2:
+                return True
+        op = op._next_op
+    return False
+
+
 def fuse_siblings(root: Operation, failing: Set[str],
                   remarks: dict[Operation, str] | None = None) -> int:
     """Merge the groups of siblings in every block under `root` (innermost blocks
@@ -334,8 +351,10 @@ def fuse_siblings(root: Operation, failing: Set[str],
     into `remarks`."""
     merged = 0
     remarks = {} if remarks is None else remarks
-    blocks = [b for op in root.walk() for r in op.regions for b in r.blocks]
+    blocks = [b for op in walk_ops(root) for r in op.regions for b in r.blocks]
     for block in reversed(blocks):
+        if not _two_candidates(block):
+            continue  # no group, and no remark (it needs a sibling before)
         for members in sibling_groups(block, failing, remarks):
             if members[0].parent is None:
                 continue  # inside a SOAC merged away already

@@ -261,7 +261,12 @@ class FoldConstantOp(RewritePattern):
     constant it computes (Note [Exact folding])."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if isinstance(op, arith.ConstantOp) or not op.operands or len(op.results) != 1:
+        operands = op._operands  # the op's own tuple; `op.operands` builds a view
+        # Only constants fold (every rule reads its operands with `constant_int` or
+        # `constant_float`): rejecting the rest first is the common, cheap case.
+        if not operands or any(type(v.owner) is not arith.ConstantOp for v in operands):
+            return
+        if isinstance(op, arith.ConstantOp) or len(op.results) != 1:
             return
         t = op.results[0].type
         if t != f64 and width_of(t) is None:
@@ -310,7 +315,7 @@ _INT_OP_CLASSES: dict[str, type[Operation]] = {
 
 
 def _is_const(v: SSAValue) -> bool:
-    return isinstance(v.owner, arith.ConstantOp)
+    return type(v.owner) is arith.ConstantOp  # `isinstance` on op classes (ABCs) is slow
 
 
 class ConstantsToFront(RewritePattern):
@@ -320,7 +325,7 @@ class ConstantsToFront(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if op.name not in _COMMUTATIVE_INT and op.name not in _COMMUTATIVE_REAL:
             return
-        lhs, rhs = op.operands
+        lhs, rhs = op._operands
         if _is_const(rhs) and not _is_const(lhs):
             op.operands = [rhs, lhs]
             rewriter.notify_op_modified(op)
@@ -367,7 +372,12 @@ class IntIdentities(RewritePattern):
     `x * 0`, `x & 0`, `x - x`, `x ^ x`, `x % 1` -> `0`; `x & x`, `x | x` -> `x`."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if len(op.operands) != 2 or len(op.results) != 1 or not op.name.startswith("arith."):
+        operands = op._operands
+        if len(operands) != 2 or len(op.results) != 1 or not op.name.startswith("arith."):
+            return
+        lhs, rhs = operands
+        # Every identity needs a constant operand or both operands the same value.
+        if lhs is not rhs and not _is_const(lhs) and not _is_const(rhs):
             return
         if isinstance(op, arith.CmpiOp):
             if op.lhs is op.rhs:
@@ -405,13 +415,16 @@ class SubToAdd(RewritePattern):
     `c1 + (c2 - x)` -> `(c1 + c2) - x`, `0 - (0 - x)` -> `x` (integers, wrapping)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, arith.SubiOp | arith.AddiOp):
+        if type(op) is not arith.SubiOp and type(op) is not arith.AddiOp:
             return
+        lhs, rhs = op._operands
+        if not _is_const(lhs) and not _is_const(rhs):
+            return  # every rule needs a constant operand
         t = op.result.type
         w = width_of(t)
         if w is None or w == 1:
             return
-        a, b = constant_int(op.lhs), constant_int(op.rhs)
+        a, b = constant_int(lhs), constant_int(rhs)
         if isinstance(op, arith.SubiOp) and b is not None and a is None:
             c = make_constant(-b, t)
             rewriter.replace(op, [c, arith.AddiOp(c, op.lhs)])
@@ -447,7 +460,7 @@ class Reassociate(RewritePattern):
         name = op.name
         if name not in _ASSOCIATIVE_INT:
             return
-        lhs, rhs = op.operands
+        lhs, rhs = op._operands
         cls = _INT_OP_CLASSES[name]
         t = op.results[0].type
         w = width_of(t)
@@ -466,8 +479,9 @@ class Reassociate(RewritePattern):
             return
         for mine, other in ((lhs, rhs), (rhs, lhs)):
             o = mine.owner
-            if (isinstance(o, Operation) and o.name == name and mine.has_one_use()
-                    and _is_const(o.operands[0])):
+            # a block has no `name`: the name test first, as `isinstance` is slow
+            if (getattr(o, "name", None) == name and isinstance(o, Operation)
+                    and mine.has_one_use() and _is_const(o.operands[0])):
                 rest = cls(o.operands[1], other)
                 rewriter.replace(op, [rest, cls(o.operands[0], rest)])
                 return

@@ -21,6 +21,7 @@ CERTIFIED_OPS: tuple[type[IRDLOperation], ...] = (
     soac.FilterOp, soac.RedomapOp, soac.ScanomapOp,
 )
 """The ops that take a `certs` list."""
+_CERTIFIED = frozenset(CERTIFIED_OPS)
 
 
 class PruneCerts(RewritePattern):
@@ -28,7 +29,7 @@ class PruneCerts(RewritePattern):
     the cert list of any soac op."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, CERTIFIED_OPS):
+        if type(op) not in _CERTIFIED:  # exactly: `isinstance` on op classes is slow
             return
         if not any(isinstance(v.type, soac.CertType) for v in op.operands):
             return  # no cert list (cheap to see: `op.certs` decodes the segment sizes)

@@ -5,13 +5,17 @@ freeze around `optimise` (Note [The cycle collector and the pipeline])."""
 from __future__ import annotations
 
 import gc
+from unittest.mock import patch
 
+from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.passes import ModulePass
 
 from l0.frontend import l0_to_module
+from l0.passes import PASSES
 from l0.passes.analysis.walk import walk_ops
-from l0.passes.pipeline import _fingerprint, optimise
+from l0.passes.pipeline import YOUNG_COLLECTION_EVERY, _fingerprint, optimise
 
 _PROGRAM = """
 fun int main([int] a, int k) =
@@ -69,6 +73,30 @@ def test_optimise_leaves_nothing_frozen() -> None:
     try:
         optimise(_module())
         assert gc.get_freeze_count() == 0
+    finally:
+        if frozen:
+            gc.freeze()
+
+
+def test_optimise_collects_less_often_and_restores_the_thresholds() -> None:
+    # During the pipeline the collector's first threshold is raised (Note [The cycle
+    # collector and the pipeline]); afterwards it is the caller's again.
+    frozen = gc.get_freeze_count()
+    gc.unfreeze()
+    seen: list[int] = []
+
+    class Watch(ModulePass):
+        name = "watch-thresholds"
+
+        def apply(self, ctx: Context, op: ModuleOp) -> None:
+            seen.append(gc.get_threshold()[0])
+
+    before = gc.get_threshold()
+    try:
+        with patch.dict(PASSES, {"watch-thresholds": lambda: Watch}):
+            optimise(_module(), ["watch-thresholds"])
+        assert seen and seen[0] >= YOUNG_COLLECTION_EVERY > before[0]
+        assert gc.get_threshold() == before
     finally:
         if frozen:
             gc.freeze()
