@@ -251,7 +251,9 @@ def test_one_compilation_serves_every_thread_count(monkeypatch: pytest.MonkeyPat
 # Reductions with array accumulators (Note [Array accumulators] in
 # l0.lowering.convert_soac_to_scf): a chunk per thread folds into its own copy of the
 # neutral element; `last`'s neutral element has another shape than its partials, so the
-# fold runs again sequentially.
+# fold runs again sequentially. `histogram`, `colsquares` and `lastplus` reduce a map:
+# fused, redomaps whose partials are combined with the outer lambda (`lastplus`: again
+# sequentially).
 ARRAY_REDUCTIONS = """
 fun [real] colsums([[real]] rows) =
   reduce(fn [real] ([real] a, [real] b) => map(op +, zip(a, b)), replicate(size(1, rows), 0.0),
@@ -262,6 +264,12 @@ fun [int] histogram(int k, [int] xs) =
          replicate(k, 0),
          map(fn *[int] (int x) => let h = replicate(k, 0) in let h[x % k] = 1 in h, xs))
 fun [int] last([[int]] rows) = reduce(fn [int] ([int] a, [int] b) => copy(b), iota(0), rows)
+fun [real] colsquares([[real]] rows) =
+  reduce(fn [real] ([real] a, [real] b) => map(op +, zip(a, b)), replicate(size(1, rows), 0.0),
+         map(fn [real] ([real] r) => map(fn real (real x) => x * x, r), rows))
+fun [int] lastplus([[int]] rows) =
+  reduce(fn [int] ([int] a, [int] b) => copy(b), iota(0),
+         map(fn [int] ([int] r) => map(op + (1), r), rows))
 fun [[int]] product([[int]] x, [[int]] y) =
   map(fn [int] ([int] row) =>
         map(fn int ([int] col) => reduce(op +, 0, map(op *, zip(row, col))), transpose(y)),
@@ -274,7 +282,8 @@ def _array_reduction_results(prog: l0.CompiledProgram, ints: np.ndarray) -> list
     reals = (ints[:20_000].reshape(-1, 4) % 7).astype(np.float64)
     x, y = ints[:37 * 45].reshape(37, 45), ints[:45 * 70].reshape(45, 70)
     return [prog.colsums(reals), prog.histogram(7, ints[:30_000] + 1000),
-            prog.last(ints[:30_000].reshape(-1, 3)), prog.product(x, y)]
+            prog.last(ints[:30_000].reshape(-1, 3)), prog.product(x, y),
+            prog.colsquares(reals), prog.lastplus(ints[:30_000].reshape(-1, 3))]
 
 
 @pytest.mark.parametrize("threads", THREADS)
@@ -295,10 +304,14 @@ def test_array_accumulators_are_blocked_and_free_what_they_allocate(
     from l0.lowering import checked_memory
     from l0.lowering.pipeline import lower
 
-    source = ARRAY_REDUCTIONS.replace("fun int main() = 0",
-                                      "fun [real] main([[real]] r) = colsums(r)")
-    text = str(lower(CompiledProgram(source, "a.l0", "interp").module, entries=["main"]))
-    assert "func.call @l0_parallel_width()" in text and "memref<?xi1>" in text
+    for entry, redomap in (("colsums(r)", False), ("colsquares(r)", True)):
+        source = ARRAY_REDUCTIONS.replace("fun int main() = 0",
+                                          f"fun [real] main([[real]] r) = {entry}")
+        module = CompiledProgram(source, "a.l0", "interp").module
+        assert redomap == any(op.name == "soac.redomap" for op in module.walk())
+        text = str(lower(module, entries=["main"]))
+        # The flags saying which chunk's partial has the neutral element's shape.
+        assert "func.call @l0_parallel_width()" in text and "memref<?xi1>" in text
     monkeypatch.setenv(checked_memory.ENV, "1")
     checked_memory.reset_problems()
     prog = l0.compile(ARRAY_REDUCTIONS + "\n// checked", backend="multicore", threads=3)
