@@ -251,9 +251,9 @@ def test_one_compilation_serves_every_thread_count(monkeypatch: pytest.MonkeyPat
 # Reductions with array accumulators (Note [Array accumulators] in
 # l0.lowering.convert_soac_to_scf): a chunk per thread folds into its own copy of the
 # neutral element; `last`'s neutral element has another shape than its partials, so the
-# fold runs again sequentially. `histogram`, `colsquares` and `lastplus` reduce a map:
-# fused, redomaps whose partials are combined with the outer lambda (`lastplus`: again
-# sequentially).
+# fold runs again sequentially. `colsquares` and `lastplus` reduce a map: fused,
+# redomaps whose partials are combined with the outer lambda (`lastplus`: again
+# sequentially); `histogram`'s map, unique, stays unfused.
 ARRAY_REDUCTIONS = """
 fun [real] colsums([[real]] rows) =
   reduce(fn [real] ([real] a, [real] b) => map(op +, zip(a, b)), replicate(size(1, rows), 0.0),
