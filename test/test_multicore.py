@@ -322,6 +322,29 @@ def test_array_accumulators_are_blocked_and_free_what_they_allocate(
     assert checked_memory.problems() == []
 
 
+HISTOGRAM = """
+fun [int] main(int k, [int] xs) =
+  redomap(fn *[int] (*[int] a, *[int] b) =>
+            loop (a) = for i < k do let a[i] = a[i] + b[i] in a in a,
+          fn *[int] (*[int] h, int x) => let h[x] = h[x] + 1 in h,
+          replicate(k, 0), xs)
+"""
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_redomap_histogram_counts_and_fails_at_the_smallest_index(threads: int) -> None:
+    # A redomap with an array accumulator, counted in place: blocked, each chunk into a
+    # copy of its own of the neutral element. Bad rows at 14000, 15001 and 20001: with
+    # 2 or 3 threads a later chunk fails after fewer rows than the first failing one.
+    prog = l0.compile(HISTOGRAM, filename="h.l0", backend="multicore", threads=threads)
+    xs = np.arange(30_000, dtype=np.int64) % 5
+    assert prog.main(5, xs).tolist() == [6000] * 5
+    xs[[14_000, 15_001, 20_001]] = [7, 9, 8]
+    with pytest.raises(L0Error) as info:
+        prog.main(5, xs)
+    assert "index 7 out of bounds for array of size 5" in info.value.render()
+    assert info.value.loc.line == 5
+
 COPIES = """
 fun [[int]] flip([[int]] a) = copy(transpose(a))
 fun [[[int]]] flip3([[[int]]] a) = copy(transpose(a))
