@@ -18,12 +18,12 @@ becomes a sequential `scf.for` with an i64 induction variable, a thread's inner 
   accumulator): `scf.parallel` + `scf.reduce`, which the sequential back end runs as
   the strict left fold; redomap (its operator is `combine`) and tuple operators, with
   scalar accumulators: blocked, each chunk folded from the neutral elements in
-  parallel, the partials combined in chunk order; a reduce with array accumulators
-  too, each chunk into a buffer of its own, when its lambda writes only its
-  accumulator and what it allocates (Note [Array accumulators]); other folds (a
-  redomap's array accumulators, lambdas writing shared arrays, and every fold nested
-  in a parallel loop) carry the accumulators in `scf.for`, strictly left to right (a
-  reassociating vectorisation happens only under `fast_math`, in LLVM);
+  parallel, the partials combined in chunk order; a reduce or redomap with array
+  accumulators too, each chunk into a buffer of its own, when its lambdas write only
+  their accumulators and what they allocate (Note [Array accumulators]); other folds
+  (lambdas writing shared arrays, neutral elements that are views, and every fold
+  nested in a parallel loop) carry the accumulators in `scf.for`, strictly left to
+  right (a reassociating vectorisation happens only under `fast_math`, in LLVM);
 * `scan`: blocked over chunks (total per chunk, carry-ins, scan per chunk from its
   carry-in); as a sequential loop storing each accumulator when nested or not
   blockable;
@@ -369,14 +369,17 @@ def _views_row(p: Attribute, t: Attribute) -> bool:
 # (else from the neutral element itself, which then no chunk writes), and copies its
 # result into row c of a [C, shape] buffer of partials; the partials are then combined
 # with the operator in chunk order. (The copy is one allocation per chunk that memory
-# planning leaves in the parallel loop: the fold consumes it.) This is only sound when
-# the lambda writes nothing but its accumulator and what it allocates itself: a lambda
-# writing into a free array, or into a row of its input, shared by the chunks, keeps the
-# sequential fold (`_writes_only_own`). A partial whose shape is not the neutral
-# element's (an operator whose neutral element is not one, e.g. an empty array) cannot
-# be stored as a row: then the whole fold runs again sequentially, which gives the left
-# fold's result. With one chunk (`cpu`, short inputs, inside a thread) it is the
-# sequential fold itself.
+# planning leaves in the parallel loop: the fold consumes it.) A redomap (the `map`
+# fused into that `reduce`: `combine` is the operator, the lambda the fold mapping each
+# row) is blocked the same way: the chunks fold with the lambda, the partials are
+# combined with `combine`, each partial a buffer of its own. This is only sound when
+# the lambda and the operator write nothing but their accumulators and what they
+# allocate themselves: a lambda writing into a free array, or into a row of its input,
+# shared by the chunks, keeps the sequential fold (`_writes_only_own`). A partial
+# whose shape is not the neutral element's (an operator whose neutral element is not
+# one, e.g. an empty array) cannot be stored as a row: then the whole fold runs again
+# sequentially, which gives the left fold's result. With one chunk (`cpu`, short
+# inputs, inside a thread) it is the sequential fold itself.
 
 _VIEWS = (memref.SubviewOp, memref.CastOp, memref.ReinterpretCastOp)
 _READS = (memref.LoadOp, memref.DimOp, memref.ExtractStridedMetaDataOp, *_VIEWS)

@@ -251,7 +251,9 @@ def test_one_compilation_serves_every_thread_count(monkeypatch: pytest.MonkeyPat
 # Reductions with array accumulators (Note [Array accumulators] in
 # l0.lowering.convert_soac_to_scf): a chunk per thread folds into its own copy of the
 # neutral element; `last`'s neutral element has another shape than its partials, so the
-# fold runs again sequentially.
+# fold runs again sequentially. `colsquares` and `lastplus` reduce a map: fused,
+# redomaps whose partials are combined with the outer lambda (`lastplus`: again
+# sequentially); `histogram`'s map, unique, stays unfused.
 ARRAY_REDUCTIONS = """
 fun [real] colsums([[real]] rows) =
   reduce(fn [real] ([real] a, [real] b) => map(op +, zip(a, b)), replicate(size(1, rows), 0.0),
@@ -262,6 +264,12 @@ fun [int] histogram(int k, [int] xs) =
          replicate(k, 0),
          map(fn *[int] (int x) => let h = replicate(k, 0) in let h[x % k] = 1 in h, xs))
 fun [int] last([[int]] rows) = reduce(fn [int] ([int] a, [int] b) => copy(b), iota(0), rows)
+fun [real] colsquares([[real]] rows) =
+  reduce(fn [real] ([real] a, [real] b) => map(op +, zip(a, b)), replicate(size(1, rows), 0.0),
+         map(fn [real] ([real] r) => map(fn real (real x) => x * x, r), rows))
+fun [int] lastplus([[int]] rows) =
+  reduce(fn [int] ([int] a, [int] b) => copy(b), iota(0),
+         map(fn [int] ([int] r) => map(op + (1), r), rows))
 fun [[int]] product([[int]] x, [[int]] y) =
   map(fn [int] ([int] row) =>
         map(fn int ([int] col) => reduce(op +, 0, map(op *, zip(row, col))), transpose(y)),
@@ -274,7 +282,8 @@ def _array_reduction_results(prog: l0.CompiledProgram, ints: np.ndarray) -> list
     reals = (ints[:20_000].reshape(-1, 4) % 7).astype(np.float64)
     x, y = ints[:37 * 45].reshape(37, 45), ints[:45 * 70].reshape(45, 70)
     return [prog.colsums(reals), prog.histogram(7, ints[:30_000] + 1000),
-            prog.last(ints[:30_000].reshape(-1, 3)), prog.product(x, y)]
+            prog.last(ints[:30_000].reshape(-1, 3)), prog.product(x, y),
+            prog.colsquares(reals), prog.lastplus(ints[:30_000].reshape(-1, 3))]
 
 
 @pytest.mark.parametrize("threads", THREADS)
@@ -295,10 +304,14 @@ def test_array_accumulators_are_blocked_and_free_what_they_allocate(
     from l0.lowering import checked_memory
     from l0.lowering.pipeline import lower
 
-    source = ARRAY_REDUCTIONS.replace("fun int main() = 0",
-                                      "fun [real] main([[real]] r) = colsums(r)")
-    text = str(lower(CompiledProgram(source, "a.l0", "interp").module, entries=["main"]))
-    assert "func.call @l0_parallel_width()" in text and "memref<?xi1>" in text
+    for entry, redomap in (("colsums(r)", False), ("colsquares(r)", True)):
+        source = ARRAY_REDUCTIONS.replace("fun int main() = 0",
+                                          f"fun [real] main([[real]] r) = {entry}")
+        module = CompiledProgram(source, "a.l0", "interp").module
+        assert redomap == any(op.name == "soac.redomap" for op in module.walk())
+        text = str(lower(module, entries=["main"]))
+        # The flags saying which chunk's partial has the neutral element's shape.
+        assert "func.call @l0_parallel_width()" in text and "memref<?xi1>" in text
     monkeypatch.setenv(checked_memory.ENV, "1")
     checked_memory.reset_problems()
     prog = l0.compile(ARRAY_REDUCTIONS + "\n// checked", backend="multicore", threads=3)
@@ -308,6 +321,29 @@ def test_array_accumulators_are_blocked_and_free_what_they_allocate(
     assert checked_memory.live() == before, "buffers leaked"
     assert checked_memory.problems() == []
 
+
+HISTOGRAM = """
+fun [int] main(int k, [int] xs) =
+  redomap(fn *[int] (*[int] a, *[int] b) =>
+            loop (a) = for i < k do let a[i] = a[i] + b[i] in a in a,
+          fn *[int] (*[int] h, int x) => let h[x] = h[x] + 1 in h,
+          replicate(k, 0), xs)
+"""
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_redomap_histogram_counts_and_fails_at_the_smallest_index(threads: int) -> None:
+    # A redomap with an array accumulator, counted in place: blocked, each chunk into a
+    # copy of its own of the neutral element. Bad rows at 14000, 15001 and 20001: with
+    # 2 or 3 threads a later chunk fails after fewer rows than the first failing one.
+    prog = l0.compile(HISTOGRAM, filename="h.l0", backend="multicore", threads=threads)
+    xs = np.arange(30_000, dtype=np.int64) % 5
+    assert prog.main(5, xs).tolist() == [6000] * 5
+    xs[[14_000, 15_001, 20_001]] = [7, 9, 8]
+    with pytest.raises(L0Error) as info:
+        prog.main(5, xs)
+    assert "index 7 out of bounds for array of size 5" in info.value.render()
+    assert info.value.loc.line == 5
 
 COPIES = """
 fun [[int]] flip([[int]] a) = copy(transpose(a))

@@ -14,7 +14,7 @@ copies). Outputs are decided here:
 * `scan` with array accumulators and `filter` allocate their results themselves;
 * `reduce` (and `redomap`, whose meaning is the left fold with its inner lambda) only
   carries accumulators; redomap's outer lambda (the operator combining partial folds)
-  is kept as the `combine` region when the accumulators are scalars;
+  is kept as the `combine` region (scalar or array accumulators);
 * `scanomap` is the `msoac.scan` of its inner lambda, carrying its outer lambda as the
   scan's `operator` when every accumulator is a scalar (a blocked parallel scan).
 
@@ -205,10 +205,11 @@ def _reduce(cv: Converter, op: soac.ReduceOp | soac.RedomapOp, block: Block,
 
 def _combine(cv: Converter, op: soac.ReduceOp | soac.RedomapOp,
              acc_types: Sequence[Attribute]) -> Region | None:
-    """Redomap's outer lambda, the operator combining partial folds, when the
-    accumulators are scalars (a parallel fold keeps one partial result per chunk; array
-    accumulators stay a sequential fold, which needs no operator)."""
-    if not isinstance(op, soac.RedomapOp) or any(isinstance(t, MemRefType) for t in acc_types):
+    """Redomap's outer lambda, the operator combining partial folds (a parallel fold
+    keeps one partial result per chunk). Kept for array accumulators too, as buffers of
+    the accumulators' types: `convert-soac-to-scf` decides whether the fold may run
+    blocked (Note [Array accumulators] there) and otherwise ignores it."""
+    if not isinstance(op, soac.RedomapOp):
         return None
     block = op.outer.block
     term = block.last_op

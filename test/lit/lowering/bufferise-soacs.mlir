@@ -110,10 +110,16 @@ func.func @redomap_is_a_fold(%a: tensor<?xi64>) -> i64 {
   func.return %5 : i64
 }
 
-// A redomap with an array accumulator keeps no operator (its fold stays sequential).
+// A redomap with an array accumulator keeps its operator too, taking two sets of
+// accumulators of the accumulators' type (`convert-soac-to-scf` decides whether the fold
+// is blocked: here it is not, its neutral element is a view).
 // CHECK-LABEL: func.func @redomap_array_accumulator(
-// CHECK:         msoac.reduce
-// CHECK-NOT:     combine
+// CHECK:         msoac.reduce(%{{.*}} : memref<?xi64, strided<[?], offset: ?>>) over(%{{.*}} : memref<?x?xi64, strided<[?, ?], offset: ?>>) -> memref<?xi64, strided<[?], offset: ?>> {
+// CHECK-NEXT:    ^bb0(%{{.*}}: memref<?xi64, strided<[?], offset: ?>>, %[[ROW:.*]]: memref<?xi64, strided<[?], offset: ?>>):
+// CHECK-NEXT:      msoac.yield %[[ROW]]
+// CHECK-NEXT:    } combine {
+// CHECK-NEXT:    ^bb0(%{{.*}}: memref<?xi64, strided<[?], offset: ?>>, %[[Q:.*]]: memref<?xi64, strided<[?], offset: ?>>):
+// CHECK-NEXT:      msoac.yield %[[Q]] : memref<?xi64, strided<[?], offset: ?>>
 // CHECK:         func.return
 func.func @redomap_array_accumulator(%m: tensor<?x?xi64>, %n: i64) -> tensor<?xi64> {
   %z = soac.iota %n

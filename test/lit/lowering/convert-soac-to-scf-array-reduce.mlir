@@ -110,7 +110,7 @@ func.func @writes_row(%rows: memref<?x?xf64>, %z: memref<?xf64>) -> memref<?xf64
   func.return %r : memref<?xf64>
 }
 
-// Must not fire: no operator known (a redomap's fold with an array accumulator), a
+// Must not fire: no operator known (a fold with neither `operator` nor `combine`), a
 // neutral element that is a view (not a buffer of identity layout), and an operator
 // whose arguments are not two accumulators.
 // CHECK-LABEL: func.func @no_operator(
@@ -144,4 +144,147 @@ func.func @not_an_operator(%xs: memref<?xi64>, %z: memref<?xi64>) -> memref<?xi6
     msoac.yield %a : memref<?xi64>
   }
   func.return %r : memref<?xi64>
+}
+
+// A redomap with an array accumulator (column sums of squares, `map` fused into the
+// `reduce`) is blocked the same way: each chunk folds its rows with the inner lambda
+// (squaring) from the neutral element, which it never writes; the partials are combined
+// with `combine` (adding, no squaring) in chunk order.
+// CHECK-LABEL: func.func @redomap_columns(
+// CHECK:         func.call @l0_parallel_width() : () -> i64
+// CHECK:         scf.if %{{.*}} -> (memref<?xf64>) {
+// CHECK:           %[[PARTS:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x?xf64>
+// CHECK:           "scf.parallel"
+// CHECK-NOT:         "memref.copy"(%z
+// CHECK:             scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %z) -> (memref<?xf64>) : i64 {
+// CHECK:               arith.mulf
+// CHECK:               arith.addf
+// CHECK:             "memref.copy"(%{{.*}}, %{{.*}})
+// CHECK:             scf.reduce
+// CHECK:           scf.if %{{.*}} -> (memref<?xf64>) {
+// CHECK:             scf.for {{.*}} -> (memref<?xf64>) : i64 {
+// CHECK-NOT:           arith.mulf
+// CHECK:               arith.addf
+// CHECK:           } else {
+// CHECK:             scf.for {{.*}} iter_args(%{{.*}} = %z) -> (memref<?xf64>) : i64 {
+// CHECK:               arith.mulf
+// CHECK:         } else {
+// CHECK:           scf.for {{.*}} iter_args(%{{.*}} = %z) -> (memref<?xf64>) : i64 {
+// CHECK:         func.return
+func.func @redomap_columns(%rows: memref<?x?xf64>, %z: memref<?xf64>) -> memref<?xf64> {
+  %r = msoac.reduce(%z : memref<?xf64>) over(%rows : memref<?x?xf64>) -> memref<?xf64> {
+  ^bb0(%a: memref<?xf64>, %b: memref<?xf64, strided<[1], offset: ?>>):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n = memref.dim %a, %c0 : memref<?xf64>
+    %s = memref.alloc(%n) : memref<?xf64>
+    scf.for %i = %c0 to %n step %c1 {
+      %x = memref.load %a[%i] : memref<?xf64>
+      %y = memref.load %b[%i] : memref<?xf64, strided<[1], offset: ?>>
+      %yy = arith.mulf %y, %y : f64
+      %xy = arith.addf %x, %yy : f64
+      memref.store %xy, %s[%i] : memref<?xf64>
+    }
+    msoac.yield %s : memref<?xf64>
+  } combine {
+  ^bb0(%p: memref<?xf64>, %q: memref<?xf64>):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n = memref.dim %p, %c0 : memref<?xf64>
+    %s = memref.alloc(%n) : memref<?xf64>
+    scf.for %i = %c0 to %n step %c1 {
+      %x = memref.load %p[%i] : memref<?xf64>
+      %y = memref.load %q[%i] : memref<?xf64>
+      %xy = arith.addf %x, %y : f64
+      memref.store %xy, %s[%i] : memref<?xf64>
+    }
+    msoac.yield %s : memref<?xf64>
+  }
+  func.return %r : memref<?xf64>
+}
+
+// A redomap whose inner lambda counts into its accumulator in place (a histogram of
+// indices): each chunk folds into a copy of its own of the neutral element.
+// CHECK-LABEL: func.func @redomap_histogram(
+// CHECK:         func.call @l0_parallel_width()
+// CHECK:         "scf.parallel"
+// CHECK:           %[[OWN:.*]] = memref.alloc(%{{.*}}) : memref<?xi64>
+// CHECK-NEXT:      "memref.copy"(%z, %[[OWN]])
+// CHECK:           scf.for {{.*}} iter_args(%{{.*}} = %[[OWN]]) -> (memref<?xi64>) : i64 {
+func.func @redomap_histogram(%xs: memref<?xi64>, %z: memref<?xi64>) -> memref<?xi64> {
+  %r = msoac.reduce(%z : memref<?xi64>) over(%xs : memref<?xi64>) -> memref<?xi64> {
+  ^bb0(%a: memref<?xi64>, %x: i64):
+    %i = arith.index_cast %x : i64 to index
+    %h = memref.load %a[%i] : memref<?xi64>
+    %one = arith.constant 1 : i64
+    %h1 = arith.addi %h, %one : i64
+    memref.store %h1, %a[%i] : memref<?xi64>
+    msoac.yield %a : memref<?xi64>
+  } combine {
+  ^bb0(%p: memref<?xi64>, %q: memref<?xi64>):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n = memref.dim %p, %c0 : memref<?xi64>
+    scf.for %i = %c0 to %n step %c1 {
+      %x = memref.load %p[%i] : memref<?xi64>
+      %y = memref.load %q[%i] : memref<?xi64>
+      %xy = arith.addi %x, %y : i64
+      memref.store %xy, %p[%i] : memref<?xi64>
+    }
+    msoac.yield %p : memref<?xi64>
+  }
+  func.return %r : memref<?xi64>
+}
+
+// Must not fire: a redomap whose inner lambda writes a free array (shared by every
+// chunk), one whose operator does, and one whose neutral element is a view.
+// CHECK-LABEL: func.func @redomap_fold_writes_shared(
+// CHECK-NOT:     l0_parallel_width
+// CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %z) -> (memref<?xi64>) : i64 {
+// CHECK-NOT:     "scf.parallel"
+// CHECK:         func.return
+func.func @redomap_fold_writes_shared(%xs: memref<?xi64>, %z: memref<?xi64>, %log: memref<?xi64>) -> memref<?xi64> {
+  %r = msoac.reduce(%z : memref<?xi64>) over(%xs : memref<?xi64>) -> memref<?xi64> {
+  ^bb0(%a: memref<?xi64>, %x: i64):
+    %c0 = arith.constant 0 : index
+    memref.store %x, %log[%c0] : memref<?xi64>
+    msoac.yield %a : memref<?xi64>
+  } combine {
+  ^bb0(%p: memref<?xi64>, %q: memref<?xi64>):
+    msoac.yield %p : memref<?xi64>
+  }
+  func.return %r : memref<?xi64>
+}
+
+// CHECK-LABEL: func.func @redomap_operator_writes_shared(
+// CHECK-NOT:     l0_parallel_width
+// CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %z) -> (memref<?xi64>) : i64 {
+// CHECK-NOT:     "scf.parallel"
+// CHECK:         func.return
+func.func @redomap_operator_writes_shared(%xs: memref<?xi64>, %z: memref<?xi64>, %log: memref<?xi64>) -> memref<?xi64> {
+  %r = msoac.reduce(%z : memref<?xi64>) over(%xs : memref<?xi64>) -> memref<?xi64> {
+  ^bb0(%a: memref<?xi64>, %x: i64):
+    msoac.yield %a : memref<?xi64>
+  } combine {
+  ^bb0(%p: memref<?xi64>, %q: memref<?xi64>):
+    %c0 = arith.constant 0 : index
+    %x = memref.load %q[%c0] : memref<?xi64>
+    memref.store %x, %log[%c0] : memref<?xi64>
+    msoac.yield %p : memref<?xi64>
+  }
+  func.return %r : memref<?xi64>
+}
+
+// CHECK-LABEL: func.func @redomap_strided_neutral(
+// CHECK-NOT:     l0_parallel_width
+// CHECK:         func.return
+func.func @redomap_strided_neutral(%xs: memref<?xi64>, %z: memref<?xi64, strided<[?], offset: ?>>) -> memref<?xi64, strided<[?], offset: ?>> {
+  %r = msoac.reduce(%z : memref<?xi64, strided<[?], offset: ?>>) over(%xs : memref<?xi64>) -> memref<?xi64, strided<[?], offset: ?>> {
+  ^bb0(%a: memref<?xi64, strided<[?], offset: ?>>, %x: i64):
+    msoac.yield %a : memref<?xi64, strided<[?], offset: ?>>
+  } combine {
+  ^bb0(%p: memref<?xi64, strided<[?], offset: ?>>, %q: memref<?xi64, strided<[?], offset: ?>>):
+    msoac.yield %p : memref<?xi64, strided<[?], offset: ?>>
+  }
+  func.return %r : memref<?xi64, strided<[?], offset: ?>>
 }
