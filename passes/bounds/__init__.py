@@ -61,6 +61,11 @@ class BoundsPass(ModulePass):
     range: a stencil's `if j < n - 1 then a[j + 1]` and `if 0 < j then a[j - 1]` need
     no check.
 
+    An `int` value compared with an iterator is trusted like a size where a SOAC over
+    `iota` of it has run before the loop (it counted that SOAC's iterations): the
+    checks `i < numX` of LocVolCalib's coefficient maps, `numX` a parameter, move out,
+    and the maps fuse.
+
     Before (`%iota = soac.iota %n`):
         %r = soac.map(%i = %iota : tensor<?xi64>) -> tensor<?xi64> {
           %s = soac.size(0) %a : tensor<?xi64>

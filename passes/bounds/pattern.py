@@ -31,6 +31,19 @@ may fail must be one of these checks, or be guarded by a certificate (the checks
 certificates then come from before the loop). And it needs integer arithmetic that
 does not wrap: comparisons that depend on t must have exact sides (Note [Overflow] in
 `ranges`).
+
+Note [Iterated sizes]
+~~~~~~~~~~~~~~~~~~~~~
+An `int` parameter is opaque, so a comparison with it that depends on t is not moved
+(Note [Overflow] in `ranges`). But once a SOAC over `iota(v)` has run, `v` counted its
+iterations: it is at least 0 (the iota checked it) and, in any feasible run, below
+2^50, like an iterator. So a value is also bounded before a loop when such a SOAC is in
+a block enclosing the loop, before it (it ran to its end whenever the loop runs; one in
+a branch, or after the loop, says nothing). The size analysis (`size-hindrance`) writes
+the sizes of arrays built over `iota(numX)` as `numX` itself, the parameter: in
+LocVolCalib the checks of the coefficient maps `myVarX[i, j]` over the rows of the
+result, `i < numX`, are moved out this way, and the three maps then fuse into one
+(horizontal fusion keeps apart siblings that may fail).
 """
 
 from __future__ import annotations
@@ -371,7 +384,8 @@ class HoistChecks(RewritePattern):
         c = sum(atom.slack().coeff(s) for s in iters)
         if not uses_t:
             return 0
-        bounded = all(self.ranges.bounded(s) for s in atom.lhs.symbols() + atom.rhs.symbols())
+        bounded = all(self.ranges.bounded(s) or _iterated_before(s, op)
+                      for s in atom.lhs.symbols() + atom.rhs.symbols())
         return c if exact and bounded else None
 
     # -- rewriting ----------------------------------------------------------------------
@@ -403,6 +417,23 @@ class HoistChecks(RewritePattern):
             old = [plan.check.cond, *plan.check.values]
             rewriter.erase(plan.check)
             erase_dead_chain(old, rewriter, self.speculation.failing)
+
+
+def _iterated_before(s: Sym, op: Operation) -> bool:
+    """Whether a SOAC over `iota(s)` runs to its end before `op` (Note [Iterated
+    sizes]): then, wherever `op` runs, `s` is a count of iterations, so bounded."""
+    if s.kind != "value":
+        return False
+    for use in s.value.uses:
+        iota = use.operation
+        if not isinstance(iota, soac.IotaOp) or iota.n is not s.value:
+            continue
+        for row_use in iota.result.uses:
+            soac_op = row_use.operation
+            over_iota = any(source is iota.result for _, source in soac.row_arguments(soac_op))
+            if over_iota and soac_op.results and _available_before(soac_op.results[0], op):
+                return True
+    return False
 
 
 def _at_zero(e: Affine, iters: list[Sym]) -> Affine:
