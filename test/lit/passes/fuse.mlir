@@ -402,3 +402,24 @@ func.func @push_transpose(%a: tensor<?x?xi64>, %d: tensor<?x?xi64>) -> tensor<?x
 // CHECK-NEXT:      %m = soac.map(%x = %i, %y = %e : tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64> {
 // CHECK:         %s = soac.transpose(0, 1) %[[F]] : tensor<?x?xi64>
 // CHECK-NEXT:    func.return %s
+
+// -----
+
+// The consumer updates rows of another array in place: it consumes that array, not
+// the one the producer reads (updated only after both), so they still fuse.
+func.func @consumer_updates_other(%a: tensor<?xi64> {soac.unique}, %d: tensor<?x?xi64> {soac.unique}, %i: i64) -> (tensor<?x?xi64>, tensor<?xi64>) {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y = arith.muli %x, %x : i64
+    soac.yield %y : i64
+  }
+  %c = soac.map(%v = %b, %r = %d : tensor<?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64> {
+    %u = soac.update %r[%i] = %v : tensor<?xi64>
+    soac.yield %u : tensor<?xi64>
+  }
+  %e = soac.update %a[%i] = %i : tensor<?xi64>
+  func.return %c, %e : tensor<?x?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @consumer_updates_other
+// CHECK-NEXT:    %c = soac.map(%r = %d, %x = %a : tensor<?x?xi64>, tensor<?xi64>) -> tensor<?x?xi64> {
+// CHECK-NEXT:      %y = arith.muli %x, %x : i64
+// CHECK-NEXT:      %u = soac.update %r[%i] = %y : tensor<?xi64>
