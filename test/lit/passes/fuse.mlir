@@ -423,3 +423,28 @@ func.func @consumer_updates_other(%a: tensor<?xi64> {soac.unique}, %d: tensor<?x
 // CHECK-NEXT:    %c = soac.map(%r = %d, %x = %a : tensor<?x?xi64>, tensor<?xi64>) -> tensor<?x?xi64> {
 // CHECK-NEXT:      %y = arith.muli %x, %x : i64
 // CHECK-NEXT:      %u = soac.update %r[%i] = %y : tensor<?xi64>
+
+// -----
+
+// The consumer's row parameter may be consumed, but only outside its lambda: the fold
+// returns the (fresh) row it gets, which is updated after it. Nothing in the lambda
+// consumes the row, so the producer still fuses.
+func.func @row_escapes(%a: tensor<?x?xi64>, %z: tensor<?xi64>, %i: i64) -> tensor<?xi64> {
+  %b = soac.map(%x = %a : tensor<?x?xi64>) -> tensor<?x?xi64> {
+    %y = soac.map(%e = %x : tensor<?xi64>) -> tensor<?xi64> {
+      %f = arith.muli %e, %e : i64
+      soac.yield %f : i64
+    }
+    soac.yield %y : tensor<?xi64>
+  }
+  %s = soac.reduce(%p = %z : tensor<?xi64>) over(%r = %b : tensor<?x?xi64>) {
+    soac.yield %r : tensor<?xi64>
+  }
+  %u = soac.update %s[%i] = %i : tensor<?xi64>
+  func.return %u : tensor<?xi64>
+}
+// CHECK-LABEL: func.func @row_escapes
+// CHECK-NEXT:    %s = soac.redomap(%p = %z : tensor<?xi64>) over(%x = %a : tensor<?x?xi64>) {
+// CHECK-NEXT:      %y = soac.map(%e = %x : tensor<?xi64>) -> tensor<?xi64> {
+// CHECK:         } outer {
+// CHECK:         %u = soac.update %s[%i] = %i : tensor<?xi64>
