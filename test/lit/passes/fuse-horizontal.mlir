@@ -161,3 +161,29 @@ func.func @known_sizes(%x: tensor<?xi64>, %z: tensor<?xi64>, %c: !soac.cert) -> 
 // CHECK-NEXT:      %y_1 = arith.muli %p, %p : i64
 // CHECK-NEXT:      %y_2 = arith.subi %q, %q : i64
 // CHECK-NEXT:      soac.yield %y, %y_1, %y_2 : i64, i64, i64
+
+// -----
+
+// A fold over %d, then one over %a: nothing said their inputs have one size when the
+// first was seen; the map over both says it in between, and the open group of %d's class is
+// refiled under the joined class, so the later fold still joins it.
+func.func @sizes_learnt_later(%a: tensor<?xi64>, %d: tensor<?xi64>) -> (i64, tensor<?xi64>, i64) {
+  %zero = arith.constant 0 : i64
+  %s = soac.reduce(%p = %zero : i64) over(%e = %d : tensor<?xi64>) {
+    %t = arith.addi %p, %e : i64
+    soac.yield %t : i64
+  }
+  %m = soac.map(%x = %a, %y = %d : tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64> {
+    %w = arith.subi %x, %y : i64
+    soac.yield %w : i64
+  }
+  %q = soac.reduce(%p = %zero : i64) over(%e = %a : tensor<?xi64>) {
+    %t = arith.muli %p, %e : i64
+    soac.yield %t : i64
+  }
+  func.return %s, %m, %q : i64, tensor<?xi64>, i64
+}
+// CHECK-LABEL: func.func @sizes_learnt_later
+// CHECK:         %m = soac.map(%x = %a, %y = %d
+// CHECK:         %s, %q = soac.redomap(%p = %zero, %p_1 = %zero : i64, i64) over(%e = %d, %e_1 = %a : tensor<?xi64>, tensor<?xi64>) {
+// CHECK:         func.return %s, %m, %q
