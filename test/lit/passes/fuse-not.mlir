@@ -355,3 +355,37 @@ func.func @branch_consumers(%a: tensor<?xi64>, %c: i1) -> tensor<?xi64> {
 // CHECK-NEXT:      %e = soac.map(%{{.*}} = %a : tensor<?xi64>)
 // `explain` says nothing of SOACs that fused, nor of ops that are no producers.
 // WHY-NOT: remark: {{.*}} not fused: None
+
+// -----
+
+// Consumers on both branches of an `if`, neither of which may take the producer, for
+// different reasons: the remark gives the first consumer's in program order (the
+// consumers are sorted; their uses of %b are listed newest first).
+func.func @first_reason_in_order(%a: tensor<?x?xi64> {soac.unique}, %c: i1, %i: i64) -> tensor<?x?xi64> {
+  %b = soac.map(%x = %a : tensor<?x?xi64>) -> tensor<?x?xi64> {
+    %y = soac.map(%e = %x : tensor<?xi64>) -> tensor<?xi64> {
+      %f = arith.muli %e, %e : i64
+      soac.yield %f : i64
+    }
+    soac.yield %y : tensor<?xi64>
+  }
+  %r = scf.if %c -> (tensor<?x?xi64>) {
+    %t = soac.map(%w = %b : tensor<?x?xi64>) -> tensor<?x?xi64> {
+      %u = soac.update %w[%i] = %i : tensor<?xi64>
+      soac.yield %u : tensor<?xi64>
+    }
+    scf.yield %t : tensor<?x?xi64>
+  } else {
+    %e = soac.map(%w = %b, %q = %a : tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64> {
+      %u = soac.update %q[%i] = %i : tensor<?xi64>
+      soac.yield %u : tensor<?xi64>
+    }
+    scf.yield %e : tensor<?x?xi64>
+  }
+  func.return %r : tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @first_reason_in_order
+// CHECK: %b = soac.map
+// CHECK: %t = soac.map(%{{.*}} = %b
+// CHECK: soac.map(%{{.*}} = %b, %{{.*}} = %a
+// WHY: remark: 'soac.map' %b not fused: the consumer's lambda consumes a row of the producer's output
