@@ -242,6 +242,24 @@ func.func @replicate_updated_is_materialised(%n: i64, %v: i64) -> tensor<?xi64> 
   func.return %s : tensor<?xi64>
 }
 
+// no_: a replicate of an array that is updated in place while the replicate lives must
+// be materialised: a view would show the update to the reads after it.
+// CHECK-LABEL: func.func @replicate_of_updated_array_is_materialised(
+// CHECK:         %r = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x?xi64>
+// CHECK-NEXT:    msoac.replicate %a, %r : memref<?xi64, strided<[?], offset: ?>>, memref<?x?xi64>
+// CHECK-NOT:     memref.reinterpret_cast %a
+// CHECK:         memref.store %i, %a[
+func.func @replicate_of_updated_array_is_materialised(%a: tensor<?xi64> {soac.unique}, %n: i64, %i: i64) -> (tensor<?xi64>, tensor<?xi64>) {
+  %c = soac.checked
+  %r = soac.replicate %n, %a : tensor<?xi64>
+  %u = soac.update %a[%i] = %i <%c> : tensor<?xi64>
+  %s = soac.map(%row = %r : tensor<?x?xi64>) -> tensor<?xi64> {
+    %e = soac.index %row[%i] : tensor<?xi64> -> i64
+    soac.yield %e : i64
+  }
+  func.return %s, %u : tensor<?xi64>, tensor<?xi64>
+}
+
 // trace calls the runtime with the site, the data pointer, the offset and the shape.
 // CHECK-LABEL: func.func @trace_calls_the_runtime(
 // CHECK:         func.call @l0_trace_array(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i64, i64, i64) -> ()
