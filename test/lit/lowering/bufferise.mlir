@@ -260,6 +260,34 @@ func.func @replicate_of_updated_array_is_materialised(%a: tensor<?xi64> {soac.un
   func.return %s, %u : tensor<?xi64>, tensor<?xi64>
 }
 
+// no_: likewise for a loop's merge parameter, which the loop body may consume (only a
+// function's non-unique parameters are never consumed).
+// CHECK-LABEL: func.func @replicate_of_updated_loop_array_is_materialised(
+// CHECK:         scf.for
+// CHECK:           %r = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x?xi64>
+// CHECK-NEXT:      msoac.replicate %acc, %r : memref<?xi64, strided<[?], offset: ?>>, memref<?x?xi64>
+// CHECK-NOT:       memref.reinterpret_cast %acc
+// CHECK:           memref.store %k, %acc[
+func.func @replicate_of_updated_loop_array_is_materialised(%a: tensor<?xi64> {soac.unique}, %n: i64, %i: i64) -> (tensor<?xi64>, i64) {
+  %lb = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %c = soac.checked
+  %b, %t = scf.for %k = %lb to %n step %one iter_args(%acc = %a, %sum = %lb) -> (tensor<?xi64>, i64) : i64 {
+    %r = soac.replicate %n, %acc : tensor<?xi64>
+    %u = soac.update %acc[%i] = %k <%c> : tensor<?xi64>
+    %m = soac.map(%row = %r : tensor<?x?xi64>) -> tensor<?xi64> {
+      %e = soac.index %row[%i] : tensor<?xi64> -> i64
+      soac.yield %e : i64
+    }
+    %s = soac.reduce(%p = %sum : i64) over(%e = %m : tensor<?xi64>) {
+      %f = arith.addi %p, %e : i64
+      soac.yield %f : i64
+    }
+    scf.yield %u, %s : tensor<?xi64>, i64
+  }
+  func.return %b, %t : tensor<?xi64>, i64
+}
+
 // trace calls the runtime with the site, the data pointer, the offset and the shape.
 // CHECK-LABEL: func.func @trace_calls_the_runtime(
 // CHECK:         func.call @l0_trace_array(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i64, i64, i64) -> ()
