@@ -251,3 +251,36 @@ func.func private @loop_yields_second_result(%n: index, %k: i64) -> f64 {
   %t = arith.addf %v, %w : f64
   func.return %t : f64
 }
+
+// A buffer handed down into a branch is freed there after the last use of any value of
+// its class, an enclosing block's argument included: `%m` may be `%a` (the callee may
+// return its parameter), so it is freed after the store through `%a`, not after the
+// load through `%m`.
+// CHECK-LABEL: func.func private @branch_uses_param_after_call(
+// CHECK:         %m, %[[OWN:.*]] = func.call @param_or_fresh(
+// CHECK-NEXT:    scf.if %c {
+// CHECK-NEXT:      %v = memref.load %m[%i0]
+// CHECK-NEXT:      memref.store %v, %a[%i0]
+// CHECK-NEXT:      scf.if %[[OWN]] {
+// CHECK-NEXT:        memref.dealloc %m : memref<?xf64>
+func.func private @param_or_fresh(%p: memref<?xf64>, %c: i1, %n: index) -> memref<?xf64> {
+  %r = scf.if %c -> (memref<?xf64>) {
+    scf.yield %p : memref<?xf64>
+  } else {
+    %b = memref.alloc(%n) : memref<?xf64>
+    scf.yield %b : memref<?xf64>
+  }
+  func.return %r : memref<?xf64>
+}
+func.func private @branch_uses_param_after_call(%a: memref<?xf64>, %c: i1, %n: index) {
+  %i0 = arith.constant 0 : index
+  %m = func.call @param_or_fresh(%a, %c, %n) : (memref<?xf64>, i1, index) -> memref<?xf64>
+  scf.if %c {
+    %v = memref.load %m[%i0] : memref<?xf64>
+    memref.store %v, %a[%i0] : memref<?xf64>
+    scf.yield
+  } else {
+    scf.yield
+  }
+  func.return
+}
