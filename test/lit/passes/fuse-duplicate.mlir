@@ -110,3 +110,47 @@ func.func @kept_output(%a: tensor<?x?xi64>, %v: tensor<?xi64>, %zero: i64, %c: !
 // CHECK-NEXT:      soac.yield %q_1 : i64
 // OFF-LABEL: func.func @kept_output
 // OFF: %s, %w = soac.map
+
+// -----
+
+// A chain of splits: %b (5 operations) has consumers %c and %d, and %c (5 more) has
+// %e and %f. Splitting the last producer first, %c's work is duplicated into %e and
+// %f, then %b's into all three; splitting %b first would put its work into %c, whose
+// 10 operations would then be too many to duplicate, and %c would stay an array.
+func.func @split_chain(%a: tensor<?xi64>, %k: i64) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>) {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    %y1 = arith.muli %x, %x : i64
+    %y2 = arith.addi %y1, %k : i64
+    %y3 = arith.muli %y2, %k : i64
+    %y4 = arith.subi %y3, %x : i64
+    %y5 = arith.addi %y4, %y1 : i64
+    soac.yield %y5 : i64
+  }
+  %c = soac.map(%x = %b : tensor<?xi64>) -> tensor<?xi64> {
+    %z1 = arith.muli %x, %k : i64
+    %z2 = arith.addi %z1, %x : i64
+    %z3 = arith.muli %z2, %z2 : i64
+    %z4 = arith.subi %z3, %k : i64
+    %z5 = arith.addi %z4, %z1 : i64
+    soac.yield %z5 : i64
+  }
+  %d = soac.map(%x = %b : tensor<?xi64>) -> tensor<?xi64> {
+    %w = arith.subi %x, %k : i64
+    soac.yield %w : i64
+  }
+  %e = soac.map(%x = %c : tensor<?xi64>) -> tensor<?xi64> {
+    %w = arith.addi %x, %x : i64
+    soac.yield %w : i64
+  }
+  %f = soac.map(%x = %c : tensor<?xi64>) -> tensor<?xi64> {
+    %w = arith.muli %x, %x : i64
+    soac.yield %w : i64
+  }
+  func.return %d, %e, %f : tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @split_chain
+// CHECK-NOT:     %c = soac.map
+// CHECK:         %d = soac.map(%x = %a : tensor<?xi64>)
+// CHECK:         %e = soac.map(%{{.*}} = %a : tensor<?xi64>)
+// CHECK:         %f = soac.map(%{{.*}} = %a : tensor<?xi64>)
+// CHECK:         func.return %d, %e, %f
