@@ -60,23 +60,30 @@ fun real main([real] prices, [real] strikes, [real] years) =
 """
 
 
-def dask_expression(p: Any, s: Any, y: Any) -> Any:
-    """The same formula, op by op, as `dask.array` (or NumPy) arrays."""
-    import dask.array as da
-
+def black_scholes_sum(xp: Any, p: Any, s: Any, y: Any) -> Any:
+    """The same formula, op by op, with the array module `xp`: `dask.array` for the
+    whole arrays, NumPy for one chunk (the calls each of the Dask expression's tasks
+    makes)."""
     r, v = 0.08, 0.30
-    v_sqrt_t = v * da.sqrt(y)
-    d1 = (da.log(p / s) + (r + 0.5 * v * v) * y) / v_sqrt_t
+    v_sqrt_t = v * xp.sqrt(y)
+    d1 = (xp.log(p / s) + (r + 0.5 * v * v) * y) / v_sqrt_t
     d2 = d1 - v_sqrt_t
 
     def cnd(d: Any) -> Any:
         k = 1.0 / (1.0 + 0.2316419 * abs(d))
         poly = k * (0.31938153 + k * (-0.356563782 + k * (1.781477937
                     + k * (-1.821255978 + k * 1.330274429))))
-        c = 0.39894228040143267793994605993438 * da.exp(-0.5 * d * d) * poly
-        return da.where(0.0 < d, 1.0 - c, c)
+        c = 0.39894228040143267793994605993438 * xp.exp(-0.5 * d * d) * poly
+        return xp.where(0.0 < d, 1.0 - c, c)
 
-    return (p * cnd(d1) - s * da.exp(-r * y) * cnd(d2)).sum()
+    return (p * cnd(d1) - s * xp.exp(-r * y) * cnd(d2)).sum()
+
+
+def dask_expression(p: Any, s: Any, y: Any) -> Any:
+    """The formula as a `dask.array` expression."""
+    import dask.array as da
+
+    return black_scholes_sum(da, p, s, y)
 
 
 def inputs(n: int, chunk: int, seed: int = 7) -> tuple[Any, Any, Any]:
@@ -96,19 +103,7 @@ def timed(f: Any) -> tuple[float, Any]:
 
 def numpy_expression(p: Any, s: Any, y: Any) -> Any:
     """`dask_expression` on one chunk: the NumPy calls each of its tasks makes."""
-    r, v = 0.08, 0.30
-    v_sqrt_t = v * np.sqrt(y)
-    d1 = (np.log(p / s) + (r + 0.5 * v * v) * y) / v_sqrt_t
-    d2 = d1 - v_sqrt_t
-
-    def cnd(d: Any) -> Any:
-        k = 1.0 / (1.0 + 0.2316419 * abs(d))
-        poly = k * (0.31938153 + k * (-0.356563782 + k * (1.781477937
-                    + k * (-1.821255978 + k * 1.330274429))))
-        c = 0.39894228040143267793994605993438 * np.exp(-0.5 * d * d) * poly
-        return np.where(0.0 < d, 1.0 - c, c)
-
-    return (p * cnd(d1) - s * np.exp(-r * y) * cnd(d2)).sum()
+    return black_scholes_sum(np, p, s, y)
 
 
 def per_chunk(prog: Any, chunk: int) -> None:
