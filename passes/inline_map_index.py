@@ -5,28 +5,82 @@ from fusing with its other consumer (`let b = map(f, a) in reduce(min, b[0], b)`
 Recomputing the one element instead, `f(a[0])`, removes that hindrance at the price of
 a constant amount of work, when `f` is cheap and the indexing does not run repeatedly.
 Like size-hindrance removal this is not an optimisation by itself: it is run before
-fusion to let fusion apply more often.
+fusion to let fusion apply more often. When every use of the map is an indexing it
+recomputes, the map is dead: its work has moved into its consumers, as if fused into
+each (the thesis's R1, figure 42, misses exactly that).
 
-Legality, beyond cheapness (`cheapness_problem`):
-* the indexing is not inside a loop or a SOAC lambda that the map is outside of, where
-  the recomputation would run many times (9.2);
+Legality, beyond cheapness (Note [The work of one element]):
+* the indexing runs at most once per element of `b` for one run of the map's block
+  (Note [Where an element may be recomputed]), and inside maps, only where the map's
+  other uses let it go or fuse (Note [Recomputing where it pays]);
 * the indexing yields an element, not a row: a recomputed row could be a view of an
   input of the map, changing what aliases what;
-* no op between the map and the indexing may consume an input of the map or an alias of
-  one (`l0.passes.analysis.consumption`): the inlined `a[i]` reads the input after the map has.
-The certificates of the original indexing guard the new ones: `b[i]` is in bounds iff
-`a[i]` is, as the map's certificates prove the sizes of `b` and `a` equal; so the new
-indexings take the map's certificates as well.
+* no op between the map and the indexing may consume an array the lambda reads (an
+  input, or a free array it indexes) or an alias of one
+  (`l0.passes.analysis.consumption`): the recomputation reads it after the map has.
+The certificates of the original indexing guard the new ones: `b[i, j]` is in bounds
+iff `a[i]` is and `j` is within the rows the lambda builds, as the certificates of the
+map (and of its inner maps) prove the sizes of `b` and of its inputs equal; so the new
+indexings take the maps' certificates as well.
+
+Note [The work of one element]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+An element `b[i1, ..., ik]` of `b = map(f, a1, ..., an)` is recomputed from the rows
+`a1[i1], ..., an[i1]`: the ops of `f`, except the inner maps that build the rows `f`
+yields; when the output's row is one of those, `b[i1, i2, ...]` is that inner map's
+element `[i2, ...]`, recomputed the same way one level down (a map of maps is indexed
+through all its levels, its row part run once and its element part once). The cost is
+the number of ops cloned at all levels (terminators excluded); the element is cheap when
+the cost is at most `max_ops` and every cloned op runs in constant time without
+allocating or consuming: `arith`, `math`, `scf.if`, `soac.index`/`size`/`assert`/
+`checked`/`conjoin` (no SOAC other than the inner maps indexed through, no loop, call,
+let-with, copy or trace). An inner map skipped is one whose results only the lambda's
+yield uses. The transcendental functions of `math` (`exp`, `log`, `sin`, `pow`, ...)
+cost `transcendental_weight` each (Note [Transcendental functions]).
+
+Note [Where an element may be recomputed]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Recomputing `b[i]` where the map's block runs it once costs the work of one element.
+Inside a loop the recomputation would run once per iteration, and inside a SOAC lambda
+once per row: with an arbitrary index (`map(fn j => b[0], xs)`, `b[idx[j]]`) that
+multiplies the work without bound (9.2: "we must also be careful not to inline into a
+loop"). It is bounded when the indexing is inside maps only (and branches), each a map
+over `iota(n)` whose iteration variable is one of the indices, and every other index is
+defined outside the outermost of those maps (or is a constant): then distinct runs of
+the indexing read distinct elements, so each element of `b` is recomputed at most once
+per run of the consumer, the work fusing `b` into that consumer would do
+(`map(fn j => map(fn i => b[i, j], iota(m)), iota(n))`). Never inside a loop, a
+reduction, scan or filter lambda, or a map over anything else than `iota`.
+
+Note [Recomputing where it pays]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Once per consumer element, a recomputation costs as much as the map's own work, so it
+must buy something: that the map can go, or fuse. Inside maps the rule therefore fires
+only when every use of the map is an element indexing it recomputes, a `size` (which
+`simplify` folds to its input's), or an input array of a SOAC (which `fuse` can then
+take: `reduce(op +, 0, b)` beside `map(fn i => b[i] * 2, iota(n))`). A map also
+returned, indexed in a loop or read as a row is built anyway, and recomputing its
+elements elsewhere would only add work. Where the map's block runs the indexing once,
+one element is recomputed once, and the rule fires as the thesis's 9.2 does.
+
+Note [Transcendental functions]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+An `exp` or a `log` costs tens of arithmetic operations. In LocVolCalib (R1) the
+volatility `exp(2 * (beta * log(x) + y - ...))` is read by four consumer maps; recomputed
+in each, it costs four `exp`s and four `log`s per point instead of one `exp` per point
+and one `log` per row, for a saved array of numX x numY reals. Each transcendental
+function therefore weighs `transcendental_weight` ops.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import scf
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation, OpResult, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue, Use
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -36,7 +90,15 @@ from xdsl.pattern_rewriter import (
 )
 
 from l0.dialects import soac
-from l0.passes.analysis.consumption import LOOPS, SOACS, Consumption, is_array
+from l0.passes.analysis.consumption import (
+    FOLDS,
+    LOOPS,
+    SOACS,
+    Consumption,
+    consumed_operands,
+    is_array,
+)
+from l0.passes.analysis.scope import defined_outside, free_values
 from l0.passes.analysis.walk import contains_op
 
 _CHEAP_OPS = (
@@ -53,38 +115,159 @@ _CHEAP_OPS = (
 allocation, no consumption, and no visible effect beyond a check the map has already
 passed for the same row (so running it again cannot fail)."""
 
+_ARITHMETIC_MATH = frozenset({
+    "math.absf", "math.absi", "math.copysign", "math.ceil", "math.floor", "math.round",
+    "math.roundeven", "math.trunc", "math.fma", "math.ipowi", "math.sqrt",
+    "math.ctlz", "math.cttz", "math.ctpop", "math.isnan", "math.isinf", "math.isfinite",
+})
+"""The `math` ops that are not transcendental: a few machine instructions each
+(Note [Transcendental functions]); every other `math` op weighs more."""
+
 
 # ---------------------------------------------------------------------------------------
-# Legality
+# The work of one element (Note [The work of one element])
 # ---------------------------------------------------------------------------------------
 
 
-def cheapness_problem(lam: soac.MapOp, max_ops: int) -> str | None:
-    """Why the lambda of `lam` is not cheap (None when it is): it must run in constant
-    time (no SOACs, loops or calls; 9.2) and have at most `max_ops` ops."""
-    count = 0
+@dataclass(frozen=True)
+class CostModel:
+    """What an element may cost to be recomputed (Note [The work of one element])."""
+
+    max_ops: int
+    transcendental_weight: int
+
+    per_consumer_element: bool
+    """Whether the element is recomputed once per element of a consumer (inside maps)
+    rather than once (Note [Transcendental functions])."""
+
+    def weight(self, op: Operation) -> int | str:
+        """What `op` alone costs, or why it may not be recomputed."""
+        dialect = op.name.split(".", 1)[0]
+        if dialect not in ("arith", "math") and not isinstance(op, _CHEAP_OPS):
+            return f"the lambda contains '{op.name}'"
+        if isinstance(op, soac.YieldOp | scf.YieldOp):
+            return 0
+        if (self.per_consumer_element and dialect == "math"
+                and op.name not in _ARITHMETIC_MATH):
+            return self.transcendental_weight
+        return 1
+
+
+def yielded(lam: soac.MapOp, output: int) -> SSAValue:
+    """What the lambda of `lam` yields for `output`."""
+    done = lam.body.block.last_op
+    assert isinstance(done, soac.YieldOp)
+    return done.values[output]
+
+
+def row_map(lam: soac.MapOp, output: int, depth: int) -> soac.MapOp | None:
+    """The inner map, among the top-level ops of `lam`'s lambda, whose result is the row
+    yielded for `output`, when an indexing of depth `depth` goes through it."""
+    v = yielded(lam, output)
+    if depth < 2 or not isinstance(v, OpResult) or not isinstance(v.op, soac.MapOp):
+        return None
+    return v.op if v.op.parent_block() is lam.body.block else None
+
+
+def builds_yielded_row(op: Operation) -> bool:
+    """Whether `op` is an inner map whose results only the lambda's yield uses: it is
+    not recomputed (its element is, through `row_map`, or nothing is)."""
+    return isinstance(op, soac.MapOp) and all(
+        isinstance(use.operation, soac.YieldOp)
+        and use.operation.parent_block() is op.parent_block()
+        for r in op.results for use in r.uses)
+
+
+def element_cost(lam: soac.MapOp, output: int, depth: int, model: CostModel) -> int | str:
+    """The ops cloned to recompute an element of output `output` of `lam` indexed with
+    `depth` indices, weighted (`CostModel.weight`), or why it may not be recomputed."""
+    inner = row_map(lam, output, depth)
+    total = 0
     for top in lam.body.block.ops:
+        if top is inner or builds_yielded_row(top):
+            continue
         for op in top.walk():
-            dialect = op.name.split(".", 1)[0]
-            if dialect not in ("arith", "math") and not isinstance(op, _CHEAP_OPS):
-                return f"the lambda contains '{op.name}'"
-            if not isinstance(op, soac.YieldOp | scf.YieldOp):
-                count += 1
-    if count > max_ops:
-        return f"the lambda has {count} ops, more than {max_ops}"
+            w = model.weight(op)
+            if isinstance(w, str):
+                return w
+            total += w
+    if inner is not None:
+        row = yielded(lam, output)
+        assert isinstance(row, OpResult)
+        rest = element_cost(inner, row.index, depth - 1, model)
+        if isinstance(rest, str):
+            return rest
+        total += rest
+    return total
+
+
+def cheapness_problem(lam: soac.MapOp, output: int, depth: int, model: CostModel) -> str | None:
+    """Why an element of output `output` of `lam`, indexed with `depth` indices, is not
+    cheap (None when it is)."""
+    cost = element_cost(lam, output, depth, model)
+    if isinstance(cost, str):
+        return cost
+    if cost > model.max_ops:
+        return f"the element costs {cost} ops, more than {model.max_ops}"
     return None
 
 
-def loop_between(index: Operation, producer: Operation) -> Operation | None:
-    """The loop or SOAC that runs `index` repeatedly for one run of `producer` (None if
-    there is none): an ancestor of `index` below the block that holds `producer`."""
-    home = producer.parent_block()
-    op: Operation | None = index
-    while op is not None and op.parent_block() is not home:
-        op = op.parent_op()
-        if isinstance(op, LOOPS + SOACS):
-            return op
-    return None if op is not None else index  # not nested in producer's block: refuse
+# ---------------------------------------------------------------------------------------
+# Where the indexing runs (Note [Where an element may be recomputed])
+# ---------------------------------------------------------------------------------------
+
+
+def iteration_variables(lam: soac.MapOp) -> list[BlockArgument]:
+    """The lambda parameters of `lam` bound to the rows of an `iota`: the index of the
+    row, distinct on every run."""
+    return [arg for arg, a in zip(lam.body.block.args, lam.inputs, strict=True)
+            if isinstance(a, OpResult) and isinstance(a.op, soac.IotaOp)]
+
+
+def _invariant(v: SSAValue, outermost: Operation) -> bool:
+    """Whether `v` has one value for a whole run of `outermost`."""
+    if isinstance(v, OpResult) and isinstance(v.op, arith.ConstantOp):
+        return True
+    return defined_outside(v, outermost)
+
+
+def enclosing(op: Operation, home: Block | None) -> list[Operation] | None:
+    """The ops around `op` inside block `home`, innermost first (None: `op` is not in
+    `home`)."""
+    found: list[Operation] = []
+    while op.parent_block() is not home:
+        parent = op.parent_op()
+        if parent is None:
+            return None
+        found.append(parent)
+        op = parent
+    return found
+
+
+def placement_problem(index: soac.IndexOp, producer: soac.MapOp) -> str | bool:
+    """Why recomputing `index` where it is could run one element of `producer` more
+    than once per run of the producer's block; else whether it runs inside maps, once
+    per element of a consumer (False: once)."""
+    around = enclosing(index, producer.parent_block())
+    if around is None:
+        return "the indexing is not in the scope of the map"
+    maps: list[soac.MapOp] = []
+    for op in around:
+        if isinstance(op, soac.MapOp):
+            maps.append(op)
+        elif isinstance(op, LOOPS + SOACS):
+            return f"the indexing runs repeatedly inside '{op.name}'"
+    if not maps:
+        return False
+    indices = list(index.indices)
+    for m in maps:
+        if not any(v in indices for v in iteration_variables(m)):
+            return ("the indexing runs repeatedly inside 'soac.map' (no index is the "
+                    "map's position in an iota)")
+    ours = {v for m in maps for v in iteration_variables(m)}
+    if not all(v in ours or _invariant(v, maps[-1]) for v in indices):
+        return "an index varies inside the enclosing maps other than as their position"
+    return True
 
 
 # ---------------------------------------------------------------------------------------
@@ -92,76 +275,168 @@ def loop_between(index: Operation, producer: Operation) -> Operation | None:
 # ---------------------------------------------------------------------------------------
 
 
+def arrays_read(producer: soac.MapOp) -> list[SSAValue]:
+    """The arrays the lambda of `producer` reads: its inputs and the free arrays it
+    indexes (or its inner maps take)."""
+    return [v for v in free_values(producer) if is_array(v)]
+
+
 @dataclass
 class InlineMapIndex(RewritePattern):
     """`soac.index %b[%i, ...]` of `%b` = output j of a cheap `soac.map` -> the lambda's
-    ops applied to `soac.index %a[%i]` of every input `%a`, indexed further by the rest."""
+    ops applied to `soac.index %a[%i]` of every input `%a`, through the inner maps that
+    build its rows, indexed further by the rest."""
 
     max_ops: int
+    transcendental_weight: int
     consumption: Consumption
+    pays: dict[soac.MapOp, bool] = field(default_factory=dict[soac.MapOp, bool])
+    """`removes_hindrance`, memoised: a rewrite only removes uses of a map."""
 
-    def problem(self, op: soac.IndexOp, producer: soac.MapOp) -> str | None:
+    def problem(self, op: soac.IndexOp, producer: soac.MapOp, output: int) -> str | None:
         """Why `op` may not be recomputed from the inputs of `producer` (None: it may)."""
+        legal = self.legality(op, producer, output)
+        if isinstance(legal, str):
+            return legal
+        if legal and not self.removes_hindrance(producer):
+            return ("the map has a use that is neither such an indexing nor an input of a "
+                    "SOAC: recomputing would not remove it")
+        return None
+
+    def legality(self, op: soac.IndexOp, producer: soac.MapOp, output: int) -> str | bool:
+        """Why `op` may not be recomputed from the inputs of `producer`; else whether the
+        recomputation runs once per element of a consumer (Note [Where an element may
+        be recomputed])."""
         if is_array(op.result):
             return "the indexing yields a row, not an element"
-        cheap = cheapness_problem(producer, self.max_ops)
+        where = placement_problem(op, producer)
+        if isinstance(where, str):
+            return where
+        model = CostModel(self.max_ops, self.transcendental_weight, where)
+        cheap = cheapness_problem(producer, output, len(op.indices), model)
         if cheap is not None:
             return cheap
-        loop = loop_between(op, producer)
-        if loop is not None:
-            return f"the indexing runs repeatedly inside '{loop.name}'"
-        consumed = self.consumption.consumed_between(list(producer.inputs), producer, op)
-        if consumed is not None:
-            return "an input of the map may be consumed before the indexing"
-        return None
+        read = arrays_read(producer)
+        if self.consumption.consumed_between(read, producer, op) is not None:
+            return "an array the map reads may be consumed before the indexing"
+        if self._consumed_by_enclosing(read, op, producer):
+            return "an array the map reads may be consumed by an enclosing map"
+        return where
+
+    def removes_hindrance(self, producer: soac.MapOp) -> bool:
+        """Whether every use of `producer` is an element indexing this rule recomputes,
+        a size, or an input array of a SOAC (Note [Recomputing where it pays])."""
+        known = self.pays.get(producer)
+        if known is None:
+            known = self.pays[producer] = all(
+                self._removable_use(use, producer) for r in producer.results for use in r.uses)
+        return known
+
+    def _removable_use(self, use: Use, producer: soac.MapOp) -> bool:
+        user = use.operation
+        if isinstance(user, soac.SizeOp):
+            return True
+        if isinstance(user, soac.IndexOp):
+            b = user.array
+            assert isinstance(b, OpResult)
+            return not isinstance(self.legality(user, producer, b.index), str)
+        if isinstance(user, SOACS):
+            v = user.operands[use.index]
+            return v in user.inputs and not (isinstance(user, FOLDS) and v in user.neutral)
+        return False
+
+    def _consumed_by_enclosing(self, read: list[SSAValue], op: Operation,
+                               producer: soac.MapOp) -> bool:
+        """Whether a map around `op` (inside the producer's block) may consume one of
+        `read`: one of its earlier rows would have changed what a later one recomputes."""
+        aliases: set[SSAValue] = set()
+        for v in read:
+            if self.consumption.may_be_consumed(v):
+                aliases |= self.consumption.closure(v)
+        return bool(aliases) and any(
+            self.consumption.closure(v) & aliases
+            for outer in enclosing(op, producer.parent_block()) or ()
+            for v in consumed_operands(outer))
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: soac.IndexOp, rewriter: PatternRewriter) -> None:
         b = op.array
         if not isinstance(b, OpResult) or not isinstance(b.op, soac.MapOp) or not op.indices:
             return
-        producer = b.op
-        if self.problem(op, producer) is not None:
+        if self.problem(op, b.op, b.index) is not None:
             return
-        first, rest = op.indices[0], list(op.indices[1:])
-        certs = list(op.certs)
         new_ops: list[Operation] = []
-        block = producer.body.block
-        mapping: dict[SSAValue, SSAValue] = {}
-        for arg, a in zip(block.args, producer.inputs, strict=True):
-            row = soac.IndexOp(a, [first], arg.type, certs + list(producer.certs))
-            new_ops.append(row)
-            mapping[arg] = row.result
-        for body_op in block.ops:
-            if isinstance(body_op, soac.YieldOp):
-                yielded = body_op.values[b.index]
-                value = mapping.get(yielded, yielded)
-                break
-            new_ops.append(body_op.clone(mapping))
-        else:
-            return  # unreachable for verified IR: every lambda ends in soac.yield
-        if rest:
-            element = soac.IndexOp(value, rest, op.result.type, certs)
-            new_ops.append(element)
-            value = element.result
+        value = recompute(Element(b.op, b.index, list(op.indices), op.result.type),
+                          list(op.certs), {}, new_ops)
         self.consumption.place(new_ops, op)
         rewriter.replace(op, new_ops, [value])
+
+
+@dataclass(frozen=True)
+class Element:
+    """Element `indices` of output `output` of the map `lam`, of type `type`."""
+
+    lam: soac.MapOp
+    output: int
+    indices: Sequence[SSAValue]
+    type: Attribute
+
+
+def recompute(e: Element, certs: list[SSAValue], mapping: dict[SSAValue, SSAValue],
+              new_ops: list[Operation]) -> SSAValue:
+    """Append to `new_ops` the ops computing `e` and return its value (Note [The work
+    of one element]). `mapping` maps the values of the enclosing lambdas already
+    recomputed to their clones; `certs` guard the indexing, and the certificates of
+    `e.lam` and of its inner maps join them."""
+    first, rest = e.indices[0], list(e.indices[1:])
+    certs = certs + [mapping.get(c, c) for c in e.lam.certs]
+    block = e.lam.body.block
+    for arg, a in zip(block.args, e.lam.inputs, strict=True):
+        row = soac.IndexOp(mapping.get(a, a), [first], arg.type, certs)
+        new_ops.append(row)
+        mapping[arg] = row.result
+    inner = row_map(e.lam, e.output, len(e.indices))
+    for body_op in block.ops:
+        if isinstance(body_op, soac.YieldOp) or body_op is inner or builds_yielded_row(body_op):
+            continue
+        new_ops.append(body_op.clone(mapping))
+    v = yielded(e.lam, e.output)
+    if inner is not None:
+        assert isinstance(v, OpResult)
+        return recompute(Element(inner, v.index, rest, e.type), certs, mapping, new_ops)
+    value = mapping.get(v, v)
+    if rest:  # a row the lambda yields without building it: index it further
+        element = soac.IndexOp(value, rest, e.type, certs)
+        new_ops.append(element)
+        value = element.result
+    return value
 
 
 @dataclass(frozen=True)
 class InlineMapIndexPass(ModulePass):
     """Recompute `b[i]` of `b = map(f, a)` as `f(a[i])` when `f` is cheap (thesis 9.2).
 
-    Removes an indexing that keeps a map from fusing with its other consumers. Fires on
-    an element indexing (`soac.index` with a scalar result) of an output of `soac.map`
-    whose lambda is cheap: at most `max_ops` ops, all `arith`, `math`, `scf.if`,
-    `soac.index`/`size`/`assert`/`checked`/`conjoin` (no SOAC, loop, call, allocation,
-    let-with or trace). Never when the indexing is inside a loop or lambda that the map
-    is outside of (recomputing there multiplies the work), nor when an input of the map
-    may be consumed between the map and the indexing. The new indexings of the inputs
-    carry the certificates of the original one and of the map.
+    Removes an indexing that keeps a map from fusing with its other consumers, and, when
+    every use of the map is such an indexing, the map itself (its work moves into its
+    consumers). Fires on an element indexing (`soac.index` with a scalar result) of an
+    output of `soac.map` whose element is cheap to recompute: for a map of maps
+    `b[i, j]` runs the outer lambda on `a[i]` and the inner one on the `j`th row of its
+    inputs, and the ops of all levels together (Note [The work of one element]) weigh at
+    most `max_ops`, each `arith`, `math`, `scf.if`, `soac.index`/`size`/`assert`/
+    `checked`/`conjoin` (no other SOAC, loop, call, allocation, let-with or trace); a
+    transcendental `math` op (`exp`, `log`, ...) weighs `transcendental_weight`.
 
-    Options: `max_ops` (default 16), the largest lambda that counts as cheap.
+    Where: where the map's block runs the indexing once, or inside maps over `iota`
+    each of whose positions is an index (the others not varying inside them), so that an
+    element is recomputed at most once per run of the consumer, as fusion into it would
+    (Note [Where an element may be recomputed]). Never inside a loop, a reduction, scan
+    or filter lambda, or a map whose position is not an index (recomputing there
+    multiplies the work), nor when an array the lambda reads may be consumed between the
+    map and the indexing. The new indexings of the inputs carry the certificates of the
+    original one and of the maps.
+
+    Options: `max_ops` (default 16), the most an element may weigh;
+    `transcendental_weight` (default 1), the weight of one transcendental function.
 
         %b = soac.map(%x = %a : tensor<?xi64>) <%z> -> tensor<?xi64> {
           %y = arith.addi %x, %one : i64
@@ -180,9 +455,10 @@ class InlineMapIndexPass(ModulePass):
     (Note [Passes known to change nothing] in `l0.passes.pipeline`)."""
 
     max_ops: int = 16
+    transcendental_weight: int = 8
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not contains_op(op, self.REWRITES):
             return  # the rule rewrites indexing only
-        pattern = InlineMapIndex(self.max_ops, Consumption(op))
+        pattern = InlineMapIndex(self.max_ops, self.transcendental_weight, Consumption(op))
         PatternRewriteWalker(pattern).rewrite_module(op)
