@@ -42,7 +42,12 @@ def test_fused_structure(path: Path) -> None:
 # them, the implicit x step's maps computing `a`, `b`, `c` into one and the implicit y
 # step's `a`, `b`, `c`, `y` into one (horizontally: their checks are proved or moved
 # before them, Note [Iterated sizes]), and nothing else (its maps are read by indexing,
-# not as input arrays). A change here is a
+# not as input arrays). Its volatility `myVarX` (figure 42's miss 1), an exp and a log
+# per point read by indexing at the consumers' positions, is recomputed in them only
+# when transcendental functions are let count as cheap (`transcendental-weight=1`):
+# then the map of maps is gone (17 maps to 15); by default it stays, as recomputing it
+# in four consumers is slower on the CPU (Note [Transcendental functions] in
+# `passes/inline_map_index.py`). A change here is a
 # change of that comparison: update the README's table with it. R2 is left out: its -O
 # takes seconds.
 SOACS = ("map", "reduce", "scan", "filter", "redomap", "scanomap")
@@ -59,3 +64,29 @@ def test_finpar_structure(name: str, expected: dict[str, int]) -> None:
                                                       str(path)))
     soacs = {op: n for op, n in counts.items() if op in SOACS and n}
     assert soacs == expected
+
+
+def test_r1_volatility_is_recomputed_when_exp_is_cheap() -> None:
+    """R1's miss 1 (figure 42): with `inline-map-index{transcendental-weight=1}` run
+    once after inlining, the volatility's map of maps is recomputed in its consumers
+    and gone; `-O` then leaves 15 maps (Note [R0 and R1 after -O])."""
+    from l0.dialects.context import l0_context
+    from l0.frontend import load_program, to_module
+    from l0.passes.inline_map_index import InlineMapIndexPass
+    from l0.passes.pipeline import optimise
+
+    path = FINPAR / "locvolcalib.l0"
+
+    def structure() -> tuple[dict[str, int], int]:
+        module = to_module(load_program(path.read_text(encoding="utf-8"), str(path)),
+                           verify=False)
+        optimise(module, ["inline", "simplify", "size-hindrance"])
+        InlineMapIndexPass(transcendental_weight=1).apply(l0_context(), module)
+        optimise(module)
+        names = [op.name for op in module.walk()]
+        soacs = {n: names.count(f"soac.{n}") for n in SOACS if f"soac.{n}" in names}
+        return soacs, names.count("math.exp")
+
+    soacs, exps = call_with_big_stack(structure)
+    assert soacs == {"map": 15}
+    assert exps == 4  # one in each consumer: explicit x, and implicit x's a, b and c
