@@ -66,10 +66,17 @@ one element is recomputed once, and the rule fires as the thesis's 9.2 does.
 Note [Transcendental functions]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 An `exp` or a `log` costs tens of arithmetic operations. In LocVolCalib (R1) the
-volatility `exp(2 * (beta * log(x) + y - ...))` is read by four consumer maps; recomputed
-in each, it costs four `exp`s and four `log`s per point instead of one `exp` per point
-and one `log` per row, for a saved array of numX x numY reals. Each transcendental
-function therefore weighs `transcendental_weight` ops.
+volatility `exp(2 * (beta * log(x) + y - ...))` is read by four consumer maps (explicit
+x, and implicit x's `a`, `b` and `c`); recomputed in each, it costs four `exp`s and four
+`log`s per point instead of one `exp` per point and one `log` per row, to save building
+and reading a numX x numY array that stays in cache. On the CPU that made R1 about 1.5
+times slower (benchmarks/README.md, R1's miss 1). So inside maps, where an element is
+recomputed once per consumer element, each transcendental `math` op weighs
+`transcendental_weight` ops (default 8: the volatility weighs at least 2 x 8 + 4 > 16,
+and is kept, while cheap arithmetic, or one `exp` among a few ops, is recomputed);
+where the indexing runs once it weighs 1, one element costing nothing measurable.
+`inline-map-index{transcendental-weight=1}` recomputes the volatility (a GPU, where
+each unfused map is a kernel and a trip through memory, may prefer that).
 """
 
 from __future__ import annotations
@@ -370,6 +377,10 @@ class InlineMapIndex(RewritePattern):
                           list(op.certs), {}, new_ops)
         self.consumption.place(new_ops, op)
         rewriter.replace(op, new_ops, [value])
+        for new in new_ops:  # maps indexed anew have uses `removes_hindrance` did not see
+            if isinstance(new, soac.IndexOp) and isinstance(new.array, OpResult) \
+                    and isinstance(new.array.op, soac.MapOp):
+                self.pays.pop(new.array.op, None)
 
 
 @dataclass(frozen=True)
@@ -429,14 +440,19 @@ class InlineMapIndexPass(ModulePass):
     Where: where the map's block runs the indexing once, or inside maps over `iota`
     each of whose positions is an index (the others not varying inside them), so that an
     element is recomputed at most once per run of the consumer, as fusion into it would
-    (Note [Where an element may be recomputed]). Never inside a loop, a reduction, scan
-    or filter lambda, or a map whose position is not an index (recomputing there
-    multiplies the work), nor when an array the lambda reads may be consumed between the
-    map and the indexing. The new indexings of the inputs carry the certificates of the
-    original one and of the maps.
+    (Note [Where an element may be recomputed]); there, only when every other use of the
+    map is such an indexing, a size or an input of a SOAC, so that the map can go or
+    fuse (Note [Recomputing where it pays]). Never inside a loop, a reduction, scan or
+    filter lambda, or a map whose position is not an index (recomputing there multiplies
+    the work), nor when an array the lambda reads may be consumed between the map and
+    the indexing or by a map around it. The new indexings of the inputs carry the
+    certificates of the original one and of the maps.
 
     Options: `max_ops` (default 16), the most an element may weigh;
-    `transcendental_weight` (default 1), the weight of one transcendental function.
+    `transcendental_weight` (default 8), the weight of one transcendental function
+    (`exp`, `log`, `sin`, `powf`, ...) recomputed inside maps (1 where the indexing runs
+    once): 8 keeps LocVolCalib's volatility (an exp and a log, figure 42) from being
+    recomputed in its four consumers, which is slower on the CPU; 1 recomputes it.
 
         %b = soac.map(%x = %a : tensor<?xi64>) <%z> -> tensor<?xi64> {
           %y = arith.addi %x, %one : i64
