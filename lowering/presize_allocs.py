@@ -310,7 +310,7 @@ def _may_be_written(m: SSAValue, loop: Operation) -> bool:
     return False
 
 
-def _levels(alloc: memref.AllocOp) -> list[Level] | None:
+def levels_to_parallel(alloc: memref.AllocOp) -> list[Level] | None:
     """The levels from the innermost `scf.parallel` around `alloc` down to it, if only
     `scf.for` bodies and `scf.if` arms lie between."""
     levels: list[Level] = []
@@ -353,7 +353,7 @@ def varying_in_parallel(alloc: memref.AllocOp) -> SizeSlice | None:
     change: what its size is computed from (None where the allocation is under
     something else than `scf.for` and `scf.if` up to the loop, or its size is invariant
     and it needs no pre-pass)."""
-    levels = _levels(alloc)
+    levels = levels_to_parallel(alloc)
     if levels is None:
         return None
     if all(isinstance(lv.op, scf.ParallelOp | scf.ForOp) for lv in levels):
@@ -576,7 +576,7 @@ class PresizeAllocsPass(ModulePass):
             groups: dict[tuple[Level, ...], list[tuple[memref.AllocOp, Free]]] = {}
             used: dict[tuple[Level, ...], set[SSAValue]] = {}
             for alloc, free in _candidates(f, summaries):
-                levels = _levels(alloc)
+                levels = levels_to_parallel(alloc)
                 s = varying_in_parallel(alloc)
                 if levels is None or s is None or not s.computable:
                     continue
