@@ -208,8 +208,8 @@ def _at_least_one(v: SSAValue) -> bool:
 
 
 def _dim_size(op: memref.DimOp) -> SSAValue | int | None:
-    """The size `memref.dim` reads, where the IR says it: of an allocation or of a
-    `reinterpret_cast` (through `memref.cast`s)."""
+    """The size `memref.dim` reads, where the IR says it: of an allocation, a `subview`
+    or a `reinterpret_cast` (through `memref.cast`s)."""
     k = _constant(op.index)
     source = op.source
     while isinstance(source, OpResult) and isinstance(source.op, memref.CastOp):
@@ -218,6 +218,16 @@ def _dim_size(op: memref.DimOp) -> SSAValue | int | None:
         return None
     if isinstance(source.op, memref.AllocOp):
         return alloc_size(source.op, k)
+    if isinstance(source.op, memref.SubviewOp):
+        # A dimension the view keeps; a dropped one is a static 1, so the dynamic sizes
+        # of the result are the size operands, in order.
+        shape = _memref_type(source).get_shape()
+        if shape[k] != DYNAMIC_INDEX:
+            return shape[k]
+        sizes = list(source.op.sizes)
+        if len(sizes) != sum(1 for d in shape if d == DYNAMIC_INDEX):
+            return None
+        return sizes[sum(1 for d in shape[:k] if d == DYNAMIC_INDEX)]
     if isinstance(source.op, memref.ReinterpretCastOp):
         cast = source.op
         static = cast.static_sizes.get_values()
@@ -225,6 +235,12 @@ def _dim_size(op: memref.DimOp) -> SSAValue | int | None:
             return static[k]
         return list(cast.sizes)[sum(1 for s in static[:k] if s == DYNAMIC_INDEX)]
     return None
+
+
+def _memref_type(v: SSAValue) -> MemRefType:
+    t = v.type
+    assert isinstance(t, MemRefType)
+    return t
 
 
 def _constant(v: SSAValue) -> int | None:
