@@ -87,6 +87,36 @@ func.func private @by_input(%lens: memref<?xi64>) -> memref<?xf64> {
   func.return %out : memref<?xf64>
 }
 
+// The size is the length of the iteration's row of an input plus the index: the
+// length is the view's size operand (the pre-pass makes no view).
+// CHECK-LABEL: func.func private @row_length(
+// CHECK:         %[[K:.*]] = memref.dim %m, %c1 : memref<?x?xf64>
+// CHECK-NOT:     memref.subview
+// CHECK:         %[[MAX:.*]] = scf.for %[[J:.*]] = %c0 to %n step %c1 iter_args(%{{.*}}) -> (index) {
+// CHECK:           %{{.*}} = arith.addi %[[K]], %[[J]] : index
+// CHECK:         "scf.parallel"
+// CHECK-NEXT:    ^bb0(%[[I:.*]]: index):
+// CHECK-NEXT:      %[[FLAT:.*]] = memref.alloc(%[[MAX]]) : memref<?xf64>
+// CHECK:           %[[S:.*]] = arith.addi %{{.*}}, %[[I]] : index
+// CHECK-NEXT:      %{{.*}} = memref.reinterpret_cast %[[FLAT]] to offset: [0], sizes: [%[[S]]], strides: [1]
+func.func private @row_length(%m: memref<?x?xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %m, %c0 : memref<?x?xf64>
+  %k = memref.dim %m, %c1 : memref<?x?xf64>
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %row = memref.subview %m[%i, 0] [1, %k] [1, 1] : memref<?x?xf64> to memref<?xf64, strided<[1], offset: ?>>
+    %len = memref.dim %row, %c0 : memref<?xf64, strided<[1], offset: ?>>
+    %s = arith.addi %len, %i : index
+    %buf = memref.alloc(%s) : memref<?xf64>
+    "memref.copy"(%row, %buf) : (memref<?xf64, strided<[1], offset: ?>>, memref<?xf64>) -> ()
+    memref.dealloc %buf : memref<?xf64>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
 // In a sequential loop and a branch of the body (a growing buffer, for hoist-allocs,
 // without this pass): the pre-pass runs the inner loop too, and counts the branch's
 // allocation only where its condition holds.
