@@ -34,6 +34,7 @@ from xdsl.parser import Parser
 
 from l0.api import CompiledProgram
 from l0.bigstack import call_with_big_stack
+from l0.diagnostics import L0Error
 from l0.dialects.context import l0_context
 from l0.lowering.dealloc.aliases import Aliases, UsedMemrefs, summarise
 from l0.lowering.llvm.emit import print_llvm_ir
@@ -204,23 +205,32 @@ fun int rowsum(int k, int x) =
     a
   in reduce(op +, 0, a) + k
 
-fun {[int], [int]} main([int] lens) =
-  { map(fn int (int i) => rowsum(lens[i], i), iota(size(0, lens)))
+fun {[int], [int]} main([int] lens, int d) =
+  { map(fn int (int i) => rowsum(lens[i + d], i), iota(size(0, lens) - d))
   , map(fn int (int i) => rowsum(i, 3), iota(size(0, lens))) }
 """
+
+
+def _outcome(prog: CompiledProgram, text: str) -> str:
+    try:
+        return prog.run_main(text)
+    except L0Error as err:
+        return err.render()
 
 
 @pytest.mark.parametrize("backend", ["cpu", "multicore", "gpu-sim"])
 def test_rows_of_varying_sizes(backend: str) -> None:
     """Rows whose sizes vary per iteration (an input's values, the index), 0 among
-    them, and a map of no rows: the results of the interpreter, and the parallel bodies
-    allocate nothing (`presize-allocs`)."""
-    inputs = ["[3, 0, 5, 1, 0, 2]", "empty(int)"]
+    them, and a map of no rows: the results of the interpreter, its errors where a size
+    is negative or read out of bounds (checked by the iteration, not by the pre-pass),
+    and the parallel bodies allocate nothing (`presize-allocs`)."""
+    inputs = ["[3, 0, 5, 1, 0, 2] 0", "empty(int) 0", "[3, 1, 2] 1",
+              "[3, 1, -1, 2] 0", "[3, 1, 4, 2] -1"]
     interp = CompiledProgram(VARYING_ROWS, "rows.l0", "interp")
     compiled = call_with_big_stack(lambda: CompiledProgram(
         VARYING_ROWS, "rows.l0", backend, threads=3 if backend == "multicore" else None))
     for text in inputs:
-        assert compiled.run_main(text) == interp.run_main(text)
+        assert _outcome(compiled, text) == _outcome(interp, text)
     if backend == "cpu":
         lowered = call_with_big_stack(lambda: lower(compiled.module))
         inside = [op for op in lowered.walk()
