@@ -33,8 +33,10 @@ every execution with nothing that may alias them used after the free (dealloc's 
 classes, as for `hoist-allocs`), and whose sizes are not already invariant (those are
 `hoist-allocs`' and `expand-allocs`' own). Left (docs/lowering.md): sizes computed from
 values of the body (a loop's result or carried value, a call's, a load of memory the
-loop writes), sizes whose arithmetic may fail (a division), allocations under an
-`scf.while` or an inner `scf.parallel` between them and the loop.
+loop writes), sizes whose arithmetic may fail (a division by what may be 0), allocations
+under an `scf.while` between them and the loop. The loop is the innermost `scf.parallel`
+around the allocation: in a nest of parallel loops, the pre-pass and the buffer are in
+the outer loop's body.
 """
 
 from __future__ import annotations
