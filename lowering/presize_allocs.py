@@ -92,8 +92,8 @@ from l0.lowering.parallel_loops import defined_inside
 # before P and the induction variables of P and of the `scf.for` loops between P and the
 # allocation, by ops that cannot fail and have no effect:
 # * `SPECULATABLE` arithmetic, signed division by a divisor at least 1 (a chunk count),
-#   and views (`subview`, `reinterpret_cast`,
-#   `cast`: a descriptor only), `memref.dim` (of a buffer allocated in P: its size);
+#   views (`subview`, `reinterpret_cast`, `cast`: a descriptor only), and `memref.dim`
+#   (of a buffer allocated in P or of a view: the size it was given);
 # * `memref.load` of an integer from a buffer defined before P that nothing in P may
 #   write (a store, a copy or a call into it, or into a buffer that may be the same one:
 #   two buffers that are not both fresh allocations may alias). The pre-pass loads only
@@ -135,59 +135,51 @@ class SizeSlice:
     body_values: list[SSAValue] = field(default_factory=list)
     unsafe: list[Operation] = field(default_factory=list)
     used_ivs: set[SSAValue] = field(default_factory=set)
-    _seen: dict[SSAValue, frozenset[SSAValue]] = field(default_factory=dict)
+    _seen: set[SSAValue] = field(default_factory=set)
 
     @property
     def computable(self) -> bool:
         return not self.body_values and not self.unsafe
 
-    def visit(self, v: SSAValue) -> frozenset[SSAValue]:
-        """Record what `v` needs; the induction variables it depends on."""
-        if not defined_inside(v, self.loop):
-            return frozenset()
-        if v in self._seen:
-            return self._seen[v]
-        self._seen[v] = frozenset()  # no cycles in SSA, but be safe
-        deps = self._visit(v)
-        self._seen[v] = deps
-        return deps
+    def visit(self, v: SSAValue) -> None:
+        """Record what `v` is computed from, inside the loop."""
+        if defined_inside(v, self.loop) and v not in self._seen:
+            self._seen.add(v)
+            self._visit(v)
 
-    def _visit(self, v: SSAValue) -> frozenset[SSAValue]:
+    def visit_all(self, values: Iterable[SSAValue]) -> None:
+        for v in values:
+            self.visit(v)
+
+    def _visit(self, v: SSAValue) -> None:
         if isinstance(v, BlockArgument):
             if v in self.ivs:
                 self.used_ivs.add(v)
-                return frozenset({v})
-            self.body_values.append(v)  # a loop-carried value
-            return frozenset()
+            else:
+                self.body_values.append(v)  # a loop-carried value
+            return
         assert isinstance(v, OpResult)
         op = v.op
         if isinstance(op, memref.DimOp) and (size := _dim_size(op)) is not None:
-            return self.visit(size) if isinstance(size, SSAValue) else frozenset()
-        if isinstance(op, memref.LoadOp):
-            return self._load(op)
-        if (isinstance(op, SPECULATABLE + VIEW_OPS) and not op.regions) or _safe_division(op):
-            return self._all(op.operands)
-        if op.regions or isinstance(op, func.CallOp | memref.AllocOp):
+            if isinstance(size, SSAValue):
+                self.visit(size)
+        elif isinstance(op, memref.LoadOp):
+            self._load(op)
+        elif (isinstance(op, SPECULATABLE + VIEW_OPS) and not op.regions) or _safe_division(op):
+            self.visit_all(op.operands)
+        elif op.regions or isinstance(op, func.CallOp | memref.AllocOp):
             self.body_values.append(v)  # a loop's, a branch's or a call's result
         else:
             self.unsafe.append(op)
-        return frozenset()
 
-    def _load(self, op: memref.LoadOp) -> frozenset[SSAValue]:
-        t = op.res.type
-        if not isinstance(t, IntegerType | IndexType) or _root_inside(op.memref, self.loop):
-            self.body_values.append(op.res)
-            return frozenset()
-        if _may_be_written(op.memref, self.loop):
-            self.body_values.append(op.res)
-            return frozenset()
-        return self._all([op.memref, *op.indices])
-
-    def _all(self, values: Iterable[SSAValue]) -> frozenset[SSAValue]:
-        deps: frozenset[SSAValue] = frozenset()
-        for o in values:
-            deps |= self.visit(o)
-        return deps
+    def _load(self, op: memref.LoadOp) -> None:
+        readable = (isinstance(op.res.type, IntegerType | IndexType)
+                    and not _root_inside(op.memref, self.loop)
+                    and not _may_be_written(op.memref, self.loop))
+        if readable:
+            self.visit_all([op.memref, *op.indices])
+        else:
+            self.body_values.append(op.res)  # memory of the body, or written by it
 
 
 DIVISIONS = (arith.DivSIOp, arith.RemSIOp, arith.CeilDivSIOp, arith.FloorDivSIOp)
@@ -359,10 +351,10 @@ def size_slice(alloc: memref.AllocOp, levels: list[Level]) -> SizeSlice:
             s.ivs.add(level.op.body.block.args[0])
     for level in levels[1:]:
         if isinstance(level.op, scf.ForOp):
-            s._all([level.op.lb, level.op.ub, level.op.step])
+            s.visit_all([level.op.lb, level.op.ub, level.op.step])
         elif isinstance(level.op, scf.IfOp):
             s.visit(level.op.cond)
-    s._all(alloc.dynamic_sizes)
+    s.visit_all(alloc.dynamic_sizes)
     return s
 
 
