@@ -231,6 +231,9 @@ def test_rows_of_varying_sizes(backend: str) -> None:
         VARYING_ROWS, "rows.l0", backend, threads=3 if backend == "multicore" else None))
     for text in inputs:
         assert _outcome(compiled, text) == _outcome(interp, text)
+    # A row too large for memory: the pre-pass's maximum fails to allocate, as the row
+    # would have (the interpreter cannot make such an array either).
+    assert "out of memory" in _outcome(compiled, "[1, 4611686018427387904] 0")
     if backend == "cpu":
         lowered = call_with_big_stack(lambda: lower(compiled.module))
         inside = [op for op in lowered.walk()
