@@ -159,6 +159,33 @@ func.func private @nested(%n: index, %m: i64) {
   func.return
 }
 
+// In a sequential loop whose index the size does not use: the pre-pass does not run
+// that loop, it counts the size where the loop runs at all (0 < m).
+// CHECK-LABEL: func.func private @unused_index(
+// CHECK:         %[[MAX:.*]] = scf.for %[[I2:.*]] = %c0 to %n step %c1 iter_args(%{{.*}}) -> (index) {
+// CHECK-NOT:       scf.for
+// CHECK:           %[[RUNS:.*]] = arith.cmpi slt, %c0_i64, %m : i64
+// CHECK:           %{{.*}} = arith.select %[[RUNS]], %{{.*}}, %{{.*}} : index
+// CHECK:         "scf.parallel"
+// CHECK-NEXT:    ^bb0(%{{.*}}: index):
+// CHECK-NEXT:      %[[FLAT:.*]] = memref.alloc(%[[MAX]]) : memref<?xi64>
+func.func private @unused_index(%n: index, %m: i64) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c0_i64 = arith.constant 0 : i64
+  %c1_i64 = arith.constant 1 : i64
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    scf.for %j = %c0_i64 to %m step %c1_i64 : i64 {
+      %buf = memref.alloc(%i) : memref<?xi64>
+      memref.store %j, %buf[%c0] : memref<?xi64>
+      memref.dealloc %buf : memref<?xi64>
+    }
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
 // Must not fire: a size from a value of the body (a loop's result), a size whose
 // arithmetic may fail (a division by the index, which may be 0), a size read from an
 // array the loop may write (the result is a parameter, which may be the same array),
