@@ -25,6 +25,7 @@ LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
     "forward-iota": _lazy("l0.lowering.forward_iota", "ForwardIotaPass"),
     "size-facts": _lazy("l0.lowering.size_facts", "SizeFactsPass"),
     "dealloc": _lazy("l0.lowering.dealloc", "DeallocPass"),
+    "presize-allocs": _lazy("l0.lowering.presize_allocs", "PresizeAllocsPass"),
     "chunk-parallel": _lazy("l0.lowering.chunk_parallel", "ChunkParallelPass"),
     "hoist-allocs": _lazy("l0.lowering.hoist_allocs", "HoistAllocsPass"),
     "expand-allocs": _lazy("l0.lowering.expand_allocs", "ExpandAllocsPass"),

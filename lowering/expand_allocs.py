@@ -18,9 +18,10 @@ speculatable arithmetic on them, which moves out with the allocation). Element c
 and their product with the iteration count are checked: an overflow makes the count -1
 and the allocation fails with "out of memory", as the original one would have.
 
-Left (docs/lowering.md): sizes that vary per iteration (they need the maximum over the
-iterations, computed by a sequential pre-pass over the size arithmetic), and one slice
-per thread instead of per iteration (the multicore back end knows its thread count).
+Sizes that vary per iteration are made invariant before, where they can be computed
+before the loop: `presize-allocs` takes their maximum over the iterations in a pre-pass
+and allocates that (docs/lowering.md "Memory planning" says what is left). One slice per
+thread instead of per iteration comes from `chunk-parallel`, which runs before.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The CPU back ends as one call: a soac-level module to a `JitModule` or a `CpuEngine`.
 
-    bufferise -> convert-soac-to-scf -> forward-iota -> size-facts -> dealloc -> chunk-parallel
-        -> hoist-allocs -> expand-allocs -> reuse-freed -> tile-parallel -> LLVM IR -> O3 -> MCJIT
+    bufferise -> convert-soac-to-scf -> forward-iota -> size-facts -> dealloc -> presize-allocs
+        -> chunk-parallel -> hoist-allocs -> expand-allocs -> reuse-freed -> tile-parallel
+        -> LLVM IR -> O3 -> MCJIT
     multicore: ... -> tile-parallel -> convert-parallel-to-omp -> LLVM IR calling libgomp
     gpu:       ... -> reuse-freed -> convert-parallel-to-gpu (the gpu level, docs/gpu.md)
     gpu-sim:   ... -> convert-parallel-to-gpu -> convert-gpu-to-sim -> LLVM IR for the CPU
@@ -52,12 +53,13 @@ from l0.lowering.expand_allocs import ExpandAllocsPass
 from l0.lowering.forward_iota import ForwardIotaPass
 from l0.lowering.hoist_allocs import HoistAllocsPass
 from l0.lowering.jit import JitModule, link_callbacks
+from l0.lowering.presize_allocs import PresizeAllocsPass
 from l0.lowering.reuse_freed import ReuseFreedPass
 from l0.lowering.size_facts import SizeFactsPass
 from l0.lowering.tile_parallel import TileParallelPass
 
 PIPELINE = (BufferisePass, ConvertSoacToScfPass, ForwardIotaPass, SizeFactsPass, DeallocPass,
-            ChunkParallelPass, HoistAllocsPass, ExpandAllocsPass, ReuseFreedPass)
+            PresizeAllocsPass, ChunkParallelPass, HoistAllocsPass, ExpandAllocsPass, ReuseFreedPass)
 MULTICORE = (TileParallelPass, ConvertParallelToOmpPass)
 """The passes after `PIPELINE` for the multicore back end."""
 TARGETS: dict[str, tuple[type, ...]] = {

@@ -189,7 +189,8 @@ def test_help_lists_every_registered_pass_with_its_summary(
                                           "convert-parallel-to-gpu", "convert-parallel-to-omp",
                                           "convert-soac-to-scf", "dealloc",
                                           "expand-allocs", "forward-iota", "hoist-allocs",
-                                          "reuse-freed", "size-facts", "tile-parallel"]
+                                          "presize-allocs", "reuse-freed", "size-facts",
+                                          "tile-parallel"]
 
 
 def test_help_drops_the_xdsl_opt_options_that_do_nothing_here(
@@ -234,7 +235,8 @@ def _passes_run(err: str) -> list[str]:
     return [line.split()[1] for line in err.splitlines() if line.startswith("Pass ")]
 
 
-PLANNING = ["chunk-parallel", "hoist-allocs", "expand-allocs", "reuse-freed", "tile-parallel"]
+PLANNING = ["presize-allocs", "chunk-parallel", "hoist-allocs", "expand-allocs", "reuse-freed",
+            "tile-parallel"]
 """The memory planning lowerings after dealloc, and the CPU's loop tiling."""
 LOOPS = ["forward-iota", "size-facts", "dealloc"]
 """The lowerings between convert-soac-to-scf and memory planning."""
@@ -246,8 +248,8 @@ LOOPS = ["forward-iota", "size-facts", "dealloc"]
     (["-p", "cse,bufferise"], ["convert-soac-to-scf", *LOOPS, *PLANNING]),
     (["-p", "bufferise,convert-soac-to-scf"], [*LOOPS, *PLANNING]),
     (["-p", "bufferise,convert-soac-to-scf,forward-iota,size-facts,dealloc"], PLANNING),
-    (["-p", "bufferise,convert-soac-to-scf,forward-iota,size-facts,dealloc,chunk-parallel,"
-           "hoist-allocs,expand-allocs,reuse-freed"], ["tile-parallel"]),
+    (["-p", "bufferise,convert-soac-to-scf,forward-iota,size-facts,dealloc,presize-allocs,"
+           "chunk-parallel,hoist-allocs,expand-allocs,reuse-freed"], ["tile-parallel"]),
 ])
 def test_llvm_ir_target_runs_the_lowerings_still_needed(
     args: list[str], lowerings: list[str], tmp_path: Path,

@@ -33,8 +33,8 @@ func.func private @expand(%n: index, %m: i64) {
   func.return
 }
 
-// Must not fire: a size that varies per iteration (left: it needs the maximum over the
-// iterations), a buffer that outlives the iteration (stored nowhere, but not freed in
+// Must not fire: a size that varies per iteration (presize-allocs, before, gives such a
+// buffer its maximum size: expand-allocs-varying.mlir), a buffer that outlives the iteration (stored nowhere, but not freed in
 // it: it is the caller's), and no scf.parallel at all.
 // CHECK-LABEL: func.func private @varying(
 // CHECK:         "scf.parallel"
