@@ -381,7 +381,11 @@ class FusePass(ModulePass):
       of a map over one-dimensional arrays, yielding scalars, reaches its consumers
       through `reshape((d1, ..., dn), ...)` to one shape, the reshape moves onto the
       producer's inputs and the producer becomes a nest of n maps around its lambda
-      (`map^n(f, reshape(d, a))`), placed where the reshape was: after the size check
+      (`map^n(f, reshape(d, a))`); so does a perfect nest of k maps over k-dimensional
+      arrays whose innermost lambda yields scalars and reads no outer row (an
+      element-wise nest: flattening `reshape((n * m), map(fn r => map(f, r), a))`
+      is `map(f, reshape((n * m), a))`, its levels' zip checks guarding the new
+      reshapes), placed where the reshape was: after the size check
       (a `soac.assert`, not moved: errors come in the same order), whose certificate
       the new reshapes take. Then the nest fuses as above (through a transposition of
       the reshaped arrays too, by PULL-TRANSPOSE);
@@ -444,8 +448,9 @@ class FusePass(ModulePass):
     output, would change), but for the repeated check above; a filter's consumer has
     inputs that are not the filter's outputs (a filter never fuses into a scan, whose
     result has a row per input row).
-    Across a reshape, PULL-RESHAPE does not fire when the producer's inputs are not
-    all one-dimensional or its lambda yields arrays (8.2), when its outputs are
+    Across a reshape, PULL-RESHAPE does not fire when the producer is no perfect map
+    nest as deep as its inputs' rank (a one-dimensional map), its innermost lambda
+    yields arrays or reads a row of an outer level (8.2), when its outputs are
     reshaped to different shapes, or when its lambda may fail or print and so may
     something before the reshape (the size check, which stays in place). Certificates
     of both SOACs guard the fused one.

@@ -297,7 +297,8 @@ def _matrix_expr(draw: st.DrawFn, mats: list[str], vecs: list[str],
     elem = draw(_element(["x"], scalars))
     pair = draw(_element(["x", "y"], scalars))
     forms = ["rows", "zip_rows", "transpose", "row_sums", "matmul", "scale_rows",
-             "pull", "push", "scan_rows", "regroup", "column_scan", "vector_sums"]
+             "pull", "push", "scan_rows", "regroup", "column_scan", "vector_sums",
+             "flatten"]
     if v is not None:
         forms += ["outer", "replicate", "add_vec"]
     form = draw(st.sampled_from(forms))
@@ -329,6 +330,10 @@ def _matrix_expr(draw: st.DrawFn, mats: list[str], vecs: list[str],
         return "vec", (f"map(fn int ([int] r) => reduce(op +, 0, r), "
                        f"reshape((size(0, {m}), size(1, {m})), map(fn int (int x) => {elem}, "
                        f"reshape((size(0, {m}) * size(1, {m})), {m}))))")
+    if form == "flatten":  # an element-wise nest flattened (PULL-RESHAPE of a nest)
+        return "vec", (f"reshape((size(0, {m}) * size(1, {m})), "
+                       f"map(fn [int] ([int] r, [int] s) => "
+                       f"map(fn int (int x, int y) => {pair}, zip(r, s)), zip({m}, {n})))")
     if form == "row_sums":
         return "vec", f"map(fn int ([int] r) => reduce(op +, 0, r), {m})"
     if form == "vector_sums":  # a sum of vectors of size k (R0's; Note [A check the
