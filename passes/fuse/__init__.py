@@ -416,7 +416,11 @@ class FusePass(ModulePass):
     * sibling reduces and redomaps (scalar accumulators): one redomap on the tuple of
       their accumulators, whose outer lambda applies each member's operator to its
       part (thesis figure 44: the sum and the maximum of a map's two arrays become one
-      redomap, into which the map then fuses).
+      redomap, into which the map then fuses);
+    * sibling scans and scanomaps (scalar accumulators): one scanomap on the tuple of
+      their accumulators, in the same way (each member's results are its own
+      accumulators, so operators that are not commutative or associative keep their
+      meaning).
 
     Siblings stay apart when something up to the last one uses an earlier one's
     results, when one may fail or print and something after it up to the last one may
@@ -430,7 +434,10 @@ class FusePass(ModulePass):
     only the ops it needs, and fuses. Ops needed by several parts are computed in each,
     so they must be cheap: constant-time scalar work (no SOAC, loop or call, nothing
     that builds an array) of at most 8 operations, constants not counted; parts that
-    share nothing are always split. Never when the map's lambda may fail or print, when
+    share nothing are always split. No part is made for an output that must stay an
+    array anyway (read by a filter, a scan's neighbour in a loop, returned...) and is
+    also read by a fold: that fold's part would compute it again without saving a pass
+    over the data. Never when the map's lambda may fail or print, when
     it or a consumer's lambda has an update, a call or a loop, or into a consumer in a
     loop or lambda (the work would run once per iteration).
 

@@ -216,6 +216,12 @@ def test_generated_programs_do_fuse() -> None:
     ("fun {[int], int} main([int] a, [int] b, int k) =\n"
      "  let v0 = map(fn int (int x) => x * k + 1, a) in\n"
      "  {map(fn int (int x) => x - 1, v0), reduce(op +, 0, v0)}\n", 2),
+    # two scans of one cheap map: one scanomap on pairs, into which the map fuses
+    ("fun {[int], int} main([int] a, [int] b, int k) =\n"
+     "  let v0 = map(fn int (int x) => x * k + 1, a) in\n"
+     "  let v1 = scan(op +, 0, v0) in\n"
+     "  let v2 = scan(fn int (int s, int x) => if s < x then x else s, 0, v0) in\n"
+     "  {map(fn int (int x, int y) => x - y, zip(v1, v2)), 0}\n", 2),
 ])
 def test_generated_shapes_fuse_further(src: str, count: int) -> None:
     """The shapes the generator builds for horizontal fusion and duplication fuse (so
