@@ -11,6 +11,9 @@ patterns applied bottom-up until nothing changes:
   directly in the lambda (7.1.1 "replicate fusion");
 * `FuseIswim`: a scan of row-wise maps over transposed arrays becomes per-row scans
   (8.3, where the interchange's transpositions cancel), `iswim_rule.py`.
+* `IndexAsRow`: `b[i]` in the lambda of a SOAC over `iota(n)`, for a map's output `b`
+  of n rows, becomes a row of `b` as an input, so that its producer fuses
+  (`iota_rows.py`).
 
 Modules: `legality.py` (which pairs may fuse), `compose.py` (composing lambdas),
 `repeated_checks.py` (moving a fold's neutral element's check the producer repeats),
@@ -58,6 +61,7 @@ from l0.passes.fuse.compose import (
 )
 from l0.passes.fuse.duplicate import SplitProducer
 from l0.passes.fuse.horizontal import explain_apart, fuse_siblings
+from l0.passes.fuse.iota_rows import IndexAsRow
 from l0.passes.fuse.iswim_rule import FuseIswim
 from l0.passes.fuse.legality import Fusibility, regular
 from l0.passes.fuse.repeated_checks import movable_checks, move_checks
@@ -369,6 +373,11 @@ class FusePass(ModulePass):
     * filter -> reduce, filter -> redomap: a redomap whose inner lambda folds only the
       rows the filter keeps;
     * replicate: an input `replicate(n, v)` of a map or fold is `v` in the lambda;
+    * indexing by the iteration number (`l0.passes.fuse.iota_rows`): in the lambda of
+      a map, redomap or scanomap over `iota(n)`, `b[i]` of its element `i`, where `b`
+      is a map's output known to have n rows, is a row of `b`, which becomes an input
+      (and its producer then fuses as above); not inside a loop or nested lambda of
+      the lambda (a row read many times), nor when `b`'s size is not known to be n;
     * across transpose (8.1): when every output reaches its consumers through one
       `transpose(k, n, ...)`, the transposition moves before the producer
       (PULL-TRANSPOSE: its inputs are transposed instead) if the producer is a perfect
@@ -501,13 +510,14 @@ class FusePass(ModulePass):
         producers = FuseProducer(analyses)
         replicate = FuseReplicate(analyses)
         iswim = FuseIswim(analyses.failing, analyses.changed)
+        rows = IndexAsRow(analyses.changed)
         walker = RewriteWalker(_ByClass({
-            soac.MapOp: [producers, replicate],
+            soac.MapOp: [rows, producers, replicate],
             soac.FilterOp: [producers],
             soac.ReduceOp: [replicate],
-            soac.RedomapOp: [replicate],
+            soac.RedomapOp: [rows, replicate],
             soac.ScanOp: [iswim],
-            soac.ScanomapOp: [iswim],
+            soac.ScanomapOp: [rows, iswim],
         }), walk_reverse=True)
         apart: dict[Operation, str] = {}  # siblings not merged, and why
         splitter = RewriteWalker(SplitProducer(
