@@ -14,6 +14,8 @@ patterns applied bottom-up until nothing changes:
 * `IndexAsRow`: `b[i]` in the lambda of a SOAC over `iota(n)`, for a map's output `b`
   of n rows, becomes a row of `b` as an input, so that its producer fuses
   (`iota_rows.py`).
+* `IntoBranches`: a SOAC whose input an `if` computes, where a branch builds it with
+  a map or filter, moves into both branches to meet it (`into_branches.py`).
 
 Modules: `legality.py` (which pairs may fuse), `compose.py` (composing lambdas),
 `repeated_checks.py` (moving a fold's neutral element's check the producer repeats),
@@ -61,6 +63,7 @@ from l0.passes.fuse.compose import (
 )
 from l0.passes.fuse.duplicate import SplitProducer
 from l0.passes.fuse.horizontal import explain_apart, fuse_siblings
+from l0.passes.fuse.into_branches import IntoBranches
 from l0.passes.fuse.iota_rows import IndexAsRow
 from l0.passes.fuse.iswim_rule import FuseIswim
 from l0.passes.fuse.legality import Fusibility, regular
@@ -407,6 +410,12 @@ class FusePass(ModulePass):
       producing `a` then fuses into the nest (inside it, a map into each scan). Under
       `iswim`'s conditions (`l0.passes.iswim`); with no rows the results are arrays
       with every dimension 0, as the scan's;
+    * into the branches of an `if` (`l0.passes.fuse.into_branches`): a SOAC whose
+      input is the result of an `if` (used by it alone), which one branch builds with a
+      map or filter (or a transposition of one), moves into both branches, to fuse
+      there: one copy runs, so only code is duplicated (ISWIM's `if` for no rows then
+      no longer keeps a map of its result apart); not when it reads a value computed
+      after the `if`, or when it may fail or print and so may something between;
     * past a neutral element's check the producer repeats
       (`l0.passes.fuse.repeated_checks`): when all that keeps a
       map from its one consumer, a fold, is the size check `0 <= n` of the fold's
@@ -511,13 +520,14 @@ class FusePass(ModulePass):
         replicate = FuseReplicate(analyses)
         iswim = FuseIswim(analyses.failing, analyses.changed)
         rows = IndexAsRow(analyses.changed)
+        branches = IntoBranches(analyses.failing, analyses.changed)
         walker = RewriteWalker(_ByClass({
-            soac.MapOp: [rows, producers, replicate],
-            soac.FilterOp: [producers],
-            soac.ReduceOp: [replicate],
-            soac.RedomapOp: [rows, replicate],
-            soac.ScanOp: [iswim],
-            soac.ScanomapOp: [rows, iswim],
+            soac.MapOp: [rows, producers, replicate, branches],
+            soac.FilterOp: [producers, branches],
+            soac.ReduceOp: [replicate, branches],
+            soac.RedomapOp: [rows, replicate, branches],
+            soac.ScanOp: [iswim, branches],
+            soac.ScanomapOp: [rows, iswim, branches],
         }), walk_reverse=True)
         apart: dict[Operation, str] = {}  # siblings not merged, and why
         splitter = RewriteWalker(SplitProducer(
