@@ -103,20 +103,20 @@ def move_into(rewriter: PatternRewriter, consumer: Operation, branch: scf.IfOp,
             assert isinstance(done, scf.YieldOp)
             values = list(done.operands)
             copy = consumer.clone(value_mapper={moved: values[index]})
-            rewriter.insert_op(copy, InsertPoint.before(done))
+            rewriter.insert(copy, InsertPoint.before(done))
             kept = values[:index] + values[index + 1:]
-            rewriter.replace_op(done, scf.YieldOp(*kept, *copy.results))
+            rewriter.replace(done, scf.YieldOp(*kept, *copy.results))
     types = [r.type for r in branch.results if r is not moved]
     new = scf.IfOp(branch.cond, [*types, *(r.type for r in consumer.results)],
                    regions[0], regions[1])
-    rewriter.insert_op(new, InsertPoint.before(branch))
+    rewriter.insert(new, InsertPoint.before(branch))
     kept_results = [r for r in branch.results if r is not moved]
     for old, now in zip(kept_results, new.results, strict=False):
         old.replace_all_uses_with(now)
     for old, now in zip(consumer.results, new.results[len(kept_results):], strict=True):
         old.replace_all_uses_with(now)
-    rewriter.erase_op(consumer)
-    rewriter.erase_op(branch)
+    rewriter.erase(consumer)
+    rewriter.erase(branch)
     return new
 
 

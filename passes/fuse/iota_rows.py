@@ -140,6 +140,6 @@ class IndexAsRow(RewritePattern):
                 assert row is not None
                 rows[b] = block.insert_arg(row, len(block.args))
                 inputs.append(b)
-            rewriter.replace_op(index, [], [rows[b]])
-        rewriter.replace_matched_op(rebuilt(op, inputs))
+            rewriter.replace(index, [], [rows[b]])
+        rewriter.replace(op, rebuilt(op, inputs))
         self.changed()

@@ -238,9 +238,9 @@ class EmptySoac(RewritePattern):
         if isinstance(op, soac.ReduceOp | soac.RedomapOp):
             if any(isinstance(n.type, TensorType) for n in op.neutral):
                 return
-            rewriter.replace_op(op, [], list(op.neutral))
+            rewriter.replace(op, [], list(op.neutral))
             return
-        rewriter.replace_op(op, [soac.EmptyOp(t) for t in op.result_types])
+        rewriter.replace(op, [soac.EmptyOp(t) for t in op.result_types])
 
 
 class UnrollConstantSoac(RewritePattern):
