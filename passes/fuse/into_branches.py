@@ -17,7 +17,8 @@ A SOAC `C` moves into both branches of `scf.if` `I` when
 * an input of `C` is a result of `I`, in `C`'s block, that nothing but `C` uses (`I`
   then stops yielding it);
 * in some branch, what `I` yields for it is built there by a `map` or `filter` (or a
-  `transpose` of one): the move must let something fuse;
+  `transpose` of one) of a kind that fuses into `C`: the move must let something
+  fuse;
 * every other value `C` uses is defined before `I` (it is computed at `I` instead);
 * `C` can neither fail nor print, or nothing between `I` and `C` can (the first
   error, or the order of the output, would change), and `C` consumes nothing.
@@ -43,13 +44,21 @@ CONSUMERS = (soac.MapOp, soac.FilterOp, soac.ReduceOp, soac.RedomapOp, soac.Scan
              soac.ScanomapOp)
 
 
-def _built_by_producer(v: SSAValue, block: Block) -> bool:
-    """Whether `v` is the output of a map or filter in `block` (or a transposition
-    of one)."""
+# What each kind of producer fuses into (`fuse`'s vertical rules).
+_MAP_CONSUMERS = (soac.MapOp, soac.ReduceOp, soac.RedomapOp, soac.ScanOp, soac.ScanomapOp)
+_FILTER_CONSUMERS = (soac.FilterOp, soac.ReduceOp, soac.RedomapOp)
+
+
+def _built_by_producer(v: SSAValue, block: Block, consumer: Operation) -> bool:
+    """Whether `v` is the output of a map or filter in `block` (or a transposition of
+    one) of a kind that fuses into `consumer`."""
     if isinstance(v, OpResult) and isinstance(v.op, soac.TransposeOp):
         v = v.op.array
-    return isinstance(v, OpResult) and isinstance(v.op, soac.MapOp | soac.FilterOp) \
-        and v.op.parent_block() is block
+    if not isinstance(v, OpResult) or v.op.parent_block() is not block:
+        return False
+    if isinstance(v.op, soac.MapOp):
+        return isinstance(consumer, _MAP_CONSUMERS)
+    return isinstance(v.op, soac.FilterOp) and isinstance(consumer, _FILTER_CONSUMERS)
 
 
 def _yielded(block: Block) -> list[SSAValue]:
@@ -68,7 +77,7 @@ def movable_into(consumer: Operation, failing: Set[str]) -> tuple[scf.IfOp, int]
         if isinstance(v, OpResult) and isinstance(v.op, scf.IfOp) \
                 and v.op.parent_block() is block \
                 and all(u.operation is consumer for u in v.uses) \
-                and any(_built_by_producer(_yielded(b)[v.index], b)
+                and any(_built_by_producer(_yielded(b)[v.index], b, consumer)
                         for r in v.op.regions for b in r.blocks):
             found = (v.op, v.index)
             break
