@@ -11,6 +11,11 @@ patterns applied bottom-up until nothing changes:
   directly in the lambda (7.1.1 "replicate fusion");
 * `FuseIswim`: a scan of row-wise maps over transposed arrays becomes per-row scans
   (8.3, where the interchange's transpositions cancel), `iswim_rule.py`.
+* `IndexAsRow`: `b[i]` in the lambda of a SOAC over `iota(n)`, for a map's output `b`
+  of n rows, becomes a row of `b` as an input, so that its producer fuses
+  (`iota_rows.py`).
+* `IntoBranches`: a SOAC whose input an `if` computes, where a branch builds it with
+  a map or filter, moves into both branches to meet it (`into_branches.py`).
 
 Modules: `legality.py` (which pairs may fuse), `compose.py` (composing lambdas),
 `repeated_checks.py` (moving a fold's neutral element's check the producer repeats),
@@ -58,6 +63,8 @@ from l0.passes.fuse.compose import (
 )
 from l0.passes.fuse.duplicate import SplitProducer
 from l0.passes.fuse.horizontal import explain_apart, fuse_siblings
+from l0.passes.fuse.into_branches import IntoBranches
+from l0.passes.fuse.iota_rows import IndexAsRow
 from l0.passes.fuse.iswim_rule import FuseIswim
 from l0.passes.fuse.legality import Fusibility, regular
 from l0.passes.fuse.repeated_checks import movable_checks, move_checks
@@ -369,6 +376,11 @@ class FusePass(ModulePass):
     * filter -> reduce, filter -> redomap: a redomap whose inner lambda folds only the
       rows the filter keeps;
     * replicate: an input `replicate(n, v)` of a map or fold is `v` in the lambda;
+    * indexing by the iteration number (`l0.passes.fuse.iota_rows`): in the lambda of
+      a map, redomap or scanomap over `iota(n)`, `b[i]` of its element `i`, where `b`
+      is a map's output known to have n rows, is a row of `b`, which becomes an input
+      (and its producer then fuses as above); not inside a loop or nested lambda of
+      the lambda (a row read many times), nor when `b`'s size is not known to be n;
     * across transpose (8.1): when every output reaches its consumers through one
       `transpose(k, n, ...)`, the transposition moves before the producer
       (PULL-TRANSPOSE: its inputs are transposed instead) if the producer is a perfect
@@ -381,7 +393,11 @@ class FusePass(ModulePass):
       of a map over one-dimensional arrays, yielding scalars, reaches its consumers
       through `reshape((d1, ..., dn), ...)` to one shape, the reshape moves onto the
       producer's inputs and the producer becomes a nest of n maps around its lambda
-      (`map^n(f, reshape(d, a))`), placed where the reshape was: after the size check
+      (`map^n(f, reshape(d, a))`); so does a perfect nest of k maps over k-dimensional
+      arrays whose innermost lambda yields scalars and reads no outer row (an
+      element-wise nest: flattening `reshape((n * m), map(fn r => map(f, r), a))`
+      is `map(f, reshape((n * m), a))`, its levels' zip checks guarding the new
+      reshapes), placed where the reshape was: after the size check
       (a `soac.assert`, not moved: errors come in the same order), whose certificate
       the new reshapes take. Then the nest fuses as above (through a transposition of
       the reshaped arrays too, by PULL-TRANSPOSE);
@@ -394,6 +410,12 @@ class FusePass(ModulePass):
       producing `a` then fuses into the nest (inside it, a map into each scan). Under
       `iswim`'s conditions (`l0.passes.iswim`); with no rows the results are arrays
       with every dimension 0, as the scan's;
+    * into the branches of an `if` (`l0.passes.fuse.into_branches`): a SOAC whose
+      input is the result of an `if` (used by it alone), which one branch builds with a
+      map or filter (or a transposition of one), moves into both branches, to fuse
+      there: one copy runs, so only code is duplicated (ISWIM's `if` for no rows then
+      no longer keeps a map of its result apart); not when it reads a value computed
+      after the `if`, or when it may fail or print and so may something between;
     * past a neutral element's check the producer repeats
       (`l0.passes.fuse.repeated_checks`): when all that keeps a
       map from its one consumer, a fold, is the size check `0 <= n` of the fold's
@@ -412,7 +434,11 @@ class FusePass(ModulePass):
     * sibling reduces and redomaps (scalar accumulators): one redomap on the tuple of
       their accumulators, whose outer lambda applies each member's operator to its
       part (thesis figure 44: the sum and the maximum of a map's two arrays become one
-      redomap, into which the map then fuses).
+      redomap, into which the map then fuses);
+    * sibling scans and scanomaps (scalar accumulators): one scanomap on the tuple of
+      their accumulators, in the same way (each member's results are its own
+      accumulators, so operators that are not commutative or associative keep their
+      meaning).
 
     Siblings stay apart when something up to the last one uses an earlier one's
     results, when one may fail or print and something after it up to the last one may
@@ -426,7 +452,10 @@ class FusePass(ModulePass):
     only the ops it needs, and fuses. Ops needed by several parts are computed in each,
     so they must be cheap: constant-time scalar work (no SOAC, loop or call, nothing
     that builds an array) of at most 8 operations, constants not counted; parts that
-    share nothing are always split. Never when the map's lambda may fail or print, when
+    share nothing are always split. No part is made for an output that must stay an
+    array anyway (read by a filter, a scan's neighbour in a loop, returned...) and is
+    also read by a fold: that fold's part would compute it again without saving a pass
+    over the data. Never when the map's lambda may fail or print, when
     it or a consumer's lambda has an update, a call or a loop, or into a consumer in a
     loop or lambda (the work would run once per iteration).
 
@@ -444,8 +473,9 @@ class FusePass(ModulePass):
     output, would change), but for the repeated check above; a filter's consumer has
     inputs that are not the filter's outputs (a filter never fuses into a scan, whose
     result has a row per input row).
-    Across a reshape, PULL-RESHAPE does not fire when the producer's inputs are not
-    all one-dimensional or its lambda yields arrays (8.2), when its outputs are
+    Across a reshape, PULL-RESHAPE does not fire when the producer is no perfect map
+    nest as deep as its inputs' rank (a one-dimensional map), its innermost lambda
+    yields arrays or reads a row of an outer level (8.2), when its outputs are
     reshaped to different shapes, or when its lambda may fail or print and so may
     something before the reshape (the size check, which stays in place). Certificates
     of both SOACs guard the fused one.
@@ -489,13 +519,15 @@ class FusePass(ModulePass):
         producers = FuseProducer(analyses)
         replicate = FuseReplicate(analyses)
         iswim = FuseIswim(analyses.failing, analyses.changed)
+        rows = IndexAsRow(analyses.changed)
+        branches = IntoBranches(analyses.failing, analyses.changed)
         walker = RewriteWalker(_ByClass({
-            soac.MapOp: [producers, replicate],
-            soac.FilterOp: [producers],
-            soac.ReduceOp: [replicate],
-            soac.RedomapOp: [replicate],
-            soac.ScanOp: [iswim],
-            soac.ScanomapOp: [iswim],
+            soac.MapOp: [rows, producers, replicate, branches],
+            soac.FilterOp: [producers, branches],
+            soac.ReduceOp: [replicate, branches],
+            soac.RedomapOp: [rows, replicate, branches],
+            soac.ScanOp: [iswim, branches],
+            soac.ScanomapOp: [rows, iswim, branches],
         }), walk_reverse=True)
         apart: dict[Operation, str] = {}  # siblings not merged, and why
         splitter = RewriteWalker(SplitProducer(

@@ -12,7 +12,9 @@ within one block:
 * sibling `reduce`s and `redomap`s (scalar accumulators) become one `redomap` on the
   tuple of their accumulators: its inner lambda folds each member's accumulators with
   that member's inner lambda (a reduce's lambda is its own inner lambda), its outer
-  lambda combines each member's partial results with that member's operator.
+  lambda combines each member's partial results with that member's operator;
+* sibling `scan`s and `scanomap`s (scalar accumulators) become one `scanomap` the same
+  way (Note [Merging scans]).
 
 Afterwards a map whose outputs fed several folds feeds one, and fuses vertically.
 
@@ -32,6 +34,18 @@ the last member ran, so every earlier member's work moves down to it.
 * consumption: no member's lambda may consume an array (an update, a call or a loop
   inside), and an op that may consume one ends every group (the reads that move down
   would see it consumed).
+
+Note [Merging scans]
+~~~~~~~~~~~~~~~~~~~~
+A scan is a left fold that keeps every intermediate accumulator, so sibling scans over
+one index space merge as folds do: the merged scanomap's inner lambda steps each
+member's accumulators with that member's inner lambda, in the member's order, and its
+i-th result for member j is member j's i-th accumulator, as before (each member's
+accumulators depend on its own only, so a non-commutative or non-associative operator
+folds exactly as it did). The outer lambda, which a parallel scan uses to combine the
+totals of chunks, applies each member's operator to its part, which is associative
+exactly when each member's is. Scans with array accumulators (rows) are left alone,
+as such folds are: ISWIM (`iswim`, 8.3) rewrites a scan of rows on its own.
 """
 
 from __future__ import annotations
@@ -50,17 +64,21 @@ from l0.passes.analysis.consumption import consumed_operands
 from l0.passes.analysis.effects import local_effects
 from l0.passes.analysis.walk import walk_ops
 from l0.passes.fuse.compose import as_redomap
+from l0.passes.fuse.scanomap import as_scanomap
 
-Sibling = soac.MapOp | soac.ReduceOp | soac.RedomapOp
+Sibling = soac.MapOp | soac.ReduceOp | soac.RedomapOp | soac.ScanOp | soac.ScanomapOp
+Fold = soac.ReduceOp | soac.RedomapOp
+Scan = soac.ScanOp | soac.ScanomapOp
+_FAMILIES = ("map", "fold", "scan")
 
 
 def _family(op: Operation) -> str | None:
-    """"map" or "fold" for a SOAC horizontal fusion may merge, None otherwise."""
+    """"map", "fold" or "scan" for a SOAC horizontal fusion may merge, None otherwise."""
     if isinstance(op, soac.MapOp):
         return "map"
-    if isinstance(op, soac.ReduceOp | soac.RedomapOp) and \
+    if isinstance(op, Fold | Scan) and \
             not any(isinstance(n.type, TensorType) for n in op.neutral):
-        return "fold"
+        return "fold" if isinstance(op, Fold) else "scan"
     return None
 
 
@@ -179,7 +197,7 @@ class _Sweep:
             return None
         root, absorbed = self.sizes.union(values)
         for old in absorbed:
-            for family in ("map", "fold"):
+            for family in _FAMILIES:
                 group = self.open.pop((family, old), None)
                 if group is None:
                     continue
@@ -286,10 +304,38 @@ def merge_maps(members: Sequence[soac.MapOp]) -> soac.MapOp:
     return merged
 
 
-def merge_folds(members: Sequence[soac.ReduceOp | soac.RedomapOp]) -> soac.RedomapOp:
+def merge_folds(members: Sequence[Fold]) -> soac.RedomapOp:
     """One redomap folding the accumulators of all `members` (in order), placed where
     the last one was; the members are erased."""
     folds = [as_redomap(m) if isinstance(m, soac.ReduceOp) else m for m in members]
+    merged = _merge_accumulators(folds, soac.RedomapOp)
+    assert isinstance(merged, soac.RedomapOp)
+    _replace_members(merged, members)
+    for f, m in zip(folds, members, strict=True):
+        if f is not m:
+            f.erase()  # the intermediate redomap of a reduce, now without uses
+    return merged
+
+
+def merge_scans(members: Sequence[Scan]) -> soac.ScanomapOp:
+    """One scanomap scanning the accumulators of all `members` (in order), placed where
+    the last one was (Note [Merging scans]); the members are erased."""
+    scans = [as_scanomap(m) if isinstance(m, soac.ScanOp) else m for m in members]
+    merged = _merge_accumulators(scans, soac.ScanomapOp)
+    assert isinstance(merged, soac.ScanomapOp)
+    _replace_members(merged, members)
+    for f, m in zip(scans, members, strict=True):
+        if f is not m:
+            f.erase()  # the intermediate scanomap of a scan, now without uses
+    return merged
+
+
+def _merge_accumulators(folds: Sequence[soac.RedomapOp | soac.ScanomapOp],
+                        kind: type[soac.RedomapOp] | type[soac.ScanomapOp]
+                        ) -> soac.RedomapOp | soac.ScanomapOp:
+    """The op of `kind` whose accumulators are those of all `folds` in order: its
+    inner and outer lambdas run each member's on its part. Not inserted; the members'
+    lambdas are taken."""
     neutral = [n for f in folds for n in f.neutral]
     inner = Block(arg_types=[n.type for n in neutral])
     outer = Block(arg_types=[n.type for n in neutral] * 2)
@@ -308,12 +354,7 @@ def merge_folds(members: Sequence[soac.ReduceOp | soac.RedomapOp]) -> soac.Redom
         at += k
     inner.add_op(soac.YieldOp(*inner_yield))
     outer.add_op(soac.YieldOp(*outer_yield))
-    merged = soac.RedomapOp(neutral, inputs, Region(outer), Region(inner), _certs(members))
-    _replace_members(merged, members)
-    for f, m in zip(folds, members, strict=True):
-        if f is not m:
-            f.erase()  # the intermediate redomap of a reduce, now without uses
-    return merged
+    return kind(neutral, inputs, Region(outer), Region(inner), _certs(folds))
 
 
 def _replace_members(merged: Operation, members: Sequence[Operation]) -> None:
@@ -327,7 +368,7 @@ def _replace_members(merged: Operation, members: Sequence[Operation]) -> None:
         Rewriter.erase_op(m)
 
 
-_CANDIDATES = (soac.MapOp, soac.ReduceOp, soac.RedomapOp)
+_CANDIDATES = (soac.MapOp, soac.ReduceOp, soac.RedomapOp, soac.ScanOp, soac.ScanomapOp)
 
 
 def _two_candidates(block: Block) -> bool:
@@ -360,8 +401,10 @@ def fuse_siblings(root: Operation, failing: Set[str],
                 continue  # inside a SOAC merged away already
             if isinstance(members[0], soac.MapOp):
                 merge_maps(members)  # type: ignore[arg-type]
-            else:
+            elif isinstance(members[0], Fold):
                 merge_folds(members)  # type: ignore[arg-type]
+            else:
+                merge_scans(members)  # type: ignore[arg-type]
             merged += len(members) - 1
     return merged
 

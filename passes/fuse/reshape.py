@@ -7,7 +7,9 @@ regrouping its output is regrouping its inputs:
     reshape((d1, ..., dn), map(f, a))  =  map^n(f, reshape((d1, ..., dn), a))
 
 where `map^n` is a nest of n maps whose innermost lambda is `f` (thesis: "we reshape
-a to be n-dimensional and change the producer to be a depth-n nest"). When every
+a to be n-dimensional and change the producer to be a depth-n nest"). The same holds
+for a perfect nest `map^k(f, a)` over k-dimensional inputs whose innermost lambda
+yields scalars and reads no row of an outer level (Note [Reshaping a map nest]). When every
 output of the producer reaches its consumers only through reshapes to one shape, the
 producer is rebuilt so, over its inputs reshaped the same way, and its outputs replace
 the reshapes; ordinary fusion (or, after a transposition, PULL-TRANSPOSE) applies next.
@@ -22,6 +24,22 @@ lambda can neither fail nor print, or nothing between it and the reshape can; an
 array it reads is consumed on the way. Nor does it fire unless the rebuilt producer
 then fuses: with the reshapes' consumers, or through one transposition of them all
 (PULL-TRANSPOSE needs the nest deep enough and its lambda unable to fail or print).
+
+Note [Reshaping a map nest]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A perfect nest of k maps (`perfect_depth`: each lambda only maps the next level over
+all its rows) over k-dimensional inputs computes every element of its output from
+the elements at the same index of its inputs, with the innermost lambda `f`, when
+`f` yields scalars and reads no row argument of an outer level (that would make an
+element depend on its whole row). Its output has its inputs' shape, so in row-major
+order element i of the output is `f` of element i of each input, and any reshape of
+the output is the nest of `f` over the inputs reshaped alike: flattening
+`reshape((n * m), map(fn r => map(f, r), a))` is `map(f, reshape((n * m), a))`. The
+inputs have one shape when the program runs past the nest's checks (the zip checks
+of its levels, which certify the maps), so each new reshape takes them with the
+reshape's own: the new reshapes cannot fail where the old one did not. Inner levels
+whose lambdas check something (an `assert` left inside) are not perfect, and the rule
+does not fire.
 """
 
 from __future__ import annotations
@@ -37,7 +55,7 @@ from l0.dialects import soac
 from l0.passes.analysis.effects import has_effects, lambda_effects
 from l0.passes.analysis.scope import free_values
 from l0.passes.fuse.legality import Fusibility
-from l0.passes.fuse.transpose import moved_depth
+from l0.passes.fuse.transpose import moved_depth, perfect_depth
 
 
 def uniform_reshape(producer: soac.MapOp) -> list[soac.ReshapeOp] | None:
@@ -70,11 +88,15 @@ def why_not(producer: soac.MapOp, reshapes: Sequence[soac.ReshapeOp], check: Fus
     inputs so that it fuses (None: it may): with the consumers of the reshapes
     directly (SOACs of the kinds `accepts`), or, through one transposition of them all,
     by PULL-TRANSPOSE of the nest it becomes."""
-    if any(not isinstance(a.type, TensorType) or a.type.get_num_dims() != 1
+    depth, innermost = element_nest(producer)
+    if any(not isinstance(a.type, TensorType) or a.type.get_num_dims() != depth
            for a in producer.inputs):
-        return "it is reshaped, and its inputs are not all one-dimensional (8.2)"
-    if any(isinstance(t, TensorType) for t in _yielded_types(producer)):
+        return ("it is reshaped, and it is no perfect map nest as deep as its inputs' "
+                "rank (8.2)")
+    if any(isinstance(t, TensorType) for t in _yielded_types(innermost)):
         return "it is reshaped, and its lambda yields arrays (8.2)"
+    if _reads_outer_rows(producer, innermost):
+        return "it is reshaped, and its innermost lambda reads rows of an outer level (8.2)"
     first = reshapes[0]
     if lambda_effects(producer, failing):
         op = producer.next_op
@@ -113,7 +135,10 @@ def pull_reshape(rewriter: PatternRewriter, producer: soac.MapOp,
     the producer is erased. Returns the outermost map of the nest."""
     first = reshapes[0]
     shape = list(first.shape)
-    certs = [*first.certs, *(c for c in producer.certs if c not in first.certs)]
+    _, innermost = element_nest(producer)
+    certs = list(first.certs)
+    for level in _levels(producer, innermost):
+        certs += [c for c in level.certs if c not in certs]
     moved: list[SSAValue] = []
     for a in producer.inputs:
         assert isinstance(a.type, TensorType)
@@ -124,13 +149,41 @@ def pull_reshape(rewriter: PatternRewriter, producer: soac.MapOp,
         rewriter.insert(reshaped, InsertPoint.before(first))
         moved.append(reshaped.result)
     loc = None if producer.loc is None else producer.loc.data
-    nest = _nest(moved, len(shape), producer, list(producer.certs), loc)
+    nest = _nest(moved, len(shape), innermost, list(producer.certs), loc)
     rewriter.insert(nest, InsertPoint.before(first))
     for r in reshapes:
         index = producer.results.index(r.array)  # type: ignore[arg-type]
         rewriter.replace(r, [], [nest.results[index]])
     rewriter.erase(producer)
     return nest
+
+
+def element_nest(producer: soac.MapOp) -> tuple[int, soac.MapOp]:
+    """The depth of `producer`'s perfect map nest and its innermost map."""
+    depth = perfect_depth(producer)
+    innermost = producer
+    for _ in range(depth - 1):
+        inner = innermost.body.block.first_op
+        assert isinstance(inner, soac.MapOp)
+        innermost = inner
+    return depth, innermost
+
+
+def _levels(producer: soac.MapOp, innermost: soac.MapOp) -> list[soac.MapOp]:
+    """The maps of the nest from `producer` down to `innermost`."""
+    levels = [producer]
+    while levels[-1] is not innermost:
+        inner = levels[-1].body.block.first_op
+        assert isinstance(inner, soac.MapOp)
+        levels.append(inner)
+    return levels
+
+
+def _reads_outer_rows(producer: soac.MapOp, innermost: soac.MapOp) -> bool:
+    """Whether the innermost lambda uses a row argument of an enclosing level of the
+    nest (Note [Reshaping a map nest])."""
+    outer = {a for level in _levels(producer, innermost)[:-1] for a in level.body.block.args}
+    return any(v in outer for v in free_values(innermost, own_operands=False))
 
 
 def _yielded_types(op: soac.MapOp) -> list[Attribute]:

@@ -14,7 +14,8 @@ its users see the new value at once. The rules live by construct:
 * `control`: `if` and `loop` on constants, branch- or iteration-invariant results,
   calls with constant arguments;
 * `soacs`: `map`, `reduce`, `scan`, `filter` and `redomap` over small arrays of known
-  constants evaluated at compile time (Note [Unrolling constant SOACs]);
+  constants evaluated at compile time (Note [Unrolling constant SOACs]), and SOACs
+  over `empty` (Note [SOACs over empty]);
 * and the `dce` pass's dead-op rule, since folding leaves dead ops behind (thesis 5.3:
   "if none of the names in pat are used, remove the binding").
 
@@ -51,7 +52,7 @@ from l0.passes.simplify.control import (
     IfSameResult,
 )
 from l0.passes.simplify.disjunctions import ProveDisjunction
-from l0.passes.simplify.soacs import SOAC_OPS, UnrollConstantSoac
+from l0.passes.simplify.soacs import SOAC_OPS, EmptySoac, UnrollConstantSoac
 
 __all__ = ["SimplifyPass", "simplify_walker"]
 
@@ -96,7 +97,7 @@ def _table(module: ModuleOp, walker: Callable[[], PatternRewriteWalker]
     add((scf.IfOp,), IfConstant(), IfSameResult(), IfDropUnusedResults())
     add((scf.ForOp,), ForKnownTrips(), ForInvariantMerge())
     add((func.CallOp,), FoldConstantCall(module, walker))
-    add(SOAC_OPS, UnrollConstantSoac(module, walker, consumed))
+    add(SOAC_OPS, EmptySoac(), UnrollConstantSoac(module, walker, consumed))
     return table
 
 

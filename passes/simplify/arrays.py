@@ -5,7 +5,8 @@ the array (thesis 5.3, `size(k, a)` and `a[i]`; figures 12 and 14).
 `replicate(n, v)`, a literal's length, a reshape's dimension, 0 for `empty`), or
 the size of an earlier array of the same shape: the input of a `map` or `scan`, the
 source of a `copy`, let-with or shape-preserving loop, the array a row was taken
-from (Note [Sizes of empty arrays]). Indexing looks
+from, the first output of the same `filter` (Note [Sizes of empty arrays], Note
+[Filter outputs]). Indexing looks
 through `iota` (`iota(n)[i]` -> `i`), `replicate` (`replicate(n, v)[i]` -> `v`),
 literals with a constant index, rows (`b[j]` then `[i]` -> `b[j, i]`), `transpose`
 (`transpose(b)[i, j]` -> `b[j, i]`), `reshape` of a one-dimensional array
@@ -30,6 +31,15 @@ where it no longer hides the sizes after it), `map`, `filter`, `split` or `conca
 (an empty result hides the inner sizes of its source). The outer size is always
 exact: `iota(n)` and `replicate(n, v)` have `n` rows, `map` and `scan` as many as
 their input, `reshape` its first dimension, the first part of `split(i, a)` `i`.
+
+Note [Filter outputs]
+~~~~~~~~~~~~~~~~~~~~~
+The outputs of one `filter` hold the rows its predicate keeps, so they all have the
+first output's number of rows: `size(0, ys)` of a later output `ys` becomes
+`size(0, xs)` of the first, `xs`. Then the zip check of a second filter over the
+unzipped outputs of the first (`filter(q, zip(xs, ys))` after
+`unzip(filter(p, zip(a, b)))`) compares a size with itself, is proved, and no longer
+keeps the filters apart (filter-filter fusion).
 """
 
 from __future__ import annotations
@@ -137,6 +147,10 @@ def _size_step(v: SSAValue, d: int) -> SizeFact | None:
             return (op.inputs[0], 0) if d == 0 else None
         case soac.SplitOp():
             return op.at if d == 0 and v is op.first else None
+        case soac.FilterOp():
+            # Every output of a filter keeps the same rows (Note [Filter outputs]).
+            first = op.outputs[0]
+            return (first, 0) if d == 0 and v is not first else None
         case _:
             source = _same_shape_source(v)
             return None if source is None else (source, d)

@@ -35,6 +35,16 @@ Nothing is unrolled when:
 
 The SOAC's certificates are dropped with it: the asserts that produce them stay
 where they are and still fail there (`dce` keeps every `soac.assert`).
+
+Note [SOACs over empty]
+~~~~~~~~~~~~~~~~~~~~~~~
+A SOAC with an input `soac.empty` has no rows (its other inputs have none either, or
+its zip check, an assert of its own, fails first), so its lambda never runs, whatever
+it holds or reads: a `map`, `scan`, `scanomap` or `filter` gives arrays with every
+dimension 0 (`soac.empty` of each result type, as the interpreter's empty results),
+a `reduce` or `redomap` with scalar accumulators its neutral elements (not with
+arrays: the result would alias the neutral element). Such SOACs appear when fusion
+moves a consumer into both branches of an `if` one of which yields `empty`.
 """
 
 from __future__ import annotations
@@ -53,7 +63,8 @@ from l0.passes.analysis.constants import constant_int
 from l0.passes.analysis.effects import effectful_functions, has_effects
 from l0.passes.analysis.scope import free_values
 
-__all__ = ["MAX_UNROLL_ELEMENTS", "MAX_UNROLL_OPS", "SOAC_OPS", "UnrollConstantSoac"]
+__all__ = ["MAX_UNROLL_ELEMENTS", "MAX_UNROLL_OPS", "SOAC_OPS", "EmptySoac",
+           "UnrollConstantSoac"]
 
 MAX_UNROLL_ELEMENTS = 64
 """The longest input array a SOAC is evaluated over at compile time."""
@@ -214,6 +225,22 @@ def _replace_by_arrays(op: soac.MapOp | soac.ScanOp | soac.ScanomapOp,
         ops += built
         new.append(v)
     rewriter.replace(op, ops, new)
+
+
+class EmptySoac(RewritePattern):
+    """A SOAC over `soac.empty`: empty results, or the neutral elements (Note [SOACs
+    over empty])."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        inputs = cast(Sequence[SSAValue], getattr(op, "inputs", ()))
+        if not any(isinstance(v.owner, soac.EmptyOp) for v in inputs):
+            return
+        if isinstance(op, soac.ReduceOp | soac.RedomapOp):
+            if any(isinstance(n.type, TensorType) for n in op.neutral):
+                return
+            rewriter.replace(op, [], list(op.neutral))
+            return
+        rewriter.replace(op, [soac.EmptyOp(t) for t in op.result_types])
 
 
 class UnrollConstantSoac(RewritePattern):

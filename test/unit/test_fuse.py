@@ -75,7 +75,8 @@ def _soac(draw: st.DrawFn, p: _Program) -> tuple[str, str]:
     w = draw(st.sampled_from(p.arrays))
     kind = draw(st.sampled_from(["map1", "map2", "map2", "filter", "reduce", "reduce",
                                  "scan", "scan_map", "scan_affine", "reshape",
-                                 "reshape_fail", "replicate", "index_map", "pair"]))
+                                 "reshape_fail", "replicate", "index_map", "pair",
+                                 "iota_index"]))
     if kind == "pair":  # two arrays from one map: siblings of one size, SOAC splitting
         first = draw(_element(["x"], p.scalars))
         second = draw(_element(["x"], p.scalars))
@@ -108,6 +109,10 @@ def _soac(draw: st.DrawFn, p: _Program) -> tuple[str, str]:
         shape = f"1, size(0, {v})" if kind == "reshape" else "2, k"  # the latter may fail
         return "array", (f"map(fn int ([int] r) => reduce(op +, 0, r), "
                          f"reshape(({shape}), map(fn int (int x) => {body}, {v})))")
+    if kind == "iota_index":  # rows read by index over iota (may be out of bounds)
+        body = draw(_element(["x", "i"], p.scalars))
+        return "array", (f"map(fn int (int i) => let x = {v}[i] in {body}, "
+                         f"iota(size(0, {w})))")
     if kind == "replicate":
         s = draw(st.sampled_from(p.scalars))
         return "array", (f"map(fn int (int x, int y) => x + y, "
@@ -216,6 +221,12 @@ def test_generated_programs_do_fuse() -> None:
     ("fun {[int], int} main([int] a, [int] b, int k) =\n"
      "  let v0 = map(fn int (int x) => x * k + 1, a) in\n"
      "  {map(fn int (int x) => x - 1, v0), reduce(op +, 0, v0)}\n", 2),
+    # two scans of one cheap map: one scanomap on pairs, into which the map fuses
+    ("fun {[int], int} main([int] a, [int] b, int k) =\n"
+     "  let v0 = map(fn int (int x) => x * k + 1, a) in\n"
+     "  let v1 = scan(op +, 0, v0) in\n"
+     "  let v2 = scan(fn int (int s, int x) => if s < x then x else s, 0, v0) in\n"
+     "  {map(fn int (int x, int y) => x - y, zip(v1, v2)), 0}\n", 2),
 ])
 def test_generated_shapes_fuse_further(src: str, count: int) -> None:
     """The shapes the generator builds for horizontal fusion and duplication fuse (so
@@ -244,6 +255,23 @@ def test_generated_reshapes_of_maps_do_fuse() -> None:
         optimise(full, verify=True)
         kinds = [op.name for op in full.walk() if op.name.startswith("soac.")]
         assert kinds.count("soac.map") == 1 and kinds.count("soac.redomap") == 1, kinds
+
+    call_with_big_stack(check)
+
+
+def test_generated_iota_indexings_do_fuse() -> None:
+    """The generator's maps over `iota` indexing a map's output of that size fuse under
+    -O (the indexing becomes a row input, `l0.passes.fuse.iota_rows`, then map-map)."""
+    src = ("fun {[int], int} main([int] a, [int] b, int k) =\n"
+           "  let v0 = map(fn int (int x) => x * k + 1, a) in\n"
+           "  let v1 = map(fn int (int i) => let x = v0[i] in x + i, iota(size(0, a))) in\n"
+           "  {v1, 0}\n")
+
+    def check() -> None:
+        full = to_module(load_program(src, "p.l0"))
+        optimise(full, verify=True)
+        kinds = [op.name for op in full.walk() if op.name.startswith("soac.")]
+        assert kinds.count("soac.map") == 1 and "soac.index" not in kinds, kinds
 
     call_with_big_stack(check)
 
@@ -297,7 +325,8 @@ def _matrix_expr(draw: st.DrawFn, mats: list[str], vecs: list[str],
     elem = draw(_element(["x"], scalars))
     pair = draw(_element(["x", "y"], scalars))
     forms = ["rows", "zip_rows", "transpose", "row_sums", "matmul", "scale_rows",
-             "pull", "push", "scan_rows", "regroup", "column_scan", "vector_sums"]
+             "pull", "push", "scan_rows", "regroup", "column_scan", "vector_sums",
+             "flatten"]
     if v is not None:
         forms += ["outer", "replicate", "add_vec"]
     form = draw(st.sampled_from(forms))
@@ -329,6 +358,10 @@ def _matrix_expr(draw: st.DrawFn, mats: list[str], vecs: list[str],
         return "vec", (f"map(fn int ([int] r) => reduce(op +, 0, r), "
                        f"reshape((size(0, {m}), size(1, {m})), map(fn int (int x) => {elem}, "
                        f"reshape((size(0, {m}) * size(1, {m})), {m}))))")
+    if form == "flatten":  # an element-wise nest flattened (PULL-RESHAPE of a nest)
+        return "vec", (f"reshape((size(0, {m}) * size(1, {m})), "
+                       f"map(fn [int] ([int] r, [int] s) => "
+                       f"map(fn int (int x, int y) => {pair}, zip(r, s)), zip({m}, {n})))")
     if form == "row_sums":
         return "vec", f"map(fn int ([int] r) => reduce(op +, 0, r), {m})"
     if form == "vector_sums":  # a sum of vectors of size k (R0's; Note [A check the

@@ -3,7 +3,11 @@
 Each program of `test/programs/fusion` with a `// structure { ... }` line (horizontal
 fusion, cheap duplication, SOAC splitting, figure 44 of the thesis) must leave exactly
 that many SOACs of each kind in the optimised module; the corpus matrix checks their
-outputs on every back end.
+outputs on every back end. The `hidden_<rule>_<n>` programs write each fusion rule the
+ways a user would (zips of whole arrays or indexing over `iota`, tuples, sections and
+lambdas, intermediates used twice, inlined functions, nested maps, reshapes both
+ways, empty inputs, sizes that differ, errors) and name the fully fused structure, or,
+where fusing would be wrong or duplicate work, the structure that must stay.
 """
 
 from __future__ import annotations
@@ -21,6 +25,9 @@ PROGRAMS = sorted(p for p in FUSION.glob("*.l0") if spec_of(p).structure is not 
 
 def test_there_are_structure_programs() -> None:
     assert len(PROGRAMS) >= 5
+    hidden = sorted(FUSION.glob("hidden_*.l0"))
+    assert len(hidden) >= 40
+    assert not [p.name for p in hidden if p not in PROGRAMS], "a hidden program without structure"
 
 
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)

@@ -142,3 +142,28 @@ func.func @dependent_pair(%a: tensor<?xi64>, %i: i64) -> (tensor<?xi64>, tensor<
 // CHECK: %b = soac.map
 // CHECK: %c, %d = soac.map
 // WHY: remark: 'soac.map' %c not merged with its sibling: 'soac.map' uses an output of its sibling
+
+// -----
+
+// Scans kept apart: the second scans the first one's result (a dependence), and a
+// scan of rows (array accumulators) is left to ISWIM.
+func.func @scans_apart(%a: tensor<?xi64>, %m: tensor<?x?xi64>, %zero: i64,
+                       %row: tensor<?xi64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?x?xi64>) {
+  %s = soac.scan(%p = %zero : i64) over(%e = %a : tensor<?xi64>) {
+    %q = arith.addi %p, %e : i64
+    soac.yield %q : i64
+  }
+  %t = soac.scan(%p = %zero : i64) over(%e = %s : tensor<?xi64>) {
+    %q = arith.addi %p, %e : i64
+    soac.yield %q : i64
+  }
+  %r = soac.scan(%p = %row : tensor<?xi64>) over(%e = %m : tensor<?x?xi64>) {
+    soac.yield %e : tensor<?xi64>
+  }
+  func.return %s, %t, %r : tensor<?xi64>, tensor<?xi64>, tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @scans_apart
+// CHECK: %s = soac.scan
+// CHECK: %t = soac.scan
+// CHECK: %r = soac.scan
+// WHY: remark: 'soac.scan' %t not merged with its sibling: 'soac.scan' uses an output of its sibling

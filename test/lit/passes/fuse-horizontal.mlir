@@ -187,3 +187,42 @@ func.func @sizes_learnt_later(%a: tensor<?xi64>, %d: tensor<?xi64>) -> (i64, ten
 // CHECK:         %m = soac.map(%x = %a, %y = %d
 // CHECK:         %s, %q = soac.redomap(%p = %zero, %p_1 = %zero : i64, i64) over(%e = %d, %e_1 = %a : tensor<?xi64>, tensor<?xi64>) {
 // CHECK:         func.return %s, %m, %q
+
+// -----
+
+// Note [Merging scans]: a scan and a scanomap over one array (a running sum and a
+// running maximum of squares) become one scanomap on the pair of accumulators; each
+// member's inner lambda steps its own part, the outer lambda applies each operator to
+// its part.
+func.func @sibling_scans(%a: tensor<?xi64>, %zero: i64) -> (tensor<?xi64>, tensor<?xi64>) {
+  %s = soac.scan(%p = %zero : i64) over(%e = %a : tensor<?xi64>) {
+    %q = arith.addi %p, %e : i64
+    soac.yield %q : i64
+  }
+  %m = soac.scanomap(%p = %zero : i64) over(%e = %a : tensor<?xi64>) {
+    %sq = arith.muli %e, %e : i64
+    %q = arith.maxsi %p, %sq : i64
+    soac.yield %q : i64
+  } outer {
+  ^bb0(%u: i64, %v: i64):
+    %w = arith.maxsi %u, %v : i64
+    soac.yield %w : i64
+  }
+  func.return %s, %m : tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @sibling_scans
+// CHECK-NEXT:    %s, %m = soac.scanomap(%p = %zero, %p_1 = %zero : i64, i64) over(%e = %a : tensor<?xi64>) {
+// CHECK-NEXT:      %q = arith.addi %p, %e : i64
+// CHECK-NEXT:      %sq = arith.muli %e, %e : i64
+// CHECK-NEXT:      %q_1 = arith.maxsi %p_1, %sq : i64
+// CHECK-NEXT:      soac.yield %q, %q_1 : i64, i64
+// CHECK-NEXT:    } outer {
+// CHECK-NEXT:    ^bb0(%p_2: i64, %u: i64, %e_1: i64, %v: i64):
+// CHECK-NEXT:      %q_2 = arith.addi %p_2, %e_1 : i64
+// CHECK-NEXT:      %w = arith.maxsi %u, %v : i64
+// CHECK-NEXT:      soac.yield %q_2, %w : i64, i64
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %s, %m
+// OFF-LABEL: func.func @sibling_scans
+// OFF: soac.scan(
+// OFF: soac.scanomap(

@@ -177,3 +177,44 @@ func.func @no_reshape_index(%a: tensor<?x?xi64>, %b: tensor<?xi64>, %n: i64, %m:
 // CHECK-LABEL: func.func @no_reshape_index
 // CHECK:         %e = soac.index %r[%i, %j]
 // CHECK:         %row = soac.index %s[%i]
+
+// -----
+
+// Note [Filter outputs]: the outputs of one filter have the same number of rows, so
+// the size of a later one is the first's (a zip check between them then compares a
+// size with itself, which `cse` and `simplify` prove).
+func.func @filter_outputs(%a: tensor<?xi64>, %b: tensor<?xi64>) -> (i64, i64, i1) {
+  %x, %y = soac.filter(%p = %a, %q = %b : tensor<?xi64>, tensor<?xi64>) {
+    %t = arith.cmpi slt, %p, %q : i64
+    soac.yield %t : i1
+  }
+  %sx = soac.size(0) %x : tensor<?xi64>
+  %sy = soac.size(0) %y : tensor<?xi64>
+  %same = arith.cmpi eq, %sx, %sy : i64
+  func.return %sx, %sy, %same : i64, i64, i1
+}
+// CHECK-LABEL: func.func @filter_outputs
+// CHECK:         [[X:%.*]], [[Y:%.*]] = soac.filter
+// CHECK-NOT:     soac.size(0) [[Y]]
+// CHECK:         [[SX:%.*]] = soac.size(0) [[X]] : tensor<?xi64>
+// CHECK-NOT:     soac.size(0) [[Y]]
+// CHECK:         [[SY:%.*]] = soac.size(0) [[X]] : tensor<?xi64>
+// CHECK:         arith.cmpi eq, [[SX]], [[SY]]
+
+// -----
+
+// Only the outer size: an inner size of a later output stays (an empty result hides
+// it, Note [Sizes of empty arrays]), and so does the size of the first output.
+func.func @no_filter_inner_size(%m: tensor<?x?xi64>, %a: tensor<?xi64>) -> (i64, i64) {
+  %x, %rows = soac.filter(%p = %a, %r = %m : tensor<?xi64>, tensor<?x?xi64>) {
+    %t = arith.constant true
+    soac.yield %t : i1
+  }
+  %s0 = soac.size(0) %x : tensor<?xi64>
+  %s1 = soac.size(1) %rows : tensor<?x?xi64>
+  func.return %s0, %s1 : i64, i64
+}
+// CHECK-LABEL: func.func @no_filter_inner_size
+// CHECK:         [[X:%.*]], [[R:%.*]] = soac.filter
+// CHECK-DAG:     soac.size(0) [[X]] : tensor<?xi64>
+// CHECK-DAG:     soac.size(1) [[R]] : tensor<?x?xi64>

@@ -209,3 +209,51 @@ func.func @negatives(%p: tensor<?xi64>, %k: i64) -> (i64, tensor<?xi64>, tensor<
 // CHECK:         soac.map
 // CHECK:         %twice = soac.map
 // CHECK:         soac.update
+
+// -----
+
+// Note [SOACs over empty]: no row, so no lambda runs (even one that reads a
+// parameter or may fail): empty results, or the neutral element of a scalar fold.
+func.func @over_empty(%k: i64, %z: i64) -> (tensor<?x?xi64>, tensor<?xi64>, i64) {
+  %e = soac.empty : tensor<?x?xi64>
+  %m = soac.map(%r = %e : tensor<?x?xi64>) -> tensor<?x?xi64> {
+    %in = soac.map(%x = %r : tensor<?xi64>) -> tensor<?xi64> {
+      %y = arith.divsi %x, %k : i64
+      soac.yield %y : i64
+    }
+    soac.yield %in : tensor<?xi64>
+  }
+  %v = soac.empty : tensor<?xi64>
+  %f = soac.filter(%x = %v : tensor<?xi64>) {
+    %p = arith.cmpi slt, %x, %k : i64
+    soac.yield %p : i1
+  }
+  %s = soac.reduce(%acc = %z : i64) over(%x = %v : tensor<?xi64>) {
+    %t = arith.addi %acc, %x : i64
+    soac.yield %t : i64
+  }
+  func.return %m, %f, %s : tensor<?x?xi64>, tensor<?xi64>, i64
+}
+// CHECK-LABEL: func.func @over_empty
+// CHECK-NOT:     soac.map
+// CHECK-NOT:     soac.filter
+// CHECK-NOT:     soac.reduce
+// CHECK:         func.return {{%.*}}, {{%.*}}, %z
+
+// -----
+
+// Must not fire: a fold over empty with an array accumulator (its result would alias
+// the neutral element), and a map whose input is not known to be empty.
+func.func @not_over_empty(%row: tensor<?xi64>, %a: tensor<?xi64>) -> (tensor<?xi64>, tensor<?xi64>) {
+  %e = soac.empty : tensor<?x?xi64>
+  %s = soac.reduce(%acc = %row : tensor<?xi64>) over(%x = %e : tensor<?x?xi64>) {
+    soac.yield %x : tensor<?xi64>
+  }
+  %m = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
+    soac.yield %x : i64
+  }
+  func.return %s, %m : tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @not_over_empty
+// CHECK:         soac.reduce
+// CHECK:         soac.map
