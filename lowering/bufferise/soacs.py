@@ -33,12 +33,10 @@ from l0.dialects.memref_types import Kind, rank_of, row_of
 from l0.lowering.bufferise.arrays import metadata, reinterpret
 from l0.lowering.bufferise.convert import Converter, handles
 from l0.lowering.bufferise.readonly import replicated_rows
+from l0.lowering.bufferise.rows_in_place import can_take_destination
 from l0.lowering.bufferise.shapes import materialise, row_shape
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.checks import enclosing_loc
-
-_CAN_TAKE_DESTINATION = (soac.MapOp, soac.IotaOp, soac.ReplicateOp, soac.CopyOp, soac.ScanOp,
-                         soac.ScanomapOp)
 
 
 def takes_destination(v: SSAValue, block: Block) -> bool:
@@ -48,9 +46,7 @@ def takes_destination(v: SSAValue, block: Block) -> bool:
         return False
     if len(list(v.uses)) != 1:
         return False
-    if isinstance(v.op, soac.ScanOp | soac.ScanomapOp):
-        return rank_of(v.type) == 1
-    return isinstance(v.op, _CAN_TAKE_DESTINATION)
+    return can_take_destination(v)
 
 
 def _identity(cv: Converter, v: SSAValue) -> MemRefType:
@@ -134,13 +130,20 @@ def _map(cv: Converter, op: Operation, b: CodeBuilder) -> None:
     b_in = CodeBuilder.at_end(new)
     _bind(cv, b_in, block.args, new.args[: len(inputs)])
     dests = iter(new.args[len(inputs):])
+    in_row: dict[int, SSAValue] = {}  # result -> its row, computed in place
     for j, o in zip(to_outs, outs, strict=True):
         if rank_of(o.type) >= 2:
             d = next(dests)
+            root = cv.in_place.get(yields[j])
             if takes_destination(yields[j], block):
                 cv.dest_for[yields[j]] = d
+            elif root is not None:
+                cv.dest_for[root] = d
+                in_row[j] = d
     cv.block(block, b_in)
-    b_in.add(msoac.YieldOp(*[cv.get(yields[j]) for j in [*to_outs, *to_alloc]]))
+    # A row computed in place is yielded as the view itself: nothing left to copy.
+    b_in.add(msoac.YieldOp(*[in_row[j] if j in in_row else cv.get(yields[j])
+                             for j in [*to_outs, *to_alloc]]))
     allocated = [_identity(cv, op.results[j]) for j in to_alloc]
     new_op = b.add(msoac.MapOp(inputs, outs, allocated, Region(new), enclosing_loc(op)))
     for j, o in zip(to_outs, outs, strict=True):
