@@ -89,6 +89,9 @@ class Converter:
                                frozenset(self.in_place.values()))
         self.values: dict[SSAValue, SSAValue] = {}
         self.dest_for: dict[SSAValue, SSAValue] = {}
+        # `copy` ops whose buffer a map filled as an extra output (Note [Copies of map
+        # results] in `soacs.py`).
+        self.computed_copies: dict[Operation, SSAValue] = {}
         self.signatures: dict[str, FunctionType] = {}
         self.runtime: set[str] = set()  # runtime functions called (`l0.lowering.trace`)
         for op in module.ops:
