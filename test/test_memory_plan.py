@@ -274,3 +274,42 @@ def test_locvolcalib_allocations_per_thread_not_per_strike(
     sixteen = _locvolcalib_allocations(monkeypatch, 8, strikes=16)
     assert sixteen <= 100
     assert sixteen - four <= 12  # at most one per strike
+
+
+SOLVES = """
+fun [[real]] main([[real]] xs) =
+  map(fn [real] ([real] r) =>
+        let n = size(0, r) in
+        let u = copy(r) in
+        loop (u) = for k < n - 1 do
+          let u[k + 1] = u[k + 1] - 0.5 * u[k] in
+          u
+        in
+        loop (u) = for k < n - 1 do
+          let i = n - 2 - k in
+          let u[i] = u[i] - u[i + 1] in
+          u
+        in u,
+      xs)
+"""
+
+
+def test_rows_updated_in_place_are_computed_in_the_result(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tridiagonal solve's shape (a copy of the row, updated in place by two loops)
+    works in the map's result row (Note [Rows computed in place]): the only allocation
+    of a call is the result, whatever the number of rows; before, the copy had a
+    buffer of its own (hoisted out of the rows' loop) and was copied into the row."""
+    import numpy as np
+
+    from l0.lowering import alloc_stats
+
+    monkeypatch.setenv(alloc_stats.ENV, "1")
+    prog = call_with_big_stack(lambda: CompiledProgram(SOLVES, "solves.l0", "cpu"))
+    reference = call_with_big_stack(lambda: CompiledProgram(SOLVES, "solves.l0", "interp"))
+    for rows in (3, 12):
+        xs = np.arange(rows * 5, dtype=np.float64).reshape(rows, 5) * 0.25
+        before = alloc_stats.count()
+        got = prog.call_flat("main", [xs])
+        assert alloc_stats.count() - before == 1
+        assert np.array_equal(np.asarray(got[0]), np.asarray(reference.call_flat("main", [xs])[0]))

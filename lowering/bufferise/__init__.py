@@ -15,8 +15,9 @@ and function parameters strided ones (`memref_types`). Deallocation is a later p
 Python runtime (`l0.lowering.trace`); `soac.assert` stays for the back end.
 
 Modules: `layouts.py` (the layout analysis), `shapes.py` (row shapes known before a
-map runs), `convert.py` (the walk, control flow, calls), `arrays.py` (array ops),
-`soacs.py` (SOACs). Thesis: 6.1 (uniqueness), 2.1 (regular arrays).
+map runs), `rows_in_place.py` (fresh rows updated in place that can be computed in the
+map's destination row), `convert.py` (the walk, control flow, calls), `arrays.py`
+(array ops), `soacs.py` (SOACs). Thesis: 6.1 (uniqueness), 2.1 (regular arrays).
 
 Before (soac):
     %b = soac.update %a[%i] = %x <%c> : tensor<?xf64>

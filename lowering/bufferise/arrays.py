@@ -217,6 +217,10 @@ def _reshape(cv: Converter, op: Operation, b: CodeBuilder) -> None:
 @handles(soac.CopyOp)
 def _copy(cv: Converter, op: Operation, b: CodeBuilder) -> None:
     assert isinstance(op, soac.CopyOp)
+    done = cv.computed_copies.get(op)
+    if done is not None:  # the map computing the array filled it (Note [Copies of map results])
+        cv.set(op.result, done)
+        return
     a = cv.get(op.array)
     if _copy_elidable(cv, op, a):
         cv.set(op.result, cv.coerce(b, a, cv.type_of(op.result, Kind.IDENTITY)))

@@ -20,7 +20,10 @@ of the result as an extra block argument. If the yielded value is computed by an
 that can write into a given buffer (a nested `map`, `iota`, `replicate`, `copy`, a
 scalar `scan`) at the lambda's top level, and the lambda uses it for nothing else,
 that op is given the view as its output: the row is computed in place, nothing is
-allocated or copied per row. Otherwise the yielded row is copied into the view.
+allocated or copied per row. So is such an op whose result the lambda updates in place
+(loops included) before yielding it (Note [Rows computed in place] in
+`rows_in_place.py`): the lambda yields the view itself. Otherwise the yielded row is
+copied into the view.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from l0.dialects.memref_types import Kind, memref_of
 from l0.lowering.bufferise.layouts import Layouts
 from l0.lowering.bufferise.manifest import manifested
 from l0.lowering.bufferise.readonly import map_is_view, replicate_is_view, unique_params
+from l0.lowering.bufferise.rows_in_place import rows_in_place
 from l0.lowering.builder import CodeBuilder
 
 Handler = Callable[["Converter", Operation, CodeBuilder], None]
@@ -78,9 +82,16 @@ class Converter:
             if (isinstance(op, soac.ReplicateOp) and replicate_is_view(op, unique))
             or (isinstance(op, soac.MapOp) and map_is_view(op, unique)))
         self.manifest = manifested(module)
-        self.layouts = Layouts(module, self.views, self.manifest)
+        # Yielded row -> the fresh array computed in its destination row, through
+        # in-place updates (Note [Rows computed in place] in `rows_in_place.py`).
+        self.in_place = rows_in_place(module, self.views)
+        self.layouts = Layouts(module, self.views, self.manifest,
+                               frozenset(self.in_place.values()))
         self.values: dict[SSAValue, SSAValue] = {}
         self.dest_for: dict[SSAValue, SSAValue] = {}
+        # `copy` ops whose buffer a map filled as an extra output (Note [Copies of map
+        # results] in `soacs.py`).
+        self.computed_copies: dict[Operation, SSAValue] = {}
         self.signatures: dict[str, FunctionType] = {}
         self.runtime: set[str] = set()  # runtime functions called (`l0.lowering.trace`)
         for op in module.ops:

@@ -6,7 +6,8 @@ calls merge values and recursion makes function results depend on themselves:
 * function parameters are `ANY` (numpy arrays and views of any strides are passed
   without copying);
 * every op that makes a fresh buffer gives `IDENTITY`; a `replicate` that is a view
-  (stride 0, `readonly.py`) gives `ANY`;
+  (stride 0, `readonly.py`) gives `ANY`; one that computes a map's row in the row
+  itself (`rows_in_place.py`) gives the row's kind, `INNER`;
 * views: a row (`index`) or a `split` part of an `IDENTITY`/`INNER` array is `INNER`,
   of an `ANY` one `ANY`; a `transpose` is `ANY` (`IDENTITY` when it is copied into a
   dense array, `manifest.py`); `reshape` is contiguous (a view of a
@@ -37,9 +38,11 @@ class Layouts:
     """The layout kind of every array value of a module, and of every function result."""
 
     def __init__(self, module: ModuleOp, views: frozenset[Operation] = frozenset(),
-                 manifest: frozenset[Operation] = frozenset()) -> None:
+                 manifest: frozenset[Operation] = frozenset(),
+                 in_rows: frozenset[SSAValue] = frozenset()) -> None:
         self.views = views  # `replicate`s that become views (`readonly.py`)
         self.manifest = manifest  # `transpose`s copied into dense arrays (`manifest.py`)
+        self.in_rows = in_rows  # fresh arrays computed in a map's row (`rows_in_place.py`)
         self.kinds: dict[SSAValue, Kind] = {}
         self.results: dict[str, list[Kind]] = {}
         self._changed = True
@@ -106,6 +109,8 @@ class Layouts:
         if isinstance(op, _FRESH):
             for r in op.results:
                 self._set(r, Kind.ANY if op in self.views else Kind.IDENTITY)
+                if r in self.in_rows:
+                    self._set(r, Kind.INNER)
         if isinstance(op, soac.IndexOp):
             self._set(op.result, row_kind(self.kind(op.array)))
         elif isinstance(op, soac.UpdateOp):

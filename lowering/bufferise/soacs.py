@@ -30,15 +30,13 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region
 
 from l0.dialects import msoac, soac
 from l0.dialects.memref_types import Kind, rank_of, row_of
-from l0.lowering.bufferise.arrays import metadata, reinterpret
+from l0.lowering.bufferise.arrays import fresh, metadata, reinterpret
 from l0.lowering.bufferise.convert import Converter, handles
 from l0.lowering.bufferise.readonly import replicated_rows
+from l0.lowering.bufferise.rows_in_place import can_take_destination
 from l0.lowering.bufferise.shapes import materialise, row_shape
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.checks import enclosing_loc
-
-_CAN_TAKE_DESTINATION = (soac.MapOp, soac.IotaOp, soac.ReplicateOp, soac.CopyOp, soac.ScanOp,
-                         soac.ScanomapOp)
 
 
 def takes_destination(v: SSAValue, block: Block) -> bool:
@@ -48,9 +46,7 @@ def takes_destination(v: SSAValue, block: Block) -> bool:
         return False
     if len(list(v.uses)) != 1:
         return False
-    if isinstance(v.op, soac.ScanOp | soac.ScanomapOp):
-        return rank_of(v.type) == 1
-    return isinstance(v.op, _CAN_TAKE_DESTINATION)
+    return can_take_destination(v)
 
 
 def _identity(cv: Converter, v: SSAValue) -> MemRefType:
@@ -128,25 +124,65 @@ def _map(cv: Converter, op: Operation, b: CodeBuilder) -> None:
         else:
             to_outs.append(j)
             outs.append(dest)
+    # Copies of a result of scalars, stored by the map itself (Note [Copies of map results]).
+    copied = [(j, c) for j in to_outs for c in _copies_to_compute(cv, op, j)]
+    copies = [fresh(cv, b, c.result, [n]) for _, c in copied]
+    for (_, c), buf in zip(copied, copies, strict=True):
+        cv.computed_copies[c] = buf
     row_types = [row_of(_memref(v)) for v in inputs]
     dest_types = [row_of(_memref(o)) for o in outs if rank_of(o.type) >= 2]
     new = Block(arg_types=[*row_types, *dest_types])
     b_in = CodeBuilder.at_end(new)
     _bind(cv, b_in, block.args, new.args[: len(inputs)])
     dests = iter(new.args[len(inputs):])
+    in_row: dict[int, SSAValue] = {}  # result -> its row, computed in place
     for j, o in zip(to_outs, outs, strict=True):
         if rank_of(o.type) >= 2:
             d = next(dests)
+            root = cv.in_place.get(yields[j])
             if takes_destination(yields[j], block):
                 cv.dest_for[yields[j]] = d
+            elif root is not None:
+                cv.dest_for[root] = d
+                in_row[j] = d
     cv.block(block, b_in)
-    b_in.add(msoac.YieldOp(*[cv.get(yields[j]) for j in [*to_outs, *to_alloc]]))
+    # A row computed in place is yielded as the view itself: nothing left to copy.
+    b_in.add(msoac.YieldOp(*[in_row[j] if j in in_row else cv.get(yields[j])
+                             for j in [*to_outs, *(j for j, _ in copied), *to_alloc]]))
     allocated = [_identity(cv, op.results[j]) for j in to_alloc]
-    new_op = b.add(msoac.MapOp(inputs, outs, allocated, Region(new), enclosing_loc(op)))
+    new_op = b.add(msoac.MapOp(inputs, [*outs, *copies], allocated, Region(new),
+                               enclosing_loc(op)))
     for j, o in zip(to_outs, outs, strict=True):
         cv.set(op.results[j], o)
     for j, r in zip(to_alloc, new_op.allocated, strict=True):
         cv.set(op.results[j], r)
+
+
+# Note [Copies of map results]
+# `uu = copy(b)` where `b` is the result of a map of scalars in the same block (a
+# tridiagonal solve's `copy(b)` of its diagonal, computed by the coefficients' map)
+# copies the elements the map has just stored. The map stores each element into the
+# copy's buffer too (one more output, yielding the same value), and the copy is
+# nothing more: no second pass over the array, no `memref.copy` call per row. The
+# value is the same: nothing can change `b` in between (an in-place update would
+# consume `b`, and the copy would read the update's result instead). The copy's buffer
+# is its own (or its destination row, Note [Rows computed in place]), allocated before
+# the map instead of at the copy, in the same block. A copy `Note [Copy elision]` makes
+# free (`b` used by nothing else, no destination) is left to it.
+
+
+def _copies_to_compute(cv: Converter, op: soac.MapOp, j: int) -> list[soac.CopyOp]:
+    """The copies of result `j` of `op` (a map of scalars) that `op` can compute as
+    extra outputs (Note [Copies of map results])."""
+    r = op.results[j]
+    if rank_of(r.type) != 1:
+        return []
+    users = [u.operation for u in r.uses]
+    copies = [c for c in users if isinstance(c, soac.CopyOp)
+              and c.parent_block() is op.parent_block()]
+    if len(users) == 1 and copies and copies[0].result not in cv.dest_for:
+        return []  # the copy is `b` itself (Note [Copy elision])
+    return copies
 
 
 def _replicated_rows_view(cv: Converter, op: soac.MapOp, b: CodeBuilder) -> SSAValue:
