@@ -108,8 +108,9 @@ class IswimPass(ModulePass):
     (`l0.passes.fuse.iswim_rule`).
 
     Fires only when the nest's zip checks were made before the scan (run
-    `size-hindrance,rebind` first, as `-O` does; for d >= 2 the inner checks, of the
-    accumulator's rows, are not yet moved out by them), its element lambda can neither
+    `size-hindrance,rebind` first, as `-O` does: the accumulators keep the neutral
+    elements' shape at every depth, so the inner checks leave the scan too), its
+    element lambda can neither
     fail nor print (the elements are computed in another order). With no rows the
     result is the scan's, arrays with every dimension 0 (`soac.empty`).
 

@@ -47,6 +47,28 @@ from l0.passes.size_hindrance.expressions import (
 # way worse than they are. So what is found while a decision is pending is kept apart
 # and forgotten once the outermost pending decision is made.
 
+# Note [Keeping the accumulator's shape]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A loop or fold keeps dimension k of a merge value when every step yields a value with
+# dimension k of the merge parameter's (then, by induction over the steps, it is the
+# initial value's, or the neutral element's, at every step). `_leads_to` shows it by
+# following equations back from the yielded value to the parameter. The equation for an
+# inner dimension d of a map's output is guarded ("the size of its rows, if it has any,
+# else 0", Note [Sizes of empty arrays]), and the size the analysis finds best for the
+# rows may avoid the parameter altogether: in a scan of maps of maps,
+#
+#     scan(fn (x, y) => map(fn (u, v) => map(op +, zip(u, v)), zip(x, y)), ne, a)
+#
+# the rows of the outer map have the size of `u` and of `v`, and `v`'s (dimension 2 of
+# `a`) is the better expression, though it equals `x`'s dimension 1 only where the zip
+# check passes. So the search also steps from dimension d of a map's output into
+# dimension d - 1 of the row its lambda yields, every way the equations allow, when
+# the guard is harmless: the map's rows are an earlier dimension j < k of the parameter
+# itself, so when the map has none, dimension k of the parameter is 0 too. Then the
+# inner zip check above is of `ne`'s and `a`'s sizes and leaves the scan (depth 2 of
+# `iswim`, thesis Figure 36), still guarded by "the scan has no rows", so that it fails
+# exactly when the first step's check would.
+
 
 def _rank(v: SSAValue) -> int:
     return v.type.get_num_dims() if isinstance(v.type, TensorType) else 0
@@ -297,8 +319,16 @@ class SizeAnalysis:
         if not isinstance(last, scf.YieldOp | soac.YieldOp) or \
                 not isinstance(target.type, TensorType):
             return False
+        return self._leads_to(loop, last.operands[merge], k, target, k)
+
+    def _leads_to(self, loop: Operation, start: SSAValue, d: int, target: BlockArgument,
+                  k: int) -> bool:
+        """Whether `size(d, start)`, a value in `loop`'s body, is `size(k, target)` by
+        the equations, the merge parameter `target` taken as it is (Note [Keeping the
+        accumulator's shape])."""
+        body = target.block
         seen: set[tuple[SSAValue, int]] = set()
-        stack = [(last.operands[merge], k)]
+        stack = [(start, d)]
         while stack:
             v, d = stack.pop()
             if v is target and d == k:
@@ -309,4 +339,23 @@ class SizeAnalysis:
             if isinstance(v, BlockArgument) and v.block is body:
                 continue  # another merge parameter: nothing is assumed about it
             stack.extend((e.array, e.k) for e in self.alternatives(v, d) if isinstance(e, Dim))
+            row = self._yielded_row(v, d)
+            if row is not None and self._empty_with(loop, v, target, k):
+                stack.append((row, d - 1))
         return False
+
+    @staticmethod
+    def _yielded_row(v: SSAValue, d: int) -> SSAValue | None:
+        """For dimension d > 0 of a map's output, the row its lambda yields (whose
+        dimension d - 1 it is, when the map has rows)."""
+        if d == 0 or not isinstance(v, OpResult) or not isinstance(v.op, soac.MapOp):
+            return None
+        last = v.op.body.block.last_op
+        return last.operands[v.index] if isinstance(last, soac.YieldOp) else None
+
+    def _empty_with(self, loop: Operation, v: SSAValue, target: BlockArgument, k: int) -> bool:
+        """Whether the map defining `v` has no rows only when dimension `k` of `target`
+        is 0: its rows are some earlier dimension of `target`."""
+        assert isinstance(v, OpResult)
+        return any(self._leads_to(loop, a, 0, target, j)
+                   for a in v.op.inputs for j in range(k))

@@ -444,3 +444,74 @@ func.func @fold_accumulator(%a: tensor<?x?xi64>, %ne: tensor<?xi64>) -> (tensor<
 // CHECK-NEXT:      %n = soac.size(0) %ne : tensor<?xi64>
 // CHECK:         %t = soac.scan
 // CHECK-NEXT:      %{{.*}} = soac.size(0) %x_1 : tensor<?xi64>
+
+// -----
+
+// Depth 2 (Note [Keeping the accumulator's shape]): a scan of maps of maps keeps both
+// dimensions of its accumulator, though the best size of the inner rows is `y`'s (of
+// `a`), not `x`'s: inside, the inner dimension of %x is that of the neutral element.
+func.func @fold_accumulator_depth_two(%a: tensor<?x?x?xi64>, %ne: tensor<?x?xi64>) -> tensor<?x?x?xi64> {
+  %s = soac.scan(%x = %ne : tensor<?x?xi64>) over(%y = %a : tensor<?x?x?xi64>) {
+    %w = soac.size(1) %x : tensor<?x?xi64>
+    %m = soac.map(%u = %x, %v = %y : tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64> {
+      %i = soac.map(%p = %u, %q = %v : tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64> {
+        %z = arith.addi %p, %w : i64
+        soac.yield %z : i64
+      }
+      soac.yield %i : tensor<?xi64>
+    }
+    soac.yield %m : tensor<?x?xi64>
+  }
+  func.return %s : tensor<?x?x?xi64>
+}
+// CHECK-LABEL: func.func @fold_accumulator_depth_two
+// CHECK:         %s = soac.scan
+// CHECK-NEXT:      %w = soac.size(1) %ne : tensor<?x?xi64>
+
+// -----
+
+// Must not fire: the inner rows of each step are those of `y` (`v` alone is mapped), so
+// the step changes the accumulator's inner dimension to `a`'s; a map over the rows of
+// `y` yielding a row of `x` has rows only where `a` has (the guard is not a dimension
+// of `x`: with no rows, the inner dimension would become 0); a row that a filter makes
+// has a size that depends on the values.
+func.func @no_fold_accumulator_depth_two(%a: tensor<?x?x?xi64>, %ne: tensor<?x?xi64>, %k: i64) -> (tensor<?x?x?xi64>, tensor<?x?x?xi64>, tensor<?x?x?xi64>) {
+  %s = soac.scan(%x = %ne : tensor<?x?xi64>) over(%y = %a : tensor<?x?x?xi64>) {
+    %w = soac.size(1) %x : tensor<?x?xi64>
+    %m = soac.map(%u = %x, %v = %y : tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64> {
+      %i = soac.map(%q = %v : tensor<?xi64>) -> tensor<?xi64> {
+        %z = arith.addi %q, %w : i64
+        soac.yield %z : i64
+      }
+      soac.yield %i : tensor<?xi64>
+    }
+    soac.yield %m : tensor<?x?xi64>
+  }
+  %t = soac.scan(%x = %ne : tensor<?x?xi64>) over(%y = %a : tensor<?x?x?xi64>) {
+    %w = soac.size(1) %x : tensor<?x?xi64>
+    %m = soac.map(%v = %y : tensor<?x?xi64>) -> tensor<?x?xi64> {
+      %r = soac.index %x[%k] : tensor<?x?xi64> -> tensor<?xi64>
+      soac.yield %r : tensor<?xi64>
+    }
+    soac.yield %m : tensor<?x?xi64>
+  }
+  %f = soac.scan(%x = %ne : tensor<?x?xi64>) over(%y = %a : tensor<?x?x?xi64>) {
+    %w = soac.size(1) %x : tensor<?x?xi64>
+    %m = soac.map(%u = %x, %v = %y : tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64> {
+      %i = soac.filter(%p = %u : tensor<?xi64>) {
+        %c = arith.cmpi slt, %p, %k : i64
+        soac.yield %c : i1
+      }
+      soac.yield %i : tensor<?xi64>
+    }
+    soac.yield %m : tensor<?x?xi64>
+  }
+  func.return %s, %t, %f : tensor<?x?x?xi64>, tensor<?x?x?xi64>, tensor<?x?x?xi64>
+}
+// CHECK-LABEL: func.func @no_fold_accumulator_depth_two
+// CHECK:         %s = soac.scan
+// CHECK-NEXT:      %w = soac.size(1) %x : tensor<?x?xi64>
+// CHECK:         %t = soac.scan
+// CHECK-NEXT:      %{{.*}} = soac.size(1) %x{{.*}} : tensor<?x?xi64>
+// CHECK:         %f = soac.scan
+// CHECK-NEXT:      %{{.*}} = soac.size(1) %x{{.*}} : tensor<?x?xi64>
