@@ -19,7 +19,9 @@ a map whose lambda works on elements, not rows):
 * the certificates of the nest's maps are defined outside the scan: the zip checks of
   each row against the accumulator have then been made before the scan
   (`size-hindrance` shows the accumulators keep their size, `rebind` hoists the check),
-  so they need no place in the new form (each level of the new nest keeps its level's);
+  so they need no place in the new form (each level of the new nest keeps its level's;
+  a scanomap's operator may make its copies of them inside, which the new form drops:
+  Note [The operator's checks] in `l0.passes.cores.interchange`);
 * the element lambda can neither fail nor print: the interchange computes the elements
   column by column instead of row by row;
 * an empty scan keeps its meaning: the new form runs only when there are rows; with
@@ -107,7 +109,9 @@ class IswimPass(ModulePass):
     with transposes), `fuse` interchanges in the default pipeline
     (`l0.passes.fuse.iswim_rule`).
 
-    Fires only when the nest's zip checks were made before the scan (run
+    Fires only when the fold's zip checks were made before the scan (a scanomap's
+    operator may make its copies inside, never run by the reference semantics; the
+    new form drops them with the operator's nest) (run
     `size-hindrance,rebind` first, as `-O` does: the accumulators keep the neutral
     elements' shape at every depth, so the inner checks leave the scan too), its
     element lambda can neither

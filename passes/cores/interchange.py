@@ -5,6 +5,16 @@ one scan per innermost column (`column_nest`).
 Two users: the `iswim` pass (`l0.passes.iswim`, which states the legality conditions and
 the meaning in full) and the ISWIM rule of `fuse` (`l0.passes.fuse.iswim_rule`, where
 the interchange's transpositions cancel those of its inputs).
+
+Note [The operator's checks]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A scanomap's operator (its outer lambda) is a copy of the scan's lambda, zip checks
+included, and they cannot leave it: the operator may never run (the hoisting core's
+combining regions). But no semantics needs them: the reference semantics of a
+scanomap is the left fold of its inner lambda, which never runs the operator, and the
+new form's operator combines scalars, with no zip left to guard. So the operator's nest
+may compute its maps' certificates at each level, and the interchange drops them with
+the nest; the fold's checks, which do run, must have been made before the scan.
 """
 
 from __future__ import annotations
@@ -24,13 +34,17 @@ def _element_type(v: SSAValue) -> Attribute:
     return t.element_type
 
 
-def map_nest(block: Block) -> list[soac.MapOp] | str:
+def map_nest(block: Block, checks_inside: bool = False) -> list[soac.MapOp] | str:
     """The perfect map nest a lambda is: `block` is one map over all its arguments, in
     order, yielding that map's results, and so on down to a map whose lambda takes
-    scalars (the element lambda); outermost first. Else why not."""
+    scalars (the element lambda); outermost first. Else why not. With `checks_inside`,
+    each level may also compute certificates of the nest's maps before its map (ops
+    without regions used only there: Note [The operator's checks])."""
     nest: list[soac.MapOp] = []
     while True:
         ops = list(block.ops)
+        head = ops[:-2] if checks_inside else []
+        ops = ops[len(head):]
         if len(ops) != 2 or not isinstance(ops[0], soac.MapOp) \
                 or not isinstance(ops[1], soac.YieldOp):
             return "its lambda is not a single map" if not nest else \
@@ -39,10 +53,21 @@ def map_nest(block: Block) -> list[soac.MapOp] | str:
         assert isinstance(inner, soac.MapOp) and isinstance(done, soac.YieldOp)
         if list(inner.inputs) != list(block.args) or list(done.values) != list(inner.results):
             return "the inner map does not take every accumulator and row, in order"
+        if not _only_checks(head, inner):
+            return "its lambda computes more than the map and its checks"
         nest.append(inner)
         block = inner.body.block
         if not any(isinstance(a.type, TensorType) for a in block.args):
             return nest
+
+
+def _only_checks(head: list[Operation], inner: soac.MapOp) -> bool:
+    """Whether the ops `head`, before `inner`, only compute certificates of the maps
+    of the nest (the element lambda's use of them is refused apart, by `why_not`)."""
+    mine = set(head)
+    return all(not op.regions and all(u.operation in mine or inner.is_ancestor(u.operation)
+                                      for r in op.results for u in r.uses)
+               for op in head)
 
 
 def scan_lambdas(scan: soac.ScanOp | soac.ScanomapOp) -> tuple[Block, Block]:
@@ -59,13 +84,13 @@ def why_not(scan: soac.ScanOp | soac.ScanomapOp, failing: frozenset[str]) -> str
     if isinstance(nest, str):
         return nest
     if fold is not operator:
-        ops = map_nest(operator)
+        ops = map_nest(operator, checks_inside=True)
         if isinstance(ops, str):
             return f"the operator: {ops}"
         if len(ops) != len(nest):
             return "the operator and the fold are map nests of different depths"
         if any(defined_inside(v, scan) for v in free_values(ops[-1])
-               if v not in ops[-1].inputs):
+               if v not in ops[-1].inputs and v not in ops[-1].certs):
             return "the operator's element lambda uses the scan's accumulators directly"
     depth = len(nest)
     if any(isinstance(v.type, TensorType) and v.type.get_num_dims() != depth + 1
@@ -85,7 +110,7 @@ def _element_scan(scan: soac.ScanOp | soac.ScanomapOp, accs: list[SSAValue],
     """The scan of one column, from its neutral elements, with the element lambdas
     (their regions are taken from `scan`'s innermost maps)."""
     fold, operator = scan_lambdas(scan)
-    fold_nest, operator_nest = map_nest(fold), map_nest(operator)
+    fold_nest, operator_nest = map_nest(fold), map_nest(operator, checks_inside=True)
     assert not isinstance(fold_nest, str) and not isinstance(operator_nest, str)
     body = Rewriter.move_region_contents_to_new_regions(fold_nest[-1].body)
     if isinstance(scan, soac.ScanOp):

@@ -10,7 +10,8 @@ patterns applied bottom-up until nothing changes:
 * `FuseReplicate`: an input `replicate(n, v)` of a map or fold becomes `v` used
   directly in the lambda (7.1.1 "replicate fusion");
 * `FuseIswim`: a scan of row-wise maps over transposed arrays becomes per-row scans
-  (8.3, where the interchange's transpositions cancel), `iswim_rule.py`.
+  (8.3, where the interchange's transpositions cancel), and `SinkIntoIswim`: a SOAC
+  consuming its result moves into the new form, `iswim_rule.py`.
 
 Modules: `legality.py` (which pairs may fuse), `compose.py` (composing lambdas),
 `repeated_checks.py` (moving a fold's neutral element's check the producer repeats),
@@ -58,7 +59,7 @@ from l0.passes.fuse.compose import (
 )
 from l0.passes.fuse.duplicate import SplitProducer
 from l0.passes.fuse.horizontal import explain_apart, fuse_siblings
-from l0.passes.fuse.iswim_rule import FuseIswim
+from l0.passes.fuse.iswim_rule import FuseIswim, SinkIntoIswim
 from l0.passes.fuse.legality import Fusibility, regular
 from l0.passes.fuse.repeated_checks import movable_checks, move_checks
 from l0.passes.fuse.reshape import pull_reshape, uniform_reshape
@@ -393,7 +394,10 @@ class FusePass(ModulePass):
       d)` of them cancels too (other uses get the result transposed back). The map
       producing `a` then fuses into the nest (inside it, a map into each scan). Under
       `iswim`'s conditions (`l0.passes.iswim`); with no rows the results are arrays
-      with every dimension 0, as the scan's;
+      with every dimension 0, as the scan's. A map, scan or fold consuming a result of
+      the new form (or of `iswim`'s) moves into it, to fuse with the nest, when that
+      result has no other use and the new form can neither fail nor print (Note
+      [Consumers of the interchanged scan]);
     * past a neutral element's check the producer repeats
       (`l0.passes.fuse.repeated_checks`): when all that keeps a
       map from its one consumer, a fold, is the size check `0 <= n` of the fold's
@@ -489,13 +493,15 @@ class FusePass(ModulePass):
         producers = FuseProducer(analyses)
         replicate = FuseReplicate(analyses)
         iswim = FuseIswim(analyses.failing, analyses.changed)
+        sink = SinkIntoIswim(analyses.failing, lambda: analyses.get().consumption,
+                             analyses.changed)
         walker = RewriteWalker(_ByClass({
-            soac.MapOp: [producers, replicate],
+            soac.MapOp: [producers, replicate, sink],
             soac.FilterOp: [producers],
-            soac.ReduceOp: [replicate],
-            soac.RedomapOp: [replicate],
-            soac.ScanOp: [iswim],
-            soac.ScanomapOp: [iswim],
+            soac.ReduceOp: [replicate, sink],
+            soac.RedomapOp: [replicate, sink],
+            soac.ScanOp: [iswim, sink],
+            soac.ScanomapOp: [iswim, sink],
         }), walk_reverse=True)
         apart: dict[Operation, str] = {}  # siblings not merged, and why
         splitter = RewriteWalker(SplitProducer(

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
@@ -68,6 +68,10 @@ from l0.passes.size_hindrance.expressions import (
 # inner zip check above is of `ne`'s and `a`'s sizes and leaves the scan (depth 2 of
 # `iswim`, thesis Figure 36), still guarded by "the scan has no rows", so that it fails
 # exactly when the first step's check would.
+
+
+Loop = scf.ForOp | soac.ReduceOp | soac.ScanOp | soac.RedomapOp | soac.ScanomapOp
+"""What carries merge values from step to step: a loop, or a fold's accumulators."""
 
 
 def _rank(v: SSAValue) -> int:
@@ -244,9 +248,14 @@ class SizeAnalysis:
                     return [Dim(owner.neutral[arg.index], k)]  # a fold keeping its size
                 return []
             case soac.RedomapOp() | soac.ScanomapOp():
-                rows = arg.index - len(owner.neutral)
+                n = len(owner.neutral)
                 inner = arg.block.parent_region() is owner.inner
-                return [Dim(owner.inputs[rows], k + 1)] if inner and rows >= 0 else []
+                if inner and arg.index >= n:
+                    return [Dim(owner.inputs[arg.index - n], k + 1)]
+                merge = arg.index if inner else arg.index % n  # the operator takes two
+                if self.merge_invariant(owner, merge, k):
+                    return [Dim(owner.neutral[merge], k)]  # a fold keeping its size
+                return []
             case scf.ForOp():
                 merge = arg.index - 1
                 if merge >= 0 and self.merge_invariant(owner, merge, k):
@@ -285,13 +294,14 @@ class SizeAnalysis:
 
     # -- loops ---------------------------------------------------------------------------
 
-    def merge_invariant(self, loop: scf.ForOp | soac.ReduceOp | soac.ScanOp, merge: int,
-                        k: int) -> bool:
+    def merge_invariant(self, loop: Loop, merge: int, k: int) -> bool:
         """Whether every iteration of `loop` keeps dimension `k` of merge value `merge`
         (a loop's carried value, or a fold's accumulator): the value yielded for it is,
         by the equations above, of the size of the merge parameter itself (induction
         over the iterations; 9.1.1's loop rule). A fold is taken as the left fold the
-        interpreter and the CPU back end run."""
+        interpreter and the CPU back end run; a redomap or scanomap keeps it when both
+        its fold and its operator do (the operator then combines values of that size
+        only, whichever of its two it yields)."""
         key = (loop, merge, k)
         found = self.invariant_memo.get(key, self.tentative_invariant.get(key))
         if found is not None:
@@ -311,10 +321,21 @@ class SizeAnalysis:
             self.tentative_invariant.clear()
         return result
 
-    def _reaches_parameter(self, loop: scf.ForOp | soac.ReduceOp | soac.ScanOp, merge: int,
-                           k: int) -> bool:
+    def _reaches_parameter(self, loop: Loop, merge: int, k: int) -> bool:
+        if isinstance(loop, soac.RedomapOp | soac.ScanomapOp):
+            n = len(loop.neutral)
+            return self._yields_parameter(loop, loop.inner.block, merge, k, merge) and \
+                any(self._yields_parameter(loop, loop.outer.block, merge, k, i)
+                    for i in (merge, n + merge))
         body = loop.body.block
-        target = body.args[merge + 1 if isinstance(loop, scf.ForOp) else merge]
+        return self._yields_parameter(loop, body, merge, k,
+                                      merge + 1 if isinstance(loop, scf.ForOp) else merge)
+
+    def _yields_parameter(self, loop: Loop, body: Block, merge: int, k: int,
+                          parameter: int) -> bool:
+        """Whether dimension k of what `body` yields for merge value `merge` is that of
+        its parameter `parameter`."""
+        target = body.args[parameter]
         last = body.last_op
         if not isinstance(last, scf.YieldOp | soac.YieldOp) or \
                 not isinstance(target.type, TensorType):

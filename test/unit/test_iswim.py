@@ -42,6 +42,18 @@ PROGRAMS = {
         ["[[1, 2], [3, 4], [5, 6]]\n[0, 100]\n", "empty([int])\n[1, 2]\n",
          "[[1, 2], [3, 4]]\n[1, 2, 3]\n"],
     ),
+    # depth 2 with a map fused in: the scanomap's operator keeps its (copied) zip
+    # checks, which the interchange drops (Note [The operator's checks])
+    "fused_cube": (
+        "fun [[[int]]] main([[[int]]] a, [[int]] ne, int k) =\n"
+        "  scan(fn [[int]] ([[int]] x, [[int]] y) =>\n"
+        "         map(fn [int] ([int] u, [int] v) => map(op +, zip(u, v)), zip(x, y)),\n"
+        "       ne, map(fn [[int]] ([[int]] p) =>\n"
+        "                 map(fn [int] ([int] q) => map(op * (k), q), p), a))\n",
+        ["[[[1, 2], [3, 4]], [[5, 6], [7, 8]], [[9, 10], [11, 12]]]\n[[0, 0], [0, 1]]\n2\n",
+         "empty([[int]])\n[[1]]\n3\n", "[[[1, 2]]]\n[[1, 2], [3, 4]]\n1\n",
+         "[[[1, 2], [3, 4]]]\n[[1], [3]]\n1\n"],
+    ),
 }
 
 

@@ -182,3 +182,85 @@ func.func @too_shallow(%a: tensor<?x?x?xi64>, %ne: tensor<?x?xi64>, %c: !soac.ce
 // CHECK-LABEL: func.func @too_shallow
 // CHECK-NOT:     scf.if
 // CHECK:         %s = soac.scan
+
+// -----
+
+// Depth 2, a scanomap whose operator computes its maps' zip check inside (a copy of the
+// scan's, which cannot leave a lambda that may never run): the interchange drops it
+// with the operator's nest (Note [The operator's checks]); the fold's checks were made
+// before the scan and guard the new nest.
+func.func @scanomap_operator_checks(%a: tensor<?x?x?xi64>, %ne: tensor<?x?xi64>, %c1: !soac.cert, %c2: !soac.cert, %ok: i1) -> tensor<?x?x?xi64> {
+  %s = soac.scanomap(%x = %ne : tensor<?x?xi64>) over(%y = %a : tensor<?x?x?xi64>) {
+    %o = soac.map(%u = %x, %v = %y : tensor<?x?xi64>, tensor<?x?xi64>) <%c1> -> tensor<?x?xi64> {
+      %i = soac.map(%p = %u, %q = %v : tensor<?xi64>, tensor<?xi64>) <%c2> -> tensor<?xi64> {
+        %z = arith.addi %p, %q : i64
+        soac.yield %z : i64
+      }
+      soac.yield %i : tensor<?xi64>
+    }
+    soac.yield %o : tensor<?x?xi64>
+  } outer {
+  ^bb0(%l: tensor<?x?xi64>, %r: tensor<?x?xi64>):
+    %k = soac.assert %ok, "arrays given to zip have different sizes" at "t.l0:1:1"
+    %o = soac.map(%u = %l, %v = %r : tensor<?x?xi64>, tensor<?x?xi64>) <%c1> -> tensor<?x?xi64> {
+      %i = soac.map(%p = %u, %q = %v : tensor<?xi64>, tensor<?xi64>) <%k> -> tensor<?xi64> {
+        %z = arith.addi %p, %q : i64
+        soac.yield %z : i64
+      }
+      soac.yield %i : tensor<?xi64>
+    }
+    soac.yield %o : tensor<?x?xi64>
+  }
+  func.return %s : tensor<?x?x?xi64>
+}
+// CHECK-LABEL: func.func @scanomap_operator_checks
+// CHECK:         } else {
+// CHECK-NEXT:      %[[T:.*]] = soac.transpose(0, 2) %a : tensor<?x?x?xi64>
+// CHECK-NEXT:      soac.map(%{{.*}} = %ne, %{{.*}} = %[[T]] : tensor<?x?xi64>, tensor<?x?x?xi64>) <%c1>
+// CHECK-NEXT:        soac.map(%{{.*}}, %{{.*}} : tensor<?xi64>, tensor<?x?xi64>) <%c2>
+// CHECK-NEXT:          soac.scanomap
+// CHECK-NOT:     soac.assert
+// CHECK:         func.return
+
+// -----
+
+// Must not fire: the operator computes more than its checks before its map (a value
+// its element lambda uses), or the fold makes its check inside the scan.
+func.func @scanomap_operator_computes(%a: tensor<?x?xi64>, %ne: tensor<?xi64>, %c: !soac.cert, %ok: i1) -> (tensor<?x?xi64>, tensor<?x?xi64>) {
+  %s = soac.scanomap(%x = %ne : tensor<?xi64>) over(%y = %a : tensor<?x?xi64>) {
+    %m = soac.map(%p = %x, %q = %y : tensor<?xi64>, tensor<?xi64>) <%c> -> tensor<?xi64> {
+      %z = arith.addi %p, %q : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m : tensor<?xi64>
+  } outer {
+  ^bb0(%l: tensor<?xi64>, %r: tensor<?xi64>):
+    %n = soac.size(0) %l : tensor<?xi64>
+    %m = soac.map(%p = %l, %q = %r : tensor<?xi64>, tensor<?xi64>) <%c> -> tensor<?xi64> {
+      %z = arith.addi %p, %n : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m : tensor<?xi64>
+  }
+  %t = soac.scanomap(%x = %ne : tensor<?xi64>) over(%y = %a : tensor<?x?xi64>) {
+    %k = soac.assert %ok, "arrays given to zip have different sizes" at "t.l0:1:1"
+    %m = soac.map(%p = %x, %q = %y : tensor<?xi64>, tensor<?xi64>) <%k> -> tensor<?xi64> {
+      %z = arith.addi %p, %q : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m : tensor<?xi64>
+  } outer {
+  ^bb0(%l: tensor<?xi64>, %r: tensor<?xi64>):
+    %m = soac.map(%p = %l, %q = %r : tensor<?xi64>, tensor<?xi64>) <%c> -> tensor<?xi64> {
+      %z = arith.addi %p, %q : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m : tensor<?xi64>
+  }
+  func.return %s, %t : tensor<?x?xi64>, tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @scanomap_operator_computes
+// CHECK-NOT:     scf.if
+// CHECK:         %s = soac.scanomap
+// CHECK:         %t = soac.scanomap
+// CHECK-NOT:     scf.if

@@ -515,3 +515,58 @@ func.func @no_fold_accumulator_depth_two(%a: tensor<?x?x?xi64>, %ne: tensor<?x?x
 // CHECK-NEXT:      %{{.*}} = soac.size(1) %x{{.*}} : tensor<?x?xi64>
 // CHECK:         %f = soac.scan
 // CHECK-NEXT:      %{{.*}} = soac.size(1) %x{{.*}} : tensor<?x?xi64>
+
+// -----
+
+// A scanomap keeps its accumulator's size when both its fold and its operator do (the
+// operator then only combines values of that size): inside both, the sizes of the
+// accumulators are the neutral element's. Not when the operator concatenates.
+func.func @scanomap_accumulator(%a: tensor<?x?x?xi64>, %ne: tensor<?x?xi64>) -> (tensor<?x?x?xi64>, tensor<?x?x?xi64>) {
+  %s = soac.scanomap(%x = %ne : tensor<?x?xi64>) over(%y = %a : tensor<?x?x?xi64>) {
+    %w = soac.size(1) %x : tensor<?x?xi64>
+    %m = soac.map(%u = %x, %v = %y : tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64> {
+      %i = soac.map(%p = %u, %q = %v : tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64> {
+        %z = arith.addi %p, %w : i64
+        soac.yield %z : i64
+      }
+      soac.yield %i : tensor<?xi64>
+    }
+    soac.yield %m : tensor<?x?xi64>
+  } outer {
+  ^bb0(%l: tensor<?x?xi64>, %r: tensor<?x?xi64>):
+    %w2 = soac.size(1) %l : tensor<?x?xi64>
+    %m = soac.map(%u = %l, %v = %r : tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64> {
+      %i = soac.map(%p = %u, %q = %v : tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64> {
+        %z = arith.addi %p, %q : i64
+        soac.yield %z : i64
+      }
+      soac.yield %i : tensor<?xi64>
+    }
+    soac.yield %m : tensor<?x?xi64>
+  }
+  %t = soac.scanomap(%x = %ne : tensor<?x?xi64>) over(%y = %a : tensor<?x?x?xi64>) {
+    %w = soac.size(1) %x : tensor<?x?xi64>
+    %m = soac.map(%u = %x, %v = %y : tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64> {
+      %i = soac.map(%p = %u, %q = %v : tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64> {
+        %z = arith.addi %p, %w : i64
+        soac.yield %z : i64
+      }
+      soac.yield %i : tensor<?xi64>
+    }
+    soac.yield %m : tensor<?x?xi64>
+  } outer {
+  ^bb0(%l: tensor<?x?xi64>, %r: tensor<?x?xi64>):
+    %m = soac.map(%u = %l, %v = %r : tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64> {
+      %i = soac.concat %u, %v : tensor<?xi64>
+      soac.yield %i : tensor<?xi64>
+    }
+    soac.yield %m : tensor<?x?xi64>
+  }
+  func.return %s, %t : tensor<?x?x?xi64>, tensor<?x?x?xi64>
+}
+// CHECK-LABEL: func.func @scanomap_accumulator
+// CHECK:         %s = soac.scanomap
+// CHECK-NEXT:      %w = soac.size(1) %ne : tensor<?x?xi64>
+// CHECK:           %w2 = soac.size(1) %ne : tensor<?x?xi64>
+// CHECK:         %t = soac.scanomap
+// CHECK-NEXT:      %{{.*}} = soac.size(1) %x{{.*}} : tensor<?x?xi64>
