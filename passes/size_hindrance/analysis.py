@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xdsl.dialects import scf
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 from l0.dialects import soac
+from l0.passes.analysis.constants import constant_int
 from l0.passes.analysis.consumption import Consumption
 from l0.passes.analysis.scope import defined_outside
 from l0.passes.analysis.shapes import Const, Dim, Val
@@ -28,6 +29,7 @@ from l0.passes.size_hindrance.expressions import (
     NonZero,
     Sub,
     add,
+    const_value,
     free_values,
     maximum,
     nonzero,
@@ -68,6 +70,38 @@ from l0.passes.size_hindrance.expressions import (
 # inner zip check above is of `ne`'s and `a`'s sizes and leaves the scan (depth 2 of
 # `iswim`, thesis Figure 36), still guarded by "the scan has no rows", so that it fails
 # exactly when the first step's check would.
+
+
+# Note [Branches on an empty size]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The interchange of a scan with its inner maps (`iswim`, and `fuse` where transpositions
+# cancel) yields `if g == 0 then empty else nest`, g the scanned dimension: its results'
+# sizes are 0 in one branch and the nest's in the other, so no size of them is known
+# from agreeing branches, and a zip check of a consumer (or the hoisting core's "runs
+# zero times") keeps a size of the result, which is one use too many for the consumer
+# to move into the `if` and fuse. But the size is exactly `nonzero(g, the nest's)`.
+
+
+def _zero_when_empty(cond: SSAValue, then: Expr, otherwise: Expr) -> Expr | None:
+    """The size of an `if` on `cond` whose branches give `then` and `otherwise`, when
+    `cond` is `g == 0` and `then` is 0, or `g != 0` and `otherwise` is 0."""
+    test = cond.owner
+    if not isinstance(test, arith.CmpiOp) or test.predicate.value.data not in (0, 1):
+        return None
+    if constant_int(test.rhs) == 0:
+        g = test.lhs
+    elif constant_int(test.lhs) == 0:
+        g = test.rhs
+    else:
+        return None
+    zero, other = (then, otherwise) if test.predicate.value.data == 0 else (otherwise, then)
+    return nonzero(Val(g), other) if _is_zero(zero) else None
+
+
+def _is_zero(e: Expr) -> bool:
+    """Whether `e` is 0: a constant, or a size of `soac.empty` (as cheap as the constant,
+    so the best form may keep it)."""
+    return const_value(e) == 0 or isinstance(e, Dim) and isinstance(e.array.owner, soac.EmptyOp)
 
 
 Loop = scf.ForOp | soac.ReduceOp | soac.ScanOp | soac.RedomapOp | soac.ScanomapOp
@@ -281,16 +315,19 @@ class SizeAnalysis:
         return [nonzero(Dim(op.inputs[0], 0), row)]
 
     def _branches(self, op: scf.IfOp, index: int, k: int, strict: bool) -> list[Expr]:
-        """An `if` result has a known size when both branches agree on it."""
+        """An `if` result has a known size when both branches agree on it, or when
+        the branch taken where some g is 0 gives 0 (`nonzero(g, the other's)`: the
+        interchanged scans of `iswim` and `fuse`, Note [Branches on an empty size])."""
         sizes: list[Expr] = []
         for region in (op.true_region, op.false_region):
             last = region.block.last_op if region.blocks else None
             if not isinstance(last, scf.YieldOp) or index >= len(last.operands):
                 return []
             sizes.append(self.best(last.operands[index], k, strict))
-        if sizes[0] != sizes[1] or any(not defined_outside(v, op) for v in free_values(sizes[0])):
+        size = sizes[0] if sizes[0] == sizes[1] else _zero_when_empty(op.cond, *sizes)
+        if size is None or any(not defined_outside(v, op) for v in free_values(size)):
             return []
-        return [sizes[0]]
+        return [size]
 
     # -- loops ---------------------------------------------------------------------------
 

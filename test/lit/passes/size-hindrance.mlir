@@ -570,3 +570,58 @@ func.func @scanomap_accumulator(%a: tensor<?x?x?xi64>, %ne: tensor<?x?xi64>) -> 
 // CHECK:           %w2 = soac.size(1) %ne : tensor<?x?xi64>
 // CHECK:         %t = soac.scanomap
 // CHECK-NEXT:      %{{.*}} = soac.size(1) %x{{.*}} : tensor<?x?xi64>
+
+// -----
+
+// Note [Branches on an empty size]: an `if` on `g == 0` (or `0 != g`) whose branch for
+// g = 0 yields an empty array has the other branch's size where g is not 0, else 0.
+// Not when the condition is another comparison, nor when that branch is not empty.
+func.func @empty_branch(%m: tensor<?x?xi64>, %g: i64) -> (i64, i64, i64, i64) {
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %e = arith.cmpi eq, %g, %zero : i64
+  %s = scf.if %e -> (tensor<?x?xi64>) {
+    %0 = soac.empty : tensor<?x?xi64>
+    scf.yield %0 : tensor<?x?xi64>
+  } else {
+    %1 = soac.copy %m : tensor<?x?xi64>
+    scf.yield %1 : tensor<?x?xi64>
+  }
+  %n = soac.size(0) %s : tensor<?x?xi64>
+  %f = arith.cmpi ne, %zero, %g : i64
+  %t = scf.if %f -> (tensor<?x?xi64>) {
+    %2 = soac.copy %m : tensor<?x?xi64>
+    scf.yield %2 : tensor<?x?xi64>
+  } else {
+    %3 = soac.empty : tensor<?x?xi64>
+    scf.yield %3 : tensor<?x?xi64>
+  }
+  %p = soac.size(1) %t : tensor<?x?xi64>
+  %l = arith.cmpi slt, %g, %one : i64
+  %u = scf.if %l -> (tensor<?x?xi64>) {
+    %4 = soac.empty : tensor<?x?xi64>
+    scf.yield %4 : tensor<?x?xi64>
+  } else {
+    %5 = soac.copy %m : tensor<?x?xi64>
+    scf.yield %5 : tensor<?x?xi64>
+  }
+  %q = soac.size(0) %u : tensor<?x?xi64>
+  %v = scf.if %e -> (tensor<?x?xi64>) {
+    %6 = soac.copy %m : tensor<?x?xi64>
+    scf.yield %6 : tensor<?x?xi64>
+  } else {
+    %7 = soac.empty : tensor<?x?xi64>
+    scf.yield %7 : tensor<?x?xi64>
+  }
+  %w = soac.size(0) %v : tensor<?x?xi64>
+  func.return %n, %p, %q, %w : i64, i64, i64, i64
+}
+// CHECK-LABEL: func.func @empty_branch
+// CHECK:         [[M0:%.*]] = soac.size(0) %m : tensor<?x?xi64>
+// CHECK-NEXT:    [[Z:%.*]] = arith.constant 0 : i64
+// CHECK-NEXT:    [[NZ:%.*]] = arith.cmpi ne, %g, [[Z]] : i64
+// CHECK-NEXT:    %{{.*}} = arith.select [[NZ]], [[M0]], [[Z]] : i64
+// CHECK:         [[M1:%.*]] = soac.size(1) %m : tensor<?x?xi64>
+// CHECK:         %{{.*}} = arith.select %{{.*}}, [[M1]], %{{.*}} : i64
+// CHECK:         %q = soac.size(0) %u : tensor<?x?xi64>
+// CHECK:         %w = soac.size(0) %v : tensor<?x?xi64>
