@@ -14,7 +14,7 @@ fused into the scan) interchanges the same way when its fold and its operator ar
 both such nests: each column is then a scanomap of the element lambdas.
 
 Legality (beyond the shape of the scan: its lambda is exactly one map over all its
-accumulators and rows, in that order, yielding that map's results, and so on down to
+accumulators and rows, in any order, yielding that map's results, and so on down to
 a map whose lambda works on elements, not rows):
 * the certificates of the nest's maps are defined outside the scan: the zip checks of
   each row against the accumulator have then been made before the scan

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.rewriter import Rewriter
 
 from l0.dialects import soac
 from l0.passes.analysis.effects import lambda_effects
@@ -36,8 +35,9 @@ def _element_type(v: SSAValue) -> Attribute:
 
 def map_nest(block: Block, checks_inside: bool = False) -> list[soac.MapOp] | str:
     """The perfect map nest a lambda is: `block` is one map over all its arguments, in
-    order, yielding that map's results, and so on down to a map whose lambda takes
-    scalars (the element lambda); outermost first. Else why not. With `checks_inside`,
+    any order (`zip(y, x)` as well as `zip(x, y)`: `element_order`), yielding that
+    map's results, and so on down to a map whose lambda takes scalars (the element
+    lambda); outermost first. Else why not. With `checks_inside`,
     each level may also compute certificates of the nest's maps before its map (ops
     without regions used only there: Note [The operator's checks])."""
     nest: list[soac.MapOp] = []
@@ -51,14 +51,38 @@ def map_nest(block: Block, checks_inside: bool = False) -> list[soac.MapOp] | st
                 "its lambda is not a perfect nest of maps down to the elements"
         inner, done = ops
         assert isinstance(inner, soac.MapOp) and isinstance(done, soac.YieldOp)
-        if list(inner.inputs) != list(block.args) or list(done.values) != list(inner.results):
-            return "the inner map does not take every accumulator and row, in order"
+        inputs = list(inner.inputs)
+        if len(inputs) != len(block.args) or set(inputs) != set(block.args) \
+                or list(done.values) != list(inner.results):
+            return "the inner map does not take every accumulator and row once"
         if not _only_checks(head, inner):
             return "its lambda computes more than the map and its checks"
         nest.append(inner)
         block = inner.body.block
         if not any(isinstance(a.type, TensorType) for a in block.args):
             return nest
+
+
+def element_order(block: Block, nest: list[soac.MapOp]) -> list[int]:
+    """For each parameter of the element lambda of `nest` (the map nest `block` is),
+    the position of the argument of `block` whose elements it takes."""
+    position: dict[SSAValue, int] = {a: i for i, a in enumerate(block.args)}
+    for m in nest:
+        position = {p: position[v] for p, v in zip(m.body.block.args, m.inputs, strict=True)}
+    return [position[p] for p in nest[-1].body.block.args]
+
+
+def _in_order(region: Region, order: list[int]) -> Region:
+    """`region`, whose parameter j takes argument `order[j]`, with its parameters in the
+    arguments' order."""
+    old = region.block
+    new = Block(arg_types=[old.args[order.index(i)].type for i in range(len(order))])
+    for j, arg in enumerate(old.args):
+        arg.replace_all_uses_with(new.args[order[j]])
+    for op in list(old.ops):
+        op.detach()
+        new.add_op(op)
+    return Region(new)
 
 
 def _only_checks(head: list[Operation], inner: soac.MapOp) -> bool:
@@ -112,10 +136,10 @@ def _element_scan(scan: soac.ScanOp | soac.ScanomapOp, accs: list[SSAValue],
     fold, operator = scan_lambdas(scan)
     fold_nest, operator_nest = map_nest(fold), map_nest(operator, checks_inside=True)
     assert not isinstance(fold_nest, str) and not isinstance(operator_nest, str)
-    body = Rewriter.move_region_contents_to_new_regions(fold_nest[-1].body)
+    body = _in_order(fold_nest[-1].body, element_order(fold, fold_nest))
     if isinstance(scan, soac.ScanOp):
         return soac.ScanOp(accs, columns, body, list(scan.certs))
-    outer = Rewriter.move_region_contents_to_new_regions(operator_nest[-1].body)
+    outer = _in_order(operator_nest[-1].body, element_order(operator, operator_nest))
     return soac.ScanomapOp(accs, columns, outer, body, list(scan.certs))
 
 

@@ -78,7 +78,11 @@ func.func @not_applicable(%a: tensor<?x?xi64>, %ne: tensor<?xi64>, %c: !soac.cer
       %z = arith.subi %p, %q : i64
       soac.yield %z : i64
     }
-    soac.yield %m : tensor<?xi64>
+    %m2 = soac.map(%p = %m : tensor<?xi64>) -> tensor<?xi64> {
+      %z = arith.addi %p, %p : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m2 : tensor<?xi64>
   }
   func.return %s1, %s2, %s3 : tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>
 }
@@ -264,3 +268,25 @@ func.func @scanomap_operator_computes(%a: tensor<?x?xi64>, %ne: tensor<?xi64>, %
 // CHECK:         %s = soac.scanomap
 // CHECK:         %t = soac.scanomap
 // CHECK-NOT:     scf.if
+
+// -----
+
+// The map takes the row before the accumulator (`zip(y, x)`): the element scan's
+// lambda gets its parameters back in the scan's order (accumulator, then element), and
+// still subtracts the accumulator from the element.
+func.func @rows_first(%a: tensor<?x?xi64>, %ne: tensor<?xi64>, %c: !soac.cert) -> tensor<?x?xi64> {
+  %s = soac.scan(%x = %ne : tensor<?xi64>) over(%y = %a : tensor<?x?xi64>) {
+    %m = soac.map(%q = %y, %p = %x : tensor<?xi64>, tensor<?xi64>) <%c> -> tensor<?xi64> {
+      %z = arith.subi %q, %p : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m : tensor<?xi64>
+  }
+  func.return %s : tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @rows_first
+// CHECK:         } else {
+// CHECK-NEXT:      %[[T:.*]] = soac.transpose(0, 1) %a : tensor<?x?xi64>
+// CHECK-NEXT:      soac.map(%{{.*}} = %ne, %{{.*}} = %[[T]] : tensor<?xi64>, tensor<?x?xi64>) <%c>
+// CHECK-NEXT:        soac.scan(%[[ACC:.*]] = %{{.*}} : i64) over(%[[EL:.*]] = %{{.*}} : tensor<?xi64>) {
+// CHECK-NEXT:          %z = arith.subi %[[EL]], %[[ACC]] : i64
