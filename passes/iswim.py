@@ -102,12 +102,13 @@ class IswimPass(ModulePass):
     stride, and the consumer side of FUSE-ISWIM (8.3) is had without it: `fuse`
     composes a map producer into the scan directly (a scanomap whose fold maps the
     rows), which this pass then interchanges. The producer side (a consumer of the
-    interchanged scan fusing with its column nest) does not happen: the new form is
-    under the test for rows (an `scf.if`), whose results no rule fuses through. It is
-    opt-in, for exposing the columns' parallelism. Where the interchange's
-    transpositions cancel those of the scanned arrays (a scan down the columns written
-    with transposes), `fuse` interchanges in the default pipeline
-    (`l0.passes.fuse.iswim_rule`).
+    interchanged scan fusing with its column nest) is `fuse`'s too, run after this
+    pass: a map, scan or fold consuming a result of the new form (an `scf.if` on the
+    rows) moves into it (Note [Consumers of the interchanged scan] in
+    `l0.passes.fuse.iswim_rule`). It is opt-in, for exposing the columns' parallelism.
+    Where the interchange's transpositions cancel those of the scanned arrays (a scan
+    down the columns written with transposes), `fuse` interchanges in the default
+    pipeline (`l0.passes.fuse.iswim_rule`).
 
     Fires only when the fold's zip checks were made before the scan (a scanomap's
     operator may make its copies inside, never run by the reference semantics; the

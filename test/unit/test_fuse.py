@@ -329,9 +329,10 @@ def _matrix_expr(draw: st.DrawFn, mats: list[str], vecs: list[str],
                        f"replicate(size(0, {m}), 0), transpose({m})))")
     if form == "column_scan_map":  # a map consuming the column scan (FUSE-ISWIM's
         # producer side: it moves into the interchanged form)
+        zipped = draw(st.sampled_from(["zip(x, y)", "zip(y, x)"]))
         return "mat", (f"map(fn [int] ([int] r) => map(fn int (int x) => {elem}, r), "
                        f"transpose(scan(fn [int] ([int] x, [int] y) => "
-                       f"map(fn int (int x, int y) => {pair}, zip(x, y)), "
+                       f"map(fn int (int x, int y) => {pair}, {zipped}), "
                        f"replicate(size(0, {m}), 0), transpose({m}))))")
     if form == "cube_scan":  # depth 2 (Figure 36): a scan of maps of maps over a cube
         # built from the rows, down its rows or (transposed) its innermost dimension,

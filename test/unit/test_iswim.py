@@ -152,3 +152,29 @@ def test_iswim_of_depth_two() -> None:
             assert got == expected.split(" | ")[0], text
 
     call_with_big_stack(check)
+
+
+CONSUMED = (
+    "fun [[int]] main([[int]] a, [int] ne) =\n"
+    "  let s = scan(fn [int] ([int] x, [int] y) => map(op +, zip(x, y)), ne, a) in\n"
+    "  map(fn [int] ([int] r) => map(op * (2), r), s)\n"
+)
+
+
+def test_fuse_after_iswim_takes_the_consumer() -> None:
+    """The producer side of FUSE-ISWIM after the opt-in pass: `fuse` moves the map over
+    the scan's rows into the interchanged form and fuses it with the column nest (its
+    transposition pushed after it), so one map holds the scans and the doubling."""
+    from l0.passes.fuse import FusePass
+
+    def check() -> None:
+        module = _transformed(CONSUMED)
+        FusePass().apply(l0_context(), module)
+        module.verify()
+        names = [op.name for op in module.walk()]
+        assert names.count("soac.map") == 2 and names.count("soac.scan") == 1, names
+        plain = to_module(load_program(CONSUMED, "p.l0"))
+        for text in PROGRAMS["sums"][1]:
+            assert behaviour(module, CONSUMED, text) == behaviour(plain, CONSUMED, text), text
+
+    call_with_big_stack(check)
