@@ -13,9 +13,11 @@ innermost, `transpose(0, d, a)`, and back, `transpose(d, -d, r)`. A `scanomap` (
 fused into the scan) interchanges the same way when its fold and its operator are
 both such nests: each column is then a scanomap of the element lambdas.
 
-Legality (beyond the shape of the scan: its lambda is exactly one map over all its
+Legality (beyond the shape of the scan: its lambda is one map over all its
 accumulators and rows, in any order, yielding that map's results, and so on down to
-a map whose lambda works on elements, not rows):
+a map whose lambda works on elements, not rows; or several such maps, each over the
+accumulators and rows of some positions, interchanged each on its own: Note
+[Independent parts of a scan] in `l0.passes.cores.interchange`):
 * the certificates of the nest's maps are defined outside the scan: the zip checks of
   each row against the accumulator have then been made before the scan
   (`size-hindrance` shows the accumulators keep their size, `rebind` hoists the check),
@@ -43,7 +45,7 @@ from xdsl.rewriter import InsertPoint
 
 from l0.dialects import soac
 from l0.passes.analysis.speculation import Speculation
-from l0.passes.cores.interchange import column_nest, map_nest, scan_lambdas, why_not
+from l0.passes.cores.interchange import interchanged, nest_depth, why_not
 
 
 @dataclass
@@ -54,9 +56,8 @@ class InterchangeScan(RewritePattern):
         if not isinstance(op, soac.ScanOp | soac.ScanomapOp) \
                 or why_not(op, self.failing) is not None:
             return
-        nest = map_nest(scan_lambdas(op)[0])
-        assert not isinstance(nest, str)
-        depth = len(nest)
+        depth = nest_depth(op)
+        assert depth is not None
         zero = arith.ConstantOp(IntegerAttr(0, i64))
         rows = soac.SizeOp(op.inputs[0], 0)
         empty = arith.CmpiOp(rows, zero, "eq")
@@ -74,10 +75,10 @@ class InterchangeScan(RewritePattern):
         else_block = Block()
         columns = [soac.TransposeOp(a, 0, depth) for a in op.inputs]
         else_block.add_ops(columns)
-        per_column = column_nest(op, [*op.neutral, *(c.result for c in columns)], nest, 0)
+        nests, per_column = interchanged(op, [c.result for c in columns])
         k, n = (0, 1) if depth == 1 else (depth, -depth)  # the inverse of (0, depth)
-        back = [soac.TransposeOp(r, k, n) for r in per_column.results]
-        else_block.add_ops([per_column, *back, scf.YieldOp(*(t.result for t in back))])
+        back = [soac.TransposeOp(r, k, n) for r in per_column]
+        else_block.add_ops([*nests, *back, scf.YieldOp(*(t.result for t in back))])
 
         chosen = scf.IfOp(empty, op.result_types, Region(then_block), Region(else_block))
         rewriter.replace(op, chosen)
@@ -96,7 +97,9 @@ class IswimPass(ModulePass):
     of d maps runs the element scans, and the result is transposed back
     (`transpose(d, -d, ...)`). A `scanomap` whose fold and operator are such nests
     becomes element scanomaps the same way (a map fused into the scan first, then
-    interchanged: the fusion of Figure 35's consumer side).
+    interchanged: the fusion of Figure 35's consumer side). A lambda of several such
+    maps, each combining the accumulators and rows of its own positions (a scan of
+    tuples whose parts are independent), becomes one such nest per part.
 
     Not in the default pipeline: on the CPU the column-wise scans read with a large
     stride, and the consumer side of FUSE-ISWIM (8.3) is had without it: `fuse`

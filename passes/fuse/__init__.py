@@ -387,7 +387,8 @@ class FusePass(ModulePass):
       the new reshapes take. Then the nest fuses as above (through a transposition of
       the reshaped arrays too, by PULL-TRANSPOSE);
     * ISWIM where the transpositions cancel (8.3, Figure 35, `l0.passes.fuse.iswim_rule`):
-      a scan (or scanomap) of a perfect nest of d maps over arrays all given as
+      a scan (or scanomap) of a perfect nest of d maps (or of one per independent
+      part of its accumulators) over arrays all given as
       `transpose(d, -d, a)` (for d = 1, `transpose(a)`) becomes, when there are rows,
       the nest of d maps around one scan per innermost row of `a`: the interchange's
       own transpositions cancel the inputs', and those of the results a `transpose(0,

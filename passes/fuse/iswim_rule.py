@@ -52,7 +52,7 @@ from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
 from l0.passes.analysis.effects import has_effects
 from l0.passes.analysis.scope import free_values
-from l0.passes.cores.interchange import column_nest, map_nest, why_not
+from l0.passes.cores.interchange import interchanged, nest_depth, why_not
 
 
 def _transposition(v: SSAValue, k: int, n: int) -> bool:
@@ -65,16 +65,11 @@ def _transposition(v: SSAValue, k: int, n: int) -> bool:
     return found == (k, n) or {found, (k, n)} == {(0, 1), (1, -1)}
 
 
-def _depth(scan: soac.ScanOp | soac.ScanomapOp) -> int | None:
-    nest = map_nest(scan.inner.block if isinstance(scan, soac.ScanomapOp) else scan.body.block)
-    return None if isinstance(nest, str) else len(nest)
-
-
 def applies(scan: Operation, failing: Set[str]) -> bool:
     """Whether the rule rewrites `scan`."""
     if not isinstance(scan, soac.ScanOp | soac.ScanomapOp):
         return False
-    depth = _depth(scan)
+    depth = nest_depth(scan)
     if depth is None or why_not(scan, frozenset(failing)) is not None:
         return False
     return all(_transposition(a, depth, -depth) for a in scan.inputs)
@@ -83,10 +78,8 @@ def applies(scan: Operation, failing: Set[str]) -> bool:
 def interchange(rewriter: PatternRewriter, scan: soac.ScanOp | soac.ScanomapOp) -> None:
     """Rewrite `scan` (`applies`): its results, and the transpositions of them that
     cancel, become those of `if rows == 0 then empty else map^d(scan, ne, a)`."""
-    depth = _depth(scan)
+    depth = nest_depth(scan)
     assert depth is not None
-    nest = map_nest(scan.inner.block if isinstance(scan, soac.ScanomapOp) else scan.body.block)
-    assert not isinstance(nest, str)
     untransposed: list[SSAValue] = []
     for a in scan.inputs:
         assert isinstance(a.owner, soac.TransposeOp)
@@ -112,10 +105,10 @@ def interchange(rewriter: PatternRewriter, scan: soac.ScanOp | soac.ScanomapOp) 
     then_block.add_ops([*empties, scf.YieldOp(*(e.result for e in empties))])
 
     else_block = Block()
-    per_row = column_nest(scan, [*scan.neutral, *untransposed], nest, 0)
-    else_block.add_op(per_row)
+    nests, per_row = interchanged(scan, untransposed)
+    else_block.add_ops(nests)
     yielded: list[SSAValue] = []
-    for y, c in zip(per_row.results, cancelled, strict=True):
+    for y, c in zip(per_row, cancelled, strict=True):
         if c is None:
             k, n = (0, 1) if depth == 1 else (depth, -depth)
             back = soac.TransposeOp(y, k, n)

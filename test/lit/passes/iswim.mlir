@@ -290,3 +290,51 @@ func.func @rows_first(%a: tensor<?x?xi64>, %ne: tensor<?xi64>, %c: !soac.cert) -
 // CHECK-NEXT:      soac.map(%{{.*}} = %ne, %{{.*}} = %[[T]] : tensor<?xi64>, tensor<?x?xi64>) <%c>
 // CHECK-NEXT:        soac.scan(%[[ACC:.*]] = %{{.*}} : i64) over(%[[EL:.*]] = %{{.*}} : tensor<?xi64>) {
 // CHECK-NEXT:          %z = arith.subi %[[EL]], %[[ACC]] : i64
+
+// -----
+
+// Note [Independent parts of a scan]: a scan of pairs whose lambda combines each part
+// with its own map (their sizes may differ, so the maps cannot become one): one nest of
+// maps per part around its own column scans, under the one test for rows. A map that
+// combines an accumulator with the row of another position does not interchange.
+func.func @two_groups(%a: tensor<?x?xi64>, %b: tensor<?x?xi64>, %n1: tensor<?xi64>, %n2: tensor<?xi64>, %c: !soac.cert, %d: !soac.cert) -> (tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>) {
+  %s, %t = soac.scan(%x1 = %n1, %x2 = %n2 : tensor<?xi64>, tensor<?xi64>) over(%y1 = %a, %y2 = %b : tensor<?x?xi64>, tensor<?x?xi64>) {
+    %m1 = soac.map(%p = %x1, %q = %y1 : tensor<?xi64>, tensor<?xi64>) <%c> -> tensor<?xi64> {
+      %z = arith.addi %p, %q : i64
+      soac.yield %z : i64
+    }
+    %m2 = soac.map(%p = %y2, %q = %x2 : tensor<?xi64>, tensor<?xi64>) <%d> -> tensor<?xi64> {
+      %z = arith.subi %p, %q : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m1, %m2 : tensor<?xi64>, tensor<?xi64>
+  }
+  %u, %v = soac.scan(%x1 = %n1, %x2 = %n2 : tensor<?xi64>, tensor<?xi64>) over(%y1 = %a, %y2 = %b : tensor<?x?xi64>, tensor<?x?xi64>) {
+    %m1 = soac.map(%p = %x1, %q = %y2 : tensor<?xi64>, tensor<?xi64>) <%c> -> tensor<?xi64> {
+      %z = arith.addi %p, %q : i64
+      soac.yield %z : i64
+    }
+    %m2 = soac.map(%p = %x2, %q = %y1 : tensor<?xi64>, tensor<?xi64>) <%d> -> tensor<?xi64> {
+      %z = arith.addi %p, %q : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m1, %m2 : tensor<?xi64>, tensor<?xi64>
+  }
+  func.return %s, %t, %u, %v : tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @two_groups
+// CHECK:         %s, %t = scf.if %{{.*}} -> (tensor<?x?xi64>, tensor<?x?xi64>) {
+// CHECK:         } else {
+// CHECK-NEXT:      %[[TA:.*]] = soac.transpose(0, 1) %a : tensor<?x?xi64>
+// CHECK-NEXT:      %[[TB:.*]] = soac.transpose(0, 1) %b : tensor<?x?xi64>
+// CHECK-NEXT:      %[[R1:.*]] = soac.map(%{{.*}} = %n1, %{{.*}} = %[[TA]] : tensor<?xi64>, tensor<?x?xi64>) <%c>
+// CHECK-NEXT:        soac.scan
+// CHECK-NEXT:          arith.addi
+// CHECK:           %[[R2:.*]] = soac.map(%{{.*}} = %n2, %{{.*}} = %[[TB]] : tensor<?xi64>, tensor<?x?xi64>) <%d>
+// CHECK-NEXT:        soac.scan(%[[ACC:.*]] = %{{.*}} : i64) over(%[[EL:.*]] = %{{.*}} : tensor<?xi64>)
+// CHECK-NEXT:          arith.subi %[[EL]], %[[ACC]] : i64
+// CHECK:           %[[B1:.*]] = soac.transpose(0, 1) %[[R1]]
+// CHECK-NEXT:      %[[B2:.*]] = soac.transpose(0, 1) %[[R2]]
+// CHECK-NEXT:      scf.yield %[[B1]], %[[B2]]
+// CHECK:         %u, %v = soac.scan
+// CHECK-NOT:     scf.if
