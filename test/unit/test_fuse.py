@@ -299,7 +299,7 @@ def _matrix_expr(draw: st.DrawFn, mats: list[str], vecs: list[str],
     pair = draw(_element(["x", "y"], scalars))
     forms = ["rows", "zip_rows", "transpose", "row_sums", "matmul", "scale_rows",
              "pull", "push", "scan_rows", "regroup", "column_scan", "vector_sums",
-             "column_scan_map", "cube_scan"]
+             "column_scan_map", "cube_scan", "column_scan_parts"]
     if v is not None:
         forms += ["outer", "replicate", "add_vec"]
     form = draw(st.sampled_from(forms))
@@ -334,6 +334,14 @@ def _matrix_expr(draw: st.DrawFn, mats: list[str], vecs: list[str],
                        f"transpose(scan(fn [int] ([int] x, [int] y) => "
                        f"map(fn int (int x, int y) => {pair}, {zipped}), "
                        f"replicate(size(0, {m}), 0), transpose({m}))))")
+    if form == "column_scan_parts":  # a column scan of two matrices, each part with
+        # its own map (Note [Independent parts of a scan])
+        return "mat", (f"let {{s, t}} = scanT(fn {{[int], [int]}} ([int] x1, [int] x2, "
+                       f"[int] y1, [int] y2) => {{map(op +, zip(x1, y1)), "
+                       f"map(fn int (int x, int y) => {pair}, zip(y2, x2))}}, "
+                       f"{{replicate(size(0, {m}), 0), replicate(size(0, {n}), 1)}}, "
+                       f"transpose({m}), transpose({n})) in "
+                       f"map(fn [int] ([int] r) => map(op + (1), r), transpose(t))")
     if form == "cube_scan":  # depth 2 (Figure 36): a scan of maps of maps over a cube
         # built from the rows, down its rows or (transposed) its innermost dimension,
         # summed back to a matrix
