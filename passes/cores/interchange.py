@@ -34,19 +34,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 
 from l0.dialects import soac
 from l0.passes.analysis.effects import lambda_effects
 from l0.passes.analysis.scope import defined_inside, free_values
 
 Scan = soac.ScanOp | soac.ScanomapOp
-
-
-def _element_type(v: SSAValue) -> Attribute:
-    t = v.type
-    assert isinstance(t, TensorType)
-    return t.element_type
 
 
 @dataclass(frozen=True)
