@@ -13,13 +13,17 @@ innermost, `transpose(0, d, a)`, and back, `transpose(d, -d, r)`. A `scanomap` (
 fused into the scan) interchanges the same way when its fold and its operator are
 both such nests: each column is then a scanomap of the element lambdas.
 
-Legality (beyond the shape of the scan: its lambda is exactly one map over all its
-accumulators and rows, in that order, yielding that map's results, and so on down to
-a map whose lambda works on elements, not rows):
+Legality (beyond the shape of the scan: its lambda is one map over all its
+accumulators and rows, in any order, yielding that map's results, and so on down to
+a map whose lambda works on elements, not rows; or several such maps, each over the
+accumulators and rows of some positions, interchanged each on its own: Note
+[Independent parts of a scan] in `l0.passes.cores.interchange`):
 * the certificates of the nest's maps are defined outside the scan: the zip checks of
   each row against the accumulator have then been made before the scan
   (`size-hindrance` shows the accumulators keep their size, `rebind` hoists the check),
-  so they need no place in the new form (each level of the new nest keeps its level's);
+  so they need no place in the new form (each level of the new nest keeps its level's;
+  a scanomap's operator may make its copies of them inside, which the new form drops:
+  Note [The operator's checks] in `l0.passes.cores.interchange`);
 * the element lambda can neither fail nor print: the interchange computes the elements
   column by column instead of row by row;
 * an empty scan keeps its meaning: the new form runs only when there are rows; with
@@ -41,7 +45,7 @@ from xdsl.rewriter import InsertPoint
 
 from l0.dialects import soac
 from l0.passes.analysis.speculation import Speculation
-from l0.passes.cores.interchange import column_nest, map_nest, scan_lambdas, why_not
+from l0.passes.cores.interchange import interchanged, nest_depth, why_not
 
 
 @dataclass
@@ -52,9 +56,8 @@ class InterchangeScan(RewritePattern):
         if not isinstance(op, soac.ScanOp | soac.ScanomapOp) \
                 or why_not(op, self.failing) is not None:
             return
-        nest = map_nest(scan_lambdas(op)[0])
-        assert not isinstance(nest, str)
-        depth = len(nest)
+        depth = nest_depth(op)
+        assert depth is not None
         zero = arith.ConstantOp(IntegerAttr(0, i64))
         rows = soac.SizeOp(op.inputs[0], 0)
         empty = arith.CmpiOp(rows, zero, "eq")
@@ -72,10 +75,10 @@ class InterchangeScan(RewritePattern):
         else_block = Block()
         columns = [soac.TransposeOp(a, 0, depth) for a in op.inputs]
         else_block.add_ops(columns)
-        per_column = column_nest(op, [*op.neutral, *(c.result for c in columns)], nest, 0)
+        nests, per_column = interchanged(op, [c.result for c in columns])
         k, n = (0, 1) if depth == 1 else (depth, -depth)  # the inverse of (0, depth)
-        back = [soac.TransposeOp(r, k, n) for r in per_column.results]
-        else_block.add_ops([per_column, *back, scf.YieldOp(*(t.result for t in back))])
+        back = [soac.TransposeOp(r, k, n) for r in per_column]
+        else_block.add_ops([*nests, *back, scf.YieldOp(*(t.result for t in back))])
 
         chosen = scf.IfOp(empty, op.result_types, Region(then_block), Region(else_block))
         rewriter.replace(op, chosen)
@@ -94,22 +97,28 @@ class IswimPass(ModulePass):
     of d maps runs the element scans, and the result is transposed back
     (`transpose(d, -d, ...)`). A `scanomap` whose fold and operator are such nests
     becomes element scanomaps the same way (a map fused into the scan first, then
-    interchanged: the fusion of Figure 35's consumer side).
+    interchanged: the fusion of Figure 35's consumer side). A lambda of several such
+    maps, each combining the accumulators and rows of its own positions (a scan of
+    tuples whose parts are independent), becomes one such nest per part.
 
     Not in the default pipeline: on the CPU the column-wise scans read with a large
     stride, and the consumer side of FUSE-ISWIM (8.3) is had without it: `fuse`
     composes a map producer into the scan directly (a scanomap whose fold maps the
     rows), which this pass then interchanges. The producer side (a consumer of the
-    interchanged scan fusing with its column nest) does not happen: the new form is
-    under the test for rows (an `scf.if`), whose results no rule fuses through. It is
-    opt-in, for exposing the columns' parallelism. Where the interchange's
-    transpositions cancel those of the scanned arrays (a scan down the columns written
-    with transposes), `fuse` interchanges in the default pipeline
-    (`l0.passes.fuse.iswim_rule`).
+    interchanged scan fusing with its column nest) is `fuse`'s too, run after this
+    pass: a map, scan or fold consuming a result of the new form (an `scf.if` on the
+    rows) moves into it (Note [Consumers of the interchanged scan] in
+    `l0.passes.fuse.iswim_rule`). It is opt-in, for exposing the columns' parallelism.
+    Where the interchange's transpositions cancel those of the scanned arrays (a scan
+    down the columns written with transposes), `fuse` interchanges in the default
+    pipeline (`l0.passes.fuse.iswim_rule`).
 
-    Fires only when the nest's zip checks were made before the scan (run
-    `size-hindrance,rebind` first, as `-O` does; for d >= 2 the inner checks, of the
-    accumulator's rows, are not yet moved out by them), its element lambda can neither
+    Fires only when the fold's zip checks were made before the scan (a scanomap's
+    operator may make its copies inside, never run by the reference semantics; the
+    new form drops them with the operator's nest) (run
+    `size-hindrance,rebind` first, as `-O` does: the accumulators keep the neutral
+    elements' shape at every depth, so the inner checks leave the scan too), its
+    element lambda can neither
     fail nor print (the elements are computed in another order). With no rows the
     result is the scan's, arrays with every dimension 0 (`soac.empty`).
 

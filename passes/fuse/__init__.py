@@ -10,7 +10,8 @@ patterns applied bottom-up until nothing changes:
 * `FuseReplicate`: an input `replicate(n, v)` of a map or fold becomes `v` used
   directly in the lambda (7.1.1 "replicate fusion");
 * `FuseIswim`: a scan of row-wise maps over transposed arrays becomes per-row scans
-  (8.3, where the interchange's transpositions cancel), `iswim_rule.py`.
+  (8.3, where the interchange's transpositions cancel), and `SinkIntoIswim`: a SOAC
+  consuming its result moves into the new form, `iswim_rule.py`.
 * `IndexAsRow`: `b[i]` in the lambda of a SOAC over `iota(n)`, for a map's output `b`
   of n rows, becomes a row of `b` as an input, so that its producer fuses
   (`iota_rows.py`).
@@ -65,7 +66,7 @@ from l0.passes.fuse.duplicate import SplitProducer
 from l0.passes.fuse.horizontal import explain_apart, fuse_siblings
 from l0.passes.fuse.into_branches import IntoBranches
 from l0.passes.fuse.iota_rows import IndexAsRow
-from l0.passes.fuse.iswim_rule import FuseIswim
+from l0.passes.fuse.iswim_rule import FuseIswim, SinkIntoIswim
 from l0.passes.fuse.legality import Fusibility, regular
 from l0.passes.fuse.repeated_checks import movable_checks, move_checks
 from l0.passes.fuse.reshape import pull_reshape, uniform_reshape
@@ -402,14 +403,18 @@ class FusePass(ModulePass):
       the new reshapes take. Then the nest fuses as above (through a transposition of
       the reshaped arrays too, by PULL-TRANSPOSE);
     * ISWIM where the transpositions cancel (8.3, Figure 35, `l0.passes.fuse.iswim_rule`):
-      a scan (or scanomap) of a perfect nest of d maps over arrays all given as
+      a scan (or scanomap) of a perfect nest of d maps (or of one per independent
+      part of its accumulators) over arrays all given as
       `transpose(d, -d, a)` (for d = 1, `transpose(a)`) becomes, when there are rows,
       the nest of d maps around one scan per innermost row of `a`: the interchange's
       own transpositions cancel the inputs', and those of the results a `transpose(0,
       d)` of them cancels too (other uses get the result transposed back). The map
       producing `a` then fuses into the nest (inside it, a map into each scan). Under
       `iswim`'s conditions (`l0.passes.iswim`); with no rows the results are arrays
-      with every dimension 0, as the scan's;
+      with every dimension 0, as the scan's. A map, scan or fold consuming a result of
+      the new form (or of `iswim`'s) moves into it, to fuse with the nest, when that
+      result has no other use and the new form can neither fail nor print (Note
+      [Consumers of the interchanged scan]);
     * into the branches of an `if` (`l0.passes.fuse.into_branches`): a SOAC whose
       input is the result of an `if` (used by it alone), which one branch builds with a
       map or filter (or a transposition of one), moves into both branches, to fuse
@@ -521,13 +526,15 @@ class FusePass(ModulePass):
         iswim = FuseIswim(analyses.failing, analyses.changed)
         rows = IndexAsRow(analyses.changed)
         branches = IntoBranches(analyses.failing, analyses.changed)
+        sink = SinkIntoIswim(analyses.failing, lambda: analyses.get().consumption,
+                             analyses.changed)
         walker = RewriteWalker(_ByClass({
-            soac.MapOp: [rows, producers, replicate, branches],
+            soac.MapOp: [rows, producers, replicate, sink, branches],
             soac.FilterOp: [producers, branches],
-            soac.ReduceOp: [replicate, branches],
-            soac.RedomapOp: [rows, replicate, branches],
-            soac.ScanOp: [iswim, branches],
-            soac.ScanomapOp: [rows, iswim, branches],
+            soac.ReduceOp: [replicate, sink, branches],
+            soac.RedomapOp: [rows, replicate, sink, branches],
+            soac.ScanOp: [iswim, sink, branches],
+            soac.ScanomapOp: [rows, iswim, sink, branches],
         }), walk_reverse=True)
         apart: dict[Operation, str] = {}  # siblings not merged, and why
         splitter = RewriteWalker(SplitProducer(

@@ -142,13 +142,17 @@ class SizeHindrancePass(ModulePass):
     not depend on the lambda), a row `b[i]` or a lambda's row parameter the inner sizes
     of `b`, `transpose` permuted sizes, `reshape` the given ones, `split(i, a)` i and
     `size(0, a) - i` rows, `concat` the sum, let-with and `copy` those of their source,
-    an array literal its length, and a loop's merge value the sizes of its initial value
-    when every iteration keeps them. Of the expressions equal to `size(k, a)`, the pass
-    picks the one whose free values have the shortest data-flow path to a constant or a
-    parameter, not counting copies and indexing; equations that hold only for non-empty
-    arrays are kept exact with a select (Note [Sizes of empty arrays]), and no size is
-    taken of an array that may be consumed before (Note [Sizes of consumed arrays]).
-    Never fires on `filter` outputs, whose size depends on the data.
+    an array literal its length, and a loop's merge value (or a fold's accumulator) the
+    sizes of its initial value (neutral element) when every iteration keeps them, also
+    through maps of maps over its rows (Note [Keeping the accumulator's shape]); an
+    `if` result the size both branches give, or, when the branch taken where g is 0 is
+    empty, that of the other where g is not 0 (Note [Branches on an empty size]). Of the
+    expressions equal to `size(k, a)`, the pass picks the one whose free values have
+    the shortest data-flow path to a constant or a parameter, not counting copies and
+    indexing; equations that hold only for non-empty arrays are kept exact with a
+    select (Note [Sizes of empty arrays]), and no size is taken of an array that may be
+    consumed before (Note [Sizes of consumed arrays]). Never fires on `filter` outputs,
+    whose size depends on the data.
 
         %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> { ... }
         %n = soac.size(0) %b : tensor<?xi64>

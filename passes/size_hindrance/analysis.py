@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xdsl.dialects import scf
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 from l0.dialects import soac
+from l0.passes.analysis.constants import constant_int
 from l0.passes.analysis.consumption import Consumption
 from l0.passes.analysis.scope import defined_outside
 from l0.passes.analysis.shapes import Const, Dim, Val
@@ -28,6 +29,7 @@ from l0.passes.size_hindrance.expressions import (
     NonZero,
     Sub,
     add,
+    const_value,
     free_values,
     maximum,
     nonzero,
@@ -46,6 +48,64 @@ from l0.passes.size_hindrance.expressions import (
 # being computed; it is assumed "no", which is safe but may make the sizes found on the
 # way worse than they are. So what is found while a decision is pending is kept apart
 # and forgotten once the outermost pending decision is made.
+
+# Note [Keeping the accumulator's shape]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A loop or fold keeps dimension k of a merge value when every step yields a value with
+# dimension k of the merge parameter's (then, by induction over the steps, it is the
+# initial value's, or the neutral element's, at every step). `_leads_to` shows it by
+# following equations back from the yielded value to the parameter. The equation for an
+# inner dimension d of a map's output is guarded ("the size of its rows, if it has any,
+# else 0", Note [Sizes of empty arrays]), and the size the analysis finds best for the
+# rows may avoid the parameter altogether: in a scan of maps of maps,
+#
+#     scan(fn (x, y) => map(fn (u, v) => map(op +, zip(u, v)), zip(x, y)), ne, a)
+#
+# the rows of the outer map have the size of `u` and of `v`, and `v`'s (dimension 2 of
+# `a`) is the better expression, though it equals `x`'s dimension 1 only where the zip
+# check passes. So the search also steps from dimension d of a map's output into
+# dimension d - 1 of the row its lambda yields, every way the equations allow, when
+# the guard is harmless: the map's rows are an earlier dimension j < k of the parameter
+# itself, so when the map has none, dimension k of the parameter is 0 too. Then the
+# inner zip check above is of `ne`'s and `a`'s sizes and leaves the scan (depth 2 of
+# `iswim`, thesis Figure 36), still guarded by "the scan has no rows", so that it fails
+# exactly when the first step's check would.
+
+
+# Note [Branches on an empty size]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The interchange of a scan with its inner maps (`iswim`, and `fuse` where transpositions
+# cancel) yields `if g == 0 then empty else nest`, g the scanned dimension: its results'
+# sizes are 0 in one branch and the nest's in the other, so no size of them is known
+# from agreeing branches, and a zip check of a consumer (or the hoisting core's "runs
+# zero times") keeps a size of the result, which is one use too many for the consumer
+# to move into the `if` and fuse. But the size is exactly `nonzero(g, the nest's)`.
+
+
+def _zero_when_empty(cond: SSAValue, then: Expr, otherwise: Expr) -> Expr | None:
+    """The size of an `if` on `cond` whose branches give `then` and `otherwise`, when
+    `cond` is `g == 0` and `then` is 0, or `g != 0` and `otherwise` is 0."""
+    test = cond.owner
+    if not isinstance(test, arith.CmpiOp) or test.predicate.value.data not in (0, 1):
+        return None
+    if constant_int(test.rhs) == 0:
+        g = test.lhs
+    elif constant_int(test.lhs) == 0:
+        g = test.rhs
+    else:
+        return None
+    zero, other = (then, otherwise) if test.predicate.value.data == 0 else (otherwise, then)
+    return nonzero(Val(g), other) if _is_zero(zero) else None
+
+
+def _is_zero(e: Expr) -> bool:
+    """Whether `e` is 0: a constant, or a size of `soac.empty` (as cheap as the constant,
+    so the best form may keep it)."""
+    return const_value(e) == 0 or isinstance(e, Dim) and isinstance(e.array.owner, soac.EmptyOp)
+
+
+Loop = scf.ForOp | soac.ReduceOp | soac.ScanOp | soac.RedomapOp | soac.ScanomapOp
+"""What carries merge values from step to step: a loop, or a fold's accumulators."""
 
 
 def _rank(v: SSAValue) -> int:
@@ -222,9 +282,14 @@ class SizeAnalysis:
                     return [Dim(owner.neutral[arg.index], k)]  # a fold keeping its size
                 return []
             case soac.RedomapOp() | soac.ScanomapOp():
-                rows = arg.index - len(owner.neutral)
+                n = len(owner.neutral)
                 inner = arg.block.parent_region() is owner.inner
-                return [Dim(owner.inputs[rows], k + 1)] if inner and rows >= 0 else []
+                if inner and arg.index >= n:
+                    return [Dim(owner.inputs[arg.index - n], k + 1)]
+                merge = arg.index if inner else arg.index % n  # the operator takes two
+                if self.merge_invariant(owner, merge, k):
+                    return [Dim(owner.neutral[merge], k)]  # a fold keeping its size
+                return []
             case scf.ForOp():
                 merge = arg.index - 1
                 if merge >= 0 and self.merge_invariant(owner, merge, k):
@@ -250,26 +315,30 @@ class SizeAnalysis:
         return [nonzero(Dim(op.inputs[0], 0), row)]
 
     def _branches(self, op: scf.IfOp, index: int, k: int, strict: bool) -> list[Expr]:
-        """An `if` result has a known size when both branches agree on it."""
+        """An `if` result has a known size when both branches agree on it, or when
+        the branch taken where some g is 0 gives 0 (`nonzero(g, the other's)`: the
+        interchanged scans of `iswim` and `fuse`, Note [Branches on an empty size])."""
         sizes: list[Expr] = []
         for region in (op.true_region, op.false_region):
             last = region.block.last_op if region.blocks else None
             if not isinstance(last, scf.YieldOp) or index >= len(last.operands):
                 return []
             sizes.append(self.best(last.operands[index], k, strict))
-        if sizes[0] != sizes[1] or any(not defined_outside(v, op) for v in free_values(sizes[0])):
+        size = sizes[0] if sizes[0] == sizes[1] else _zero_when_empty(op.cond, *sizes)
+        if size is None or any(not defined_outside(v, op) for v in free_values(size)):
             return []
-        return [sizes[0]]
+        return [size]
 
     # -- loops ---------------------------------------------------------------------------
 
-    def merge_invariant(self, loop: scf.ForOp | soac.ReduceOp | soac.ScanOp, merge: int,
-                        k: int) -> bool:
+    def merge_invariant(self, loop: Loop, merge: int, k: int) -> bool:
         """Whether every iteration of `loop` keeps dimension `k` of merge value `merge`
         (a loop's carried value, or a fold's accumulator): the value yielded for it is,
         by the equations above, of the size of the merge parameter itself (induction
         over the iterations; 9.1.1's loop rule). A fold is taken as the left fold the
-        interpreter and the CPU back end run."""
+        interpreter and the CPU back end run; a redomap or scanomap keeps it when both
+        its fold and its operator do (the operator then combines values of that size
+        only, whichever of its two it yields)."""
         key = (loop, merge, k)
         found = self.invariant_memo.get(key, self.tentative_invariant.get(key))
         if found is not None:
@@ -289,16 +358,35 @@ class SizeAnalysis:
             self.tentative_invariant.clear()
         return result
 
-    def _reaches_parameter(self, loop: scf.ForOp | soac.ReduceOp | soac.ScanOp, merge: int,
-                           k: int) -> bool:
+    def _reaches_parameter(self, loop: Loop, merge: int, k: int) -> bool:
+        if isinstance(loop, soac.RedomapOp | soac.ScanomapOp):
+            n = len(loop.neutral)
+            return self._yields_parameter(loop, loop.inner.block, merge, k, merge) and \
+                any(self._yields_parameter(loop, loop.outer.block, merge, k, i)
+                    for i in (merge, n + merge))
         body = loop.body.block
-        target = body.args[merge + 1 if isinstance(loop, scf.ForOp) else merge]
+        return self._yields_parameter(loop, body, merge, k,
+                                      merge + 1 if isinstance(loop, scf.ForOp) else merge)
+
+    def _yields_parameter(self, loop: Loop, body: Block, merge: int, k: int,
+                          parameter: int) -> bool:
+        """Whether dimension k of what `body` yields for merge value `merge` is that of
+        its parameter `parameter`."""
+        target = body.args[parameter]
         last = body.last_op
         if not isinstance(last, scf.YieldOp | soac.YieldOp) or \
                 not isinstance(target.type, TensorType):
             return False
+        return self._leads_to(loop, last.operands[merge], k, target, k)
+
+    def _leads_to(self, loop: Operation, start: SSAValue, d: int, target: BlockArgument,
+                  k: int) -> bool:
+        """Whether `size(d, start)`, a value in `loop`'s body, is `size(k, target)` by
+        the equations, the merge parameter `target` taken as it is (Note [Keeping the
+        accumulator's shape])."""
+        body = target.block
         seen: set[tuple[SSAValue, int]] = set()
-        stack = [(last.operands[merge], k)]
+        stack = [(start, d)]
         while stack:
             v, d = stack.pop()
             if v is target and d == k:
@@ -309,4 +397,23 @@ class SizeAnalysis:
             if isinstance(v, BlockArgument) and v.block is body:
                 continue  # another merge parameter: nothing is assumed about it
             stack.extend((e.array, e.k) for e in self.alternatives(v, d) if isinstance(e, Dim))
+            row = self._yielded_row(v, d)
+            if row is not None and self._empty_with(loop, v, target, k):
+                stack.append((row, d - 1))
         return False
+
+    @staticmethod
+    def _yielded_row(v: SSAValue, d: int) -> SSAValue | None:
+        """For dimension d > 0 of a map's output, the row its lambda yields (whose
+        dimension d - 1 it is, when the map has rows)."""
+        if d == 0 or not isinstance(v, OpResult) or not isinstance(v.op, soac.MapOp):
+            return None
+        last = v.op.body.block.last_op
+        return last.operands[v.index] if isinstance(last, soac.YieldOp) else None
+
+    def _empty_with(self, loop: Operation, v: SSAValue, target: BlockArgument, k: int) -> bool:
+        """Whether the map defining `v` has no rows only when dimension `k` of `target`
+        is 0: its rows are some earlier dimension of `target`."""
+        assert isinstance(v, OpResult)
+        return any(self._leads_to(loop, a, 0, target, j)
+                   for a in v.op.inputs for j in range(k))

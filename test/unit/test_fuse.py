@@ -4,7 +4,8 @@ The lit tests (`test/lit/passes/fuse*.mlir`) show each rule and each reason not 
 fuse. Here hypothesis builds small L0 programs out of chains of SOACs (maps over one
 or two arrays, maps computing two arrays, filters, reduces, scans, scans of maps,
 scans with a non-commutative operator, reshapes of maps, which may fail, replicates,
-sums of vectors)
+sums of vectors, scans down columns with a map after them, scans of maps of maps
+over cubes)
 whose lambdas may divide by zero, index out of bounds or trace, and whose arrays are
 used once, twice (siblings over one array, cheap producers shared by several
 consumers), in branches or not at all; the interpreter must print the same result (and
@@ -326,7 +327,7 @@ def _matrix_expr(draw: st.DrawFn, mats: list[str], vecs: list[str],
     pair = draw(_element(["x", "y"], scalars))
     forms = ["rows", "zip_rows", "transpose", "row_sums", "matmul", "scale_rows",
              "pull", "push", "scan_rows", "regroup", "column_scan", "vector_sums",
-             "flatten"]
+             "flatten", "column_scan_map", "cube_scan", "column_scan_parts"]
     if v is not None:
         forms += ["outer", "replicate", "add_vec"]
     form = draw(st.sampled_from(forms))
@@ -354,6 +355,36 @@ def _matrix_expr(draw: st.DrawFn, mats: list[str], vecs: list[str],
         return "mat", (f"transpose(scan(fn [int] ([int] x, [int] y) => "
                        f"map(fn int (int x, int y) => {pair}, zip(x, y)), "
                        f"replicate(size(0, {m}), 0), transpose({m})))")
+    if form == "column_scan_map":  # a map consuming the column scan (FUSE-ISWIM's
+        # producer side: it moves into the interchanged form)
+        zipped = draw(st.sampled_from(["zip(x, y)", "zip(y, x)"]))
+        return "mat", (f"map(fn [int] ([int] r) => map(fn int (int x) => {elem}, r), "
+                       f"transpose(scan(fn [int] ([int] x, [int] y) => "
+                       f"map(fn int (int x, int y) => {pair}, {zipped}), "
+                       f"replicate(size(0, {m}), 0), transpose({m}))))")
+    if form == "column_scan_parts":  # a column scan of two matrices, each part with
+        # its own map (Note [Independent parts of a scan])
+        return "mat", (f"let {{s, t}} = scanT(fn {{[int], [int]}} ([int] x1, [int] x2, "
+                       f"[int] y1, [int] y2) => {{map(op +, zip(x1, y1)), "
+                       f"map(fn int (int x, int y) => {pair}, zip(y2, x2))}}, "
+                       f"{{replicate(size(0, {m}), 0), replicate(size(0, {n}), 1)}}, "
+                       f"transpose({m}), transpose({n})) in "
+                       f"map(fn [int] ([int] r) => map(op + (1), r), transpose(t))")
+    if form == "cube_scan":  # depth 2 (Figure 36): a scan of maps of maps over a cube
+        # built from the rows, down its rows or (transposed) its innermost dimension,
+        # summed back to a matrix
+        cube = (f"map(fn [[int]] ([int] r) => map(fn [int] (int y) => "
+                f"map(fn int (int x) => {pair}, r), r), {m})")
+        lam = ("fn [[int]] ([[int]] x, [[int]] y) => map(fn [int] ([int] u, [int] v) => "
+               "map(op +, zip(u, v)), zip(x, y))")
+        if draw(st.booleans()):
+            scanned = (f"let c = {cube} in transpose(0, 2, scan({lam}, replicate(size(0, c), "
+                       f"replicate(size(1, c), 0)), transpose(2, -2, c)))")
+        else:
+            scanned = (f"let c = {cube} in scan({lam}, replicate(size(1, c), "
+                       f"replicate(size(2, c), 0)), c)")
+        return "mat", (f"map(fn [int] ([[int]] p) => map(fn int ([int] q) => "
+                       f"reduce(op +, 0, q), p), {scanned})")
     if form == "regroup":  # flattened, mapped, reshaped back (PULL-RESHAPE), row sums
         return "vec", (f"map(fn int ([int] r) => reduce(op +, 0, r), "
                        f"reshape((size(0, {m}), size(1, {m})), map(fn int (int x) => {elem}, "

@@ -1,7 +1,8 @@
 """The fusion corpus programs reach the structure their test blocks name after -O.
 
 Each program of `test/programs/fusion` with a `// structure { ... }` line (horizontal
-fusion, cheap duplication, SOAC splitting, figure 44 of the thesis) must leave exactly
+fusion, cheap duplication, SOAC splitting, figure 44 of the thesis, ISWIM at depths 1
+and 2 with producers and consumers: `iswim_*`) must leave exactly
 that many SOACs of each kind in the optimised module; the corpus matrix checks their
 outputs on every back end. The `hidden_<rule>_<n>` programs write each fusion rule the
 ways a user would (zips of whole arrays or indexing over `iota`, tuples, sections and
@@ -97,3 +98,29 @@ def test_r1_volatility_is_recomputed_when_exp_is_cheap() -> None:
     soacs, exps = call_with_big_stack(structure)
     assert soacs == {"map": 15}
     assert exps == 4  # one in each consumer: explicit x, and implicit x's a, b and c
+# The opt-in `iswim` (not in -O: Note in its docstring) on the corpus's depth-2 scan of
+# maps of maps with a map fused in: -O leaves one scanomap whose fold and operator are
+# nests of two maps (its `// structure` line); `iswim` makes it the nest of two maps
+# around one scanomap per innermost column, the operator's copies of the checks gone.
+@pytest.mark.parametrize(("name", "expected"), [
+    ("iswim_cube_rows", {"map": 2, "scanomap": 1, "scan": 0}),
+])
+def test_iswim_opt_in_structure(name: str, expected: dict[str, int]) -> None:
+    from l0.dialects.context import l0_context
+    from l0.frontend import load_program, to_module
+    from l0.passes.iswim import IswimPass
+    from l0.passes.pipeline import optimise
+
+    path = FUSION / f"{name}.l0"
+
+    def counts() -> dict[str, int]:
+        module = to_module(load_program(path.read_text(encoding="utf-8"), str(path)))
+        optimise(module)
+        IswimPass().apply(l0_context(), module)
+        module.verify()
+        found: dict[str, int] = {}
+        for op in module.walk():
+            found[op.name] = found.get(op.name, 0) + 1
+        return {op: found.get(f"soac.{op}", 0) for op in expected}
+
+    assert call_with_big_stack(counts) == expected

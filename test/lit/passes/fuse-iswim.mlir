@@ -107,3 +107,137 @@ func.func @not_applicable(%a: tensor<?x?xi64>, %ne: tensor<?xi64>, %c: !soac.cer
 // CHECK:         %s2 = soac.scan
 // CHECK:         %s3 = soac.scan
 // CHECK-NOT:     scf.if
+
+// -----
+
+// The producer side (Note [Consumers of the interchanged scan]): a map consuming the
+// interchanged scan's result moves into its `if` (with no rows it is empty too) and
+// fuses with the nest there; a reduce of another result moves in with its neutral
+// element for the branch without rows. The `if` moves down to the consumers, past
+// %k, which neither fails nor prints.
+func.func @consumer_moves_in(%m: tensor<?x?xi64>, %ne: tensor<?xi64>, %c: !soac.cert, %e: i1, %z: tensor<?xi64>) -> (tensor<?x?xi64>, tensor<?xi64>) {
+  %s, %t = scf.if %e -> (tensor<?x?xi64>, tensor<?x?xi64>) {
+    %0 = soac.empty : tensor<?x?xi64>
+    %1 = soac.empty : tensor<?x?xi64>
+    scf.yield %0, %1 : tensor<?x?xi64>, tensor<?x?xi64>
+  } else {
+    %rows = soac.map(%el = %ne, %row = %m : tensor<?xi64>, tensor<?x?xi64>) <%c> -> tensor<?x?xi64> {
+      %sc = soac.scan(%p = %el : i64) over(%x = %row : tensor<?xi64>) {
+        %y = arith.addi %p, %x : i64
+        soac.yield %y : i64
+      }
+      soac.yield %sc : tensor<?xi64>
+    }
+    scf.yield %rows, %m : tensor<?x?xi64>, tensor<?x?xi64>
+  }
+  %k = arith.constant 3 : i64
+  %d = soac.map(%r = %s : tensor<?x?xi64>) -> tensor<?x?xi64> {
+    %q = soac.map(%v = %r : tensor<?xi64>) -> tensor<?xi64> {
+      %w = arith.muli %v, %k : i64
+      soac.yield %w : i64
+    }
+    soac.yield %q : tensor<?xi64>
+  }
+  %f = soac.reduce(%acc = %z : tensor<?xi64>) over(%g = %t : tensor<?x?xi64>) {
+    soac.yield %g : tensor<?xi64>
+  }
+  func.return %d, %f : tensor<?x?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @consumer_moves_in
+// CHECK:         %k = arith.constant 3 : i64
+// CHECK-NEXT:    %d, %f = scf.if %e -> (tensor<?x?xi64>, tensor<?xi64>) {
+// CHECK-NEXT:      %[[E:.*]] = soac.empty : tensor<?x?xi64>
+// CHECK-NEXT:      scf.yield %[[E]], %z : tensor<?x?xi64>, tensor<?xi64>
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      %[[D:.*]] = soac.map(%el = %ne, %row = %m : tensor<?xi64>, tensor<?x?xi64>) <%c> -> tensor<?x?xi64> {
+// CHECK-NEXT:        %sc = soac.scan
+// CHECK:             %q = soac.map(%v = %sc : tensor<?xi64>)
+// CHECK:           %[[F:.*]] = soac.reduce(%acc = %z : tensor<?xi64>) over(%g = %m : tensor<?x?xi64>)
+// CHECK:           scf.yield %[[D]], %[[F]] : tensor<?x?xi64>, tensor<?xi64>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %d, %f
+
+// -----
+
+// Must not fire: the result is also returned (it must exist as an array); the first
+// branch does not yield an array without rows; the `if` may fail (a division); the
+// `if` would read %c after the update consumes it; another result of the `if` is
+// used before the consumer.
+func.func @consumer_stays(%m: tensor<?x?xi64>, %e: i1, %n: i64, %row: tensor<?xi64>) -> (tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>) {
+  %s1 = scf.if %e -> (tensor<?x?xi64>) {
+    %0 = soac.empty : tensor<?x?xi64>
+    scf.yield %0 : tensor<?x?xi64>
+  } else {
+    scf.yield %m : tensor<?x?xi64>
+  }
+  %d1 = soac.map(%r = %s1 : tensor<?x?xi64>) -> tensor<?x?xi64> {
+    soac.yield %r : tensor<?xi64>
+  }
+  %s2 = scf.if %e -> (tensor<?x?xi64>) {
+    scf.yield %m : tensor<?x?xi64>
+  } else {
+    %1 = soac.empty : tensor<?x?xi64>
+    scf.yield %1 : tensor<?x?xi64>
+  }
+  %d2 = soac.map(%r = %s2 : tensor<?x?xi64>) -> tensor<?x?xi64> {
+    soac.yield %r : tensor<?xi64>
+  }
+  %s3 = scf.if %e -> (tensor<?x?xi64>) {
+    %2 = soac.empty : tensor<?x?xi64>
+    scf.yield %2 : tensor<?x?xi64>
+  } else {
+    %3 = soac.map(%r = %m : tensor<?x?xi64>) -> tensor<?x?xi64> {
+      %4 = soac.map(%x = %r : tensor<?xi64>) -> tensor<?xi64> {
+        %5 = arith.divsi %n, %x : i64
+        soac.yield %5 : i64
+      }
+      soac.yield %4 : tensor<?xi64>
+    }
+    scf.yield %3 : tensor<?x?xi64>
+  }
+  %d3 = soac.map(%r = %s3 : tensor<?x?xi64>) -> tensor<?x?xi64> {
+    soac.yield %r : tensor<?xi64>
+  }
+  %c = soac.copy %m : tensor<?x?xi64>
+  %s4 = scf.if %e -> (tensor<?x?xi64>) {
+    %6 = soac.empty : tensor<?x?xi64>
+    scf.yield %6 : tensor<?x?xi64>
+  } else {
+    %7 = soac.map(%r = %c : tensor<?x?xi64>) -> tensor<?x?xi64> {
+      %8 = soac.map(%x = %r : tensor<?xi64>) -> tensor<?xi64> {
+        %9 = arith.addi %n, %x : i64
+        soac.yield %9 : i64
+      }
+      soac.yield %8 : tensor<?xi64>
+    }
+    scf.yield %7 : tensor<?x?xi64>
+  }
+  %zero = arith.constant 0 : i64
+  %u = soac.update %c[%zero] = %row : tensor<?x?xi64>
+  %d4 = soac.map(%r = %s4 : tensor<?x?xi64>) -> tensor<?x?xi64> {
+    soac.yield %r : tensor<?xi64>
+  }
+  %s5, %t5 = scf.if %e -> (tensor<?x?xi64>, tensor<?x?xi64>) {
+    %10 = soac.empty : tensor<?x?xi64>
+    scf.yield %10, %10 : tensor<?x?xi64>, tensor<?x?xi64>
+  } else {
+    scf.yield %m, %m : tensor<?x?xi64>, tensor<?x?xi64>
+  }
+  %w5 = soac.copy %t5 : tensor<?x?xi64>
+  %d5 = soac.map(%r = %s5, %q = %w5 : tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64> {
+    soac.yield %r : tensor<?xi64>
+  }
+  func.return %s1, %d1, %d2, %d3, %d4, %u, %d5 : tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @consumer_stays
+// CHECK:         %s1 = scf.if
+// CHECK:         %d1 = soac.map(%{{.*}} = %s1
+// CHECK:         %s2 = scf.if
+// CHECK:         %d2 = soac.map(%{{.*}} = %s2
+// CHECK:         %s3 = scf.if
+// CHECK:         %d3 = soac.map(%{{.*}} = %s3
+// CHECK:         %s4 = scf.if
+// CHECK:         soac.update
+// CHECK-NEXT:    %d4 = soac.map(%{{.*}} = %s4
+// CHECK:         %s5, %t5 = scf.if
+// CHECK:         %d5 = soac.map(%{{.*}} = %s5

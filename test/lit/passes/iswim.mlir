@@ -78,7 +78,11 @@ func.func @not_applicable(%a: tensor<?x?xi64>, %ne: tensor<?xi64>, %c: !soac.cer
       %z = arith.subi %p, %q : i64
       soac.yield %z : i64
     }
-    soac.yield %m : tensor<?xi64>
+    %m2 = soac.map(%p = %m : tensor<?xi64>) -> tensor<?xi64> {
+      %z = arith.addi %p, %p : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m2 : tensor<?xi64>
   }
   func.return %s1, %s2, %s3 : tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>
 }
@@ -182,3 +186,155 @@ func.func @too_shallow(%a: tensor<?x?x?xi64>, %ne: tensor<?x?xi64>, %c: !soac.ce
 // CHECK-LABEL: func.func @too_shallow
 // CHECK-NOT:     scf.if
 // CHECK:         %s = soac.scan
+
+// -----
+
+// Depth 2, a scanomap whose operator computes its maps' zip check inside (a copy of the
+// scan's, which cannot leave a lambda that may never run): the interchange drops it
+// with the operator's nest (Note [The operator's checks]); the fold's checks were made
+// before the scan and guard the new nest.
+func.func @scanomap_operator_checks(%a: tensor<?x?x?xi64>, %ne: tensor<?x?xi64>, %c1: !soac.cert, %c2: !soac.cert, %ok: i1) -> tensor<?x?x?xi64> {
+  %s = soac.scanomap(%x = %ne : tensor<?x?xi64>) over(%y = %a : tensor<?x?x?xi64>) {
+    %o = soac.map(%u = %x, %v = %y : tensor<?x?xi64>, tensor<?x?xi64>) <%c1> -> tensor<?x?xi64> {
+      %i = soac.map(%p = %u, %q = %v : tensor<?xi64>, tensor<?xi64>) <%c2> -> tensor<?xi64> {
+        %z = arith.addi %p, %q : i64
+        soac.yield %z : i64
+      }
+      soac.yield %i : tensor<?xi64>
+    }
+    soac.yield %o : tensor<?x?xi64>
+  } outer {
+  ^bb0(%l: tensor<?x?xi64>, %r: tensor<?x?xi64>):
+    %k = soac.assert %ok, "arrays given to zip have different sizes" at "t.l0:1:1"
+    %o = soac.map(%u = %l, %v = %r : tensor<?x?xi64>, tensor<?x?xi64>) <%c1> -> tensor<?x?xi64> {
+      %i = soac.map(%p = %u, %q = %v : tensor<?xi64>, tensor<?xi64>) <%k> -> tensor<?xi64> {
+        %z = arith.addi %p, %q : i64
+        soac.yield %z : i64
+      }
+      soac.yield %i : tensor<?xi64>
+    }
+    soac.yield %o : tensor<?x?xi64>
+  }
+  func.return %s : tensor<?x?x?xi64>
+}
+// CHECK-LABEL: func.func @scanomap_operator_checks
+// CHECK:         } else {
+// CHECK-NEXT:      %[[T:.*]] = soac.transpose(0, 2) %a : tensor<?x?x?xi64>
+// CHECK-NEXT:      soac.map(%{{.*}} = %ne, %{{.*}} = %[[T]] : tensor<?x?xi64>, tensor<?x?x?xi64>) <%c1>
+// CHECK-NEXT:        soac.map(%{{.*}}, %{{.*}} : tensor<?xi64>, tensor<?x?xi64>) <%c2>
+// CHECK-NEXT:          soac.scanomap
+// CHECK-NOT:     soac.assert
+// CHECK:         func.return
+
+// -----
+
+// Must not fire: the operator computes more than its checks before its map (a value
+// its element lambda uses), or the fold makes its check inside the scan.
+func.func @scanomap_operator_computes(%a: tensor<?x?xi64>, %ne: tensor<?xi64>, %c: !soac.cert, %ok: i1) -> (tensor<?x?xi64>, tensor<?x?xi64>) {
+  %s = soac.scanomap(%x = %ne : tensor<?xi64>) over(%y = %a : tensor<?x?xi64>) {
+    %m = soac.map(%p = %x, %q = %y : tensor<?xi64>, tensor<?xi64>) <%c> -> tensor<?xi64> {
+      %z = arith.addi %p, %q : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m : tensor<?xi64>
+  } outer {
+  ^bb0(%l: tensor<?xi64>, %r: tensor<?xi64>):
+    %n = soac.size(0) %l : tensor<?xi64>
+    %m = soac.map(%p = %l, %q = %r : tensor<?xi64>, tensor<?xi64>) <%c> -> tensor<?xi64> {
+      %z = arith.addi %p, %n : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m : tensor<?xi64>
+  }
+  %t = soac.scanomap(%x = %ne : tensor<?xi64>) over(%y = %a : tensor<?x?xi64>) {
+    %k = soac.assert %ok, "arrays given to zip have different sizes" at "t.l0:1:1"
+    %m = soac.map(%p = %x, %q = %y : tensor<?xi64>, tensor<?xi64>) <%k> -> tensor<?xi64> {
+      %z = arith.addi %p, %q : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m : tensor<?xi64>
+  } outer {
+  ^bb0(%l: tensor<?xi64>, %r: tensor<?xi64>):
+    %m = soac.map(%p = %l, %q = %r : tensor<?xi64>, tensor<?xi64>) <%c> -> tensor<?xi64> {
+      %z = arith.addi %p, %q : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m : tensor<?xi64>
+  }
+  func.return %s, %t : tensor<?x?xi64>, tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @scanomap_operator_computes
+// CHECK-NOT:     scf.if
+// CHECK:         %s = soac.scanomap
+// CHECK:         %t = soac.scanomap
+// CHECK-NOT:     scf.if
+
+// -----
+
+// The map takes the row before the accumulator (`zip(y, x)`): the element scan's
+// lambda gets its parameters back in the scan's order (accumulator, then element), and
+// still subtracts the accumulator from the element.
+func.func @rows_first(%a: tensor<?x?xi64>, %ne: tensor<?xi64>, %c: !soac.cert) -> tensor<?x?xi64> {
+  %s = soac.scan(%x = %ne : tensor<?xi64>) over(%y = %a : tensor<?x?xi64>) {
+    %m = soac.map(%q = %y, %p = %x : tensor<?xi64>, tensor<?xi64>) <%c> -> tensor<?xi64> {
+      %z = arith.subi %q, %p : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m : tensor<?xi64>
+  }
+  func.return %s : tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @rows_first
+// CHECK:         } else {
+// CHECK-NEXT:      %[[T:.*]] = soac.transpose(0, 1) %a : tensor<?x?xi64>
+// CHECK-NEXT:      soac.map(%{{.*}} = %ne, %{{.*}} = %[[T]] : tensor<?xi64>, tensor<?x?xi64>) <%c>
+// CHECK-NEXT:        soac.scan(%[[ACC:.*]] = %{{.*}} : i64) over(%[[EL:.*]] = %{{.*}} : tensor<?xi64>) {
+// CHECK-NEXT:          %z = arith.subi %[[EL]], %[[ACC]] : i64
+
+// -----
+
+// Note [Independent parts of a scan]: a scan of pairs whose lambda combines each part
+// with its own map (their sizes may differ, so the maps cannot become one): one nest of
+// maps per part around its own column scans, under the one test for rows. A map that
+// combines an accumulator with the row of another position does not interchange.
+func.func @two_groups(%a: tensor<?x?xi64>, %b: tensor<?x?xi64>, %n1: tensor<?xi64>, %n2: tensor<?xi64>, %c: !soac.cert, %d: !soac.cert) -> (tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>) {
+  %s, %t = soac.scan(%x1 = %n1, %x2 = %n2 : tensor<?xi64>, tensor<?xi64>) over(%y1 = %a, %y2 = %b : tensor<?x?xi64>, tensor<?x?xi64>) {
+    %m1 = soac.map(%p = %x1, %q = %y1 : tensor<?xi64>, tensor<?xi64>) <%c> -> tensor<?xi64> {
+      %z = arith.addi %p, %q : i64
+      soac.yield %z : i64
+    }
+    %m2 = soac.map(%p = %y2, %q = %x2 : tensor<?xi64>, tensor<?xi64>) <%d> -> tensor<?xi64> {
+      %z = arith.subi %p, %q : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m1, %m2 : tensor<?xi64>, tensor<?xi64>
+  }
+  %u, %v = soac.scan(%x1 = %n1, %x2 = %n2 : tensor<?xi64>, tensor<?xi64>) over(%y1 = %a, %y2 = %b : tensor<?x?xi64>, tensor<?x?xi64>) {
+    %m1 = soac.map(%p = %x1, %q = %y2 : tensor<?xi64>, tensor<?xi64>) <%c> -> tensor<?xi64> {
+      %z = arith.addi %p, %q : i64
+      soac.yield %z : i64
+    }
+    %m2 = soac.map(%p = %x2, %q = %y1 : tensor<?xi64>, tensor<?xi64>) <%d> -> tensor<?xi64> {
+      %z = arith.addi %p, %q : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m1, %m2 : tensor<?xi64>, tensor<?xi64>
+  }
+  func.return %s, %t, %u, %v : tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @two_groups
+// CHECK:         %s, %t = scf.if %{{.*}} -> (tensor<?x?xi64>, tensor<?x?xi64>) {
+// CHECK:         } else {
+// CHECK-NEXT:      %[[TA:.*]] = soac.transpose(0, 1) %a : tensor<?x?xi64>
+// CHECK-NEXT:      %[[TB:.*]] = soac.transpose(0, 1) %b : tensor<?x?xi64>
+// CHECK-NEXT:      %[[R1:.*]] = soac.map(%{{.*}} = %n1, %{{.*}} = %[[TA]] : tensor<?xi64>, tensor<?x?xi64>) <%c>
+// CHECK-NEXT:        soac.scan
+// CHECK-NEXT:          arith.addi
+// CHECK:           %[[R2:.*]] = soac.map(%{{.*}} = %n2, %{{.*}} = %[[TB]] : tensor<?xi64>, tensor<?x?xi64>) <%d>
+// CHECK-NEXT:        soac.scan(%[[ACC:.*]] = %{{.*}} : i64) over(%[[EL:.*]] = %{{.*}} : tensor<?xi64>)
+// CHECK-NEXT:          arith.subi %[[EL]], %[[ACC]] : i64
+// CHECK:           %[[B1:.*]] = soac.transpose(0, 1) %[[R1]]
+// CHECK-NEXT:      %[[B2:.*]] = soac.transpose(0, 1) %[[R2]]
+// CHECK-NEXT:      scf.yield %[[B1]], %[[B2]]
+// CHECK:         %u, %v = soac.scan
+// CHECK-NOT:     scf.if

@@ -444,3 +444,184 @@ func.func @fold_accumulator(%a: tensor<?x?xi64>, %ne: tensor<?xi64>) -> (tensor<
 // CHECK-NEXT:      %n = soac.size(0) %ne : tensor<?xi64>
 // CHECK:         %t = soac.scan
 // CHECK-NEXT:      %{{.*}} = soac.size(0) %x_1 : tensor<?xi64>
+
+// -----
+
+// Depth 2 (Note [Keeping the accumulator's shape]): a scan of maps of maps keeps both
+// dimensions of its accumulator, though the best size of the inner rows is `y`'s (of
+// `a`), not `x`'s: inside, the inner dimension of %x is that of the neutral element.
+func.func @fold_accumulator_depth_two(%a: tensor<?x?x?xi64>, %ne: tensor<?x?xi64>) -> tensor<?x?x?xi64> {
+  %s = soac.scan(%x = %ne : tensor<?x?xi64>) over(%y = %a : tensor<?x?x?xi64>) {
+    %w = soac.size(1) %x : tensor<?x?xi64>
+    %m = soac.map(%u = %x, %v = %y : tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64> {
+      %i = soac.map(%p = %u, %q = %v : tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64> {
+        %z = arith.addi %p, %w : i64
+        soac.yield %z : i64
+      }
+      soac.yield %i : tensor<?xi64>
+    }
+    soac.yield %m : tensor<?x?xi64>
+  }
+  func.return %s : tensor<?x?x?xi64>
+}
+// CHECK-LABEL: func.func @fold_accumulator_depth_two
+// CHECK:         %s = soac.scan
+// CHECK-NEXT:      %w = soac.size(1) %ne : tensor<?x?xi64>
+
+// -----
+
+// Must not fire: the inner rows of each step are those of `y` (`v` alone is mapped), so
+// the step changes the accumulator's inner dimension to `a`'s; a map over the rows of
+// `y` yielding a row of `x` has rows only where `a` has (the guard is not a dimension
+// of `x`: with no rows, the inner dimension would become 0); a row that a filter makes
+// has a size that depends on the values.
+func.func @no_fold_accumulator_depth_two(%a: tensor<?x?x?xi64>, %ne: tensor<?x?xi64>, %k: i64) -> (tensor<?x?x?xi64>, tensor<?x?x?xi64>, tensor<?x?x?xi64>) {
+  %s = soac.scan(%x = %ne : tensor<?x?xi64>) over(%y = %a : tensor<?x?x?xi64>) {
+    %w = soac.size(1) %x : tensor<?x?xi64>
+    %m = soac.map(%u = %x, %v = %y : tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64> {
+      %i = soac.map(%q = %v : tensor<?xi64>) -> tensor<?xi64> {
+        %z = arith.addi %q, %w : i64
+        soac.yield %z : i64
+      }
+      soac.yield %i : tensor<?xi64>
+    }
+    soac.yield %m : tensor<?x?xi64>
+  }
+  %t = soac.scan(%x = %ne : tensor<?x?xi64>) over(%y = %a : tensor<?x?x?xi64>) {
+    %w = soac.size(1) %x : tensor<?x?xi64>
+    %m = soac.map(%v = %y : tensor<?x?xi64>) -> tensor<?x?xi64> {
+      %r = soac.index %x[%k] : tensor<?x?xi64> -> tensor<?xi64>
+      soac.yield %r : tensor<?xi64>
+    }
+    soac.yield %m : tensor<?x?xi64>
+  }
+  %f = soac.scan(%x = %ne : tensor<?x?xi64>) over(%y = %a : tensor<?x?x?xi64>) {
+    %w = soac.size(1) %x : tensor<?x?xi64>
+    %m = soac.map(%u = %x, %v = %y : tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64> {
+      %i = soac.filter(%p = %u : tensor<?xi64>) {
+        %c = arith.cmpi slt, %p, %k : i64
+        soac.yield %c : i1
+      }
+      soac.yield %i : tensor<?xi64>
+    }
+    soac.yield %m : tensor<?x?xi64>
+  }
+  func.return %s, %t, %f : tensor<?x?x?xi64>, tensor<?x?x?xi64>, tensor<?x?x?xi64>
+}
+// CHECK-LABEL: func.func @no_fold_accumulator_depth_two
+// CHECK:         %s = soac.scan
+// CHECK-NEXT:      %w = soac.size(1) %x : tensor<?x?xi64>
+// CHECK:         %t = soac.scan
+// CHECK-NEXT:      %{{.*}} = soac.size(1) %x{{.*}} : tensor<?x?xi64>
+// CHECK:         %f = soac.scan
+// CHECK-NEXT:      %{{.*}} = soac.size(1) %x{{.*}} : tensor<?x?xi64>
+
+// -----
+
+// A scanomap keeps its accumulator's size when both its fold and its operator do (the
+// operator then only combines values of that size): inside both, the sizes of the
+// accumulators are the neutral element's. Not when the operator concatenates.
+func.func @scanomap_accumulator(%a: tensor<?x?x?xi64>, %ne: tensor<?x?xi64>) -> (tensor<?x?x?xi64>, tensor<?x?x?xi64>) {
+  %s = soac.scanomap(%x = %ne : tensor<?x?xi64>) over(%y = %a : tensor<?x?x?xi64>) {
+    %w = soac.size(1) %x : tensor<?x?xi64>
+    %m = soac.map(%u = %x, %v = %y : tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64> {
+      %i = soac.map(%p = %u, %q = %v : tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64> {
+        %z = arith.addi %p, %w : i64
+        soac.yield %z : i64
+      }
+      soac.yield %i : tensor<?xi64>
+    }
+    soac.yield %m : tensor<?x?xi64>
+  } outer {
+  ^bb0(%l: tensor<?x?xi64>, %r: tensor<?x?xi64>):
+    %w2 = soac.size(1) %l : tensor<?x?xi64>
+    %m = soac.map(%u = %l, %v = %r : tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64> {
+      %i = soac.map(%p = %u, %q = %v : tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64> {
+        %z = arith.addi %p, %q : i64
+        soac.yield %z : i64
+      }
+      soac.yield %i : tensor<?xi64>
+    }
+    soac.yield %m : tensor<?x?xi64>
+  }
+  %t = soac.scanomap(%x = %ne : tensor<?x?xi64>) over(%y = %a : tensor<?x?x?xi64>) {
+    %w = soac.size(1) %x : tensor<?x?xi64>
+    %m = soac.map(%u = %x, %v = %y : tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64> {
+      %i = soac.map(%p = %u, %q = %v : tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64> {
+        %z = arith.addi %p, %w : i64
+        soac.yield %z : i64
+      }
+      soac.yield %i : tensor<?xi64>
+    }
+    soac.yield %m : tensor<?x?xi64>
+  } outer {
+  ^bb0(%l: tensor<?x?xi64>, %r: tensor<?x?xi64>):
+    %m = soac.map(%u = %l, %v = %r : tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64> {
+      %i = soac.concat %u, %v : tensor<?xi64>
+      soac.yield %i : tensor<?xi64>
+    }
+    soac.yield %m : tensor<?x?xi64>
+  }
+  func.return %s, %t : tensor<?x?x?xi64>, tensor<?x?x?xi64>
+}
+// CHECK-LABEL: func.func @scanomap_accumulator
+// CHECK:         %s = soac.scanomap
+// CHECK-NEXT:      %w = soac.size(1) %ne : tensor<?x?xi64>
+// CHECK:           %w2 = soac.size(1) %ne : tensor<?x?xi64>
+// CHECK:         %t = soac.scanomap
+// CHECK-NEXT:      %{{.*}} = soac.size(1) %x{{.*}} : tensor<?x?xi64>
+
+// -----
+
+// Note [Branches on an empty size]: an `if` on `g == 0` (or `0 != g`) whose branch for
+// g = 0 yields an empty array has the other branch's size where g is not 0, else 0.
+// Not when the condition is another comparison, nor when that branch is not empty.
+func.func @empty_branch(%m: tensor<?x?xi64>, %g: i64) -> (i64, i64, i64, i64) {
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %e = arith.cmpi eq, %g, %zero : i64
+  %s = scf.if %e -> (tensor<?x?xi64>) {
+    %0 = soac.empty : tensor<?x?xi64>
+    scf.yield %0 : tensor<?x?xi64>
+  } else {
+    %1 = soac.copy %m : tensor<?x?xi64>
+    scf.yield %1 : tensor<?x?xi64>
+  }
+  %n = soac.size(0) %s : tensor<?x?xi64>
+  %f = arith.cmpi ne, %zero, %g : i64
+  %t = scf.if %f -> (tensor<?x?xi64>) {
+    %2 = soac.copy %m : tensor<?x?xi64>
+    scf.yield %2 : tensor<?x?xi64>
+  } else {
+    %3 = soac.empty : tensor<?x?xi64>
+    scf.yield %3 : tensor<?x?xi64>
+  }
+  %p = soac.size(1) %t : tensor<?x?xi64>
+  %l = arith.cmpi slt, %g, %one : i64
+  %u = scf.if %l -> (tensor<?x?xi64>) {
+    %4 = soac.empty : tensor<?x?xi64>
+    scf.yield %4 : tensor<?x?xi64>
+  } else {
+    %5 = soac.copy %m : tensor<?x?xi64>
+    scf.yield %5 : tensor<?x?xi64>
+  }
+  %q = soac.size(0) %u : tensor<?x?xi64>
+  %v = scf.if %e -> (tensor<?x?xi64>) {
+    %6 = soac.copy %m : tensor<?x?xi64>
+    scf.yield %6 : tensor<?x?xi64>
+  } else {
+    %7 = soac.empty : tensor<?x?xi64>
+    scf.yield %7 : tensor<?x?xi64>
+  }
+  %w = soac.size(0) %v : tensor<?x?xi64>
+  func.return %n, %p, %q, %w : i64, i64, i64, i64
+}
+// CHECK-LABEL: func.func @empty_branch
+// CHECK:         [[M0:%.*]] = soac.size(0) %m : tensor<?x?xi64>
+// CHECK-NEXT:    [[Z:%.*]] = arith.constant 0 : i64
+// CHECK-NEXT:    [[NZ:%.*]] = arith.cmpi ne, %g, [[Z]] : i64
+// CHECK-NEXT:    %{{.*}} = arith.select [[NZ]], [[M0]], [[Z]] : i64
+// CHECK:         [[M1:%.*]] = soac.size(1) %m : tensor<?x?xi64>
+// CHECK:         %{{.*}} = arith.select %{{.*}}, [[M1]], %{{.*}} : i64
+// CHECK:         %q = soac.size(0) %u : tensor<?x?xi64>
+// CHECK:         %w = soac.size(0) %v : tensor<?x?xi64>
