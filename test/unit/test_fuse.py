@@ -29,7 +29,7 @@ from l0.dialects import soac
 from l0.dialects.context import l0_context
 from l0.frontend import load_program, to_module
 from l0.passes.fuse import FusePass
-from l0.passes.pipeline import optimise
+from l0.passes.pipeline import default_pipeline, optimise
 
 pytestmark = pytest.mark.filterwarnings("ignore:The recursion limit will not be reset")
 
@@ -262,7 +262,9 @@ def test_generated_reshapes_of_maps_do_fuse() -> None:
 
 def test_generated_iota_indexings_do_fuse() -> None:
     """The generator's maps over `iota` indexing a map's output of that size fuse under
-    -O (the indexing becomes a row input, `l0.passes.fuse.iota_rows`, then map-map)."""
+    -O: `inline-map-index` recomputes the cheap element at its position (one indexing
+    of `a` left); without it, the indexing becomes a row input
+    (`l0.passes.fuse.iota_rows`, then map-map)."""
     src = ("fun {[int], int} main([int] a, [int] b, int k) =\n"
            "  let v0 = map(fn int (int x) => x * k + 1, a) in\n"
            "  let v1 = map(fn int (int i) => let x = v0[i] in x + i, iota(size(0, a))) in\n"
@@ -272,6 +274,11 @@ def test_generated_iota_indexings_do_fuse() -> None:
         full = to_module(load_program(src, "p.l0"))
         optimise(full, verify=True)
         kinds = [op.name for op in full.walk() if op.name.startswith("soac.")]
+        assert kinds.count("soac.map") == 1 and kinds.count("soac.index") <= 1, kinds
+        without = to_module(load_program(src, "p.l0"))
+        optimise(without, [p for p in default_pipeline() if p != "inline-map-index"],
+                 verify=True)
+        kinds = [op.name for op in without.walk() if op.name.startswith("soac.")]
         assert kinds.count("soac.map") == 1 and "soac.index" not in kinds, kinds
 
     call_with_big_stack(check)

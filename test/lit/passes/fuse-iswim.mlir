@@ -234,10 +234,13 @@ func.func @consumer_stays(%m: tensor<?x?xi64>, %e: i1, %n: i64, %row: tensor<?xi
 // CHECK:         %d1 = soac.map(%{{.*}} = %s1
 // CHECK:         %s2 = scf.if
 // CHECK:         %d2 = soac.map(%{{.*}} = %s2
-// CHECK:         %s3 = scf.if
-// CHECK:         %d3 = soac.map(%{{.*}} = %s3
-// CHECK:         %s4 = scf.if
+// `fuse`'s more general move into branches (`into_branches.py`) takes %d3 and %d4 in
+// instead, as it may: the identity consumer cannot fail (it runs after the `if`'s
+// map either way) and reads only the `if`'s fresh result, not %c.
+// CHECK:         %d3 = scf.if
+// CHECK:           soac.empty
+// CHECK-NEXT:      soac.map
+// CHECK:         %d4 = scf.if
 // CHECK:         soac.update
-// CHECK-NEXT:    %d4 = soac.map(%{{.*}} = %s4
 // CHECK:         %s5, %t5 = scf.if
 // CHECK:         %d5 = soac.map(%{{.*}} = %s5
