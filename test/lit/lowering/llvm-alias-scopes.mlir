@@ -68,6 +68,29 @@ func.func @either(%c: i1, %n: index, %x: i64) -> i64 {
   func.return %v : i64
 }
 
+// Buffers a loop swaps (ping-pong): each carried value may be either allocation, so
+// accesses through both have both scopes and are not told apart (only from the third).
+// CHECK-LABEL: @"l0.fn.swap"
+// CHECK:       store i64 %{{.*}}, !alias.scope ![[PP:[0-9]+]], !noalias ![[PC:[0-9]+]]
+// CHECK:       load i64, ptr %{{.*}}, !alias.scope ![[PP]], !noalias ![[PC]]
+// CHECK:       store i64 %{{.*}}, !alias.scope ![[PC]], !noalias ![[PP]]
+func.func @swap(%n: index, %x: i64) -> i64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = memref.alloc(%n) : memref<?xi64>
+  %b = memref.alloc(%n) : memref<?xi64>
+  %c = memref.alloc(%n) : memref<?xi64>
+  %r:2 = scf.for %t = %c0 to %n step %c1 iter_args(%p = %a, %q = %b)
+      -> (memref<?xi64>, memref<?xi64>) {
+    memref.store %x, %p[%c0] : memref<?xi64>
+    %v = memref.load %q[%c0] : memref<?xi64>
+    memref.store %v, %c[%c0] : memref<?xi64>
+    scf.yield %q, %p : memref<?xi64>, memref<?xi64>
+  }
+  %w = memref.load %c[%c0] : memref<?xi64>
+  func.return %w : i64
+}
+
 // Must not fire: a parameter, a value that may be a parameter, a stack buffer, and an
 // allocation that is the function's only site (nothing to tell it from).
 // CHECK-LABEL: @"l0.fn.unknown"
@@ -109,6 +132,11 @@ func.func @unknown(%c: i1, %p: memref<?xi64>, %x: i64) -> i64 {
 // CHECK-DAG:   ![[S2:[0-9]+]] = !{ !"l0 alias either: site 2", !{{[0-9]+}} }
 // CHECK-DAG:   ![[EITHER]] = !{ ![[S0]], ![[S1]] }
 // CHECK-DAG:   ![[THIRD]] = !{ ![[S2]] }
+// CHECK-DAG:   ![[P0:[0-9]+]] = !{ !"l0 alias swap: site 0", !{{[0-9]+}} }
+// CHECK-DAG:   ![[P1:[0-9]+]] = !{ !"l0 alias swap: site 1", !{{[0-9]+}} }
+// CHECK-DAG:   ![[P2:[0-9]+]] = !{ !"l0 alias swap: site 2", !{{[0-9]+}} }
+// CHECK-DAG:   ![[PP]] = !{ ![[P0]], ![[P1]] }
+// CHECK-DAG:   ![[PC]] = !{ ![[P2]] }
 // OPT-LABEL: @l0.entry.solve
 // OPT:       for.body.2{{.*}}:
 // OPT-NEXT:  phi double
