@@ -78,10 +78,13 @@ class AllocationSites:
 
     def __init__(self, fn: Operation) -> None:
         self._sites: dict[SSAValue, Sites] = {}
+        # Only ops that define memrefs (results or block arguments) take part.
+        ops = [op for op in fn.walk() if op.regions or any(
+            isinstance(r.type, MemRefType) for r in op.results)]
         changed = True
         while changed:
             changed = False
-            for op in fn.walk():
+            for op in ops:
                 changed |= self._visit(op)
         self._all: frozenset[Operation] = frozenset().union(
             *(s for s in self._sites.values() if s is not None))
@@ -171,6 +174,7 @@ class AliasScopes:
         self._ids: dict[Operation, int] = {
             op: k for k, op in enumerate(o for o in fn.walk() if self._sites.is_site(o))}
         self._scopes: dict[Operation, ir.MDValue] = {}
+        self._tags: dict[frozenset[Operation], tuple[ir.MDValue, ...]] = {}
 
     def tag(self, v: SSAValue, access: ir.Instruction) -> None:
         """Give `access` (a load or store through memref `v`) its scopes, where the
@@ -178,11 +182,14 @@ class AliasScopes:
         sites = self._sites.sites(v)
         if not sites:
             return
-        others = self._sites.others(sites)
-        if not others:
-            return
-        access.set_metadata("alias.scope", self._list(sites))
-        access.set_metadata("noalias", self._list(others))
+        tags = self._tags.get(sites)
+        if tags is None:
+            others = self._sites.others(sites)
+            tags = (self._list(sites), self._list(others)) if others else ()
+            self._tags[sites] = tags
+        if tags:
+            access.set_metadata("alias.scope", tags[0])
+            access.set_metadata("noalias", tags[1])
 
     def _list(self, sites: frozenset[Operation]) -> ir.MDValue:
         ordered = sorted(sites, key=lambda op: self._ids[op])
