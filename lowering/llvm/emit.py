@@ -43,6 +43,7 @@ from l0.lowering.llvm import math as math_ops
 from l0.lowering.llvm import memref as memref_ops
 from l0.lowering.llvm import omp as omp_ops
 from l0.lowering.llvm import scf as scf_ops
+from l0.lowering.llvm.alias import AliasScopes
 from l0.lowering.llvm.entry import emit_entry
 from l0.lowering.llvm.runtime import Runtime
 from l0.lowering.llvm.types import (
@@ -345,6 +346,13 @@ class FunctionEmitter:
         self._fail: ir.Block | None = None
         self._stack_floor: ir.Value | None = None
         self.entry_allocas = memref_ops.plan_entry_allocas(self.op)
+        self._alias_scopes: AliasScopes | None = None
+
+    def alias_scopes(self) -> AliasScopes:
+        """The alias scopes of this function's element accesses (made on first use)."""
+        if self._alias_scopes is None:
+            self._alias_scopes = AliasScopes(self.mod.llvm, self.op)
+        return self._alias_scopes
 
     # ---- values
 

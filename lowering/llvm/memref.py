@@ -75,22 +75,29 @@ def element_ptr(fe: FunctionEmitter, d: MemRefDesc, indices: Sequence[ir.Value])
     return b.gep(d.aligned, [lin], inbounds=True, source_etype=memory_type(elem_type(d.type)))
 
 
-def load_element(fe: FunctionEmitter, d: MemRefDesc, indices: Sequence[ir.Value]) -> ir.Value:
+def load_element(fe: FunctionEmitter, d: MemRefDesc, indices: Sequence[ir.Value],
+                 source: SSAValue | None = None) -> ir.Value:
+    """Load an element; `source`, the memref loaded from, gives its alias scopes."""
     mty = memory_type(elem_type(d.type))
     v = fe.b.load(element_ptr(fe, d, indices), typ=mty, align=byte_size(mty))
     v.set_metadata("tbaa", fe.mod.tbaa(mty))
+    if source is not None:
+        fe.alias_scopes().tag(source, v)
     if mty == I8 and _is_bool(d):
         return fe.b.icmp_unsigned("!=", v, ir.Constant(I8, 0))
     return v
 
 
 def store_element(fe: FunctionEmitter, d: MemRefDesc, indices: Sequence[ir.Value],
-                  value: ir.Value) -> None:
+                  value: ir.Value, source: SSAValue | None = None) -> None:
+    """Store an element; `source`, the memref stored to, gives its alias scopes."""
     mty = memory_type(elem_type(d.type))
     if value.type == I1:
         value = fe.b.zext(value, I8)
     st = fe.b.store(value, element_ptr(fe, d, indices), align=byte_size(mty))
     st.set_metadata("tbaa", fe.mod.tbaa(mty))
+    if source is not None:
+        fe.alias_scopes().tag(source, st)
 
 
 def _is_bool(d: MemRefDesc) -> bool:
@@ -98,11 +105,13 @@ def _is_bool(d: MemRefDesc) -> bool:
 
 
 def _load(fe: FunctionEmitter, op: memref.LoadOp) -> None:
-    fe.set(op.res, load_element(fe, fe.desc(op.memref), [fe.get(i) for i in op.indices]))
+    fe.set(op.res, load_element(fe, fe.desc(op.memref), [fe.get(i) for i in op.indices],
+                                op.memref))
 
 
 def _store(fe: FunctionEmitter, op: memref.StoreOp) -> None:
-    store_element(fe, fe.desc(op.memref), [fe.get(i) for i in op.indices], fe.get(op.value))
+    store_element(fe, fe.desc(op.memref), [fe.get(i) for i in op.indices], fe.get(op.value),
+                  op.memref)
 
 
 # --------------------------------------------------------------------------- allocation
