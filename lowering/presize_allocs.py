@@ -80,6 +80,7 @@ from l0.lowering.memory_plan import (
     alloc_size,
     alloc_sizes,
     checked_product,
+    constant_int,
     dies_at,
     invariant_chain,
     row_major_strides,
@@ -192,7 +193,7 @@ def _safe_division(op: Operation) -> bool:
 
 
 def _at_least_one(v: SSAValue) -> bool:
-    if (k := _constant(v)) is not None:
+    if (k := constant_int(v)) is not None:
         return k >= 1
     if isinstance(v, OpResult) and isinstance(v.op, arith.MaxSIOp):
         return any(_at_least_one(o) for o in v.op.operands)
@@ -204,7 +205,7 @@ def _at_least_one(v: SSAValue) -> bool:
 def _dim_size(op: memref.DimOp) -> SSAValue | int | None:
     """The size `memref.dim` reads, where the IR says it: of an allocation, a `subview`
     or a `reinterpret_cast` (through `memref.cast`s)."""
-    k = _constant(op.index)
+    k = constant_int(op.index)
     source = op.source
     while isinstance(source, OpResult) and isinstance(source.op, memref.CastOp):
         source = source.op.source
@@ -235,14 +236,6 @@ def _memref_type(v: SSAValue) -> MemRefType:
     t = v.type
     assert isinstance(t, MemRefType)
     return t
-
-
-def _constant(v: SSAValue) -> int | None:
-    if isinstance(v, OpResult) and isinstance(v.op, arith.ConstantOp):
-        value = v.op.value
-        if isinstance(value, IntegerAttr):
-            return value.value.data
-    return None
 
 
 def _roots(v: SSAValue, seen: set[SSAValue] | None = None) -> set[SSAValue]:

@@ -308,12 +308,8 @@ def merge_folds(members: Sequence[Fold]) -> soac.RedomapOp:
     """One redomap folding the accumulators of all `members` (in order), placed where
     the last one was; the members are erased."""
     folds = [as_redomap(m) if isinstance(m, soac.ReduceOp) else m for m in members]
-    merged = _merge_accumulators(folds, soac.RedomapOp)
+    merged = _merge_widened(folds, members, soac.RedomapOp)
     assert isinstance(merged, soac.RedomapOp)
-    _replace_members(merged, members)
-    for f, m in zip(folds, members, strict=True):
-        if f is not m:
-            f.erase()  # the intermediate redomap of a reduce, now without uses
     return merged
 
 
@@ -321,12 +317,23 @@ def merge_scans(members: Sequence[Scan]) -> soac.ScanomapOp:
     """One scanomap scanning the accumulators of all `members` (in order), placed where
     the last one was (Note [Merging scans]); the members are erased."""
     scans = [as_scanomap(m) if isinstance(m, soac.ScanOp) else m for m in members]
-    merged = _merge_accumulators(scans, soac.ScanomapOp)
+    merged = _merge_widened(scans, members, soac.ScanomapOp)
     assert isinstance(merged, soac.ScanomapOp)
+    return merged
+
+
+def _merge_widened(widened: Sequence[soac.RedomapOp | soac.ScanomapOp],
+                   members: Sequence[Operation],
+                   kind: type[soac.RedomapOp] | type[soac.ScanomapOp]
+                   ) -> soac.RedomapOp | soac.ScanomapOp:
+    """One `kind` merging `widened` (the members, a reduce made a redomap and a scan a
+    scanomap) where the last member was; the members and the widened copies are
+    erased."""
+    merged = _merge_accumulators(widened, kind)
     _replace_members(merged, members)
-    for f, m in zip(scans, members, strict=True):
-        if f is not m:
-            f.erase()  # the intermediate scanomap of a scan, now without uses
+    for w, m in zip(widened, members, strict=True):
+        if w is not m:
+            w.erase()  # the widened copy, now without uses
     return merged
 
 
