@@ -75,7 +75,7 @@ from l0.passes.fuse.scanomap import SCAN_CONSUMERS, as_scanomap
 from l0.passes.fuse.transpose import (
     can_push,
     moved_depth,
-    perfect_depth,
+    nest_levels,
     pull_transpose,
     push_transpose,
     uniform_transpose,
@@ -197,7 +197,7 @@ class FuseProducer(RewritePattern):
         # Moving a transposition reorders the elements a nest computes: only a nest
         # that can neither fail nor print may be reordered.
         failing = self.analyses.failing
-        if perfect_depth(op) >= moved_depth(k, n) and not lambda_effects(op, failing):
+        if len(nest_levels(op)) >= moved_depth(k, n) and not lambda_effects(op, failing):
             return "pull", k, n, transposes, consumers
         if all(can_push(c, set(through), k, n) and not lambda_effects(c, failing)
                for c in consumers):

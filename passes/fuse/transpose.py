@@ -17,16 +17,47 @@ applies. Moving the transposition changes the order in which the nest computes i
 elements, so that nest must neither fail nor print (the first error, or the order of
 traces, would change). Transpositions are views, so moving them costs nothing (8: "we think of them
 as having a delayed representation").
+
+Note [Arrays that enter a nest below its top]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Programs written with zips of whole arrays map the rows of a grid together with
+arrays that do not depend on the row: `map(fn (row) => map(f, zip(row, c)), v)`
+applies `f` to `v[i, j]` and `c[j]`. Such a nest is still perfect (`nest_levels`): an
+inner level's inputs are the rows the level above passes down, each used only there,
+and arrays defined outside the whole nest, *invariant inputs* that enter at that
+level. Its element `[i1, ..., id]` reads an invariant entering at level L at
+`[iL, ..., id]`. When the nest's dimensions are permuted, such an input either
+
+* spans every dimension the transposition moves (it enters at or above the first of
+  them): it stays at its level, itself transposed the same way (shifted by the levels
+  above it); or
+* misses some of them (`c` above, under `transpose(v)`: the new outer level runs over
+  `j`, which `c` follows, the new inner level over `i`, which it does not). Its element
+  is then read inside the innermost lambda, `c[j]`, at the indices of the new levels
+  it follows, which those levels get from an `iota` of their size as an extra input.
+
+It is not made an input of the new outer level (`zip(transpose(v), c)`), although
+that reads the element once per row rather than once per element: the original
+compares the sizes of `c` and a row of `v` only when `v` has rows (the zip check of an
+inner level runs once per outer element), so with no rows `c` may have any size, and
+the new outer level would fail on a zip the original never made. The index `c[j]`
+runs only where the innermost lambda runs, that is where every level has elements and
+the original's checks (its certificates) hold.
 """
 
 from __future__ import annotations
 
-from xdsl.ir import Operation, SSAValue
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import i64
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
 from l0.dialects import soac
-from l0.passes.fuse.compose import rebuilt
+from l0.passes.analysis.scope import defined_inside
+from l0.passes.fuse.compose import detach_region
 
 
 def perfect_depth(op: soac.MapOp) -> int:
@@ -46,6 +77,43 @@ def perfect_depth(op: soac.MapOp) -> int:
             return depth
         depth += 1
         op = inner
+
+
+def _passes_rows_down(level: soac.MapOp, root: soac.MapOp) -> soac.MapOp | None:
+    """The map one level below `level` in the nest of `root`, if `level`'s lambda is
+    only that map yielding all its results, takes every row argument of `level` as an
+    input and uses it nowhere else, and takes no other values than those and arrays
+    defined outside `root` (Note [Arrays that enter a nest below its top])."""
+    block = level.body.block
+    ops = list(block.ops)
+    if len(ops) != 2:
+        return None
+    inner, done = ops
+    if not isinstance(inner, soac.MapOp) or not isinstance(done, soac.YieldOp):
+        return None
+    if list(done.values) != list(inner.results):
+        return None
+    inputs = list(inner.inputs)
+    for arg in block.args:
+        uses = list(arg.uses)
+        if len(uses) != 1 or uses[0].operation is not inner or uses[0].index >= len(inputs):
+            return None
+    args = set(block.args)
+    if any(v not in args and defined_inside(v, root) for v in inputs):
+        return None
+    if any(defined_inside(c, root) for c in inner.certs):
+        return None
+    return inner
+
+
+def nest_levels(op: soac.MapOp) -> list[soac.MapOp]:
+    """The maps of the perfect nest `op` begins, `op` first: each lambda but the last
+    only maps the next level over its rows and arrays invariant to the levels above
+    (Note [Arrays that enter a nest below its top])."""
+    levels = [op]
+    while (inner := _passes_rows_down(levels[-1], op)) is not None:
+        levels.append(inner)
+    return levels
 
 
 def moved_depth(k: int, n: int) -> int:
@@ -74,21 +142,128 @@ def uniform_transpose(producer: Operation) -> tuple[int, int, list[soac.Transpos
     return kn[0], kn[1], found
 
 
+@dataclass(frozen=True)
+class _Source:
+    """An array a nest maps over: `value`, taken first by the level `level` (0: the
+    outer map; deeper: an invariant input)."""
+
+    value: SSAValue
+    level: int
+
+
+def _sources(levels: Sequence[soac.MapOp]) -> tuple[list[_Source], list[list[int]]]:
+    """The arrays the nest maps over, and for each level the source of each input."""
+    sources = [_Source(v, 0) for v in levels[0].inputs]
+    of_inputs = [list(range(len(sources)))]
+    for depth, inner in enumerate(levels[1:], start=1):
+        above = levels[depth - 1].body.block.args
+        here: list[int] = []
+        for v in inner.inputs:
+            if v in above:
+                here.append(of_inputs[-1][above.index(v)])  # type: ignore[arg-type]
+            else:
+                here.append(len(sources))
+                sources.append(_Source(v, depth))
+        of_inputs.append(here)
+    return sources, of_inputs
+
+
+def _new_positions(d: int, k: int, n: int) -> list[int]:
+    """Where `transpose(k, n, ...)` puts each of the first d dimensions."""
+    order = list(range(d))
+    order.insert(k + n, order.pop(k))
+    return [order.index(dim) for dim in range(d)]
+
+
+def _permuted_nest(rewriter: PatternRewriter, op: soac.MapOp, k: int, n: int,
+                   roots: Sequence[SSAValue]) -> soac.MapOp:
+    """The nest of `op` over `roots` (its inputs, each transposed by (k, n)), computing
+    `transpose(k, n, op's results)`: invariant inputs are transposed, or read by index
+    in the innermost lambda (Note [Arrays that enter a nest below its top]). The new
+    nest takes the innermost lambda's region; it and the ops it needs are inserted
+    before `op`."""
+    d = moved_depth(k, n)
+    levels = nest_levels(op)[:d]
+    assert len(levels) == d
+    sources, of_inputs = _sources(levels)
+    first_moved = min(k, k + n)
+    position = _new_positions(d, k, n)
+    outside: dict[int, SSAValue] = dict(enumerate(roots))
+    indexed = [s for s, src in enumerate(sources) if src.level > first_moved]
+    for s, src in enumerate(sources):
+        if 0 < src.level <= first_moved:
+            moved = soac.TransposeOp(src.value, k - src.level, n)
+            rewriter.insert(moved, InsertPoint.before(op))
+            outside[s] = moved.result
+    counted = {position[dim] for s in indexed for dim in range(sources[s].level, d)}
+    index_of: dict[int, SSAValue] = {}  # new dimension -> its index, an `iota` element
+
+    def level(depth: int, values: dict[int, SSAValue],
+              put: Callable[[Operation], None]) -> soac.MapOp:
+        old = levels[depth]
+        kept = [s for s in of_inputs[depth] if s not in indexed]
+        inputs = [values[s] for s in kept]
+        if depth in counted:
+            size = soac.SizeOp(values[0], 0)
+            iota = soac.IotaOp(size)
+            put(size)
+            put(iota)
+            inputs.append(iota.result)
+        if depth == d - 1:
+            body = detach_region(old.body)
+            block = body.block
+            if depth in counted:
+                index_of[depth] = block.insert_arg(i64, len(block.args))
+            for s, arg in zip(of_inputs[depth], list(block.args), strict=True):
+                if s in indexed:
+                    src = sources[s]
+                    row = soac.row_type(src.value.type, d - src.level)
+                    assert row is not None
+                    at = [index_of[position[dim]] for dim in range(src.level, d)]
+                    certs = list(dict.fromkeys(c for lv in levels[src.level:] for c in lv.certs))
+                    element = soac.IndexOp(src.value, at, row, certs)
+                    block.insert_op_before(element, block.first_op)  # type: ignore[arg-type]
+                    arg.replace_all_uses_with(element.result)
+                    block.erase_arg(arg)
+        else:
+            row_types = [soac.row_type(v.type) for v in inputs]
+            block = Block(arg_types=row_types)  # type: ignore[arg-type]
+            names = dict(zip(of_inputs[depth], old.body.block.args, strict=True))
+            for s, arg in zip(kept, block.args, strict=False):
+                arg.name_hint = names[s].name_hint
+            inner_values = dict(outside)
+            inner_values.update(zip(kept, block.args, strict=False))
+            if depth in counted:
+                index_of[depth] = block.args[-1]
+            inner = level(depth + 1, inner_values, block.add_op)
+            block.add_ops([inner, soac.YieldOp(*inner.results)])
+            body = Region(block)
+        loc = None if old.loc is None else old.loc.data
+        new = soac.MapOp(inputs, old.result_types, body, list(old.certs), loc)
+        new.attributes |= old.attributes
+        if depth > 0:  # the outer results replace other values, and take their names
+            for mine, theirs in zip(new.results, old.results, strict=True):
+                mine.name_hint = theirs.name_hint
+        return new
+
+    new = level(0, outside, lambda o: rewriter.insert(o, InsertPoint.before(op)))
+    rewriter.insert(new, InsertPoint.before(op))
+    return new
+
+
 def pull_transpose(rewriter: PatternRewriter, producer: soac.MapOp, k: int, n: int,
                    transposes: list[soac.TransposeOp]) -> soac.MapOp:
     """PULL-TRANSPOSE: `producer` over its inputs transposed by (k, n), whose outputs
     replace `transposes`. The producer must be a perfect nest deeper than the
-    transposition (`perfect_depth`)."""
+    transposition (`nest_levels`)."""
     moved = [soac.TransposeOp(a, k, n) for a in producer.inputs]
     for t in moved:
         rewriter.insert(t, InsertPoint.before(producer))
-    new = rebuilt(producer, [t.result for t in moved])
-    rewriter.insert(new, InsertPoint.before(producer))
+    new = _permuted_nest(rewriter, producer, k, n, [t.result for t in moved])
     for t in transposes:
         index = producer.results.index(t.array)  # type: ignore[arg-type]
         rewriter.replace(t, [], [new.results[index]])
     rewriter.erase(producer)
-    assert isinstance(new, soac.MapOp)
     return new
 
 
@@ -96,7 +271,7 @@ def can_push(consumer: Operation, outputs: set[SSAValue], k: int, n: int) -> boo
     """Whether PUSH-TRANSPOSE applies to `consumer`: a perfect map nest deeper than the
     transposition, with at least one input among `outputs` (transposes of the
     producer's outputs)."""
-    return (isinstance(consumer, soac.MapOp) and perfect_depth(consumer) >= moved_depth(k, n)
+    return (isinstance(consumer, soac.MapOp) and len(nest_levels(consumer)) >= moved_depth(k, n)
             and any(v in outputs for v in consumer.inputs))
 
 
@@ -114,11 +289,9 @@ def push_transpose(rewriter: PatternRewriter, consumer: soac.MapOp, k: int, n: i
             inverse = soac.TransposeOp(v, k + n, -n)
             rewriter.insert(inverse, InsertPoint.before(consumer))
             inputs.append(inverse.result)
-    new = rebuilt(consumer, inputs)
-    rewriter.insert(new, InsertPoint.before(consumer))
+    new = _permuted_nest(rewriter, consumer, k + n, -n, inputs)
     back = [soac.TransposeOp(r, k, n) for r in new.results]
     for t in back:
         rewriter.insert(t, InsertPoint.before(consumer))
     rewriter.replace(consumer, [], [t.result for t in back])
-    assert isinstance(new, soac.MapOp)
     return new
