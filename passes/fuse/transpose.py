@@ -175,6 +175,14 @@ def _new_positions(d: int, k: int, n: int) -> list[int]:
     return [order.index(dim) for dim in range(d)]
 
 
+def _rows_of(v: SSAValue) -> SSAValue:
+    """An array with as many rows as `v`, not a map's output when `v` is one (taking a
+    producer's size would keep it from fusing into the nest)."""
+    while isinstance(v.owner, soac.MapOp):
+        v = v.owner.inputs[0]
+    return v
+
+
 def _permuted_nest(rewriter: PatternRewriter, op: soac.MapOp, k: int, n: int,
                    roots: Sequence[SSAValue]) -> soac.MapOp:
     """The nest of `op` over `roots` (its inputs, each transposed by (k, n)), computing
@@ -204,7 +212,7 @@ def _permuted_nest(rewriter: PatternRewriter, op: soac.MapOp, k: int, n: int,
         kept = [s for s in of_inputs[depth] if s not in indexed]
         inputs = [values[s] for s in kept]
         if depth in counted:
-            size = soac.SizeOp(values[0], 0)
+            size = soac.SizeOp(_rows_of(values[0]) if depth == 0 else values[0], 0)
             iota = soac.IotaOp(size)
             put(size)
             put(iota)

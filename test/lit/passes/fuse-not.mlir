@@ -305,6 +305,148 @@ func.func @transposed_twice(%a: tensor<?x?x?xi64>) -> (tensor<?x?x?xi64>, tensor
 
 // -----
 
+// A nest whose inner lambda reads a row of the outer level (`r[i]`) is no perfect
+// nest: its element [i, j] depends on all of row i, so transposing its input would
+// read a column instead (8.1). The consumer (a reduce over the columns) is no nest
+// either: no fusion.
+func.func @transposed_reads_outer_row(%a: tensor<?x?xi64>, %zero: i64, %i: i64) -> tensor<?xi64> {
+  %b = soac.map(%r = %a : tensor<?x?xi64>) -> tensor<?x?xi64> {
+    %m = soac.map(%x = %r : tensor<?xi64>) -> tensor<?xi64> {
+      %h = soac.index %r[%i] : tensor<?xi64> -> i64
+      %y = arith.addi %x, %h : i64
+      soac.yield %y : i64
+    }
+    soac.yield %m : tensor<?xi64>
+  }
+  %t = soac.transpose(0, 1) %b : tensor<?x?xi64>
+  %s = soac.map(%col = %t : tensor<?x?xi64>) -> tensor<?xi64> {
+    %v = soac.reduce(%acc = %zero : i64) over(%e = %col : tensor<?xi64>) {
+      %w = arith.addi %acc, %e : i64
+      soac.yield %w : i64
+    }
+    soac.yield %v : i64
+  }
+  func.return %s : tensor<?xi64>
+}
+// CHECK-LABEL: func.func @transposed_reads_outer_row
+// CHECK: %b = soac.map
+// CHECK: soac.transpose(0, 1) %b
+// WHY: remark: 'soac.map' %b not fused: its outputs are transposed, and neither it nor its consumers are map nests deep enough to move the transposition, that can neither fail nor print (8.1)
+
+// -----
+
+// An inner level that takes the outer row twice is no perfect nest (each row argument
+// must go down once): no fusion.
+func.func @transposed_row_twice(%a: tensor<?x?xi64>, %zero: i64) -> tensor<?xi64> {
+  %b = soac.map(%r = %a : tensor<?x?xi64>) -> tensor<?x?xi64> {
+    %m = soac.map(%x = %r, %y = %r : tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64> {
+      %z = arith.muli %x, %y : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m : tensor<?xi64>
+  }
+  %t = soac.transpose(0, 1) %b : tensor<?x?xi64>
+  %s = soac.map(%col = %t : tensor<?x?xi64>) -> tensor<?xi64> {
+    %v = soac.reduce(%acc = %zero : i64) over(%e = %col : tensor<?xi64>) {
+      %w = arith.addi %acc, %e : i64
+      soac.yield %w : i64
+    }
+    soac.yield %v : i64
+  }
+  func.return %s : tensor<?xi64>
+}
+// CHECK-LABEL: func.func @transposed_row_twice
+// CHECK: %b = soac.map
+// CHECK: soac.transpose(0, 1) %b
+// WHY: remark: 'soac.map' %b not fused: its outputs are transposed, and neither it nor its consumers are map nests deep enough to move the transposition, that can neither fail nor print (8.1)
+
+// -----
+
+// A nest with an input invariant to its outer level (Note [Arrays that enter a nest
+// below its top]) whose lambda may fail (a division): moving the transposition would
+// reorder its elements, and so which division fails first.
+func.func @transposed_invariant_fails(%a: tensor<?x?xi64>, %c: tensor<?xi64>, %zero: i64) -> tensor<?xi64> {
+  %b = soac.map(%r = %a : tensor<?x?xi64>) -> tensor<?x?xi64> {
+    %m = soac.map(%x = %r, %y = %c : tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64> {
+      %z = arith.divsi %x, %y : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m : tensor<?xi64>
+  }
+  %t = soac.transpose(0, 1) %b : tensor<?x?xi64>
+  %s = soac.map(%col = %t : tensor<?x?xi64>) -> tensor<?xi64> {
+    %v = soac.reduce(%acc = %zero : i64) over(%e = %col : tensor<?xi64>) {
+      %w = arith.addi %acc, %e : i64
+      soac.yield %w : i64
+    }
+    soac.yield %v : i64
+  }
+  func.return %s : tensor<?xi64>
+}
+// CHECK-LABEL: func.func @transposed_invariant_fails
+// CHECK: %b = soac.map
+// CHECK: soac.transpose(0, 1) %b
+// WHY: remark: 'soac.map' %b not fused: its outputs are transposed, and neither it nor its consumers are map nests deep enough to move the transposition, that can neither fail nor print (8.1)
+
+// -----
+
+// The invariant input of the nest is updated in place before the consumer: fusion
+// would read it after the update.
+func.func @transposed_invariant_consumed(%a: tensor<?x?xi64>, %c: tensor<?xi64> {soac.unique}, %zero: i64, %i: i64) -> (tensor<?xi64>, tensor<?xi64>) {
+  %b = soac.map(%r = %a : tensor<?x?xi64>) -> tensor<?x?xi64> {
+    %m = soac.map(%x = %r, %y = %c : tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64> {
+      %z = arith.muli %x, %y : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m : tensor<?xi64>
+  }
+  %d = soac.update %c[%i] = %zero : tensor<?xi64>
+  %t = soac.transpose(0, 1) %b : tensor<?x?xi64>
+  %s = soac.map(%col = %t : tensor<?x?xi64>) -> tensor<?xi64> {
+    %v = soac.reduce(%acc = %zero : i64) over(%e = %col : tensor<?xi64>) {
+      %w = arith.addi %acc, %e : i64
+      soac.yield %w : i64
+    }
+    soac.yield %v : i64
+  }
+  func.return %s, %d : tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @transposed_invariant_consumed
+// CHECK: %b = soac.map
+// CHECK: soac.transpose(0, 1) %b
+// WHY: remark: 'soac.map' %b not fused: an array the producer reads may be consumed before the consumer
+
+// -----
+
+// The inner input is built inside the outer lambda (it depends on the row), not
+// invariant to the outer level: no nest.
+func.func @transposed_invariant_inside(%a: tensor<?x?xi64>, %zero: i64) -> tensor<?xi64> {
+  %b = soac.map(%r = %a : tensor<?x?xi64>) -> tensor<?x?xi64> {
+    %n = soac.size(0) %r : tensor<?xi64>
+    %c = soac.iota %n
+    %m = soac.map(%x = %r, %y = %c : tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64> {
+      %z = arith.muli %x, %y : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m : tensor<?xi64>
+  }
+  %t = soac.transpose(0, 1) %b : tensor<?x?xi64>
+  %s = soac.map(%col = %t : tensor<?x?xi64>) -> tensor<?xi64> {
+    %v = soac.reduce(%acc = %zero : i64) over(%e = %col : tensor<?xi64>) {
+      %w = arith.addi %acc, %e : i64
+      soac.yield %w : i64
+    }
+    soac.yield %v : i64
+  }
+  func.return %s : tensor<?xi64>
+}
+// CHECK-LABEL: func.func @transposed_invariant_inside
+// CHECK: %b = soac.map
+// CHECK: soac.transpose(0, 1) %b
+// WHY: remark: 'soac.map' %b not fused: its outputs are transposed, and neither it nor its consumers are map nests deep enough to move the transposition, that can neither fail nor print (8.1)
+
+// -----
+
 // The same with two outputs: `explain` names the producer by its first output.
 func.func @indexed_pair(%a: tensor<?xi64>, %i: i64) -> (tensor<?xi64>, tensor<?xi64>, i64) {
   %b, %d = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64>, tensor<?xi64> {

@@ -405,6 +405,111 @@ func.func @push_transpose(%a: tensor<?x?xi64>, %d: tensor<?x?xi64>) -> tensor<?x
 
 // -----
 
+// PULL-TRANSPOSE through a nest with an input invariant to its outer level (Note
+// [Arrays that enter a nest below its top]): `c` follows the columns, which become
+// the new outer level, so its element is read by index in the new inner lambda, at
+// the new outer level's position (an `iota` of its size), under the certificate of
+// the zip that took it; then the nest fuses with the column sums.
+func.func @pull_transpose_invariant(%a: tensor<?x?xf64>, %c: tensor<?xf64>, %ok: !soac.cert, %zero: f64) -> tensor<?xf64> {
+  %b = soac.map(%r = %a : tensor<?x?xf64>) -> tensor<?x?xf64> {
+    %m = soac.map(%x = %r, %y = %c : tensor<?xf64>, tensor<?xf64>) <%ok> -> tensor<?xf64> {
+      %z = arith.mulf %x, %y : f64
+      soac.yield %z : f64
+    }
+    soac.yield %m : tensor<?xf64>
+  }
+  %t = soac.transpose(0, 1) %b : tensor<?x?xf64>
+  %s = soac.map(%col = %t : tensor<?x?xf64>) -> tensor<?xf64> {
+    %v = soac.reduce(%acc = %zero : f64) over(%e = %col : tensor<?xf64>) {
+      %w = arith.addf %acc, %e : f64
+      soac.yield %w : f64
+    }
+    soac.yield %v : f64
+  }
+  func.return %s : tensor<?xf64>
+}
+// CHECK-LABEL: func.func @pull_transpose_invariant
+// CHECK-NEXT:    %[[T:.*]] = soac.transpose(0, 1) %a : tensor<?x?xf64>
+// CHECK-NEXT:    %[[N:.*]] = soac.size(0) %[[T]] : tensor<?x?xf64>
+// CHECK-NEXT:    %[[J:.*]] = soac.iota %[[N]]
+// CHECK-NEXT:    %s = soac.map(%r = %[[T]], %[[JE:.*]] = %[[J]] : tensor<?x?xf64>, tensor<?xi64>) -> tensor<?xf64> {
+// CHECK-NEXT:      %v = soac.redomap(%acc = %zero : f64) over(%x = %r : tensor<?xf64>) <%ok> {
+// CHECK-NEXT:        %y = soac.index %c[%[[JE]]] <%ok> : tensor<?xf64> -> f64
+// CHECK-NEXT:        %z = arith.mulf %x, %y : f64
+// CHECK-NEXT:        %w = arith.addf %acc, %z : f64
+
+// -----
+
+// An invariant input that follows every dimension the transposition moves (it enters
+// at the second level, and `transpose(1, 1)` swaps the second and third) stays where
+// it is, transposed the same way (shifted by the level above it).
+func.func @pull_transpose_spanning(%a: tensor<?x?x?xf64>, %c: tensor<?x?xf64>, %zero: f64) -> tensor<?x?xf64> {
+  %b = soac.map(%r = %a : tensor<?x?x?xf64>) -> tensor<?x?x?xf64> {
+    %m = soac.map(%x = %r, %y = %c : tensor<?x?xf64>, tensor<?x?xf64>) -> tensor<?x?xf64> {
+      %n = soac.map(%e = %x, %f = %y : tensor<?xf64>, tensor<?xf64>) -> tensor<?xf64> {
+        %z = arith.mulf %e, %f : f64
+        soac.yield %z : f64
+      }
+      soac.yield %n : tensor<?xf64>
+    }
+    soac.yield %m : tensor<?x?xf64>
+  }
+  %t = soac.transpose(1, 1) %b : tensor<?x?x?xf64>
+  %s = soac.map(%p = %t : tensor<?x?x?xf64>) -> tensor<?x?xf64> {
+    %q = soac.map(%col = %p : tensor<?x?xf64>) -> tensor<?xf64> {
+      %v = soac.reduce(%acc = %zero : f64) over(%g = %col : tensor<?xf64>) {
+        %w = arith.addf %acc, %g : f64
+        soac.yield %w : f64
+      }
+      soac.yield %v : f64
+    }
+    soac.yield %q : tensor<?xf64>
+  }
+  func.return %s : tensor<?x?xf64>
+}
+// CHECK-LABEL: func.func @pull_transpose_spanning
+// CHECK-NEXT:    %[[A:.*]] = soac.transpose(1, 1) %a : tensor<?x?x?xf64>
+// CHECK-NEXT:    %[[C:.*]] = soac.transpose(0, 1) %c : tensor<?x?xf64>
+// CHECK-NEXT:    %s = soac.map(%r = %[[A]] : tensor<?x?x?xf64>) -> tensor<?x?xf64> {
+// CHECK-NEXT:      %q = soac.map(%x = %r, %y = %[[C]] : tensor<?x?xf64>, tensor<?x?xf64>) -> tensor<?xf64> {
+// CHECK-NEXT:        %v = soac.redomap(%acc = %zero : f64) over(%e = %x, %f = %y : tensor<?xf64>, tensor<?xf64>) {
+// CHECK-NEXT:          %z = arith.mulf %e, %f : f64
+
+// -----
+
+// PUSH-TRANSPOSE of a consumer nest with an invariant input: on the untransposed
+// rows, `c` follows the outer level no more, and is read by index; the new outer
+// level's count is the producer's input's (a size of the producer's output would
+// keep it from fusing), and the producer fuses.
+func.func @push_transpose_invariant(%a: tensor<?x?xi64>, %c: tensor<?xi64>) -> tensor<?x?xi64> {
+  %b = soac.map(%r = %a : tensor<?x?xi64>) -> tensor<?x?xi64> {
+    %n = soac.size(0) %r : tensor<?xi64>
+    %i = soac.iota %n
+    soac.yield %i : tensor<?xi64>
+  }
+  %t = soac.transpose(0, 1) %b : tensor<?x?xi64>
+  %s = soac.map(%col = %t : tensor<?x?xi64>) -> tensor<?x?xi64> {
+    %m = soac.map(%x = %col, %y = %c : tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64> {
+      %z = arith.addi %x, %y : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m : tensor<?xi64>
+  }
+  func.return %s : tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @push_transpose_invariant
+// CHECK-NEXT:    %[[N:.*]] = soac.size(0) %a : tensor<?x?xi64>
+// CHECK-NEXT:    %[[J:.*]] = soac.iota %[[N]]
+// CHECK-NEXT:    %[[F:.*]] = soac.map(%[[JE:.*]] = %[[J]], %r = %a : tensor<?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64> {
+// CHECK-NEXT:      %n = soac.size(0) %r : tensor<?xi64>
+// CHECK-NEXT:      %i = soac.iota %n
+// CHECK-NEXT:      %m = soac.map(%x = %i : tensor<?xi64>) -> tensor<?xi64> {
+// CHECK-NEXT:        %y = soac.index %c[%[[JE]]] : tensor<?xi64> -> i64
+// CHECK:         %s = soac.transpose(0, 1) %[[F]] : tensor<?x?xi64>
+// CHECK-NEXT:    func.return %s
+
+// -----
+
 // The consumer updates rows of another array in place: it consumes that array, not
 // the one the producer reads (updated only after both), so they still fuse.
 func.func @consumer_updates_other(%a: tensor<?xi64> {soac.unique}, %d: tensor<?x?xi64> {soac.unique}, %i: i64) -> (tensor<?x?xi64>, tensor<?xi64>) {
