@@ -41,9 +41,10 @@ Note [Programs about fusion's structure]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 The `fusion/hidden_<rule>_<n>` programs (73, several per fusion rule, written as users
 write) are there for the structure `-O` must reach (`test_fusion_structure.py`) and for
-`-O` against `-O0` on every back end. Each pass alone on the interpreter is checked on
-the rest of the corpus and by the differential fuzzers; on these programs it would add
-about 1,300 cells for little, so they run `O0` and `O` only.
+`-O` against `-O0` on every back end; so are the `fusion/thesis_*` programs (the
+thesis's R0 and R1 patterns, written as in 2014). Each pass alone on the interpreter is
+checked on the rest of the corpus and by the differential fuzzers; on these programs it
+would add about 1,300 cells for little, so they run `O0` and `O` only.
 
 Note [Collecting only the cell's garbage]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -158,9 +159,9 @@ PIPELINES: list[str] = ["O0", "O", *(f"pass {name}" for name in optimisation_pas
 
 
 def _structure_only(prog: Program | None) -> bool:
-    """A `fusion/hidden_*` program: run `O0` and `O` on every back end, not each pass
-    alone (Note [Programs about fusion's structure])."""
-    return prog is not None and prog.name.startswith("fusion/hidden_")
+    """A `fusion/hidden_*` or `fusion/thesis_*` program: run `O0` and `O` on every back
+    end, not each pass alone (Note [Programs about fusion's structure])."""
+    return prog is not None and prog.name.startswith(("fusion/hidden_", "fusion/thesis_"))
 
 
 def _cells(prog: Program | None = None) -> list[tuple[str, str]]:
