@@ -389,7 +389,14 @@ class FusePass(ModulePass):
       (PUSH-TRANSPOSE: the consumer runs on the untransposed output and the inverse
       transpositions of its other inputs, its results are transposed back) if the
       consumers are, and the nest whose elements it reorders can neither fail nor
-      print; then the producer fuses as above;
+      print; then the producer fuses as above. An inner map of the nest may also
+      take arrays defined outside the nest (`map(fn (r) => map(f, zip(r, c)), v)`,
+      thesis figure 41's explicit step): such an input is transposed with the others
+      when it follows every dimension the transposition moves, and otherwise read by
+      index in the innermost lambda, at the new levels' positions (`c[j]`; its zip
+      was checked only when the levels above it had elements, so it never becomes a
+      zip of the new outer level: Note [Arrays that enter a nest below its top]). A
+      lambda that reads a row of an outer level makes no nest;
     * across reshape (PULL-RESHAPE, 8.2, `l0.passes.fuse.reshape`): when every output
       of a map over one-dimensional arrays, yielding scalars, reaches its consumers
       through `reshape((d1, ..., dn), ...)` to one shape, the reshape moves onto the
