@@ -63,7 +63,8 @@ from l0.passes.fuse.compose import detach_region
 def perfect_depth(op: soac.MapOp) -> int:
     """How many levels of `op` form a perfect map nest: 1 for `op`, one more for each
     lambda that is only a map over its row arguments (all, in order) yielding all of
-    that map's results."""
+    that map's results (PULL-RESHAPE's nests; a transposition also moves through the
+    nests of `nest_levels`, whose inner maps may take invariant arrays too)."""
     depth = 1
     while True:
         block = op.body.block
@@ -206,8 +207,9 @@ def _permuted_nest(rewriter: PatternRewriter, op: soac.MapOp, k: int, n: int,
     counted = {position[dim] for s in indexed for dim in range(sources[s].level, d)}
     index_of: dict[int, SSAValue] = {}  # new dimension -> its index, an `iota` element
 
-    def level(depth: int, values: dict[int, SSAValue],
-              put: Callable[[Operation], None]) -> soac.MapOp:
+    def build_level(depth: int, values: dict[int, SSAValue],
+                    put: Callable[[Operation], None]) -> soac.MapOp:
+        # `values`: each source's array at this depth; `put` inserts an op before it
         old = levels[depth]
         kept = [s for s in of_inputs[depth] if s not in indexed]
         inputs = [values[s] for s in kept]
@@ -243,7 +245,7 @@ def _permuted_nest(rewriter: PatternRewriter, op: soac.MapOp, k: int, n: int,
             inner_values.update(zip(kept, block.args, strict=False))
             if depth in counted:
                 index_of[depth] = block.args[-1]
-            inner = level(depth + 1, inner_values, block.add_op)
+            inner = build_level(depth + 1, inner_values, block.add_op)
             block.add_ops([inner, soac.YieldOp(*inner.results)])
             body = Region(block)
         loc = None if old.loc is None else old.loc.data
@@ -254,7 +256,7 @@ def _permuted_nest(rewriter: PatternRewriter, op: soac.MapOp, k: int, n: int,
                 mine.name_hint = theirs.name_hint
         return new
 
-    new = level(0, outside, lambda o: rewriter.insert(o, InsertPoint.before(op)))
+    new = build_level(0, outside, lambda o: rewriter.insert(o, InsertPoint.before(op)))
     rewriter.insert(new, InsertPoint.before(op))
     return new
 
