@@ -197,14 +197,17 @@ class FuseProducer(RewritePattern):
         # Moving a transposition reorders the elements a nest computes: only a nest
         # that can neither fail nor print may be reordered.
         failing = self.analyses.failing
-        if len(nest_levels(op)) >= moved_depth(k, n) and not lambda_effects(op, failing):
+        depth, needed = len(nest_levels(op)), moved_depth(k, n)
+        if depth >= needed and not lambda_effects(op, failing):
             return "pull", k, n, transposes, consumers
         if all(can_push(c, set(through), k, n) and not lambda_effects(c, failing)
                for c in consumers):
             return "push", k, n, transposes, consumers
+        mine = (f"it is a map nest of depth {depth}, and the transposition moves "
+                f"{needed} dimensions" if depth < needed else "it may fail or print")
         return ("its outputs are transposed, and neither it nor its consumers are map "
                 "nests deep enough to move the transposition, that can neither fail nor "
-                "print (8.1)")
+                f"print (8.1; {mine})")
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, soac.MapOp | soac.FilterOp):

@@ -279,7 +279,7 @@ func.func @transposed_no_nest(%a: tensor<?x?xi64>, %zero: i64) -> tensor<?xi64> 
 // CHECK-LABEL: func.func @transposed_no_nest
 // CHECK: %b = soac.map
 // CHECK: soac.transpose(0, 1) %b
-// WHY: remark: 'soac.map' %b not fused: its outputs are transposed, and neither it nor its consumers are map nests deep enough to move the transposition, that can neither fail nor print (8.1)
+// WHY: remark: 'soac.map' %b not fused: its outputs are transposed, and neither it nor its consumers are map nests deep enough to move the transposition, that can neither fail nor print (8.1; it is a map nest of depth 1, and the transposition moves 2 dimensions)
 
 // -----
 
@@ -331,7 +331,7 @@ func.func @transposed_reads_outer_row(%a: tensor<?x?xi64>, %zero: i64, %i: i64) 
 // CHECK-LABEL: func.func @transposed_reads_outer_row
 // CHECK: %b = soac.map
 // CHECK: soac.transpose(0, 1) %b
-// WHY: remark: 'soac.map' %b not fused: its outputs are transposed, and neither it nor its consumers are map nests deep enough to move the transposition, that can neither fail nor print (8.1)
+// WHY: remark: 'soac.map' %b not fused: its outputs are transposed, and neither it nor its consumers are map nests deep enough to move the transposition, that can neither fail nor print (8.1; it is a map nest of depth 1, and the transposition moves 2 dimensions)
 
 // -----
 
@@ -358,7 +358,7 @@ func.func @transposed_row_twice(%a: tensor<?x?xi64>, %zero: i64) -> tensor<?xi64
 // CHECK-LABEL: func.func @transposed_row_twice
 // CHECK: %b = soac.map
 // CHECK: soac.transpose(0, 1) %b
-// WHY: remark: 'soac.map' %b not fused: its outputs are transposed, and neither it nor its consumers are map nests deep enough to move the transposition, that can neither fail nor print (8.1)
+// WHY: remark: 'soac.map' %b not fused: its outputs are transposed, and neither it nor its consumers are map nests deep enough to move the transposition, that can neither fail nor print (8.1; it is a map nest of depth 1, and the transposition moves 2 dimensions)
 
 // -----
 
@@ -386,7 +386,7 @@ func.func @transposed_invariant_fails(%a: tensor<?x?xi64>, %c: tensor<?xi64>, %z
 // CHECK-LABEL: func.func @transposed_invariant_fails
 // CHECK: %b = soac.map
 // CHECK: soac.transpose(0, 1) %b
-// WHY: remark: 'soac.map' %b not fused: its outputs are transposed, and neither it nor its consumers are map nests deep enough to move the transposition, that can neither fail nor print (8.1)
+// WHY: remark: 'soac.map' %b not fused: its outputs are transposed, and neither it nor its consumers are map nests deep enough to move the transposition, that can neither fail nor print (8.1; it may fail or print)
 
 // -----
 
@@ -443,7 +443,7 @@ func.func @transposed_invariant_inside(%a: tensor<?x?xi64>, %zero: i64) -> tenso
 // CHECK-LABEL: func.func @transposed_invariant_inside
 // CHECK: %b = soac.map
 // CHECK: soac.transpose(0, 1) %b
-// WHY: remark: 'soac.map' %b not fused: its outputs are transposed, and neither it nor its consumers are map nests deep enough to move the transposition, that can neither fail nor print (8.1)
+// WHY: remark: 'soac.map' %b not fused: its outputs are transposed, and neither it nor its consumers are map nests deep enough to move the transposition, that can neither fail nor print (8.1; it is a map nest of depth 1, and the transposition moves 2 dimensions)
 
 // -----
 
