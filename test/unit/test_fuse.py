@@ -285,6 +285,46 @@ def test_generated_invariant_transposes_do_fuse(form: str) -> None:
     call_with_big_stack(check)
 
 
+EMPTY_GRID = """fun [[real]] main(int n, int m, [real] c) =
+  let v = map(fn [real] (int i) => map(fn real (int j) => toReal(i * 10 + j), iota(m)), iota(n)) in
+  let u = map(fn [real] ([real] row) =>
+                map(fn real (real x, real y) => 0.5 * x + y, zip(row, c)), v) in
+  map(fn [real] ([real] col) =>
+        loop (acc = copy(col)) = for i < size(0, col) - 1 do
+          let acc[i + 1] = acc[i + 1] + 0.5 * acc[i] in acc
+        in acc, transpose(u))
+"""
+MAPS_OF_EMPTY_GRID = 4
+"""After -O: `v`'s nest of two maps, and the map over the columns with `u`'s inner map
+inside it (5 with `u` left apart)."""
+
+
+def test_invariant_input_of_an_empty_grid_compiled() -> None:
+    """A grid with no rows and 3 columns, zipped row by row with a vector of 2: the
+    zip is never checked, and after PULL-TRANSPOSE (the vector read by index, not
+    zipped with the 3 columns: Note [Arrays that enter a nest below its top]) the
+    compiled program still runs, as without -O; on a grid with rows the zip fails."""
+    from l0.api import CompiledProgram
+
+    def check() -> None:
+        module = to_module(load_program(EMPTY_GRID, "p.l0"))
+        optimise(module, verify=True)
+        maps = [op for op in module.walk() if isinstance(op, soac.MapOp)]
+        assert len(maps) == MAPS_OF_EMPTY_GRID, module
+        fused = CompiledProgram(EMPTY_GRID, "p.l0", "cpu")
+        plain = CompiledProgram(EMPTY_GRID, "p.l0", "cpu", optimise=False)
+        for text in ("0 3 [1.0, 2.0]", "2 3 [1.0, 2.0, 3.0]", "2 3 [1.0]"):
+            results = []
+            for prog in (fused, plain):
+                try:
+                    results.append(prog.run_main(text))
+                except L0Error as err:
+                    results.append(err.render())
+            assert results[0] == results[1], (text, results)
+
+    call_with_big_stack(check)
+
+
 def test_generated_iota_indexings_do_fuse() -> None:
     """The generator's maps over `iota` indexing a map's output of that size fuse under
     -O: `inline-map-index` recomputes the cheap element at its position (one indexing
