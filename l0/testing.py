@@ -18,7 +18,7 @@ Two sources of expectations, which may be combined (docs/tools.md "l0 test"):
       // random input { [real]:1000 int }   random values (l0.values.generate), seeded:
       //                                    an input without output or error must run
       // error: type-error 3:12      before any input: compilation must fail
-      // structure { map 1 reduce 0 }       SOACs left after the optimisation pipeline
+      // structure { map 1 reduce 0 }       SOACs left after the back end's -O pipeline
 
   In an `error:` line each part is optional: a first word containing a hyphen is the
   error kind, then `LINE:COL`, and the rest a phrase the message must contain.
@@ -348,7 +348,7 @@ def _problem(path: Path, backend: str, optimise: bool) -> str | None:
     if "main" not in prog.functions:
         return "the program has no main"
     if spec.structure is not None:
-        problem = _structure_problem(source, str(path), spec.structure)
+        problem = _structure_problem(source, str(path), spec.structure, backend)
         if problem:
             return problem
     for case in spec.runs:
@@ -378,20 +378,24 @@ def _run_problem(prog: object, case: RunCase) -> str | None:
     return None
 
 
-def _structure_problem(source: str, filename: str, expected: dict[str, int]) -> str | None:
-    counts = structure_of(source, filename)
+def _structure_problem(source: str, filename: str, expected: dict[str, int],
+                       backend: str) -> str | None:
+    from l0.api import pipeline_target
+
+    counts = structure_of(source, filename, pipeline_target(backend))
     wrong = [f"{op} {counts.get(op, 0)} (expected {n})" for op, n in expected.items()
              if counts.get(op, 0) != n]
     return "structure: " + ", ".join(wrong) if wrong else None
 
 
-def structure_of(source: str, filename: str) -> dict[str, int]:
-    """How many of each `STRUCTURE_OPS` op the optimised module holds, nested ones included."""
+def structure_of(source: str, filename: str, target: str = "cpu") -> dict[str, int]:
+    """How many of each `STRUCTURE_OPS` op the module optimised for `target` (the
+    pipeline's: `l0.passes.pipeline.TARGETS`) holds, nested ones included."""
     from l0.frontend import load_program, to_module
     from l0.passes.pipeline import optimise
 
     module = to_module(load_program(source, filename), verify=False)
-    optimise(module)
+    optimise(module, target=target)
     counts: dict[str, int] = {}
     for op in module.walk():
         dialect, _, name = op.name.partition(".")
