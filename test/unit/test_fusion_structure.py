@@ -40,6 +40,26 @@ def test_fused_structure(path: Path) -> None:
     assert {op: counts.get(op, 0) for op in expected} == expected
 
 
+PER_TARGET = [(p, target) for p in sorted(FUSION.glob("*.l0"))
+              for target in spec_of(p).target_structure]
+
+
+def test_a_program_names_the_gpu_pipelines_structure() -> None:
+    assert ("dup_volatility", "gpu") in [(p.stem, t) for p, t in PER_TARGET]
+
+
+@pytest.mark.parametrize(("path", "target"), PER_TARGET,
+                         ids=[f"{p.stem}-{t}" for p, t in PER_TARGET])
+def test_fused_structure_per_target(path: Path, target: str) -> None:
+    """`structure TARGET { ... }`: the structure after that target's -O, where the
+    pipelines differ (Note [One pipeline per target] in `passes/pipeline.py`)."""
+    expected = spec_of(path).structure_for(target)
+    assert expected is not None
+    counts = call_with_big_stack(lambda: structure_of(path.read_text(encoding="utf-8"),
+                                                      str(path), target))
+    assert {op: counts.get(op, 0) for op in expected} == expected
+
+
 # Note [R0 and R1 after -O]: the structure benchmarks/README.md's comparison with the
 # thesis's figures 40-42 reports for finpar's OptionPricing (R0) and LocVolCalib (R1).
 # R0's map over chunks fuses into the reduce of their sums, one redomap (the thesis's
