@@ -99,9 +99,9 @@ pipeline per target])."""
 #   in f64 but moves about 3.35 TB/s: writing a double and reading it back (16 bytes)
 #   takes the time of some 300 floating-point operations, more than the 20 to 30
 #   instructions of the device library's `exp`. And every map left unfused is a kernel
-#   launch and a full trip of its output through device memory (a fused Black-Scholes
-#   against one with its intermediates materialised differs by a factor of about 18
-#   there). So on the gpu a transcendental function weighs 1, like any arithmetic:
+#   launch and a full trip of its output through device memory (Black-Scholes with
+#   every intermediate materialised took about 18 times as long as one fused kernel on
+#   an H100: docs/gpu.md). So on the gpu a transcendental function weighs 1, like any arithmetic:
 #   `inline-map-index{transcendental-weight=1}`, and LocVolCalib's volatility is
 #   recomputed in its consumers, its map of maps gone (17 maps to 15).
 #
