@@ -101,9 +101,9 @@ pipeline per target])."""
 #   instructions of the device library's `exp`. And every map left unfused is a kernel
 #   launch and a full trip of its output through device memory (Black-Scholes with
 #   every intermediate materialised took about 18 times as long as one fused kernel on
-#   an H100: docs/gpu.md). So on the gpu a transcendental function weighs 1, like any arithmetic:
-#   `inline-map-index{transcendental-weight=1}`, and LocVolCalib's volatility is
-#   recomputed in its consumers, its map of maps gone (17 maps to 15).
+#   an H100: docs/gpu.md). So on the gpu a transcendental function weighs 1, like any
+#   arithmetic (`inline-map-index{transcendental-weight=1}`), and LocVolCalib's
+#   volatility is recomputed in its consumers, its map of maps gone (17 maps to 15).
 #
 # The other passes have no cost model that depends on the target. The compile cache
 # keys an entry by the pipeline's target (`l0.api`), so code optimised for one back
