@@ -517,7 +517,7 @@ def run_benchmark(bench: Benchmark, size: int | str, args: argparse.Namespace) -
         except (RuntimeError, subprocess.TimeoutExpired) as err:
             result.problems.append(str(err))
             result.agree = False
-        result.soacs = soac_structure(bench.program)
+        result.soacs = soac_structure(bench.program, backend)
     if args.backend == "gpu" and args.no_gpu_peers is None and ref is not None:
         run_gpu_peers(bench, files, ref, result, args.runs)
     if multicore:
@@ -539,9 +539,11 @@ SOACS = frozenset(f"soac.{k}" for k in ("map", "reduce", "scan", "filter", "redo
 """The second-order array combinators of the IR (its other `soac` ops are first-order)."""
 
 
-def soac_structure(program: Path) -> tuple[int, int]:
-    """How many SOACs `main` holds after -O: those at its top level (not inside another
-    SOAC; inside a sequential loop counts as top level) and those nested in one."""
+def soac_structure(program: Path, backend: str = "cpu") -> tuple[int, int]:
+    """How many SOACs `main` holds after `backend`'s -O (`l0.api.pipeline_target`): those
+    at its top level (not inside another SOAC; inside a sequential loop counts as top
+    level) and those nested in one."""
+    from l0.api import pipeline_target
     from l0.bigstack import call_with_big_stack
     from l0.frontend import load_program, to_module
     from l0.passes.pipeline import optimise
@@ -549,7 +551,7 @@ def soac_structure(program: Path) -> tuple[int, int]:
     def count() -> tuple[int, int]:
         module = to_module(load_program(program.read_text(encoding="utf-8"), str(program)),
                            verify=False)
-        optimise(module)
+        optimise(module, target=pipeline_target(backend))
         main = next(op for op in module.walk()
                     if op.name == "func.func" and op.sym_name.data == "main")
         top = nested = 0

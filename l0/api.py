@@ -42,6 +42,14 @@ _cache: dict[tuple[str, str, str, bool, bool, int | None, bool], CompiledProgram
 BACKENDS = ("cpu", "multicore", "interp", "gpu-sim", "gpu")
 
 
+def pipeline_target(backend: str) -> str:
+    """The target whose `-O` pipeline optimises code for `backend`
+    (`l0.passes.pipeline.TARGETS`, Note [One pipeline per target] there): `gpu-sim`
+    runs the gpu back end's kernels, so it is optimised as `gpu`; the interpreter as
+    `cpu`; the others as themselves."""
+    return {"gpu-sim": "gpu", "interp": "cpu"}.get(backend, backend)
+
+
 class BackendUnavailable(Exception):
     """The chosen back end cannot run on this machine (`gpu` without a GPU, its driver
     or the gpu extra); the message says why, in one line."""
@@ -69,8 +77,8 @@ def compile(  # noqa: A001 - the API's name, like re.compile
       runs the reference interpreter; all check and convert arguments the same way;
     * `threads` (multicore only): how many threads (default: `L0_NUM_THREADS`, else
       libgomp's default, `OMP_NUM_THREADS` or all cores);
-    * `optimise` (default True): run the default pipeline (`l0.passes.pipeline`), as
-      `l0-run -O` does;
+    * `optimise` (default True): run the default pipeline (`l0.passes.pipeline`) for
+      the back end (`pipeline_target`), as `l0-run -O` does;
     * `fast_math` (default False, cpu only): let LLVM reassociate real arithmetic
       (vectorised reductions; results may differ in the last bits);
     * `cache` (default True, cpu and multicore): keep the native code in the compile
@@ -142,7 +150,8 @@ class Function:
 
 class CompiledProgram:
     """An L0 program compiled for one back end; its functions are attributes.
-    With `optimise` (the default) the module goes through the default pipeline."""
+    With `optimise` (the default) the module goes through the default pipeline of the
+    back end's target (`pipeline_target`)."""
 
     def __init__(self, text: str, filename: str, backend: str, *, optimise: bool = True,
                  fast_math: bool = False, inhibit_uniqueness: bool = False,
@@ -201,8 +210,9 @@ class CompiledProgram:
 
     @property
     def module(self) -> ModuleOp:
-        """The IR the back end compiled: the front end's, after the default pipeline
-        with `optimise` (on a cache hit, made when first asked for)."""
+        """The IR the back end compiled: the front end's, after the default pipeline of
+        the back end's target with `optimise` (on a cache hit, made when first asked
+        for)."""
         if self._module is None:
             from l0.frontend import to_module
 
@@ -210,7 +220,7 @@ class CompiledProgram:
             if self._optimise:
                 from l0.passes.pipeline import optimise as run_pipeline
 
-                run_pipeline(module)
+                run_pipeline(module, target=pipeline_target(self._backend))
             self._module = module
         return self._module
 
@@ -229,6 +239,8 @@ class CompiledProgram:
         options: dict[str, Any] = {
             "backend": self._backend, "threads": self._threads,
             "optimise": self._optimise, "fast_math": self._fast_math,
+            # the pipeline's target: code optimised for one back end is never another's
+            "pipeline": pipeline_target(self._backend) if self._optimise else None,
             "entries": self._entries, "checked_memory": checked_memory.enabled(),
             "count_allocations": alloc_stats.enabled()}
         if self._backend == "gpu":  # its code is made for the device's architecture

@@ -6,8 +6,10 @@ functions). It lives in `$XDG_CACHE_HOME/l0` (default `~/.cache/l0`), in a file 
 by the key: a hash of everything the code depends on (`key`):
 
 * the source text and the file name (error messages name it);
-* the options: back end, threads, `-O`, fast-math, entry points, and the settings of
-  the environment that change the code (the checking heap, allocation counting);
+* the options: back end, threads, `-O` and the target of its pipeline (cpu and gpu
+  code are optimised differently: Note [One pipeline per target] in
+  `l0.passes.pipeline`), fast-math, entry points, and the settings of the environment
+  that change the code (the checking heap, allocation counting);
 * the compiler itself: a hash of the package's own source files (`compiler_hash`), so
   any change to the compiler, even uncommitted, misses; and the llvmlite version;
 * the CPU: LLVM's name for the host CPU and its features (code uses all of them).

@@ -24,7 +24,7 @@ def _section(name: str, pass_class: type[ModulePass]) -> str:
 def render() -> str:
     from l0.lowering import LOWERINGS
     from l0.passes import PASSES
-    from l0.passes.pipeline import DEFAULT
+    from l0.passes.pipeline import DEFAULT, TARGET_OPTIONS, TARGETS
 
     groups: list[tuple[str, dict[str, Callable[[], type[ModulePass]]]]] = [
         ("Optimisations and checks (`l0.passes`)", PASSES),
@@ -44,6 +44,19 @@ def render() -> str:
         " `REWRITES` names the ops it rewrites ("
         + ", ".join(f"`{n}`" for n in sorted(PASSES) if hasattr(PASSES[n](), "REWRITES"))
         + ") on a module without any (Note [Passes known to change nothing]).\n",
+        "The list is one per target (`default_pipeline(target)`; `l0-opt -O --target=T`;"
+        " the API and `l0-run` optimise `gpu` and `gpu-sim` as `gpu`, `multicore` as"
+        " `multicore`, `cpu` and `interp` as `cpu`), the same passes in the same order,"
+        " with options where the targets' costs differ: "
+        + "; ".join(f"{target}: "
+                    + (", ".join(f"`{name}{{{opts}}}`"
+                                 for name, opts in TARGET_OPTIONS[target].items())
+                       if TARGET_OPTIONS.get(target) else "the passes' defaults")
+                    for target in TARGETS)
+        + ". On a GPU a trip of an array through memory costs more than the"
+        " transcendental functions that recomputing its elements in its consumers"
+        " repeats, and every map left unfused is a kernel; on the CPU the reverse holds"
+        " (Note [One pipeline per target] in `passes/pipeline.py`, `docs/gpu.md`).\n",
     ]
     for title, registry in groups:
         out.append(f"## {title}\n")

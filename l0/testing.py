@@ -18,7 +18,9 @@ Two sources of expectations, which may be combined (docs/tools.md "l0 test"):
       // random input { [real]:1000 int }   random values (l0.values.generate), seeded:
       //                                    an input without output or error must run
       // error: type-error 3:12      before any input: compilation must fail
-      // structure { map 1 reduce 0 }       SOACs left after the optimisation pipeline
+      // structure { map 1 reduce 0 }       SOACs left after the back end's -O pipeline
+      // structure gpu { map 0 }            the same after the gpu target's -O, for
+      //                                    gpu and gpu-sim (`l0.api.pipeline_target`)
 
   In an `error:` line each part is optional: a first word containing a hyphen is the
   error kind, then `LINE:COL`, and the rest a phrase the message must contain.
@@ -85,7 +87,14 @@ class Spec:
 
     compile_error: ErrorSpec | None = None  # compilation must fail (so nothing runs)
     runs: list[RunCase] = field(default_factory=list)
-    structure: dict[str, int] | None = None
+    structure: dict[str, int] | None = None  # after -O, whatever the target
+    target_structure: dict[str, dict[str, int]] = field(default_factory=dict)
+    """`structure TARGET { ... }`: after the -O of that pipeline target, instead of
+    `structure` (`-O` differs per target: Note [One pipeline per target])."""
+
+    def structure_for(self, target: str) -> dict[str, int] | None:
+        """The structure expected after the -O of pipeline target `target`."""
+        return self.target_structure.get(target, self.structure)
 
 
 @dataclass(frozen=True)
@@ -125,7 +134,8 @@ def spec_of(path: Path) -> Spec:
     elif inp.exists() and err.exists():
         spec.runs.insert(0, RunCase(inp.name, inp.read_bytes(), error=_err_file(err),
                                     file=inp.name))
-    elif not inp.exists() and not spec.runs and spec.structure is None:
+    elif (not inp.exists() and not spec.runs and spec.structure is None
+          and not spec.target_structure):
         # `X.l0` alone: the 2014 protocol expects a compile-time failure.
         first = (text.splitlines() or [""])[0]
         m = _FIRST_LINE_KIND.match(first)
@@ -218,8 +228,13 @@ def _block_spec(text: str, directory: Path) -> Spec:
                 pending = random = None
         elif key == "structure":
             close_pending()
-            braces, pos = _braces(body, pos)
-            spec.structure = _structure(braces)
+            target = re.match(r"\s*([a-z]+)\b", body[pos:])
+            if target is None:
+                braces, pos = _braces(body, pos)
+                spec.structure = _structure(braces)
+            else:
+                braces, pos = _braces(body, pos + target.end())
+                spec.target_structure[_pipeline_target(target.group(1))] = _structure(braces)
         else:
             raise SpecError(f"test block: unknown entry {key!r} (input, random input, "
                             "output, error:, structure)")
@@ -298,6 +313,16 @@ def _error_words(words: str) -> ErrorSpec:
                      col=int(col) if col else None, phrase=m.group("phrase") or None)
 
 
+def _pipeline_target(word: str) -> str:
+    """The pipeline target named by `structure TARGET { ... }`."""
+    from l0.passes.pipeline import TARGETS
+
+    if word not in TARGETS:
+        raise SpecError(f"test block: unknown target `{word}` after structure (targets: "
+                        f"{', '.join(TARGETS)})")
+    return word
+
+
 def _structure(text: str) -> dict[str, int]:
     words = text.split()
     if len(words) % 2:
@@ -333,7 +358,7 @@ def check_program(path: Path, backend: str, *, optimise: bool = True) -> Verdict
 
 def _problem(path: Path, backend: str, optimise: bool) -> str | None:
     """What is wrong with the program at `path` on `backend`, or `None`."""
-    from l0.api import CompiledProgram
+    from l0.api import CompiledProgram, pipeline_target
 
     spec = spec_of(path)
     source = path.read_text(encoding="utf-8")
@@ -347,8 +372,10 @@ def _problem(path: Path, backend: str, optimise: bool) -> str | None:
         return f"compiled, but expected a compile-time error ({spec.compile_error})"
     if "main" not in prog.functions:
         return "the program has no main"
-    if spec.structure is not None:
-        problem = _structure_problem(source, str(path), spec.structure)
+    target = pipeline_target(backend)
+    expected = spec.structure_for(target)
+    if expected is not None:
+        problem = _structure_problem(source, str(path), expected, target)
         if problem:
             return problem
     for case in spec.runs:
@@ -378,20 +405,22 @@ def _run_problem(prog: object, case: RunCase) -> str | None:
     return None
 
 
-def _structure_problem(source: str, filename: str, expected: dict[str, int]) -> str | None:
-    counts = structure_of(source, filename)
+def _structure_problem(source: str, filename: str, expected: dict[str, int],
+                       target: str) -> str | None:
+    counts = structure_of(source, filename, target)
     wrong = [f"{op} {counts.get(op, 0)} (expected {n})" for op, n in expected.items()
              if counts.get(op, 0) != n]
     return "structure: " + ", ".join(wrong) if wrong else None
 
 
-def structure_of(source: str, filename: str) -> dict[str, int]:
-    """How many of each `STRUCTURE_OPS` op the optimised module holds, nested ones included."""
+def structure_of(source: str, filename: str, target: str = "cpu") -> dict[str, int]:
+    """How many of each `STRUCTURE_OPS` op the module optimised for `target` (the
+    pipeline's: `l0.passes.pipeline.TARGETS`) holds, nested ones included."""
     from l0.frontend import load_program, to_module
     from l0.passes.pipeline import optimise
 
     module = to_module(load_program(source, filename), verify=False)
-    optimise(module)
+    optimise(module, target=target)
     counts: dict[str, int] = {}
     for op in module.walk():
         dialect, _, name = op.name.partition(".")

@@ -75,8 +75,11 @@ recomputed once per consumer element, each transcendental `math` op weighs
 `transcendental_weight` ops (default 8: the volatility weighs at least 2 x 8 + 4 > 16,
 and is kept, while cheap arithmetic, or one `exp` among a few ops, is recomputed);
 where the indexing runs once it weighs 1, one element costing nothing measurable.
-`inline-map-index{transcendental-weight=1}` recomputes the volatility (a GPU, where
-each unfused map is a kernel and a trip through memory, may prefer that).
+`inline-map-index{transcendental-weight=1}` recomputes the volatility. The cost model is
+per target (Note [One pipeline per target] in `l0.passes.pipeline`): the cpu and
+multicore `-O` keep the default 8; the gpu's `-O` runs the pass with weight 1, since on a
+GPU writing an element to memory and reading it back costs more than an `exp` (20 to 30
+instructions), and every map left unfused is a kernel launch and a trip through memory.
 """
 
 from __future__ import annotations
@@ -452,7 +455,8 @@ class InlineMapIndexPass(ModulePass):
     `transcendental_weight` (default 8), the weight of one transcendental function
     (`exp`, `log`, `sin`, `powf`, ...) recomputed inside maps (1 where the indexing runs
     once): 8 keeps LocVolCalib's volatility (an exp and a log, figure 42) from being
-    recomputed in its four consumers, which is slower on the CPU; 1 recomputes it.
+    recomputed in its four consumers, which is slower on the CPU; 1 recomputes it (the
+    gpu target's `-O`: Note [One pipeline per target] in `l0.passes.pipeline`).
 
         %b = soac.map(%x = %a : tensor<?xi64>) <%z> -> tensor<?xi64> {
           %y = arith.addi %x, %one : i64

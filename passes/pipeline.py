@@ -9,6 +9,10 @@ inlined body has constants to fold, a rewritten size can be hoisted, a hoisted s
 merged with another, a merged size proves a bounds check redundant...), so `optimise`
 repeats the list until the module stops changing.
 
+`-O` is one list of passes with options per target (`default_pipeline(target)`), as
+Futhark has a pipeline per back end: the cost model of recomputation differs between
+the CPU and the GPU (Note [One pipeline per target]).
+
 `optimise(module, verify=True)` is what tests use: after every pass it verifies the
 module and checks uniqueness (`verify-uniqueness`), as Futhark's pipeline type-checks
 after every pass; a failure is the compiler's fault, reported as a `PipelineError`
@@ -26,6 +30,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
+from xdsl.utils.arg_spec import parse_spec
 
 from l0.passes import PASSES
 from l0.passes.analysis.walk import walk_ops
@@ -64,6 +69,47 @@ DEFAULT: tuple[str, ...] = (
 )
 """The passes of `-O`, in order (one round; `optimise` repeats it to a fixed point)."""
 
+TARGETS: tuple[str, ...] = ("cpu", "multicore", "gpu")
+"""The back ends `-O` is made for (`default_pipeline`); the API's `gpu-sim` is
+optimised as `gpu`, whose kernels it runs, and its `interp` as `cpu`."""
+
+TARGET_OPTIONS: dict[str, dict[str, str]] = {
+    "gpu": {"inline-map-index": "transcendental-weight=1"},
+}
+"""Per target, the options its `-O` gives passes of `DEFAULT` (in `-p` syntax, without
+the braces); a target or pass not named here runs the pass's defaults (Note [One
+pipeline per target])."""
+
+
+# Note [One pipeline per target]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The passes of `-O` are the same on every back end, and so is their order; what
+# differs is the price of recomputing work against the price of a trip through
+# memory, which `inline-map-index` weighs when it recomputes an element of a map in
+# the map's consumers instead of reading it from the array the map builds (Note
+# [Transcendental functions] in `l0.passes.inline_map_index`):
+#
+# * cpu and multicore: an `exp` or a `log` costs tens of instructions, and the array
+#   it saves is written and read back through caches, often without reaching memory.
+#   Recomputing LocVolCalib's volatility (an `exp` and a `log` per point, read by four
+#   consumer maps) made the benchmark 1.4 to 1.7 times slower on the CPU
+#   (benchmarks/README.md, R1's miss 1). So each transcendental function weighs 8
+#   arithmetic operations (the pass's default), and the volatility is kept.
+# * gpu: the balance is the other way. A GPU of the H100's class does about 67 TFLOP/s
+#   in f64 but moves about 3.35 TB/s: writing a double and reading it back (16 bytes)
+#   takes the time of some 300 floating-point operations, more than the 20 to 30
+#   instructions of the device library's `exp`. And every map left unfused is a kernel
+#   launch and a full trip of its output through device memory (Black-Scholes with
+#   every intermediate materialised took about 18 times as long as one fused kernel on
+#   an H100: docs/gpu.md). So on the gpu a transcendental function weighs 1, like any
+#   arithmetic (`inline-map-index{transcendental-weight=1}`), and LocVolCalib's
+#   volatility is recomputed in its consumers, its map of maps gone (17 maps to 15).
+#
+# The other passes have no cost model that depends on the target. The compile cache
+# keys an entry by the pipeline's target (`l0.api`), so code optimised for one back
+# end is never taken for another's.
+
+
 CHECKS = frozenset({"verify-uniqueness"})
 """Registered passes that check the IR and change nothing."""
 
@@ -85,9 +131,15 @@ class PipelineError(Exception):
         self.ir = ir
 
 
-def default_pipeline() -> list[str]:
-    """`DEFAULT` without the passes not registered (yet): what `-O` runs."""
-    return [name for name in DEFAULT if name in PASSES]
+def default_pipeline(target: str = "cpu") -> list[str]:
+    """What `-O` runs for `target` (one of `TARGETS`): `DEFAULT` without the passes not
+    registered (yet), each with the target's options (`TARGET_OPTIONS`) as a pass spec
+    `name{option=value}`. Raises `ValueError` for an unknown target."""
+    if target not in TARGETS:
+        raise ValueError(f"unknown target '{target}'; expected one of: {', '.join(TARGETS)}")
+    options = TARGET_OPTIONS.get(target, {})
+    return [f"{name}{{{options[name]}}}" if name in options else name
+            for name in DEFAULT if name in PASSES]
 
 
 def optimisation_passes() -> list[str]:
@@ -95,13 +147,16 @@ def optimisation_passes() -> list[str]:
     return sorted(name for name in PASSES if name not in CHECKS)
 
 
-def _instantiate(names: Sequence[str]) -> list[ModulePass]:
-    unknown = [n for n in names if n not in PASSES]
+def _instantiate(specs: Sequence[str]) -> list[ModulePass]:
+    """The passes of `specs`, each a name or a spec with options (`name{option=value}`,
+    as `l0-opt -p` takes them)."""
+    parsed = [parse_spec(s) for s in specs]
+    unknown = [s.name for s in parsed if s.name not in PASSES]
     if unknown:
         raise ValueError(
             f"unknown pass '{unknown[0]}'; expected one of: {', '.join(sorted(PASSES))}"
         )
-    return [PASSES[n]()() for n in names]
+    return [PASSES[s.name]().from_pass_spec(s) for s in parsed]
 
 
 def module_text(module: ModuleOp) -> str:
@@ -206,8 +261,10 @@ def optimise(
     verify: bool = False,
     max_rounds: int = MAX_ROUNDS,
     ctx: Context | None = None,
+    target: str = "cpu",
 ) -> int:
-    """Run the passes `names` (default: `default_pipeline()`) over `module` in place, in
+    """Run the passes `names` (default: `default_pipeline(target)`; a name may carry
+    options, `name{option=value}`) over `module` in place, in
     order and then again from the first, until every pass in the list has run once
     more without changing the module (`_fingerprint`), or `max_rounds` times the list
     has run. Returns the number of passes run, counting those skipped because they
@@ -218,8 +275,10 @@ def optimise(
 
     With `verify`, the module is verified and checked for uniqueness before the first
     pass and after every pass (`check`). Raises `ValueError` for an unknown pass name
-    and `PipelineError` for a failing pass.
+    or target and `PipelineError` for a failing pass.
     """
+    if names is None:
+        names = default_pipeline(target)
     with _collector_spares_the_input():
         return _optimise(module, names, verify=verify, max_rounds=max_rounds, ctx=ctx)
 
@@ -266,9 +325,9 @@ objects after this many more allocations than deallocations (Python's default: 7
 # ten thousand young objects at most rather than 700.
 
 
-def _optimise(module: ModuleOp, names: Sequence[str] | None, *, verify: bool,
+def _optimise(module: ModuleOp, names: Sequence[str], *, verify: bool,
               max_rounds: int, ctx: Context | None) -> int:
-    passes = _instantiate(default_pipeline() if names is None else names)
+    passes = _instantiate(names)
     ctx = ctx or _context()
     if verify:
         check(module, ctx, None)
@@ -328,11 +387,13 @@ def _may_rewrite(p: ModulePass, state: _Fingerprint) -> bool:
 class OptimisePass(ModulePass):
     """Run the default pipeline to a fixed point (`l0-opt -O`; not a registered pass).
 
-    Options: `verify` checks the IR and uniqueness after every pass (`check`)."""
+    Options: `verify` checks the IR and uniqueness after every pass (`check`);
+    `target` (default cpu) picks the pipeline (`default_pipeline`; `l0-opt --target`)."""
 
     name = "optimise"
 
     verify: bool = False
+    target: str = "cpu"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        optimise(op, verify=self.verify, ctx=ctx)
+        optimise(op, verify=self.verify, ctx=ctx, target=self.target)

@@ -3,9 +3,10 @@
 The matrix (`test_matrix.py`), the memory-planning check (`test_memory_plan.py`) and
 the PTX check (`test_ptx.py`) all start from a corpus program's front-end module or
 its module after the default pipeline. Both are made once per worker process
-(`front_end`, `optimised`); a test clones before it changes one. The tests of one
-program carry its xdist group (`same_worker`; `make test` runs `--dist loadgroup`),
-so one worker makes a program's modules and every test of that program reuses them.
+(`front_end`, `optimised`, per pipeline target); a test clones before it changes one.
+The tests of one program carry its xdist group (`same_worker`; `make test` runs
+`--dist loadgroup`), so one worker makes a program's modules and every test of that
+program reuses them.
 """
 
 from __future__ import annotations
@@ -46,12 +47,13 @@ def front_end(prog: Program) -> FrontEnd:
 
 
 @functools.cache
-def optimised(prog: Program) -> ModuleOp:
-    """The program's module after the default pipeline (`-O`), each pass's output
-    verified unless the front end's already fails (do not change it: clone)."""
+def optimised(prog: Program, target: str = "cpu") -> ModuleOp:
+    """The program's module after the default pipeline (`-O`) of `target`
+    (`l0.passes.pipeline.TARGETS`), each pass's output verified unless the front end's
+    already fails (do not change it: clone)."""
     front = front_end(prog)
     module = front.module.clone()
-    optimise(module, verify=front.problem is None, ctx=l0_context())
+    optimise(module, verify=front.problem is None, ctx=l0_context(), target=target)
     return module
 
 

@@ -113,6 +113,37 @@ def test_the_key_covers_source_options_and_environment(cache: Path,
     assert loaded.from_cache and list(loaded.main(a, 10)) == [24, 26, 28]
 
 
+def test_the_key_names_the_pipelines_target(cache: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """`-O` differs per target (Note [One pipeline per target] in `l0.passes.pipeline`):
+    the key names the pipeline's target, so a build for one back end is never taken
+    for another's, whatever else the options say."""
+    from l0.api import BackendUnavailable
+    from l0.lowering import gpu_backend
+
+    options: list[dict[str, object]] = []
+    key = compile_cache.key
+
+    def recording(source: str, filename: str, opts: dict[str, object]) -> str:
+        options.append(dict(opts))
+        return key(source, filename, opts)
+
+    monkeypatch.setattr(compile_cache, "key", recording)
+    monkeypatch.setattr(gpu_backend, "target_arch", lambda: "sm_90")  # a GPU's key
+    compiled()
+    compiled(optimise=False)
+    compiled(backend="multicore")
+    try:
+        compiled(backend="gpu")
+    except BackendUnavailable:
+        pass  # no GPU here: the key was made before compiling
+    assert [(o["backend"], o["pipeline"]) for o in options] == [
+        ("cpu", "cpu"), ("cpu", None), ("multicore", "multicore"), ("gpu", "gpu")]
+    without_backend = [{k: v for k, v in o.items() if k not in ("backend", "arch")}
+                       for o in options]
+    assert without_backend[0] != without_backend[3]  # the pipeline alone tells them apart
+
+
 def test_key_depends_on_compiler_and_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
     base = compile_cache.key("src", "p.l0", {"o": 1})
     assert base == compile_cache.key("src", "p.l0", {"o": 1})

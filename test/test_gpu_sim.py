@@ -133,7 +133,7 @@ def test_every_stage_verifies(target: str) -> None:
     for src in (FORMS, FAILING):
         module = to_module(load_program(src, "p.l0"))
         lower(module, target=target, verify=True)
-        optimise(module)
+        optimise(module, target="gpu")
         lower(module, target=target, verify=True)
 
 
@@ -185,7 +185,7 @@ def test_a_thread_failing_before_a_barrier_leaves_its_block_running() -> None:
     src = ("fun int main([int] a) =\n"
            "  reduce(op +, 0, map(fn int (int x) => 1000000 / x + 7 % (x + 1), a))")
     module = to_module(load_program(src, "d.l0"))
-    optimise(module)
+    optimise(module, target="gpu")
     gpu_level = lower(module, entries=["main"], target="gpu", verify=True)
     assert "main_reduce_final_0" in str(gpu_level) and "serial" not in str(gpu_level)
     ConvertGpuToSimPass(publish=True).apply(l0_context(), gpu_level)

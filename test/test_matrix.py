@@ -14,7 +14,8 @@ printed with the corpus's expectations (`corpus.py`). The axes are the two table
   multicore back end runs with 2 threads (`l0-run --backend multicore --threads 2`),
   and with 1 and 3 threads at `-O` on the whole corpus; `gpu-sim` (the GPU's
   kernel extraction, whose input is the optimiser's output) runs `O` only (`O0` is left
-  to `cpu`, which shares the lowering before it);
+  to `cpu`, which shares the lowering before it), with the gpu target's `-O` (Note [One
+  pipeline per target] in `l0.passes.pipeline`), as `l0-run --backend gpu-sim` does;
 * `PIPELINES`: `O0` (the front end's module), `O` (the default pipeline, what `l0-run`
   runs) and `pass NAME` for every registered optimisation pass alone (picked up as
   passes are registered). Pipelines check their output: the IR must verify and pass
@@ -24,9 +25,9 @@ Note [The cost of the matrix]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 `make test` runs on two cores and must stay well under 15 minutes, so work is shared:
 per worker process, each program goes through the front end once and through the
-default pipeline once (both cached: `compiled.py`, shared with the memory-planning and
-PTX checks), whatever the back ends; every cell clones. The tests of one program form
-one xdist group (`--dist loadgroup` in the Makefile), so a
+default pipeline once per target, cpu and gpu (both cached: `compiled.py`, shared with
+the memory-planning and PTX checks), whatever the back ends; every cell clones. The
+tests of one program form one xdist group (`--dist loadgroup` in the Makefile), so a
 program's cache is filled by one worker only. The CPU back end runs on the checking
 heap: it costs little more than libc's allocator (compile time dominates) and checks
 more (fresh and freed buffers poisoned, double frees, leaks), so the corpus is not run
@@ -141,12 +142,13 @@ class Backend:
     pipelines: tuple[str, ...] = ("O0", "O")
     programs: Callable[[Program], bool] = _everything
     trace_in_order: bool = True  # False: threads trace in any order (the lines compared)
+    target: str = "cpu"  # whose `-O` pipeline makes the `O` cell's module
 
 
 BACKENDS: dict[str, Backend] = {
     "interp": Backend(_interpreter, every_pass=True),
     "cpu": Backend(_cpu, checked_heap=True),
-    "gpu-sim": Backend(_gpu_sim, checked_heap=True, pipelines=("O",)),
+    "gpu-sim": Backend(_gpu_sim, checked_heap=True, pipelines=("O",), target="gpu"),
     "multicore": Backend(_multicore(2), checked_heap=True, trace_in_order=False),
     # One thread runs the chunked forms in one chunk; three, more threads than cores.
     "multicore-1": Backend(_multicore(1), checked_heap=True, pipelines=("O",),
@@ -175,13 +177,13 @@ def _cells(prog: Program | None = None) -> list[tuple[str, str]]:
 # -- the module of a cell -------------------------------------------------------------
 
 
-def _through(prog: Program, pipeline: str) -> ModuleOp:
-    """A fresh copy of the program's module after `pipeline`."""
+def _through(prog: Program, pipeline: str, target: str = "cpu") -> ModuleOp:
+    """A fresh copy of the program's module after `pipeline` (`O`: that of `target`)."""
     front = front_end(prog)
     if pipeline == "O0":
         return front.module.clone()
     if pipeline == "O":
-        return optimised(prog).clone()
+        return optimised(prog, target).clone()
     name = pipeline.removeprefix("pass ")
     module = front.module.clone()
     run_pass(PASSES[name]()(), module, l0_context(), verify=front.problem is None)
@@ -262,7 +264,7 @@ def _check_cell(prog: Program, backend_name: str, pipeline: str) -> list[str]:
     failures = []
     if front.problem is not None and pipeline == "O0":
         failures.append(f"the front end's module: {front.problem}")
-    module = _through(prog, pipeline)
+    module = _through(prog, pipeline, backend.target)
     if backend.checked_heap:
         checked_memory.reset_problems()
         _collect_before_cell()

@@ -89,8 +89,9 @@ def test_corpus_program_assembles(prog: Program, tmp_path: Path) -> None:
     lower = _gpu_lower()
     if not _has_libdevice():
         pytest.skip("libdevice not installed")
-    # The -O module the matrix's cells also start from (`compiled.py`); `lower` clones.
-    module = call_with_big_stack(lambda: lower(optimised(prog), entries=["main"],
+    # The gpu -O module the matrix's gpu-sim cells also start from (`compiled.py`);
+    # `lower` clones.
+    module = call_with_big_stack(lambda: lower(optimised(prog, "gpu"), entries=["main"],
                                                target="gpu"))
     if not is_container(module):
         return  # nothing runs on the device (a program of scalars)

@@ -106,7 +106,7 @@ def build(source: str, filename: str, output: str | os.PathLike[str], *,
     if optimise:
         from l0.passes.pipeline import optimise as run_pipeline
 
-        run_pipeline(module)
+        run_pipeline(module, target="multicore" if multicore else "cpu")
     params = [p.type for p in entry.params]
     if library:
         return build_library(module, params, entry.ret, filename, output,

@@ -8,7 +8,9 @@ Built on xDSL's `xDSLOptMain` (so `--split-input-file`, `--verify-diagnostics`,
 dialects and to the passes of `l0.passes.PASSES` and `l0.lowering.LOWERINGS`. A `.l0`
 file goes through the front end and internalisation (`l0.frontend.l0_to_module`).
 The module is verified before the first pass and after every pass. `-O` runs the
-default pipeline (`l0.passes.pipeline`, what `l0-run` does) after the passes of `-p`.
+default pipeline (`l0.passes.pipeline`, what `l0-run` does) after the passes of `-p`,
+that of `--target`'s back end (`--target=gpu -O` recomputes transcendental functions
+more readily: Note [One pipeline per target]).
 `--time-passes` reports on stderr, so that stdout stays the IR.
 
 Output (`-t`): `mlir`, the IR, or `llvm-ir`, LLVM IR as the CPU back end emits it; for
@@ -231,8 +233,9 @@ class L0OptMain(xDSLOptMain):
             dest="backend",
             choices=BACKEND_TARGETS,
             default="cpu",
-            help="the back end to lower for: cpu (default), multicore (OpenMP regions), "
-            "gpu (kernels; -t llvm-ir prints their NVPTX IR, -t ptx their PTX)",
+            help="the back end to optimise (-O) and lower for: cpu (default), multicore "
+            "(OpenMP regions), gpu (kernels; -t llvm-ir prints their NVPTX IR, -t ptx "
+            "their PTX)",
         )
         for action in arg_parser._actions:
             if action.dest in HELP:
@@ -248,8 +251,8 @@ class L0OptMain(xDSLOptMain):
             "-O",
             dest="optimise",
             action="store_true",
-            help="after the passes of -p, run the default pipeline to a fixed point "
-            "(what l0-run does; l0.passes.pipeline)",
+            help="after the passes of -p, run the default pipeline of --target's back "
+            "end to a fixed point (what l0-run does; l0.passes.pipeline)",
         )
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
         _list_passes_in_help(arg_parser)
@@ -315,7 +318,7 @@ class L0OptMain(xDSLOptMain):
         if self.args.optimise:
             from l0.passes.pipeline import OptimisePass
 
-            passes.append(OptimisePass())
+            passes.append(OptimisePass(target=self._backend()))
         self.pipeline = PassPipeline(tuple(passes))
 
     def _target(self) -> Target:

@@ -7,7 +7,9 @@ Prints `main`'s result exactly as the 2014 compiler did (docs/reference.md §6.3
 `-r N` runs `main` N times and `-t FILE` writes the time of each run in microseconds,
 one per line; these times exclude compilation and value input/output, as the
 benchmark harness of Futhark's compiled programs does. `-O` (the default) runs the
-default optimisation pipeline (`l0.passes.pipeline`) before running; `-O0` runs none.
+default optimisation pipeline (`l0.passes.pipeline`) of the back end's target before
+running (gpu and gpu-sim: the gpu's, which recomputes transcendental functions more
+readily; the others: the cpu's); `-O0` runs none.
 `-v` (cpu) counts the heap allocations of compiled code (`l0.lowering.alloc_stats`) and
 prints, after the result, `l0-run: allocations per run of main: N` on stderr (the
 largest count of the runs).
@@ -87,7 +89,8 @@ def build_argparser() -> argparse.ArgumentParser:
         dest="optimise",
         action="store_true",
         default=True,
-        help="optimise with the default pipeline (l0.passes.pipeline.DEFAULT) (the default)",
+        help="optimise with the default pipeline of the back end's target "
+        "(l0.passes.pipeline.default_pipeline) (the default)",
     )
     ap.add_argument(
         "-O0",

@@ -40,6 +40,26 @@ def test_fused_structure(path: Path) -> None:
     assert {op: counts.get(op, 0) for op in expected} == expected
 
 
+PER_TARGET = [(p, target) for p in sorted(FUSION.glob("*.l0"))
+              for target in spec_of(p).target_structure]
+
+
+def test_a_program_names_the_gpu_pipelines_structure() -> None:
+    assert ("dup_volatility", "gpu") in [(p.stem, t) for p, t in PER_TARGET]
+
+
+@pytest.mark.parametrize(("path", "target"), PER_TARGET,
+                         ids=[f"{p.stem}-{t}" for p, t in PER_TARGET])
+def test_fused_structure_per_target(path: Path, target: str) -> None:
+    """`structure TARGET { ... }`: the structure after that target's -O, where the
+    pipelines differ (Note [One pipeline per target] in `passes/pipeline.py`)."""
+    expected = spec_of(path).structure_for(target)
+    assert expected is not None
+    counts = call_with_big_stack(lambda: structure_of(path.read_text(encoding="utf-8"),
+                                                      str(path), target))
+    assert {op: counts.get(op, 0) for op in expected} == expected
+
+
 # Note [R0 and R1 after -O]: the structure benchmarks/README.md's comparison with the
 # thesis's figures 40-42 reports for finpar's OptionPricing (R0) and LocVolCalib (R1).
 # R0's map over chunks fuses into the reduce of their sums, one redomap (the thesis's
@@ -52,10 +72,11 @@ def test_fused_structure(path: Path) -> None:
 # before them, Note [Iterated sizes]), and nothing else (its maps are read by indexing,
 # not as input arrays). Its volatility `myVarX` (figure 42's miss 1), an exp and a log
 # per point read by indexing at the consumers' positions, is recomputed in them only
-# when transcendental functions are let count as cheap (`transcendental-weight=1`):
-# then the map of maps is gone (17 maps to 15); by default it stays, as recomputing it
-# in four consumers is slower on the CPU (Note [Transcendental functions] in
-# `passes/inline_map_index.py`). A change here is a
+# when transcendental functions are let count as cheap (`transcendental-weight=1`, as
+# the gpu target's -O has them): then the map of maps is gone (17 maps to 15); under
+# the cpu's -O it stays, as recomputing it in four consumers is slower on the CPU
+# (Note [Transcendental functions] in `passes/inline_map_index.py`, Note [One pipeline
+# per target] in `passes/pipeline.py`). A change here is a
 # change of that comparison: update the README's table with it. R2 is left out: its -O
 # takes seconds.
 SOACS = ("map", "reduce", "scan", "filter", "redomap", "scanomap")
@@ -75,27 +96,24 @@ def test_finpar_structure(name: str, expected: dict[str, int]) -> None:
 
 
 def test_r1_volatility_is_recomputed_when_exp_is_cheap() -> None:
-    """R1's miss 1 (figure 42): with `inline-map-index{transcendental-weight=1}` run
-    once after inlining, the volatility's map of maps is recomputed in its consumers
-    and gone; `-O` then leaves 15 maps (Note [R0 and R1 after -O])."""
-    from l0.dialects.context import l0_context
+    """R1's miss 1 (figure 42): the gpu target's `-O`, whose `inline-map-index` weighs
+    an exp or a log as one op (Note [One pipeline per target]), recomputes the
+    volatility's map of maps in its consumers, and it is gone: 15 maps, where the cpu's
+    `-O` leaves 17 (`test_finpar_structure`, Note [R0 and R1 after -O])."""
     from l0.frontend import load_program, to_module
-    from l0.passes.inline_map_index import InlineMapIndexPass
     from l0.passes.pipeline import optimise
 
     path = FINPAR / "locvolcalib.l0"
 
-    def structure() -> tuple[dict[str, int], int]:
+    def structure(target: str) -> tuple[dict[str, int], int]:
         module = to_module(load_program(path.read_text(encoding="utf-8"), str(path)),
                            verify=False)
-        optimise(module, ["inline", "simplify", "size-hindrance"])
-        InlineMapIndexPass(transcendental_weight=1).apply(l0_context(), module)
-        optimise(module)
+        optimise(module, target=target)
         names = [op.name for op in module.walk()]
         soacs = {n: names.count(f"soac.{n}") for n in SOACS if f"soac.{n}" in names}
         return soacs, names.count("math.exp")
 
-    soacs, exps = call_with_big_stack(structure)
+    soacs, exps = call_with_big_stack(lambda: structure("gpu"))
     assert soacs == {"map": 15}
     assert exps == 4  # one in each consumer: explicit x, and implicit x's a, b and c
 # The opt-in `iswim` (not in -O: Note in its docstring) on the corpus's depth-2 scan of

@@ -113,6 +113,35 @@ def test_block_structure_mismatch(tmp_path: Path) -> None:
     assert v.message == "structure: map 0 (expected 1)"
 
 
+EXP_BLOCK = """\
+// ==
+// input { [1.0, 2.0] [0.5] } output { [[2.000000], [4.000000]] }
+// structure { map 4 }
+// structure gpu { map 2 }
+fun [[real]] main([real] xs, [real] ys) =
+  let v = map(fn [real] (real x) => map(fn real (real y) => exp(log(x) + 0.0 * y), ys), xs) in
+  map(fn [real] (int i) =>
+        map(fn real (int j) => v[i, j] * 2.0 * ys[j] * 2.0, iota(size(0, ys))),
+      iota(size(0, xs)))
+"""
+"""A map of maps costing a log and an exp per element, read at its consumer's positions:
+the gpu target's -O recomputes it there, the cpu's keeps it (Note [One pipeline per
+target])."""
+
+
+def test_block_structure_per_target(tmp_path: Path) -> None:
+    prog = tmp_path / "exp.l0"
+    prog.write_text(EXP_BLOCK)
+    spec = spec_of(prog)
+    assert spec.structure_for("cpu") == spec.structure_for("multicore") == {"map": 4}
+    assert spec.structure_for("gpu") == {"map": 2}
+    for backend in ("interp", "gpu-sim"):  # optimised as cpu, as gpu
+        assert check_program(prog, backend).passed, check_program(prog, backend).message
+    prog.write_text(EXP_BLOCK.replace("gpu { map 2 }", "gpu { map 4 }"))
+    assert check_program(prog, "interp").passed
+    assert check_program(prog, "gpu-sim").message == "structure: map 2 (expected 4)"
+
+
 def test_block_runtime_error_and_file_input(tmp_path: Path) -> None:
     (tmp_path / "big.in").write_text("[5, 6]\n3\n")
     prog = tmp_path / "idx.l0"
@@ -146,6 +175,7 @@ def test_error_words() -> None:
     ("// input { 1 } output { 1\n", "unbalanced"),
     ("// frobnicate { 1 }\n", "unknown entry"),
     ("// structure { map }\n", "pairs"),
+    ("// structure tpu { map 1 }\n", "unknown target `tpu` after structure"),
     ("// input @ nowhere.in output { 1 }\n", "cannot read nowhere.in"),
 ])
 def test_malformed_blocks_fail_the_program(tmp_path: Path, block: str, message: str) -> None:

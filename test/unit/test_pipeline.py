@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass
 
-from l0.api import CompiledProgram
+from l0.api import BACKENDS, CompiledProgram, pipeline_target
 from l0.bigstack import call_with_big_stack
 from l0.cli.run import build_argparser
 from l0.dialects import soac
@@ -23,6 +23,7 @@ from l0.passes import PASSES
 from l0.passes.pipeline import (
     CHECKS,
     DEFAULT,
+    TARGETS,
     PipelineError,
     check,
     default_pipeline,
@@ -113,6 +114,47 @@ def test_default_passes_are_registered() -> None:
     missing = [name for name in DEFAULT if name not in PASSES]
     assert not missing, f"passes of the default pipeline not in the registry: {missing}"
     assert default_pipeline() == list(DEFAULT)
+
+
+def test_each_target_has_its_pipeline() -> None:
+    # Note [One pipeline per target]: the passes and their order are the same on every
+    # target; the gpu's recomputes transcendental functions as readily as arithmetic.
+    assert set(TARGETS) == {"cpu", "multicore", "gpu"}
+    assert default_pipeline("cpu") == default_pipeline("multicore") == list(DEFAULT)
+    gpu = default_pipeline("gpu")
+    assert [spec.split("{")[0] for spec in gpu] == list(DEFAULT)
+    assert [spec for spec in gpu if spec not in DEFAULT] == [
+        "inline-map-index{transcendental-weight=1}"]
+    with pytest.raises(ValueError, match="unknown target 'tpu'"):
+        default_pipeline("tpu")
+    with pytest.raises(ValueError, match="unknown target 'tpu'"):
+        optimise(ModuleOp([]), target="tpu")
+
+
+_EXP_PROGRAM = """
+fun [[real]] main([real] xs, [real] ys) =
+  let v = map(fn [real] (real x) => map(fn real (real y) => exp(log(x) + y), ys), xs) in
+  map(fn [real] (int i) =>
+        map(fn real (int j) => v[i, j] * 2.0, iota(size(0, ys))),
+      iota(size(0, xs)))
+"""
+"""A map of maps costing an exp and a log per element, read by a consumer at its
+positions: recomputed there by the gpu's `-O`, not by the cpu's."""
+
+
+def test_the_target_picks_the_cost_of_exp() -> None:
+    def maps(**options: object) -> int:
+        module = l0_to_module(_EXP_PROGRAM, "exp.l0")
+        optimise(module, verify=True, **options)  # type: ignore[arg-type]
+        return sum(isinstance(op, soac.MapOp) for op in module.walk())
+
+    assert call_with_big_stack(lambda: maps(target="gpu")) == 2  # the consumer's
+    assert call_with_big_stack(maps) == call_with_big_stack(lambda: maps(target="cpu")) == 4
+    # what the target adds is a pass spec with options, as `optimise` takes any
+    names = [p for p in DEFAULT if p != "inline-map-index"]
+    assert call_with_big_stack(lambda: maps(names=names)) == 4
+    with_weight = [*names, "inline-map-index{transcendental-weight=1}"]
+    assert call_with_big_stack(lambda: maps(names=with_weight)) == 2
 
 
 def test_optimisation_passes_are_the_registered_ones_but_the_checks() -> None:
@@ -299,6 +341,21 @@ def test_api_optimises_by_default() -> None:
     assert optimised.run_main("[1, 2] [3, 4]") == plain.run_main("[1, 2] [3, 4]") == "[7, 9]"
 
 
+def test_api_optimises_for_the_back_ends_target() -> None:
+    # gpu-sim runs the gpu back end's kernels: it gets the gpu's -O, the interpreter the
+    # cpu's; the results are the same.
+    assert [pipeline_target(b) for b in BACKENDS] == ["cpu", "multicore", "cpu", "gpu", "gpu"]
+    interp = CompiledProgram(_EXP_PROGRAM, "exp.l0", "interp")
+    gpu_sim = CompiledProgram(_EXP_PROGRAM, "exp.l0", "gpu-sim")
+
+    def maps(module: ModuleOp) -> int:
+        return sum(isinstance(op, soac.MapOp) for op in module.walk())
+
+    assert (maps(interp.module), maps(gpu_sim.module)) == (4, 2)
+    args = "[1.0, 2.0, 3.0] [0.5, -1.0]"
+    assert gpu_sim.run_main(args) == interp.run_main(args)
+
+
 def test_l0_opt_dash_o_runs_the_default_pipeline(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -311,3 +368,10 @@ def test_l0_opt_dash_o_runs_the_default_pipeline(
             main(argv)
         assert info.value.code == 0
         assert sizes in capsys.readouterr().out
+    exp = tmp_path / "exp.l0"
+    exp.write_text(_EXP_PROGRAM, encoding="utf-8")
+    for target, maps in (("cpu", 4), ("gpu", 2)):  # `-O` is that of `--target`
+        with pytest.raises(SystemExit) as info:
+            main([str(exp), "-O", f"--target={target}"])
+        assert info.value.code == 0
+        assert capsys.readouterr().out.count("soac.map(") == maps
