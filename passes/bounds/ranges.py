@@ -208,6 +208,9 @@ class Facts:
     positive: list[Affine] = field(default_factory=list[Affine])
     narrowed: dict[Sym, tuple[Affine | None, Affine | None]] = field(
         default_factory=dict[Sym, tuple[Affine | None, Affine | None]])
+    counts: list[Affine] = field(default_factory=list[Affine])
+    """The iteration counts of the enclosing SOACs over `iota` and `scf.for` loops from
+    0 by 1: bounded there (Note [Counted values])."""
     place: Operation | None = None
     """Where the check runs: a value is counted there when a SOAC over `iota` of it
     encloses it or has run before it (Note [Counted values])."""
@@ -218,7 +221,7 @@ class Facts:
         if s.kind not in ("value", "select") or self.place is None:
             return False
         if s not in self.counted_memo:
-            self.counted_memo[s] = Affine.sym(s) in self.positive or \
+            self.counted_memo[s] = Affine.sym(s) in self.counts or \
                 iterated_before(s.value, self.place)
         return self.counted_memo[s]
 
@@ -328,6 +331,8 @@ class Ranges:
                 if (inner.parent_region() is parent.body and _int_constant(parent.lb) == 0
                         and step is not None and step > 0):
                     facts.positive.append(self.affine(parent.ub))
+                    if step == 1:
+                        facts.counts.append(self.affine(parent.ub))
             elif isinstance(parent, scf.IfOp):
                 if inner.parent_region() is parent.true_region:
                     conditions.append(parent.cond)
@@ -336,6 +341,8 @@ class Ranges:
                 for p, source in row_params(parent):
                     if p.block is block:
                         facts.positive.append(self.size(source, 0))
+                        if isinstance(source.owner, soac.IotaOp):
+                            facts.counts.append(self.affine(source.owner.n))
                         break
             inner, parent = parent, parent.parent_op()
         for cond in conditions:  # after the counts: they make more conditions exact
