@@ -51,7 +51,7 @@ def test_fused_structure(path: Path) -> None:
 # step's `a`, `b`, `c`, `y` into one (horizontally: their checks are proved or moved
 # before them, Note [Iterated sizes]), and the setup's stencil weights with the payoff
 # (horizontally: the stencil's checks are proved, Note [Counted values]). Its explicit
-# x step (figure 42's miss 2) fuses into the implicit x step: the time loop keeps the
+# x step fuses into the implicit x step: the time loop keeps the
 # grid's sizes (Note [Sizes taken in the body]), so its checks are proved, and the
 # solve's right-hand side, read by indexing in a loop, is the row input (Note [An input
 # indexed by the iteration number]); then the explicit row and `a`, `b`, `c` merge into
@@ -61,7 +61,9 @@ def test_fused_structure(path: Path) -> None:
 # in a one-dimensional map, which `rebind` hoists out of the time loop (Note [The only reader] in
 # `passes/inline_map_index.py`): the map of maps goes (14 maps to 12). With
 # `transcendental-weight=1` it is recomputed whole in both consumers before they merge
-# (a log per point, slower on the CPU). A change here is a
+# (a log per point, slower on the CPU). Miss 2, the implicit y step reading the
+# implicit x step's output transposed (each row a sequential solve), stays. A change
+# here is a
 # change of that comparison: update the README's table with it. R2 is left out: its -O
 # takes seconds.
 SOACS = ("map", "reduce", "scan", "filter", "redomap", "scanomap")
