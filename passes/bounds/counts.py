@@ -10,9 +10,13 @@ values] in `ranges`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from xdsl.dialects import arith
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from l0.dialects import soac
+from l0.passes.analysis.constants import constant_int
 
 
 def available_before(v: SSAValue, op: Operation) -> bool:
@@ -29,12 +33,53 @@ def available_before(v: SSAValue, op: Operation) -> bool:
         isinstance(owner, Operation) and owner is not node and owner.is_before_in_block(node))
 
 
-def iterated_before(v: SSAValue, op: Operation) -> bool:
+def _or_leaves(cond: SSAValue) -> list[SSAValue]:
+    """The disjuncts of `cond` (through `arith.ori`)."""
+    op = cond.owner
+    if isinstance(op, arith.OrIOp):
+        return _or_leaves(op.lhs) + _or_leaves(op.rhs)
+    return [cond]
+
+
+def _zero_test(v: SSAValue) -> SSAValue | None:
+    """`m` for a condition `m == 0` or `0 == m`."""
+    op = v.owner
+    if not isinstance(op, arith.CmpiOp) or op.predicate.value.data != 0:
+        return None
+    if constant_int(op.rhs) == 0:
+        return op.lhs
+    return op.rhs if constant_int(op.lhs) == 0 else None
+
+
+def _checked_whenever_built(iota: soac.IotaOp, running: Callable[[SSAValue], bool]) -> bool:
+    """Whether `iota(n)` exists, where `running` tells the counts known not to be 0,
+    only with `n >= 0`: its size check, if any is left, is its own plain one, or one
+    weakened when it left a loop or lambda (`0 <= n || m == 0`, after which the iota is
+    built, and a SOAC runs over it, whatever `n` when m is 0) whose count m is not 0."""
+    work = list(iota.certs)
+    while work:
+        cert = work.pop()
+        owner = cert.owner
+        if isinstance(owner, soac.ConjoinOp):
+            work.extend(owner.certs)
+        elif isinstance(owner, soac.AssertOp):
+            others = _or_leaves(owner.cond)[1:]
+            if not all((m := _zero_test(leaf)) is not None and running(m) for leaf in others):
+                return False
+        elif not isinstance(owner, soac.CheckedOp):
+            return False
+    return True
+
+
+def iterated_before(v: SSAValue, op: Operation,
+                    running: Callable[[SSAValue], bool] = lambda _: False) -> bool:
     """Whether a SOAC over `iota(v)` runs to its end before `op` (in a block enclosing
-    `op`, before it: it ran whenever `op` runs; one in a branch, or after, says nothing)."""
+    `op`, before it: it ran whenever `op` runs; one in a branch, or after, says nothing),
+    the iota checked (`_checked_whenever_built`, `running` as there)."""
     for use in v.uses:
         iota = use.operation
-        if not isinstance(iota, soac.IotaOp) or iota.n is not v:
+        if not isinstance(iota, soac.IotaOp) or iota.n is not v \
+                or not _checked_whenever_built(iota, running):
             continue
         for row_use in iota.result.uses:
             soac_op = row_use.operation

@@ -60,7 +60,9 @@ An `int` parameter is opaque: it may be negative, and `numX - 1` wraps near -2^6
 comparison with it is not exact (Note [Overflow]). But where a SOAC over `iota(v)` (or
 an `scf.for` from 0 to `v`) encloses the check, or has run to its end before it, `v`
 counted iterations: the iota checked that it is not negative, and no feasible run
-reaches 2^50 iterations (`l0.passes.bounds.counts`). There `v` is as good as a size:
+reaches 2^50 iterations (`l0.passes.bounds.counts`; an iota whose check was weakened
+when it left a loop over m, `0 <= v || m == 0`, counts only where m is known not to be
+0: with m = 0 it is built, and mapped over, whatever v). There `v` is as good as a size:
 bounded and never negative; and `select(m != 0, v, 0)` is a row-size select like
 `select(m != 0, size, 0)`. This matters once `size-hindrance` has written the sizes of
 arrays built over `iota(numX)` as the parameter `numX` itself: LocVolCalib's stencils
@@ -83,7 +85,7 @@ range of that iterator there;
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, scf
@@ -215,15 +217,22 @@ class Facts:
     """Where the check runs: a value is counted there when a SOAC over `iota` of it
     encloses it or has run before it (Note [Counted values])."""
     counted_memo: dict[Sym, bool] = field(default_factory=dict[Sym, bool])
+    form: Callable[[SSAValue], Affine] | None = None
+    """The affine form of a value (`Ranges.affine`)."""
 
     def counted(self, s: Sym) -> bool:
         """Whether the opaque value `s` counts iterations where the check runs."""
         if s.kind not in ("value", "select") or self.place is None:
             return False
         if s not in self.counted_memo:
-            self.counted_memo[s] = Affine.sym(s) in self.counts or \
-                iterated_before(s.value, self.place)
+            self.counted_memo[s] = Affine.sym(s) in self.counts or iterated_before(
+                s.value, self.place, lambda m: self.running(m))
         return self.counted_memo[s]
+
+    def running(self, m: SSAValue) -> bool:
+        """Whether the count `m` is positive where the check runs (an enclosing loop or
+        lambda over m runs an iteration)."""
+        return self.form is not None and self.form(m) in self.positive
 
     def narrow(self, s: Sym, lo: Affine | None, hi: Affine | None) -> None:
         old_lo, old_hi = self.narrowed.get(s, (None, None))
@@ -321,7 +330,7 @@ class Ranges:
         `scf.for` from 0 to `m` with a positive step, runs an iteration; Note [Row-size
         selects]), and the conditions of the `scf.if`s whose then-branch encloses it
         narrow the ranges of iterators (Note [Branch facts])."""
-        facts = Facts(place=op)
+        facts = Facts(place=op, form=self.affine)
         conditions: list[SSAValue] = []
         parent = op.parent_op()
         inner: Operation = op

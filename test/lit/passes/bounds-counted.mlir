@@ -122,3 +122,87 @@ func.func @select_not_counted(%n: i64, %m: i64, %k: i64, %x: tensor<?xi64>) -> t
 }
 // CHECK-LABEL: func.func @select_not_counted
 // CHECK:         soac.assert %hi, "{0} too big"
+
+// -----
+
+// Must not fire: the map over `iota(%n)` ran, but the iota's check was weakened when
+// it left a map over `%m` rows (`0 <= %n || %m == 0`): with `%m = 0` the iota is built
+// and mapped over whatever `%n`, so `%n` may be negative and counts nothing.
+func.func @weakened_iota(%n: i64, %m: i64, %k: i64, %x: tensor<?xi64>)
+    -> (tensor<?xi64>, tensor<?xi64>) {
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %m1 = arith.constant -1 : i64
+  %nonneg = arith.cmpi sle, %zero, %n : i64
+  %empty = arith.cmpi eq, %m, %zero : i64
+  %ok = arith.ori %nonneg, %empty : i1
+  %cn = soac.assert %ok, "negative size {0} given to iota" (%n : i64) at "t.l0:1:1"
+  %in = soac.iota %n <%cn>
+  %y = soac.map(%i = %in : tensor<?xi64>) -> tensor<?xi64> {
+    soac.yield %i : i64
+  }
+  %ik = soac.iota %k
+  %last = arith.addi %m1, %n : i64
+  %r = soac.map(%i = %ik : tensor<?xi64>) -> tensor<?xi64> {
+    %p = arith.cmpi slt, %i, %last : i64
+    %e = scf.if %p -> (i64) {
+      %j = arith.addi %one, %i : i64
+      %hi = arith.cmpi slt, %j, %n : i64
+      %c = soac.assert %hi, "index {0} out of bounds" (%j : i64) at "t.l0:1:2"
+      %v = soac.index %x[%j] <%c> : tensor<?xi64> -> i64
+      scf.yield %v : i64
+    } else {
+      scf.yield %zero : i64
+    }
+    soac.yield %e : i64
+  }
+  func.return %y, %r : tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @weakened_iota
+// CHECK:         %r = soac.map
+// CHECK:           soac.assert %hi, "index {0} out of bounds"
+
+// -----
+
+// The same weakened check, where the check runs inside a map over `iota(%m)` (and not
+// over `iota(%n)`): there `%m` is not 0, so the iota's check held, `%n` counts the
+// iterations of `%y`'s map (run before, in the same lambda), and `%n - 1` cannot wrap:
+// the branch fact proves the stencil's check.
+func.func @weakened_iota_inside(%n: i64, %m: i64, %k: i64, %x: tensor<?xi64>)
+    -> tensor<?x?xi64> {
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %m1 = arith.constant -1 : i64
+  %nonneg = arith.cmpi sle, %zero, %n : i64
+  %empty = arith.cmpi eq, %m, %zero : i64
+  %ok = arith.ori %nonneg, %empty : i1
+  %cn = soac.assert %ok, "negative size {0} given to iota" (%n : i64) at "t.l0:1:1"
+  %in = soac.iota %n <%cn>
+  %im = soac.iota %m
+  %ik = soac.iota %k
+  %last = arith.addi %m1, %n : i64
+  %r = soac.map(%g = %im : tensor<?xi64>) -> tensor<?x?xi64> {
+    %y = soac.map(%i = %in : tensor<?xi64>) -> tensor<?xi64> {
+      soac.yield %i : i64
+    }
+    %row = soac.map(%i = %ik : tensor<?xi64>) -> tensor<?xi64> {
+      %p = arith.cmpi slt, %i, %last : i64
+      %e = scf.if %p -> (i64) {
+        %j = arith.addi %one, %i : i64
+        %hi = arith.cmpi slt, %j, %n : i64
+        %c = soac.assert %hi, "index {0} out of bounds" (%j : i64) at "t.l0:1:2"
+        %v = soac.index %y[%j] <%c> : tensor<?xi64> -> i64
+        scf.yield %v : i64
+      } else {
+        scf.yield %zero : i64
+      }
+      soac.yield %e : i64
+    }
+    soac.yield %row : tensor<?xi64>
+  }
+  func.return %r : tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @weakened_iota_inside
+// CHECK:         %r = soac.map
+// CHECK-NOT:       soac.assert
+// CHECK:         func.return %r
