@@ -68,7 +68,8 @@ Note [The only reader]
 When the indexing is the map's only use, and it reads each element at most once per
 run of the map's block (it runs once, or inside maps where Note [Where an element may
 be recomputed] holds), recomputing costs no more than the map: the map computes every
-element once, the consumer at most once those it reads, and the map goes. So then the
+element once, the consumer at most once those it reads, and the map goes (when it can
+neither fail nor print: else `dce` keeps it, and recomputing would only add work). So then the
 element is recomputed whatever it weighs (`max_ops` and the transcendental weight do
 not apply; the ops must still be of the cheap kinds, Note [The work of one element]).
 Only the row part of a map of maps would run more often: the outer lambda's ops, once
@@ -128,6 +129,7 @@ from l0.passes.analysis.consumption import (
     consumed_operands,
     is_array,
 )
+from l0.passes.analysis.effects import has_effects
 from l0.passes.analysis.scope import defined_outside, free_values
 from l0.passes.analysis.walk import contains_op
 
@@ -246,9 +248,11 @@ _TOO_COSTLY = "the element costs"
 
 
 def only_reader(index: soac.IndexOp, producer: soac.MapOp) -> bool:
-    """Whether `index` is the only use of `producer` (Note [The only reader])."""
+    """Whether `index` is the only use of `producer`, which can then go: it can neither
+    fail nor print (Note [The only reader])."""
     uses = [use for r in producer.results for use in r.uses]
-    return len(uses) == 1 and uses[0].operation is index
+    return len(uses) == 1 and uses[0].operation is index and \
+        not has_effects(producer, frozenset())
 
 
 # ---------------------------------------------------------------------------------------
@@ -406,7 +410,7 @@ class InlineMapIndex(RewritePattern):
         lam = e.lam
         values = row_part_values(lam, e.output, len(e.indices))
         rows = row_part_map(lam, e.output, values)
-        rewriter.insert(rows, InsertPoint.before(lam))
+        rewriter.insert(rows, InsertPoint.after(lam))
         self.consumption.place([rows], lam)
         first = e.indices[0]
         all_certs = certs + list(lam.certs)

@@ -688,3 +688,35 @@ func.func @no_other_index_stays(%a: tensor<?xi64>, %n: i64) -> (tensor<?xi64>, i
 // CHECK-LABEL: func.func @no_other_index_stays
 // CHECK: soac.index %b[%i] : tensor<?xi64> -> i64
 // CHECK: soac.index %b[%t] : tensor<?xi64> -> i64
+
+// -----
+
+// Must not fire (Note [The only reader]): one reader, but the map's lambda may fail (a
+// check of its own), so the map stays whatever happens to the indexing, and
+// recomputing its heavy element there would only add work.
+func.func @only_reader_map_may_fail(%xs: tensor<?xf64>, %ys: tensor<?xf64>, %ok: i1,
+                                    %m: i64, %n: i64) -> tensor<?x?xf64> {
+  %var = soac.map(%x = %xs : tensor<?xf64>) -> tensor<?x?xf64> {
+    %c = soac.assert %ok, "bad row" at "t.l0:1:1"
+    %l = math.log %x : f64
+    %row = soac.map(%y = %ys : tensor<?xf64>) -> tensor<?xf64> {
+      %s = arith.addf %l, %y : f64
+      %v = math.exp %s : f64
+      soac.yield %v : f64
+    }
+    soac.yield %row : tensor<?xf64>
+  }
+  %jm = soac.iota %m
+  %in = soac.iota %n
+  %u = soac.map(%j = %jm : tensor<?xi64>) -> tensor<?x?xf64> {
+    %col = soac.map(%i = %in : tensor<?xi64>) -> tensor<?xf64> {
+      %e = soac.index %var[%i, %j] : tensor<?x?xf64> -> f64
+      soac.yield %e : f64
+    }
+    soac.yield %col : tensor<?xf64>
+  }
+  func.return %u : tensor<?x?xf64>
+}
+// CHECK-LABEL: func.func @only_reader_map_may_fail
+// CHECK:         %var = soac.map
+// CHECK:         soac.index %var[%i, %j]
