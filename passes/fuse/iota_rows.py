@@ -172,7 +172,8 @@ def input_row_indexings(soac_op: soac.MapOp | soac.RedomapOp | soac.ScanomapOp
     rows = {v: arg for arg, v in pairs if arg not in iotas}
     found: list[tuple[soac.IndexOp, BlockArgument]] = []
     for inner in block.walk():
-        if not isinstance(inner, soac.IndexOp) or inner.indices[0] not in iotas:
+        if not isinstance(inner, soac.IndexOp) or not inner.indices \
+                or inner.indices[0] not in iotas:
             continue
         row = rows.get(inner.array)
         if row is None or may_be_consumed(inner.array) or may_be_consumed(row):
