@@ -63,6 +63,26 @@ returned, indexed in a loop or read as a row is built anyway, and recomputing it
 elements elsewhere would only add work. Where the map's block runs the indexing once,
 one element is recomputed once, and the rule fires as the thesis's 9.2 does.
 
+Note [The only reader]
+~~~~~~~~~~~~~~~~~~~~~~
+When the indexing is the map's only use, and it reads each element at most once per
+run of the map's block (it runs once, or inside maps where Note [Where an element may
+be recomputed] holds), recomputing costs no more than the map: the map computes every
+element once, the consumer at most once those it reads, and the map goes (when it can
+neither fail nor print: else `dce` keeps it, and recomputing would only add work). So then the
+element is recomputed whatever it weighs (`max_ops` and the transcendental weight do
+not apply; the ops must still be of the cheap kinds, Note [The work of one element]).
+Only the row part of a map of maps would run more often: the outer lambda's ops, once
+per row in the map, would run once per element of the consumer. So when the
+recomputation runs inside maps and goes through levels, the scalars the outer lambda
+computes for its inner map (`beta * log(x)` of LocVolCalib's volatility) are left in a
+one-dimensional map over the rows, `rows = map(outer ops, a)`, and the consumer reads
+`rows[i]`: each still computed once per row (the map of maps of numX x numY elements
+becomes a map of numX). LocVolCalib's volatility, whose consumers `fuse` has merged
+into one map over the grid reading `myVarX[i, j]` once, is so recomputed there by
+default: an `exp` per point, as before, and a `log` per row, as before, without the
+numX x numY array (Note [Transcendental functions]).
+
 Note [Transcendental functions]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 An `exp` or a `log` costs tens of arithmetic operations. In LocVolCalib (R1) the
@@ -80,6 +100,8 @@ per target (Note [One pipeline per target] in `l0.passes.pipeline`): the cpu and
 multicore `-O` keep the default 8; the gpu's `-O` runs the pass with weight 1, since on a
 GPU writing an element to memory and reading it back costs more than an `exp` (20 to 30
 instructions), and every map left unfused is a kernel launch and a trip through memory.
+Once its four consumers are one, the volatility has one reader, and is recomputed
+whatever its weight, on every target (Note [The only reader]).
 """
 
 from __future__ import annotations
@@ -90,7 +112,7 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue, Use
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue, Use
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -98,8 +120,10 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import InsertPoint
 
 from l0.dialects import soac
+from l0.dialects.soac.types import array_of, is_value_type
 from l0.passes.analysis.consumption import (
     FOLDS,
     LOOPS,
@@ -108,6 +132,7 @@ from l0.passes.analysis.consumption import (
     consumed_operands,
     is_array,
 )
+from l0.passes.analysis.effects import has_effects
 from l0.passes.analysis.scope import defined_outside, free_values
 from l0.passes.analysis.walk import contains_op
 
@@ -218,8 +243,19 @@ def cheapness_problem(lam: soac.MapOp, output: int, depth: int, model: CostModel
     if isinstance(cost, str):
         return cost
     if cost > model.max_ops:
-        return f"the element costs {cost} ops, more than {model.max_ops}"
+        return f"{_TOO_COSTLY} {cost} ops, more than {model.max_ops}"
     return None
+
+
+_TOO_COSTLY = "the element costs"
+
+
+def only_reader(index: soac.IndexOp, producer: soac.MapOp) -> bool:
+    """Whether `index` is the only use of `producer`, which can then go: it can neither
+    fail nor print (Note [The only reader])."""
+    uses = [use for r in producer.results for use in r.uses]
+    return len(uses) == 1 and uses[0].operation is index and \
+        not has_effects(producer, frozenset())
 
 
 # ---------------------------------------------------------------------------------------
@@ -324,7 +360,8 @@ class InlineMapIndex(RewritePattern):
             return where
         model = CostModel(self.max_ops, self.transcendental_weight, where)
         cheap = cheapness_problem(producer, output, len(op.indices), model)
-        if cheap is not None:
+        if cheap is not None and (not cheap.startswith(_TOO_COSTLY)
+                                  or not only_reader(op, producer)):
             return cheap
         read = arrays_read(producer)
         if self.consumption.consumed_between(read, producer, op) is not None:
@@ -355,6 +392,47 @@ class InlineMapIndex(RewritePattern):
             return v in user.inputs and not (isinstance(user, FOLDS) and v in user.neutral)
         return False
 
+    def _keeps_row_part(self, op: soac.IndexOp, producer: soac.MapOp, output: int) -> bool:
+        """Whether the outer lambda's ops stay per row, in a map of their own (Note [The
+        only reader]): the element is recomputed inside maps only because the indexing
+        is the map's only reader, through an inner map that uses scalars they compute."""
+        if not row_part_values(producer, output, len(op.indices)):
+            return False
+        model = CostModel(self.max_ops, self.transcendental_weight, True)
+        cost = element_cost(producer, output, len(op.indices), model)
+        return isinstance(cost, int) and cost > self.max_ops and \
+            placement_problem(op, producer) is True
+
+    def _row_part(self, e: Element, certs: list[SSAValue], mapping: dict[SSAValue, SSAValue],
+                  new_ops: list[Operation], rewriter: PatternRewriter
+                  ) -> tuple[Element, list[SSAValue]]:
+        """Put a map computing the outer lambda's scalars for each row before the
+        producer, map them to its elements at row `e.indices[0]` and return the element
+        of the inner map left to recompute, with the certificates that guard it (Note
+        [The only reader])."""
+        lam = e.lam
+        values = row_part_values(lam, e.output, len(e.indices))
+        rows = row_part_map(lam, e.output, values)
+        rewriter.insert(rows, InsertPoint.after(lam))
+        self.consumption.place([rows], lam)
+        first = e.indices[0]
+        all_certs = certs + list(lam.certs)
+        for v, r in zip(values, rows.results, strict=True):
+            element = soac.IndexOp(r, [first], v.type, all_certs)
+            new_ops.append(element)
+            mapping[v] = element.result
+        inner = row_map(lam, e.output, len(e.indices))
+        assert inner is not None
+        used = set(free_values(inner))
+        for arg, a in zip(lam.body.block.args, lam.inputs, strict=True):
+            if arg in used:
+                row = soac.IndexOp(a, [first], arg.type, all_certs)
+                new_ops.append(row)
+                mapping[arg] = row.result
+        inner_output = yielded(lam, e.output)
+        assert isinstance(inner_output, OpResult)
+        return Element(inner, inner_output.index, list(e.indices[1:]), e.type), all_certs
+
     def _consumed_by_enclosing(self, read: list[SSAValue], op: Operation,
                                producer: soac.MapOp) -> bool:
         """Whether a map around `op` (inside the producer's block) may consume one of
@@ -376,8 +454,12 @@ class InlineMapIndex(RewritePattern):
         if self.problem(op, b.op, b.index) is not None:
             return
         new_ops: list[Operation] = []
-        value = recompute(Element(b.op, b.index, list(op.indices), op.result.type),
-                          list(op.certs), {}, new_ops)
+        mapping: dict[SSAValue, SSAValue] = {}
+        element = Element(b.op, b.index, list(op.indices), op.result.type)
+        certs = list(op.certs)
+        if self._keeps_row_part(op, b.op, b.index):
+            element, certs = self._row_part(element, certs, mapping, new_ops, rewriter)
+        value = recompute(element, certs, mapping, new_ops)
         self.consumption.place(new_ops, op)
         rewriter.replace(op, new_ops, [value])
         for new in new_ops:  # maps indexed anew have uses `removes_hindrance` did not see
@@ -394,6 +476,36 @@ class Element:
     output: int
     indices: Sequence[SSAValue]
     type: Attribute
+
+
+def row_part_values(lam: soac.MapOp, output: int, depth: int) -> list[SSAValue]:
+    """The scalars the ops of `lam`'s lambda compute for the inner map that builds the
+    row of `output` (none when there is no such map, or one of them is not a plain
+    value: an array or a certificate, which a map cannot yield)."""
+    inner = row_map(lam, output, depth)
+    if inner is None:
+        return []
+    block = lam.body.block
+    values = [v for v in free_values(inner)
+              if isinstance(v, OpResult) and v.op.parent_block() is block]
+    return values if all(is_value_type(v.type) for v in values) else []
+
+
+def row_part_map(lam: soac.MapOp, output: int, values: list[SSAValue]) -> soac.MapOp:
+    """A map over `lam`'s inputs running its lambda's ops but the inner maps that build
+    its rows, yielding `values` (Note [The only reader])."""
+    block = lam.body.block
+    new = Block(arg_types=[a.type for a in block.args])
+    mapping: dict[SSAValue, SSAValue] = dict(zip(block.args, new.args, strict=True))
+    inner = row_map(lam, output, 2)
+    for body_op in block.ops:
+        if isinstance(body_op, soac.YieldOp) or body_op is inner or builds_yielded_row(body_op):
+            continue
+        new.add_op(body_op.clone(mapping))
+    new.add_op(soac.YieldOp(*[mapping[v] for v in values]))
+    loc = None if lam.loc is None else lam.loc.data
+    return soac.MapOp(list(lam.inputs), [array_of(v.type) for v in values], Region(new),
+                      list(lam.certs), loc)
 
 
 def recompute(e: Element, certs: list[SSAValue], mapping: dict[SSAValue, SSAValue],
@@ -451,12 +563,20 @@ class InlineMapIndexPass(ModulePass):
     the indexing or by a map around it. The new indexings of the inputs carry the
     certificates of the original one and of the maps.
 
+    When the indexing is the map's only use, the element is recomputed whatever it
+    weighs (the consumer computes at most the elements the map would, and the map
+    goes); through a map of maps inside maps, the scalars the outer lambda computes
+    for its rows then stay per row, in a one-dimensional map of their own (Note [The
+    only reader]).
+
     Options: `max_ops` (default 16), the most an element may weigh;
     `transcendental_weight` (default 8), the weight of one transcendental function
     (`exp`, `log`, `sin`, `powf`, ...) recomputed inside maps (1 where the indexing runs
     once): 8 keeps LocVolCalib's volatility (an exp and a log, figure 42) from being
-    recomputed in its four consumers, which is slower on the CPU; 1 recomputes it (the
-    gpu target's `-O`: Note [One pipeline per target] in `l0.passes.pipeline`).
+    recomputed in its consumers while there are several, which is slower on the CPU
+    (a log per point); 1 recomputes it (the gpu target's `-O`: Note [One pipeline per
+    target] in `l0.passes.pipeline`). Once `fuse` has merged them into one map reading
+    it once per point, it is recomputed there, its log per row.
 
         %b = soac.map(%x = %a : tensor<?xi64>) <%z> -> tensor<?xi64> {
           %y = arith.addi %x, %one : i64

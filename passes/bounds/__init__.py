@@ -64,7 +64,11 @@ class BoundsPass(ModulePass):
     An `int` value compared with an iterator is trusted like a size where a SOAC over
     `iota` of it has run before the loop (it counted that SOAC's iterations): the
     checks `i < numX` of LocVolCalib's coefficient maps, `numX` a parameter, move out,
-    and the maps fuse.
+    and the maps fuse. Where such a SOAC encloses a check or has run before it, the
+    value is as good as a size in proofs too (bounded, never negative): `numX - 1` in
+    a branch fact cannot wrap, and `select(m != 0, numX, 0)` is a row-size select
+    (LocVolCalib's stencils and tridiagonal solves, once `size-hindrance` has written
+    their sizes as the parameters `numX` and `numY`).
 
     Before (`%iota = soac.iota %n`):
         %r = soac.map(%i = %iota : tensor<?xi64>) -> tensor<?xi64> {

@@ -75,7 +75,7 @@ class Atom:
         d = self.rhs - self.lhs
         if self.pred == "eq":
             return d == Affine()  # equal in the ring: equal as i64 values
-        if not (ranges.exact(self.lhs) and ranges.exact(self.rhs)):
+        if not (ranges.exact(self.lhs, facts) and ranges.exact(self.rhs, facts)):
             return False  # Note [Overflow]
         if self.pred == "ne":
             return (ranges.nonneg(d.plus(-1), facts)

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, i64
-from xdsl.ir import BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Operation, Region, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
     RewritePattern,
@@ -67,6 +67,7 @@ from l0.passes.analysis.effects import is_dead, local_effects
 from l0.passes.analysis.scope import defined_outside
 from l0.passes.analysis.speculation import Speculation
 from l0.passes.bounds.conditions import Atom, leaves
+from l0.passes.bounds.counts import available_before, iterated_before
 from l0.passes.bounds.ranges import Affine, Ranges, Sym, row_params
 
 # ---------------------------------------------------------------------------------------
@@ -258,20 +259,6 @@ def loop_of(op: Operation) -> _Loop | None:
     return _Loop(region, iters, count, params[0][1])
 
 
-def _available_before(v: SSAValue, op: Operation) -> bool:
-    """Whether `v` is visible just before `op`: defined in a block enclosing `op`, before
-    it (or as an argument of that block)."""
-    home = v.block if isinstance(v, BlockArgument) else v.owner.parent_block()
-    node: Operation | None = op
-    while node is not None and node.parent_block() is not home:
-        node = node.parent_op()
-    if node is None:
-        return False
-    owner = v.owner
-    return isinstance(v, BlockArgument) or (
-        isinstance(owner, Operation) and owner is not node and owner.is_before_in_block(node))
-
-
 @dataclass
 class _Planned:
     """One check of the body, read as affine comparisons in t."""
@@ -364,7 +351,7 @@ class HoistChecks(RewritePattern):
         if (s, op) not in self.witnesses:
             self.witnesses[(s, op)] = next(
                 ((array, dim) for array, dim in self.ranges.witnesses.get(s, [(s.value, s.dim)])
-                 if _available_before(array, op)
+                 if available_before(array, op)
                  and self.consumption.consumed_before_use([array], op) is None), None)
         return self.witnesses[(s, op)]
 
@@ -422,18 +409,7 @@ class HoistChecks(RewritePattern):
 def _iterated_before(s: Sym, op: Operation) -> bool:
     """Whether a SOAC over `iota(s)` runs to its end before `op` (Note [Iterated
     sizes]): then, wherever `op` runs, `s` is a count of iterations, so bounded."""
-    if s.kind != "value":
-        return False
-    for use in s.value.uses:
-        iota = use.operation
-        if not isinstance(iota, soac.IotaOp) or iota.n is not s.value:
-            continue
-        for row_use in iota.result.uses:
-            soac_op = row_use.operation
-            over_iota = any(source is iota.result for _, source in soac.row_arguments(soac_op))
-            if over_iota and soac_op.results and _available_before(soac_op.results[0], op):
-                return True
-    return False
+    return s.kind in ("value", "select") and iterated_before(s.value, op)
 
 
 def _at_zero(e: Affine, iters: list[Sym]) -> Affine:

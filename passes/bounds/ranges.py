@@ -54,6 +54,22 @@ evaluated (`Ranges.facts_at`): inside a lambda bound to the rows of an array of 
 or in the body of an `scf.for` from 0 to `m`, an iteration runs, so `m != 0` and the
 select is `n` there. A check elsewhere keeps the symbol.
 
+Note [Counted values]
+~~~~~~~~~~~~~~~~~~~~~
+An `int` parameter is opaque: it may be negative, and `numX - 1` wraps near -2^63, so a
+comparison with it is not exact (Note [Overflow]). But where a SOAC over `iota(v)` (or
+an `scf.for` from 0 to `v`) encloses the check, or has run to its end before it, `v`
+counted iterations: the iota checked that it is not negative, and no feasible run
+reaches 2^50 iterations (`l0.passes.bounds.counts`; an iota whose check was weakened
+when it left a loop over m, `0 <= v || m == 0`, counts only where m is known not to be
+0: with m = 0 it is built, and mapped over, whatever v). There `v` is as good as a size:
+bounded and never negative; and `select(m != 0, v, 0)` is a row-size select like
+`select(m != 0, size, 0)`. This matters once `size-hindrance` has written the sizes of
+arrays built over `iota(numX)` as the parameter `numX` itself: LocVolCalib's stencils
+read `myResult[i + 1, j]` under `if i < numX - 1`, and their rows are
+`select(numY != 0, numX, 0)`; with `numX` counted (a map over `iota(numX)` built the
+grid before the time loop) the branch fact and the select hold as they did of sizes.
+
 Note [Branch facts]
 ~~~~~~~~~~~~~~~~~~~
 A stencil reads its neighbours under a guard: `if j < n - 1 then a[j + 1] else 0`. The
@@ -69,7 +85,7 @@ range of that iterator there;
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, scf
@@ -78,6 +94,7 @@ from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from l0.dialects import soac
 from l0.passes.analysis.order import DefinitionOrder
+from l0.passes.bounds.counts import iterated_before
 
 BOUND_BITS = 50
 """Sizes and iterator values are assumed below 2^50 in magnitude (Note [Overflow])."""
@@ -193,6 +210,29 @@ class Facts:
     positive: list[Affine] = field(default_factory=list[Affine])
     narrowed: dict[Sym, tuple[Affine | None, Affine | None]] = field(
         default_factory=dict[Sym, tuple[Affine | None, Affine | None]])
+    counts: list[Affine] = field(default_factory=list[Affine])
+    """The iteration counts of the enclosing SOACs over `iota` and `scf.for` loops from
+    0 by 1: bounded there (Note [Counted values])."""
+    place: Operation | None = None
+    """Where the check runs: a value is counted there when a SOAC over `iota` of it
+    encloses it or has run before it (Note [Counted values])."""
+    counted_memo: dict[Sym, bool] = field(default_factory=dict[Sym, bool])
+    form: Callable[[SSAValue], Affine] | None = None
+    """The affine form of a value (`Ranges.affine`)."""
+
+    def counted(self, s: Sym) -> bool:
+        """Whether the opaque value `s` counts iterations where the check runs."""
+        if s.kind not in ("value", "select") or self.place is None:
+            return False
+        if s not in self.counted_memo:
+            self.counted_memo[s] = Affine.sym(s) in self.counts or iterated_before(
+                s.value, self.place, lambda m: self.running(m))
+        return self.counted_memo[s]
+
+    def running(self, m: SSAValue) -> bool:
+        """Whether the count `m` is positive where the check runs (an enclosing loop or
+        lambda over m runs an iteration)."""
+        return self.form is not None and self.form(m) in self.positive
 
     def narrow(self, s: Sym, lo: Affine | None, hi: Affine | None) -> None:
         old_lo, old_hi = self.narrowed.get(s, (None, None))
@@ -267,15 +307,22 @@ class Ranges:
         return Affine.sym(self.value_sym(x))
 
     def row_size_select(self, op: arith.SelectOp) -> tuple[SSAValue, Affine] | None:
-        """For `select(m != 0, n, 0)` with `n` a size or a small non-negative constant:
-        `m` and the form of `n` (Note [Row-size selects]); else None."""
+        """For `select(m != 0, n, 0)` with `n` a size, a small non-negative constant or
+        a lone value (bounded where it is counted, Note [Counted values]): `m` and the
+        form of `n` (Note [Row-size selects]); else None."""
         m = _nonzero_operand(op.cond)
         if m is None or m.type != i64 or self.forms.get(op.rhs) != Affine(0):
             return None
         n = self.forms.get(op.lhs)
-        if n is None or not _size_like(n):
+        if n is None or not (_size_like(n) or _lone(n, "value")):
             return None
         return m, n
+
+    def select_arm(self, s: Sym) -> Affine:
+        """The `n` of the row-size select `s`."""
+        found = self.row_size_select(s.value.owner)  # type: ignore[arg-type]
+        assert found is not None
+        return found[1]
 
     def facts_at(self, op: Operation) -> Facts:
         """What holds where `op` runs: the counts of its enclosing loops are positive (an
@@ -283,7 +330,8 @@ class Ranges:
         `scf.for` from 0 to `m` with a positive step, runs an iteration; Note [Row-size
         selects]), and the conditions of the `scf.if`s whose then-branch encloses it
         narrow the ranges of iterators (Note [Branch facts])."""
-        facts = Facts()
+        facts = Facts(place=op, form=self.affine)
+        conditions: list[SSAValue] = []
         parent = op.parent_op()
         inner: Operation = op
         while parent is not None:
@@ -292,16 +340,22 @@ class Ranges:
                 if (inner.parent_region() is parent.body and _int_constant(parent.lb) == 0
                         and step is not None and step > 0):
                     facts.positive.append(self.affine(parent.ub))
+                    if step == 1:
+                        facts.counts.append(self.affine(parent.ub))
             elif isinstance(parent, scf.IfOp):
                 if inner.parent_region() is parent.true_region:
-                    self._branch_facts(parent.cond, facts)
+                    conditions.append(parent.cond)
             else:
                 block = inner.parent_block()
                 for p, source in row_params(parent):
                     if p.block is block:
                         facts.positive.append(self.size(source, 0))
+                        if isinstance(source.owner, soac.IotaOp):
+                            facts.counts.append(self.affine(source.owner.n))
                         break
             inner, parent = parent, parent.parent_op()
+        for cond in conditions:  # after the counts: they make more conditions exact
+            self._branch_facts(cond, facts)
         return facts
 
     def _branch_facts(self, cond: SSAValue, facts: Facts) -> None:
@@ -318,7 +372,7 @@ class Ranges:
         a, b = self.affine(op.lhs), self.affine(op.rhs)
         if pred in (_SGT, _SGE):  # a > b is b < a
             a, b, pred = b, a, _SLT if pred == _SGT else _SLE
-        if pred not in (_SLT, _SLE) or not (self.exact(a) and self.exact(b)):
+        if pred not in (_SLT, _SLE) or not (self.exact(a, facts) and self.exact(b, facts)):
             return
         strict = 1 if pred == _SLT else 0
         it = self._lone_iterator(a)
@@ -455,19 +509,31 @@ class Ranges:
         whole range (either may be the tighter one)."""
         def holds(narrow: bool) -> bool:
             m = self.minimum(e, facts, narrow)
-            return m.const >= 0 and all(s.kind in ("size", "select") and c > 0
+            return m.const >= 0 and all(c > 0 and self._never_negative(s, facts)
                                         for s, c in m.terms)
         return holds(True) or (facts is not None and bool(facts.narrowed) and holds(False))
 
-    def bounded(self, s: Sym) -> bool:
-        """Whether the symbol's values are small (Note [Overflow])."""
-        return s.kind in ("size", "select") or self.is_iterator(s)
+    def _never_negative(self, s: Sym, facts: Facts | None) -> bool:
+        """Whether the symbol, free of iterators, is at least 0: a size, a select of a
+        size, or a value counted where the check runs (Note [Counted values])."""
+        if s.kind == "select":
+            arm = self.select_arm(s)
+            return _size_like(arm) or facts is not None and (
+                facts.counted(arm.terms[0][0]) or facts.counted(s))
+        return s.kind == "size" or facts is not None and facts.counted(s)
 
-    def exact(self, e: Affine) -> bool:
+    def bounded(self, s: Sym, facts: Facts | None = None) -> bool:
+        """Whether the symbol's values are small (Note [Overflow]); with `facts`, also a
+        value counted where the check runs (Note [Counted values])."""
+        if s.kind in ("size", "select"):
+            return self._never_negative(s, facts)
+        return self.is_iterator(s) or facts is not None and facts.counted(s)
+
+    def exact(self, e: Affine, facts: Facts | None = None) -> bool:
         """Whether the wrapped value of `e` is its integer value (Note [Overflow])."""
         if e.is_const or (len(e.terms) == 1 and e.const == 0 and e.terms[0][1] == 1):
             return True
-        if not all(self.bounded(s) for s in e.symbols()):
+        if not all(self.bounded(s, facts) for s in e.symbols()):
             return False
         total = abs(e.const) + sum(abs(c) for _, c in e.terms) * (1 << BOUND_BITS)
         return total < _EXACT_LIMIT
@@ -497,6 +563,12 @@ def _outer_to(e: Affine, it: Sym) -> bool:
     """Whether every symbol of `e` sorts before the iterator `it`, as the ends of its own
     range do: `minimum` then replaces iterators by forms of outer symbols only, and ends."""
     return all(s.sort_key < it.sort_key for s in e.symbols())
+
+
+def _lone(e: Affine, kind: str) -> bool:
+    """Whether `e` is one symbol of the kind, unscaled."""
+    return (e.const == 0 and len(e.terms) == 1 and e.terms[0][1] == 1
+            and e.terms[0][0].kind == kind)
 
 
 def _size_like(e: Affine) -> bool:

@@ -13,8 +13,9 @@ patterns applied bottom-up until nothing changes:
   (8.3, where the interchange's transpositions cancel), and `SinkIntoIswim`: a SOAC
   consuming its result moves into the new form, `iswim_rule.py`.
 * `IndexAsRow`: `b[i]` in the lambda of a SOAC over `iota(n)`, for a map's output `b`
-  of n rows, becomes a row of `b` as an input, so that its producer fuses
-  (`iota_rows.py`).
+  of n rows, becomes a row of `b` as an input, so that its producer fuses, and
+  `IndexOfInputRow`: `b[i, k]` anywhere in such a lambda, `b` an input beside the
+  iota, reads `b`'s row argument instead (`iota_rows.py`).
 * `IntoBranches`: a SOAC whose input an `if` computes, where a branch builds it with
   a map or filter, moves into both branches to meet it (`into_branches.py`).
 
@@ -65,7 +66,7 @@ from l0.passes.fuse.compose import (
 from l0.passes.fuse.duplicate import SplitProducer
 from l0.passes.fuse.horizontal import explain_apart, fuse_siblings
 from l0.passes.fuse.into_branches import IntoBranches
-from l0.passes.fuse.iota_rows import IndexAsRow
+from l0.passes.fuse.iota_rows import IndexAsRow, IndexOfInputRow
 from l0.passes.fuse.iswim_rule import FuseIswim, SinkIntoIswim
 from l0.passes.fuse.legality import Fusibility, regular
 from l0.passes.fuse.repeated_checks import movable_checks, move_checks
@@ -385,6 +386,10 @@ class FusePass(ModulePass):
       is a map's output known to have n rows, is a row of `b`, which becomes an input
       (and its producer then fuses as above); not inside a loop or nested lambda of
       the lambda (a row read many times), nor when `b`'s size is not known to be n;
+      and once `b` is an input beside `iota(n)`, `b[i, k]` anywhere in the lambda
+      (loops and nested lambdas too) reads its row argument `x` as `x[k]`, unless `b`
+      or the row may be consumed (a tridiagonal solve's `r[k]` of its row `r = u[i]`,
+      which the simplifier folds into `u[i, k]`, so that `u`'s producer fuses);
     * across transpose (8.1): when every output reaches its consumers through one
       `transpose(k, n, ...)`, the transposition moves before the producer
       (PULL-TRANSPOSE: its inputs are transposed instead) if the producer is a perfect
@@ -535,16 +540,17 @@ class FusePass(ModulePass):
         replicate = FuseReplicate(analyses)
         iswim = FuseIswim(analyses.failing, analyses.changed)
         rows = IndexAsRow(analyses.changed)
+        input_rows = IndexOfInputRow(analyses.changed)
         branches = IntoBranches(analyses.failing, analyses.changed)
         sink = SinkIntoIswim(analyses.failing, lambda: analyses.get().consumption,
                              analyses.changed)
         walker = RewriteWalker(_ByClass({
-            soac.MapOp: [rows, producers, replicate, sink, branches],
+            soac.MapOp: [rows, input_rows, producers, replicate, sink, branches],
             soac.FilterOp: [producers, branches],
             soac.ReduceOp: [replicate, sink, branches],
-            soac.RedomapOp: [rows, replicate, sink, branches],
+            soac.RedomapOp: [rows, input_rows, replicate, sink, branches],
             soac.ScanOp: [iswim, sink, branches],
-            soac.ScanomapOp: [rows, iswim, sink, branches],
+            soac.ScanomapOp: [rows, input_rows, iswim, sink, branches],
         }), walk_reverse=True)
         apart: dict[Operation, str] = {}  # siblings not merged, and why
         splitter = RewriteWalker(SplitProducer(

@@ -25,6 +25,19 @@ is always in bounds, so any bounds check of it, if still there, cannot fail and 
 where it is; and the zip of `b` with the other inputs cannot fail either. `b` must not
 be consumed inside the lambda (an array read as an input is read before the lambda
 runs).
+
+Note [An input indexed by the iteration number]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Once `b` is an input beside `iota(n)` (by the rule above, or as written), `b[i, k...]`
+anywhere in the lambda, in loops and nested lambdas too, reads the row the lambda
+already has: it becomes `x[k...]` of the row argument `x` (or `x` itself for a lone
+index). The zip of the inputs makes `i` a valid row of `b`, so nothing can fail
+differently (the indexing keeps its certificates, which guard the other indices).
+Only when neither `b` nor the row may be consumed anywhere (a consumed row is not
+`b[i]` any more). This undoes, inside the lambda, the simplifier's fold of `r[k]` for a
+row `r = b[i]` into `b[i, k]`: LocVolCalib's tridiagonal solve reads its right-hand
+side `r[k]` in a loop, which became `u[j, k]` of the whole explicit-step array `u`, a
+use other than as an input that kept `u`'s map from fusing into the solve's map.
 """
 
 from __future__ import annotations
@@ -38,7 +51,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from l0.dialects import soac
 from l0.dialects.soac.types import row_type
-from l0.passes.analysis.consumption import consumed_operands
+from l0.passes.analysis.consumption import consumed_operands, may_be_consumed
 from l0.passes.analysis.scope import defined_outside
 from l0.passes.fuse.compose import rebuilt, rows_block
 
@@ -143,3 +156,49 @@ class IndexAsRow(RewritePattern):
             rewriter.replace(index, [], [rows[b]])
         rewriter.replace(op, rebuilt(op, inputs))
         self.changed()
+
+
+def input_row_indexings(soac_op: soac.MapOp | soac.RedomapOp | soac.ScanomapOp
+                        ) -> list[tuple[soac.IndexOp, BlockArgument]]:
+    """The indexings `b[i, ...]` in `soac_op`'s lambda of an input `b` by the row
+    argument `i` of an input `iota`, each with `b`'s row argument (Note [An input
+    indexed by the iteration number])."""
+    block, first = rows_block(soac_op)
+    pairs = list(zip(block.args[first:], soac_op.inputs, strict=True))
+    iotas = {arg for arg, v in pairs
+             if isinstance(v, OpResult) and isinstance(v.op, soac.IotaOp)}
+    if not iotas:
+        return []
+    rows = {v: arg for arg, v in pairs if arg not in iotas}
+    found: list[tuple[soac.IndexOp, BlockArgument]] = []
+    for inner in block.walk():
+        if not isinstance(inner, soac.IndexOp) or not inner.indices \
+                or inner.indices[0] not in iotas:
+            continue
+        row = rows.get(inner.array)
+        if row is None or may_be_consumed(inner.array) or may_be_consumed(row):
+            continue
+        found.append((inner, row))
+    return found
+
+
+@dataclass
+class IndexOfInputRow(RewritePattern):
+    """`b[i, k...]` in the lambda of a SOAC over `iota(n)` and `b` reads `b`'s row
+    argument: `x[k...]` (Note [An input indexed by the iteration number])."""
+
+    changed: Callable[[], None]
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, soac.MapOp | soac.RedomapOp | soac.ScanomapOp):
+            return
+        found = input_row_indexings(op)
+        for index, row in found:
+            rest = list(index.indices[1:])
+            if not rest:
+                rewriter.replace(index, [], [row])
+                continue
+            new = soac.IndexOp(row, rest, index.result.type, list(index.certs))
+            rewriter.replace(index, new)
+        if found:
+            self.changed()

@@ -144,7 +144,8 @@ class SizeHindrancePass(ModulePass):
     `size(0, a) - i` rows, `concat` the sum, let-with and `copy` those of their source,
     an array literal its length, and a loop's merge value (or a fold's accumulator) the
     sizes of its initial value (neutral element) when every iteration keeps them, also
-    through maps of maps over its rows (Note [Keeping the accumulator's shape]); an
+    through maps of maps over its rows, or over `iota(size(k, x))` of the merge
+    parameter `x` (Notes [Keeping the accumulator's shape], [Sizes taken in the body]); an
     `if` result the size both branches give, or, when the branch taken where g is 0 is
     empty, that of the other where g is not 0 (Note [Branches on an empty size]). Of the
     expressions equal to `size(k, a)`, the pass picks the one whose free values have

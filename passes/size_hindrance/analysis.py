@@ -72,6 +72,17 @@ from l0.passes.size_hindrance.expressions import (
 # exactly when the first step's check would.
 
 
+# Note [Sizes taken in the body]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A loop body that builds its next value over `iota(size(0, x))`, x the merge
+# parameter, keeps x's size just as a map over x itself would: the iota's rows are the
+# value `size(0, x)`, which is dimension 0 of x. LocVolCalib's time loop is such a body
+# (`numX = size(0, myResult)`, then maps over `iota(numX)` and `iota(numY)`), and
+# knowing that it keeps both dimensions is what relates them to the grid's sizes, so
+# that the body's bounds checks are proved and its maps fuse. So `_leads_to` steps
+# from a `soac.size` value to the dimension it takes, as from a `Dim`.
+
+
 # Note [Branches on an empty size]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # The interchange of a scan with its inner maps (`iswim`, and `fuse` where transpositions
@@ -117,6 +128,18 @@ def transpose_permutation(rank: int, k: int, n: int) -> list[int]:
     dims = list(range(rank))
     dims.insert(k + n, dims.pop(k))
     return dims
+
+
+def _dims_of(e: Expr) -> tuple[SSAValue, int] | None:
+    """The array dimension `e` is, as a step of `_leads_to`: a `Dim`, or a value
+    computed by `soac.size` (the rows of a map over `iota(size(0, a))`, how a loop
+    body often counts the rows of its merge parameter; Note [Sizes taken in the body])."""
+    if isinstance(e, Dim):
+        return e.array, e.k
+    if isinstance(e, Val) and isinstance(e.value, OpResult) and \
+            isinstance(e.value.op, soac.SizeOp):
+        return e.value.op.array, e.value.op.dim.data
+    return None
 
 
 def _guarded(guards: list[Expr], e: Expr) -> Expr:
@@ -396,7 +419,7 @@ class SizeAnalysis:
             seen.add((v, d))
             if isinstance(v, BlockArgument) and v.block is body:
                 continue  # another merge parameter: nothing is assumed about it
-            stack.extend((e.array, e.k) for e in self.alternatives(v, d) if isinstance(e, Dim))
+            stack.extend(_dims_of(e) for e in self.alternatives(v, d) if _dims_of(e))
             row = self._yielded_row(v, d)
             if row is not None and self._empty_with(loop, v, target, k):
                 stack.append((row, d - 1))

@@ -57,7 +57,10 @@ func.func @map_of_rows(%a: tensor<?x?xi64>, %i: i64, %j: i64) -> i64 {
 // R1's volatility (figure 42), read by a consumer over iota(m) x iota(n) at its own
 // position: each element is recomputed once per consumer element, as fusion would, and
 // the map of maps is dead. Its exp and log weigh `transcendental-weight` each inside
-// the consumer (8 by default: 2 x 8 + 4 > 16, kept), 1 with the option.
+// the consumer (8 by default: 2 x 8 + 4 > 16), 1 with the option: then all of it is
+// recomputed there, the log per point. By default it is recomputed too, as this
+// indexing is the map's only reader (Note [The only reader]), but the row part, the
+// log, stays per row in a map over `%xs` of its own.
 func.func @volatility(%xs: tensor<?xf64>, %ys: tensor<?xf64>, %beta: f64, %t: f64,
                       %m: i64, %n: i64) -> tensor<?x?xf64> {
   %two = arith.constant 2.0 : f64
@@ -86,7 +89,18 @@ func.func @volatility(%xs: tensor<?xf64>, %ys: tensor<?xf64>, %beta: f64, %t: f6
   func.return %u : tensor<?x?xf64>
 }
 // CHECK-LABEL: func.func @volatility
-// CHECK: soac.index %var[%i, %j]
+// CHECK:      [[ROWS:%.*]] = soac.map(%{{.*}} = %xs : tensor<?xf64>) -> tensor<?xf64> {
+// CHECK-NEXT:   [[L:%.*]] = math.log %{{.*}} : f64
+// CHECK-NEXT:   [[BL:%.*]] = arith.mulf %beta, [[L]] : f64
+// CHECK-NEXT:   soac.yield [[BL]] : f64
+// CHECK-NEXT: }
+// CHECK:      soac.map(%i = %in : tensor<?xi64>)
+// CHECK-NEXT:   [[R:%.*]] = soac.index [[ROWS]][%i] : tensor<?xf64> -> f64
+// CHECK-NEXT:   [[Y:%.*]] = soac.index %ys[%j] : tensor<?xf64> -> f64
+// CHECK-NEXT:   arith.addf [[R]], [[Y]] : f64
+// CHECK-NOT:    math.log
+// CHECK:        math.exp
+// CHECK-NOT:  soac.index %var
 // CHEAPEXP-LABEL: func.func @volatility
 // CHEAPEXP: soac.map(%i = %in : tensor<?xi64>)
 // CHEAPEXP-NEXT: [[X:%.*]] = soac.index %xs[%i] : tensor<?xf64> -> f64
@@ -97,6 +111,77 @@ func.func @volatility(%xs: tensor<?xf64>, %ys: tensor<?xf64>, %beta: f64, %t: f6
 // CHEAPEXP: [[V:%.*]] = math.exp %{{.*}} : f64
 // CHEAPEXP-NEXT: arith.mulf [[V]], [[V]] : f64
 // CHEAPEXP-NOT: soac.index %var
+
+// -----
+
+// Must not fire (Note [The only reader]): the volatility read by two consumers, each
+// at its own position, weighs too much to be recomputed in both (8 per transcendental
+// function by default); the map of maps stays and both indexings with it.
+func.func @volatility_two_readers(%xs: tensor<?xf64>, %ys: tensor<?xf64>, %beta: f64,
+                                  %t: f64, %m: i64, %n: i64)
+    -> (tensor<?x?xf64>, tensor<?x?xf64>) {
+  %two = arith.constant 2.0 : f64
+  %var = soac.map(%x = %xs : tensor<?xf64>) -> tensor<?x?xf64> {
+    %l = math.log %x : f64
+    %bl = arith.mulf %beta, %l : f64
+    %row = soac.map(%y = %ys : tensor<?xf64>) -> tensor<?xf64> {
+      %s = arith.addf %bl, %y : f64
+      %v = math.exp %s : f64
+      soac.yield %v : f64
+    }
+    soac.yield %row : tensor<?xf64>
+  }
+  %jm = soac.iota %m
+  %in = soac.iota %n
+  %u = soac.map(%j = %jm : tensor<?xi64>) -> tensor<?x?xf64> {
+    %col = soac.map(%i = %in : tensor<?xi64>) -> tensor<?xf64> {
+      %e = soac.index %var[%i, %j] : tensor<?x?xf64> -> f64
+      %h = arith.mulf %e, %e : f64
+      soac.yield %h : f64
+    }
+    soac.yield %col : tensor<?xf64>
+  }
+  %w = soac.map(%j = %jm : tensor<?xi64>) -> tensor<?x?xf64> {
+    %col = soac.map(%i = %in : tensor<?xi64>) -> tensor<?xf64> {
+      %e = soac.index %var[%i, %j] : tensor<?x?xf64> -> f64
+      %h = arith.addf %e, %two : f64
+      soac.yield %h : f64
+    }
+    soac.yield %col : tensor<?xf64>
+  }
+  func.return %u, %w : tensor<?x?xf64>, tensor<?x?xf64>
+}
+// CHECK-LABEL: func.func @volatility_two_readers
+// CHEAPEXP-LABEL: func.func @volatility_two_readers
+// CHECK:         %var = soac.map
+// CHECK:         soac.index %var[%i, %j]
+// CHECK:         soac.index %var[%i_1, %j_1]
+
+// -----
+
+// Must not fire: the only reader runs inside a map whose position is not an index
+// (each element would be recomputed once per row of `%ks`), so the map stays.
+func.func @only_reader_repeated(%xs: tensor<?xf64>, %ys: tensor<?xf64>, %ks: tensor<?xi64>,
+                                %i: i64, %j: i64) -> tensor<?xf64> {
+  %var = soac.map(%x = %xs : tensor<?xf64>) -> tensor<?x?xf64> {
+    %l = math.log %x : f64
+    %row = soac.map(%y = %ys : tensor<?xf64>) -> tensor<?xf64> {
+      %s = arith.addf %l, %y : f64
+      %v = math.exp %s : f64
+      %v2 = math.exp %v : f64
+      soac.yield %v2 : f64
+    }
+    soac.yield %row : tensor<?xf64>
+  }
+  %u = soac.map(%k = %ks : tensor<?xi64>) -> tensor<?xf64> {
+    %e = soac.index %var[%i, %j] : tensor<?x?xf64> -> f64
+    soac.yield %e : f64
+  }
+  func.return %u : tensor<?xf64>
+}
+// CHECK-LABEL: func.func @only_reader_repeated
+// CHECK:         %var = soac.map
+// CHECK:         soac.index %var[%i, %j]
 
 // -----
 
@@ -367,8 +452,46 @@ func.func @no_expensive_inner(%a: tensor<?xi64>, %c: tensor<?x?xi64>, %i: i64, %
 // -----
 
 // Must not fire: the row part and the element part together weigh more than max-ops
-// (16): 9 ops per level.
-func.func @no_heavy_levels(%a: tensor<?xi64>, %c: tensor<?xi64>, %i: i64, %j: i64) -> i64 {
+// (16): 9 ops per level; and the map has two readers (with one, recomputing one
+// element costs less than the map whatever it weighs: Note [The only reader]).
+func.func @no_heavy_levels(%a: tensor<?xi64>, %c: tensor<?xi64>, %i: i64, %j: i64)
+    -> (i64, i64) {
+  %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?x?xi64> {
+    %x1 = arith.muli %x, %x : i64
+    %x2 = arith.muli %x1, %x : i64
+    %x3 = arith.muli %x2, %x : i64
+    %x4 = arith.muli %x3, %x : i64
+    %x5 = arith.muli %x4, %x : i64
+    %x6 = arith.muli %x5, %x : i64
+    %x7 = arith.muli %x6, %x : i64
+    %x8 = arith.muli %x7, %x : i64
+    %row = soac.map(%y = %c : tensor<?xi64>) -> tensor<?xi64> {
+      %y1 = arith.muli %x8, %y : i64
+      %y2 = arith.muli %y1, %y : i64
+      %y3 = arith.muli %y2, %y : i64
+      %y4 = arith.muli %y3, %y : i64
+      %y5 = arith.muli %y4, %y : i64
+      %y6 = arith.muli %y5, %y : i64
+      %y7 = arith.muli %y6, %y : i64
+      %y8 = arith.muli %y7, %y : i64
+      %y9 = arith.muli %y8, %y : i64
+      soac.yield %y9 : i64
+    }
+    soac.yield %row : tensor<?xi64>
+  }
+  %e = soac.index %b[%i, %j] : tensor<?x?xi64> -> i64
+  %f = soac.index %b[%j, %i] : tensor<?x?xi64> -> i64
+  func.return %e, %f : i64, i64
+}
+// CHECK-LABEL: func.func @no_heavy_levels
+// CHECK: soac.index %b[%i, %j] : tensor<?x?xi64> -> i64
+// CHECK: soac.index %b[%j, %i] : tensor<?x?xi64> -> i64
+
+// -----
+
+// The same map with one reader, which runs once: recomputing its one element costs
+// less than building the map, whatever it weighs (Note [The only reader]).
+func.func @heavy_only_reader(%a: tensor<?xi64>, %c: tensor<?xi64>, %i: i64, %j: i64) -> i64 {
   %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?x?xi64> {
     %x1 = arith.muli %x, %x : i64
     %x2 = arith.muli %x1, %x : i64
@@ -395,8 +518,11 @@ func.func @no_heavy_levels(%a: tensor<?xi64>, %c: tensor<?xi64>, %i: i64, %j: i6
   %e = soac.index %b[%i, %j] : tensor<?x?xi64> -> i64
   func.return %e : i64
 }
-// CHECK-LABEL: func.func @no_heavy_levels
-// CHECK: soac.index %b[%i, %j] : tensor<?x?xi64> -> i64
+// CHECK-LABEL: func.func @heavy_only_reader
+// CHECK:         soac.index %a[%i]
+// CHECK:         soac.index %c[%j]
+// CHECK-NOT:     soac.index %b
+// CHECK:         func.return
 
 // -----
 
@@ -562,3 +688,35 @@ func.func @no_other_index_stays(%a: tensor<?xi64>, %n: i64) -> (tensor<?xi64>, i
 // CHECK-LABEL: func.func @no_other_index_stays
 // CHECK: soac.index %b[%i] : tensor<?xi64> -> i64
 // CHECK: soac.index %b[%t] : tensor<?xi64> -> i64
+
+// -----
+
+// Must not fire (Note [The only reader]): one reader, but the map's lambda may fail (a
+// check of its own), so the map stays whatever happens to the indexing, and
+// recomputing its heavy element there would only add work.
+func.func @only_reader_map_may_fail(%xs: tensor<?xf64>, %ys: tensor<?xf64>, %ok: i1,
+                                    %m: i64, %n: i64) -> tensor<?x?xf64> {
+  %var = soac.map(%x = %xs : tensor<?xf64>) -> tensor<?x?xf64> {
+    %c = soac.assert %ok, "bad row" at "t.l0:1:1"
+    %l = math.log %x : f64
+    %row = soac.map(%y = %ys : tensor<?xf64>) -> tensor<?xf64> {
+      %s = arith.addf %l, %y : f64
+      %v = math.exp %s : f64
+      soac.yield %v : f64
+    }
+    soac.yield %row : tensor<?xf64>
+  }
+  %jm = soac.iota %m
+  %in = soac.iota %n
+  %u = soac.map(%j = %jm : tensor<?xi64>) -> tensor<?x?xf64> {
+    %col = soac.map(%i = %in : tensor<?xi64>) -> tensor<?xf64> {
+      %e = soac.index %var[%i, %j] : tensor<?x?xf64> -> f64
+      soac.yield %e : f64
+    }
+    soac.yield %col : tensor<?xf64>
+  }
+  func.return %u : tensor<?x?xf64>
+}
+// CHECK-LABEL: func.func @only_reader_map_may_fail
+// CHECK:         %var = soac.map
+// CHECK:         soac.index %var[%i, %j]

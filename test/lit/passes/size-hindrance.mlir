@@ -625,3 +625,82 @@ func.func @empty_branch(%m: tensor<?x?xi64>, %g: i64) -> (i64, i64, i64, i64) {
 // CHECK:         %{{.*}} = arith.select %{{.*}}, [[M1]], %{{.*}} : i64
 // CHECK:         %q = soac.size(0) %u : tensor<?x?xi64>
 // CHECK:         %w = soac.size(0) %v : tensor<?x?xi64>
+
+// -----
+
+// Note [Sizes taken in the body]: the body builds its next value over
+// `iota(size(0, x))` and `iota(size(1, x))`, `x` the merge parameter (LocVolCalib's
+// time loop: `numX = size(0, myResult)`); it keeps both dimensions, so the sizes inside
+// and after the loop are those of the initial value, a map over `iota(%n)` of
+// `replicate(%m, ...)`: `%n`, and `%m` when there are rows.
+func.func @body_counts_rows(%n: i64, %m: i64, %t: i64) -> (tensor<?x?xi64>, i64, i64) {
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %in = soac.iota %n
+  %init = soac.map(%i = %in : tensor<?xi64>) -> tensor<?x?xi64> {
+    %row = soac.replicate %m, %i : i64
+    soac.yield %row : tensor<?xi64>
+  }
+  %r = scf.for %k = %zero to %t step %one iter_args(%x = %init) -> (tensor<?x?xi64>) : i64 {
+    %rows = soac.size(0) %x : tensor<?x?xi64>
+    %cols = soac.size(1) %x : tensor<?x?xi64>
+    %ir = soac.iota %rows
+    %next = soac.map(%i = %ir : tensor<?xi64>) -> tensor<?x?xi64> {
+      %ic = soac.iota %cols
+      %row = soac.map(%j = %ic : tensor<?xi64>) -> tensor<?xi64> {
+        %e = soac.index %x[%i, %j] : tensor<?x?xi64> -> i64
+        %f = arith.addi %e, %k : i64
+        soac.yield %f : i64
+      }
+      soac.yield %row : tensor<?xi64>
+    }
+    scf.yield %next : tensor<?x?xi64>
+  }
+  %s0 = soac.size(0) %r : tensor<?x?xi64>
+  %s1 = soac.size(1) %r : tensor<?x?xi64>
+  func.return %r, %s0, %s1 : tensor<?x?xi64>, i64, i64
+}
+// CHECK-LABEL: func.func @body_counts_rows
+// CHECK:         scf.for
+// CHECK:           %ir = soac.iota %n
+// CHECK:         }
+// CHECK:         [[C:%.*]] = arith.cmpi ne, %n, {{%.*}} : i64
+// CHECK-NEXT:    [[S1:%.*]] = arith.select [[C]], %m, {{%.*}} : i64
+// CHECK-NEXT:    func.return %r, %n, [[S1]]
+
+// -----
+
+// Must not fire: the body counts its rows from the wrong dimension (`size(1, x)` rows,
+// a transposition of the shape), so it does not keep the size; the sizes of the
+// merge parameter and of the result stay as they are.
+func.func @body_counts_other_dim(%n: i64, %m: i64, %t: i64) -> (tensor<?x?xi64>, i64) {
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %in = soac.iota %n
+  %init = soac.map(%i = %in : tensor<?xi64>) -> tensor<?x?xi64> {
+    %row = soac.replicate %m, %i : i64
+    soac.yield %row : tensor<?xi64>
+  }
+  %r = scf.for %k = %zero to %t step %one iter_args(%x = %init) -> (tensor<?x?xi64>) : i64 {
+    %rows = soac.size(0) %x : tensor<?x?xi64>
+    %cols = soac.size(1) %x : tensor<?x?xi64>
+    %ic = soac.iota %cols
+    %next = soac.map(%j = %ic : tensor<?xi64>) -> tensor<?x?xi64> {
+      %ir = soac.iota %rows
+      %row = soac.map(%i = %ir : tensor<?xi64>) -> tensor<?xi64> {
+        %e = soac.index %x[%i, %j] : tensor<?x?xi64> -> i64
+        soac.yield %e : i64
+      }
+      soac.yield %row : tensor<?xi64>
+    }
+    scf.yield %next : tensor<?x?xi64>
+  }
+  %s0 = soac.size(0) %r : tensor<?x?xi64>
+  func.return %r, %s0 : tensor<?x?xi64>, i64
+}
+// CHECK-LABEL: func.func @body_counts_other_dim
+// CHECK:         scf.for
+// CHECK:           %rows = soac.size(0) %x
+// CHECK:         }
+// CHECK:         %s0 = soac.size(0) %r
+// CHECK-NEXT:    func.return %r, %s0
