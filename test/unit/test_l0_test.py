@@ -115,17 +115,22 @@ def test_block_structure_mismatch(tmp_path: Path) -> None:
 
 EXP_BLOCK = """\
 // ==
-// input { [1.0, 2.0] [0.5] } output { [[2.000000], [4.000000]] }
-// structure { map 4 }
-// structure gpu { map 2 }
-fun [[real]] main([real] xs, [real] ys) =
+// input { [1.0, 2.0] [0.5] } output { {[[2.000000], [4.000000]], [[2.000000, 3.000000]]} }
+// structure { map 6 }
+// structure gpu { map 4 }
+fun {[[real]], [[real]]} main([real] xs, [real] ys) =
   let v = map(fn [real] (real x) => map(fn real (real y) => exp(log(x) + 0.0 * y), ys), xs) in
-  map(fn [real] (int i) =>
-        map(fn real (int j) => v[i, j] * 2.0 * ys[j] * 2.0, iota(size(0, ys))),
-      iota(size(0, xs)))
+  let a = map(fn [real] (int i) =>
+                map(fn real (int j) => v[i, j] * 2.0, iota(size(0, ys))),
+              iota(size(0, xs))) in
+  let b = map(fn [real] (int j) =>
+                map(fn real (int i) => v[i, j] + 1.0, iota(size(0, xs))),
+              iota(size(0, ys))) in
+  {a, b}
 """
-"""A map of maps costing a log and an exp per element, read at its consumer's positions:
-the gpu target's -O recomputes it there, the cpu's keeps it (Note [One pipeline per
+"""A map of maps costing a log and an exp per element, read at their positions by two
+consumers of different shapes (so never merged into one reader): the gpu target's -O
+recomputes it in both, the cpu's keeps it (Note [One pipeline per
 target])."""
 
 
@@ -133,13 +138,13 @@ def test_block_structure_per_target(tmp_path: Path) -> None:
     prog = tmp_path / "exp.l0"
     prog.write_text(EXP_BLOCK)
     spec = spec_of(prog)
-    assert spec.structure_for("cpu") == spec.structure_for("multicore") == {"map": 4}
-    assert spec.structure_for("gpu") == {"map": 2}
+    assert spec.structure_for("cpu") == spec.structure_for("multicore") == {"map": 6}
+    assert spec.structure_for("gpu") == {"map": 4}
     for backend in ("interp", "gpu-sim"):  # optimised as cpu, as gpu
         assert check_program(prog, backend).passed, check_program(prog, backend).message
-    prog.write_text(EXP_BLOCK.replace("gpu { map 2 }", "gpu { map 4 }"))
+    prog.write_text(EXP_BLOCK.replace("gpu { map 4 }", "gpu { map 6 }"))
     assert check_program(prog, "interp").passed
-    assert check_program(prog, "gpu-sim").message == "structure: map 2 (expected 4)"
+    assert check_program(prog, "gpu-sim").message == "structure: map 4 (expected 6)"
 
 
 def test_block_runtime_error_and_file_input(tmp_path: Path) -> None:
