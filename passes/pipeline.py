@@ -94,7 +94,9 @@ pipeline per target])."""
 #   Recomputing LocVolCalib's volatility (an `exp` and a `log` per point, read by four
 #   consumer maps) made the benchmark 1.4 to 1.7 times slower on the CPU
 #   (benchmarks/README.md, R1's miss 1). So each transcendental function weighs 8
-#   arithmetic operations (the pass's default), and the volatility is kept.
+#   arithmetic operations (the pass's default), and an element like it, read by
+#   several consumers, is kept (one reader recomputes it at any weight: Note [The only
+#   reader]).
 # * gpu: the balance is the other way. A GPU of the H100's class does about 67 TFLOP/s
 #   in f64 but moves about 3.35 TB/s: writing a double and reading it back (16 bytes)
 #   takes the time of some 300 floating-point operations, more than the 20 to 30
