@@ -65,6 +65,26 @@ def test_swapped_operands_and_a_new_equal_op_are_changes() -> None:
     assert not _fingerprint(module).same(after)
 
 
+def test_a_fingerprint_taken_after_another_reuses_its_entries() -> None:
+    """Note [Fingerprints reuse their entries]: unchanged ops keep their entries; an op
+    changed in place, or a new op, gets a new one, and the change is seen."""
+    module = _module()
+    before = _fingerprint(module)
+    again = _fingerprint(module, before)
+    assert again.same(before)
+    assert all(a is b for a, b in zip(again.ops, before.ops, strict=True))
+    const = next(op for op in module.walk() if isinstance(op, arith.ConstantOp))
+    const.properties["value"] = IntegerAttr(41, i64)
+    after = _fingerprint(module, again)
+    assert not after.same(again)
+    assert after.same(_fingerprint(module))
+    changed = [a for a, b in zip(after.ops, again.ops, strict=True) if a is not b]
+    assert [entry[0] for entry in changed] == [const]
+    add = next(op for op in module.walk() if isinstance(op, arith.AddiOp))
+    add.attributes["note"] = IntegerAttr(1, i64)
+    assert not _fingerprint(module, after).same(after)
+
+
 def test_optimise_leaves_nothing_frozen() -> None:
     # The worker may hold objects frozen by another test (test_matrix's cells freeze
     # what survives them): start from none, and give them back afterwards.
