@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from xdsl.ir import Dialect
 
-from l0.dialects.accessors import speed_up_accessors
+from l0.dialects.fast_ops import speed_up_accessors
 from l0.dialects.soac.ops import (
     ArrayOp,
     AssertOp,
@@ -114,5 +114,5 @@ SOAC = Dialect(
     [CertType],
 )
 
-for _op_class in SOAC.operations:  # `op.inputs` & co. read fast (`l0.dialects.accessors`)
+for _op_class in SOAC.operations:  # `op.inputs` & co. read fast (`l0.dialects.fast_ops`)
     speed_up_accessors(_op_class)

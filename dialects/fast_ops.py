@@ -1,4 +1,5 @@
-"""Faster named accessors (`op.inputs`, `op.outputs`, `op.body`) for IRDL op classes.
+"""What xDSL's generic IRDL machinery does on each read and construction of a SOAC,
+done directly: named accessors (`op.inputs`, `op.outputs`, `op.body`) and building.
 
 xDSL gives each named operand, result and region of an IRDL op a descriptor that
 finds its part of the op's operands (results, regions) every time it is read: it
@@ -12,14 +13,21 @@ were a sixth of `fuse` (Note [Segment sizes decoded once]).
 `speed_up_accessors(op_class)` replaces the descriptors of the three common kinds
 with ones that return the same values (the same `SSAValues` slices, the same region
 objects), computed directly from the op's own fields; other kinds stay xDSL's.
+
+Building an IRDL op (`IRDLOperation.__init__`) checks its arguments against the op's
+definition and encodes a new segment-size array for every op: four times the cost of
+the `Operation.__init__` it ends with. Fusion and simplification rebuild SOACs by the
+thousand; `init_with_segments` builds a SOAC as that does, from the same pieces
+(Note [Building a SOAC]).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
-from xdsl.dialects.builtin import DenseArrayBase
-from xdsl.ir import Attribute, Operation, SSAValues
+from xdsl.dialects.builtin import DenseArrayBase, i32
+from xdsl.ir import Attribute, Operation, Region, SSAValue, SSAValues
 from xdsl.irdl.operations import (
     AttrSizedOperandSegments,
     BeforeVariadicSingleAccessor,
@@ -131,3 +139,39 @@ def speed_up_accessors(op_class: type[Operation]) -> None:
         else:
             continue
         setattr(op_class, name, faster)
+
+
+_SIZES_ATTRS: dict[tuple[int, ...], DenseArrayBase] = {}
+"""The segment-size array of each list of sizes built so far (Note [Building a SOAC])."""
+
+
+def init_with_segments(op: Operation, segments: Sequence[Sequence[SSAValue | Operation]],
+                       result_types: Sequence[Attribute], regions: Sequence[Region],
+                       properties: Mapping[str, Attribute | None] | None = None) -> None:
+    """Initialise `op`, of an IRDL op class whose operand definitions are all variadic,
+    sized by an `operandSegmentSizes` property, as
+    `IRDLOperation.__init__(operands=segments, result_types=[result_types],
+    regions=regions, properties=properties)` does when given an op's right number of
+    segments and regions (Note [Building a SOAC])."""
+    sizes = tuple(len(s) for s in segments)
+    sizes_attr = _SIZES_ATTRS.get(sizes)
+    if sizes_attr is None:
+        sizes_attr = _SIZES_ATTRS[sizes] = DenseArrayBase.from_list(i32, sizes)
+    props = {k: v for k, v in (properties or {}).items() if v is not None}
+    props["operandSegmentSizes"] = sizes_attr
+    Operation.__init__(op, operands=[SSAValue.get(v) for s in segments for v in s],
+                       result_types=result_types, properties=props, regions=regions)
+
+
+# Note [Building a SOAC]
+# ~~~~~~~~~~~~~~~~~~~~~~
+# For the SOACs' definitions (variadic operand segments sized by a property, one
+# variadic result definition, single regions), `IRDLOperation.__init__` comes down
+# to: each operand as `SSAValue.get` makes it, flattened in segment order; the result
+# types as given; the properties without those given as None, then the segment sizes
+# as a dense array of i32; the regions as given; then `Operation.__init__`, which
+# also fills in default properties (`IRDLOperation.__post_init__`). The rest is
+# checking arguments that the SOACs' constructors always pass right (the number of
+# segments and regions), and that verification checks anyway. `init_with_segments`
+# does exactly that, and shares one segment-size array among the ops with the same
+# sizes: attributes are immutable values, which xDSL's `clone` shares the same way.
