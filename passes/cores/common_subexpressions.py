@@ -50,7 +50,7 @@ from typing import Any
 
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp
-from xdsl.ir import Operation, Region, SSAValue
+from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import (
@@ -66,7 +66,7 @@ from l0.passes.analysis.consumption import consumes, why_result_consumed
 from l0.passes.analysis.effects import is_dead
 from l0.passes.analysis.order import DefinitionOrder
 from l0.passes.analysis.speculation import Speculation
-from l0.passes.analysis.walk import walk_ops
+from l0.passes.analysis.walk import block_ops, walk_ops
 
 _CMPI_SWAPPED = {4: 2, 5: 3, 8: 6, 9: 7}  # sgt->slt, sge->sle, ugt->ult, uge->ule
 _CMPI_SYMMETRIC = {0, 1}  # eq, ne
@@ -214,7 +214,7 @@ class Keys:
         elif p in symmetric and self._ref(b) < self._ref(a):
             a, b = b, a
         others = tuple(sorted((k, v) for k, v in op.properties.items() if k != "predicate"))
-        return (op.name, p, a, b, others, tuple(op.result_types))
+        return (op.name, p, a, b, others, _result_types(op))
 
     def _regions_key(self, op: Operation) -> Hashable:
         """A structural fingerprint of `op`'s regions: values defined inside are
@@ -239,7 +239,7 @@ class Keys:
             refs = tuple(("in", local[v]) if v in local else ("out", self._ref(v))
                          for v in inner.operands)
             items.append((inner.name, refs, _props(inner), _attrs(inner),
-                          tuple(inner.result_types), len(inner.regions)))
+                          _result_types(inner), len(inner.regions)))
             for r in inner.results:
                 local[r] = len(local)
             blocks(inner)
@@ -249,7 +249,7 @@ class Keys:
         """The key of an op with regions, without them: equal ops have equal shallow
         keys, and then `regions_key` decides (it is costly: it walks the regions)."""
         return (op.name, self._operands_key(op), _props(op), _attrs(op),
-                tuple(op.result_types), len(op.regions))
+                _result_types(op), len(op.regions))
 
     def regions_key(self, op: Operation) -> Hashable:
         return self._regions_key(op)
@@ -266,15 +266,26 @@ class Keys:
         if isinstance(op, arith.CmpiOp | arith.CmpfOp):
             return self._compare_key(op), None
         return (op.name, self._operands_key(op), _props(op), _attrs(op),
-                tuple(op.result_types), self._regions_key(op)), None
+                _result_types(op), self._regions_key(op)), None
+
+
+def _result_types(op: Operation) -> tuple[Attribute, ...]:
+    # `op.result_types` makes its tuple with a generator, asked of every op
+    return tuple([r.type for r in op.results])
 
 
 def _props(op: Operation) -> Hashable:
-    return tuple(sorted((k, v) for k, v in op.properties.items() if k != "loc"))
+    props = op.properties
+    if len(props) <= 1:  # most ops: no sort, no generator (asked of every op)
+        for k, v in props.items():
+            return () if k == "loc" else ((k, v),)
+        return ()
+    return tuple(sorted([(k, v) for k, v in props.items() if k != "loc"]))
 
 
 def _attrs(op: Operation) -> Hashable:
-    return tuple(sorted(op.attributes.items()))
+    attributes = op.attributes
+    return tuple(sorted(attributes.items())) if attributes else ()
 
 
 # ---------------------------------------------------------------------------------------
@@ -362,7 +373,7 @@ class CseDriver:
     def _region(self, region: Region) -> None:
         for block in region.blocks:  # one scope per block: no dominance across blocks
             self.scopes.append({})
-            for op in list(block.ops):
+            for op in block_ops(block):
                 if op.parent is block:
                     self._op(op)
             self.scopes.pop()

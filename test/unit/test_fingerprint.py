@@ -1,5 +1,5 @@
 """The pipeline's fixed-point check (`_fingerprint`, Note [Fingerprints by identity]),
-the stack-based walk it uses (`l0.passes.analysis.walk`) and the cycle collector's
+the stack-based walk it uses and `block_ops` (`l0.passes.analysis.walk`) and the cycle collector's
 freeze around `optimise` (Note [The cycle collector and the pipeline])."""
 
 from __future__ import annotations
@@ -120,3 +120,13 @@ def test_optimise_collects_less_often_and_restores_the_thresholds() -> None:
     finally:
         if frozen:
             gc.freeze()
+
+
+def test_block_ops_lists_a_blocks_ops_in_order() -> None:
+    from l0.passes.analysis.walk import block_ops
+
+    module = _module()
+    blocks = [b for op in walk_ops(module) for r in op.regions for b in r.blocks]
+    assert len(blocks) >= 4
+    for block in blocks:
+        assert block_ops(block) == list(block.ops)
