@@ -157,7 +157,7 @@ class Keys:
                 continue
             op = x.owner
             t = x.type
-            if not isinstance(t, IntegerType) or not isinstance(op, Operation):
+            if not isinstance(t, IntegerType) or not _is_operation(op):
                 polys[x] = self._atom(x)
             elif op.name in _POLY_OPS:
                 missing = [o for o in op._operands if o not in polys]
@@ -192,12 +192,12 @@ class Keys:
         return self.order(v)
 
     def _operands_key(self, op: Operation) -> Hashable:
-        operands = list(op.operands)
-        if op.has_trait(Commutative):
+        operands = list(op._operands)  # the op's own tuple; `op.operands` builds a view
+        if _commutative(type(op)):
             return tuple(sorted(operands, key=self._ref))
-        certs = sorted((v for v in operands if isinstance(v.type, soac.CertType)),
-                       key=self._ref)
-        rest = tuple(v for v in operands if not isinstance(v.type, soac.CertType))
+        # exactly the class: attribute classes are ABCs, slow to test with `isinstance`
+        certs = sorted((v for v in operands if type(v.type) is soac.CertType), key=self._ref)
+        rest = tuple(v for v in operands if type(v.type) is not soac.CertType)
         return rest, tuple(certs)
 
     def _compare_key(self, op: Operation) -> Hashable:
@@ -291,6 +291,35 @@ def _attrs(op: Operation) -> Hashable:
 # ---------------------------------------------------------------------------------------
 # Legality
 # ---------------------------------------------------------------------------------------
+
+
+@cache
+def _commutative(op_class: type[Operation]) -> bool:
+    """Whether ops of `op_class` are `Commutative` (a trait look-up per op otherwise)."""
+    return op_class.has_trait(Commutative)
+
+
+_IS_OPERATION: dict[type, bool] = {}
+"""Whether objects of a class are ops, by class (Note [Class tests by class])."""
+
+
+def _is_operation(owner: object) -> bool:
+    """`isinstance(owner, Operation)`, asked once per class."""
+    kind = type(owner)
+    known = _IS_OPERATION.get(kind)
+    if known is None:
+        known = _IS_OPERATION[kind] = isinstance(owner, Operation)
+    return known
+
+
+# Note [Class tests by class]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# xDSL's op and attribute classes are ABCs: `isinstance(x, Operation)` for an op of a
+# subclass runs `ABCMeta.__instancecheck__`, a Python call, where a test of an exact
+# class is a pointer comparison. A value's owner is an op or a block, asked for every
+# integer value CSE puts in normal form: the answer depends only on the class, so it
+# is asked once per class. Exact-class tests (`type(x) is C`) stand for `isinstance`
+# where C has no subclasses (l0's op classes, `CertType`).
 
 
 @cache
