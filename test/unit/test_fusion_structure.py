@@ -58,8 +58,8 @@ def test_fused_structure(path: Path) -> None:
 # `passes/inline_map_index.py`). A change here is a
 # change of that comparison: update the README's table with it. R2 (finpar's
 # InterestCalib, the whole genetic algorithm) is left with 17 maps and 15 redomaps, as
-# the README's table says; pinned since its -O takes under two seconds (the README's
-# compile-time section).
+# the README's table says; pinned since its -O got a fifth faster, about two seconds
+# (the README's compile-time section).
 SOACS = ("map", "reduce", "scan", "filter", "redomap", "scanomap")
 FINPAR = Path(__file__).resolve().parents[2] / "benchmarks" / "programs"
 
