@@ -1,6 +1,7 @@
 """The pipeline's fixed-point check (`_fingerprint`, Note [Fingerprints by identity]),
-the stack-based walk it uses and `block_ops` (`l0.passes.analysis.walk`) and the cycle collector's
-freeze around `optimise` (Note [The cycle collector and the pipeline])."""
+the stack-based walk it uses and `block_ops` (`l0.passes.analysis.walk`), the definition order
+(`l0.passes.analysis.order`) and the cycle collector's freeze around `optimise` (Note [The
+cycle collector and the pipeline])."""
 
 from __future__ import annotations
 
@@ -130,3 +131,20 @@ def test_block_ops_lists_a_blocks_ops_in_order() -> None:
     assert len(blocks) >= 4
     for block in blocks:
         assert block_ops(block) == list(block.ops)
+
+
+def test_definition_order_numbers_values_in_walk_order() -> None:
+    """`DefinitionOrder` numbers an op's results, then its blocks' arguments, op after
+    op in `walk` order, each value once, and later values when first asked."""
+    from l0.passes.analysis.order import DefinitionOrder
+
+    module = _module()
+    expected: list[object] = []
+    for op in module.walk():
+        expected += op.results
+        expected += [a for r in op.regions for b in r.blocks for a in b.args]
+    order = DefinitionOrder(module)
+    assert [order(v) for v in expected] == list(range(len(expected)))
+    assert len(expected) >= 15
+    new = arith.ConstantOp(IntegerAttr(7, i64))
+    assert order(new.result) == len(expected) == order(new.result)
