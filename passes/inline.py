@@ -29,7 +29,6 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -43,6 +42,7 @@ from l0.passes.analysis.calls import (
     recursive_functions,
     root_functions,
 )
+from l0.passes.cores.rewrite_walker import RewriteWalker
 
 # ---------------------------------------------------------------------------------------
 # Pattern and pass
@@ -156,7 +156,7 @@ class InlinePass(ModulePass):
         # every op per round for nothing.
         if any(c in funcs and c not in recursive for name in keep for c in graph[name]):
             pattern = InlineCall(funcs, recursive, set(keep), _count_calls(op))
-            walker = PatternRewriteWalker(pattern)
+            walker = RewriteWalker(pattern)
             for name in keep:
                 walker.rewrite_region(funcs[name].body)
             live = reachable_functions(op)

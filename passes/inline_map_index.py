@@ -116,7 +116,6 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -135,6 +134,7 @@ from l0.passes.analysis.consumption import (
 from l0.passes.analysis.effects import has_effects
 from l0.passes.analysis.scope import defined_outside, free_values
 from l0.passes.analysis.walk import contains_op
+from l0.passes.cores.rewrite_walker import RewriteWalker
 
 _CHEAP_OPS = (
     soac.CheckedOp,
@@ -601,4 +601,4 @@ class InlineMapIndexPass(ModulePass):
         if not contains_op(op, self.REWRITES):
             return  # the rule rewrites indexing only
         pattern = InlineMapIndex(self.max_ops, self.transcendental_weight, Consumption(op))
-        PatternRewriteWalker(pattern).rewrite_module(op)
+        RewriteWalker(pattern).rewrite_module(op)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from xdsl.ir import Dialect
 
+from l0.dialects.fast_ops import speed_up_accessors
 from l0.dialects.soac.ops import (
     ArrayOp,
     AssertOp,
@@ -112,3 +113,6 @@ SOAC = Dialect(
     ],
     [CertType],
 )
+
+for _op_class in SOAC.operations:  # `op.inputs` & co. read fast (`l0.dialects.fast_ops`)
+    speed_up_accessors(_op_class)

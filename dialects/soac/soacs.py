@@ -28,6 +28,7 @@ from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsTerminator, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
+from l0.dialects.fast_ops import init_with_segments
 from l0.dialects.lambda_yield import LambdaYield
 from l0.dialects.soac.syntax import (
     parse_attr_dict,
@@ -133,8 +134,8 @@ class MapOp(_LambdaOverArrays):
     def __init__(self, inputs: Sequence[SSAValue | Operation], result_types: Sequence[Attribute],
                  body: Region, certs: Sequence[SSAValue | Operation] = (),
                  loc: str | None = None) -> None:
-        super().__init__(operands=[inputs, certs], result_types=[result_types], regions=[body],
-                         properties={} if loc is None else {"loc": StringAttr(loc)})
+        init_with_segments(self, [inputs, certs], result_types, [body],
+                           None if loc is None else {"loc": StringAttr(loc)})
 
     def verify_(self) -> None:
         if not self.inputs:
@@ -176,10 +177,8 @@ class _FoldOp(_LambdaOverArrays, ABC):
     def __init__(self, neutral: Sequence[SSAValue | Operation],
                  inputs: Sequence[SSAValue | Operation], body: Region,
                  certs: Sequence[SSAValue | Operation] = ()) -> None:
-        super().__init__(operands=[neutral, inputs, certs],
-                         result_types=[[self.result_type(SSAValue.get(n).type)
-                                        for n in neutral]],
-                         regions=[body])
+        init_with_segments(self, [neutral, inputs, certs],
+                           [self.result_type(SSAValue.get(n).type) for n in neutral], [body])
 
     def verify_(self) -> None:
         _verify_neutral_inputs(self.neutral, self.inputs)
@@ -256,8 +255,8 @@ class FilterOp(_LambdaOverArrays):
 
     def __init__(self, inputs: Sequence[SSAValue | Operation], body: Region,
                  certs: Sequence[SSAValue | Operation] = ()) -> None:
-        super().__init__(operands=[inputs, certs],
-                         result_types=[[SSAValue.get(v).type for v in inputs]], regions=[body])
+        init_with_segments(self, [inputs, certs], [SSAValue.get(v).type for v in inputs],
+                           [body])
 
     def verify_(self) -> None:
         if not self.inputs:
@@ -302,10 +301,9 @@ class _MapFoldOp(IRDLOperation, ABC):
     def __init__(self, neutral: Sequence[SSAValue | Operation],
                  inputs: Sequence[SSAValue | Operation], outer: Region, inner: Region,
                  certs: Sequence[SSAValue | Operation] = ()) -> None:
-        super().__init__(operands=[neutral, inputs, certs],
-                         result_types=[[self.result_type(SSAValue.get(n).type)
-                                        for n in neutral]],
-                         regions=[outer, inner])
+        init_with_segments(self, [neutral, inputs, certs],
+                           [self.result_type(SSAValue.get(n).type) for n in neutral],
+                           [outer, inner])
 
     def verify_(self) -> None:
         if not self.neutral:

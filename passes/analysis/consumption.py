@@ -64,6 +64,7 @@ from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, TensorType
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from l0.dialects import soac
+from l0.passes.analysis.walk import walk_ops
 
 SOACS = (soac.MapOp, soac.ReduceOp, soac.ScanOp, soac.FilterOp, soac.RedomapOp,
          soac.ScanomapOp)
@@ -132,25 +133,31 @@ def consumes_operand(op: Operation, index: int) -> bool:
 def consumes(op: Operation) -> bool:
     """Whether `op` or an op nested in it is a consumption point."""
     return any(consumes_operand(inner, i)
-               for inner in op.walk() for i in range(len(inner.operands)))
+               for inner in walk_ops(op) for i in range(len(inner.operands)))
 
 
 def consumed_operands(op: Operation) -> list[SSAValue]:
     """The arrays `op` may consume, over-approximated (see the module docstring)."""
-    match op:
-        case soac.UpdateOp():
-            return [op.array]
-        case func.CallOp() | scf.ForOp() | scf.WhileOp():
-            return [x for x in op.operands if is_array(x)]
-        case soac.MapOp() | soac.ReduceOp() | soac.ScanOp() | soac.FilterOp() | soac.RedomapOp() \
-                | soac.ScanomapOp():
-            inner = (o for r in op.regions for top in r.block.ops for o in top.walk())
-            if any(isinstance(o, soac.UpdateOp | func.CallOp | scf.ForOp | scf.WhileOp)
-                   for o in inner):
-                return [x for x in op.operands if is_array(x)]
-            return []
-        case _:
-            return []
+    # Exact classes, not `match` on class patterns: op classes are ABCs, slow to test
+    # with `isinstance` (never subclassed), and this is asked of every op.
+    kind = type(op)
+    if kind is soac.UpdateOp:
+        return [op.array]  # type: ignore[attr-defined]
+    if kind in _LOOPS_AND_CALLS:
+        return [x for x in op.operands if is_array(x)]
+    if kind in _SOAC_CLASSES:
+        for r in op.regions:
+            for top in r.block.ops:
+                for o in walk_ops(top):
+                    if type(o) in _CONSUMING_INSIDE:
+                        return [x for x in op.operands if is_array(x)]
+    return []
+
+
+_LOOPS_AND_CALLS = frozenset({func.CallOp, scf.ForOp, scf.WhileOp})
+_SOAC_CLASSES = frozenset(SOACS)
+_CONSUMING_INSIDE = frozenset({soac.UpdateOp, *_LOOPS_AND_CALLS})
+"""Ops inside a SOAC's lambda that make it consume its input arrays."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -397,7 +404,7 @@ class Consumption:
         return found
 
     def _number(self) -> None:
-        self.positions = {op: i for i, op in enumerate(self.root.walk())}
+        self.positions = {op: i for i, op in enumerate(walk_ops(self.root))}
 
     def position(self, op: Operation) -> int:
         if op not in self.positions:
@@ -408,7 +415,7 @@ class Consumption:
         """Give `new_ops`, inserted just before `replaced`, the position of `replaced`."""
         pos = self.position(replaced)
         for new in new_ops:
-            for op in new.walk():
+            for op in walk_ops(new):
                 self.positions[op] = pos
 
     def forget_order(self) -> None:

@@ -19,14 +19,19 @@ class DefinitionOrder:
     get numbers when first asked."""
 
     def __init__(self, root: Operation) -> None:
-        self._numbers: dict[SSAValue, int] = {}
+        numbers: dict[SSAValue, int] = {}
+        self._numbers = numbers
+        # Every value is defined once, so each is new here: numbered directly, without
+        # a call per value (and the blocks through their linked list, not a view).
         for op in walk_ops(root):  # `root.walk()`'s order, faster
             for v in op.results:
-                self(v)
+                numbers[v] = len(numbers)
             for region in op.regions:
-                for block in region.blocks:
+                block = region._first_block  # pyright: ignore[reportPrivateUsage]
+                while block is not None:
                     for a in block.args:
-                        self(a)
+                        numbers[a] = len(numbers)
+                    block = block._next_block  # pyright: ignore[reportPrivateUsage]
 
     def __call__(self, v: SSAValue) -> int:
         n = self._numbers.get(v)

@@ -41,6 +41,7 @@ from l0.passes.analysis.calls import (
 from l0.passes.analysis.constants import constant_int
 from l0.passes.analysis.consumption import SOACS
 from l0.passes.analysis.effects import effectful_functions, local_effects
+from l0.passes.analysis.walk import walk_ops
 
 
 def known_non_negative(v: SSAValue) -> bool:
@@ -62,7 +63,7 @@ class Speculation:
         self.defined = set(functions(module))
         graph = call_graph(module)
         self.printing = functions_calling(
-            module, lambda f: any(isinstance(op, soac.TraceOp) for op in f.walk()), graph)
+            module, lambda f: any(type(op) is soac.TraceOp for op in walk_ops(f)), graph)
         """Functions that trace, or call an unknown or tracing function."""
         self.effectful = effectful_functions(module, graph)
         """Functions whose calls may fail or print (`l0.passes.analysis.effects`)."""
@@ -72,40 +73,41 @@ class Speculation:
     # -- printing -----------------------------------------------------------------------
 
     def _prints_locally(self, op: Operation) -> bool:
-        if isinstance(op, soac.TraceOp):
+        kind = type(op)  # exactly: op classes are ABCs, slow to test with `isinstance`
+        if kind is soac.TraceOp:
             return True
-        if isinstance(op, func.CallOp):
-            return _callee(op) in self.printing or _callee(op) not in self.defined
+        if kind is func.CallOp:
+            return _callee(op) in self.printing or _callee(op) not in self.defined  # type: ignore[arg-type]
         return False
 
     def prints(self, op: Operation) -> bool:
         """Whether `op` (or an op nested in it) prints: it may never move or merge."""
         if self._prints_locally(op):
             return True
-        return bool(op.regions) and any(self._prints_locally(o) for o in op.walk())
+        return bool(op.regions) and any(self._prints_locally(o) for o in walk_ops(op))
 
     # -- failing ------------------------------------------------------------------------
 
     def why_may_fail_locally(self, op: Operation) -> str | None:
         """Why `op` itself (not counting nested ops) may fail, or None."""
-        match op:
-            case soac.AssertOp():
-                return "it is a check"
-            case soac.IndexOp() | soac.UpdateOp():
-                return "it may index out of bounds"
-            case soac.ReshapeOp() | soac.SplitOp():
-                return "its shape arguments may be invalid"
-            case soac.IotaOp() | soac.ReplicateOp():
-                if not known_non_negative(op.n):
-                    return "its count may be negative"
-                return None
-            case func.CallOp():
-                if _callee(op) in self.failing or _callee(op) not in self.defined:
-                    return f"the function @{_callee(op)} may fail or not terminate"
-                return None
-            case _:
-                pass
-        if isinstance(op, SOACS) and len(op.inputs) > 1:
+        # Exact classes, not `match` on class patterns: op classes are ABCs, slow to
+        # test with `isinstance` (never subclassed), and this is asked of every op.
+        kind = type(op)
+        if kind is soac.AssertOp:
+            return "it is a check"
+        if kind is soac.IndexOp or kind is soac.UpdateOp:
+            return "it may index out of bounds"
+        if kind is soac.ReshapeOp or kind is soac.SplitOp:
+            return "its shape arguments may be invalid"
+        if kind is soac.IotaOp or kind is soac.ReplicateOp:
+            if not known_non_negative(op.n):  # type: ignore[attr-defined]
+                return "its count may be negative"
+            return None
+        if kind is func.CallOp:
+            if _callee(op) in self.failing or _callee(op) not in self.defined:  # type: ignore[arg-type]
+                return f"the function @{_callee(op)} may fail or not terminate"  # type: ignore[arg-type]
+            return None
+        if kind in _SOAC_CLASSES and len(op.inputs) > 1:  # type: ignore[attr-defined]
             return "the arrays it takes together may differ in size"
         if local_effects(op, self.failing):
             return "it may fail at run time"
@@ -116,7 +118,7 @@ class Speculation:
         reason = self.why_may_fail_locally(op)
         if reason is not None or not op.regions:
             return reason
-        for inner in op.walk():
+        for inner in walk_ops(op):
             if inner is not op and self.why_may_fail_locally(inner) is not None:
                 return f"'{inner.name}' inside it may fail"
         return None
@@ -125,3 +127,5 @@ class Speculation:
         """Whether `op`, or an op nested in it, may fail at run time."""
         return self.why_may_fail(op) is not None
 
+
+_SOAC_CLASSES = frozenset(SOACS)

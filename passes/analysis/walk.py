@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from xdsl.ir import Operation
+from xdsl.ir import Block, Operation
 
 
 def walk_ops(root: Operation) -> Iterator[Operation]:
@@ -31,6 +31,19 @@ def walk_ops(root: Operation) -> Iterator[Operation]:
                         push(inner)
                         inner = inner._prev_op
                     block = block._prev_block
+
+
+def block_ops(block: Block) -> list[Operation]:
+    """The ops of `block`, in order: `list(block.ops)` without its cost (`list` asks
+    `len(block.ops)` first, which counts them with a Python loop, then iterates with
+    a Python iterator: two walks of Python calls, where this is one tight loop)."""
+    out: list[Operation] = []
+    add = out.append
+    op = block._first_op
+    while op is not None:
+        add(op)
+        op = op._next_op
+    return out
 
 
 def contains_op(root: Operation, op_classes: Iterable[type[Operation]]) -> bool:

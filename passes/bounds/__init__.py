@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier
 
 from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
@@ -29,6 +29,7 @@ from l0.passes.analysis.speculation import Speculation
 from l0.passes.analysis.walk import contains_op
 from l0.passes.bounds.pattern import HoistChecks, ProveCheck
 from l0.passes.bounds.ranges import Ranges
+from l0.passes.cores.rewrite_walker import RewriteWalker
 
 __all__ = ["BoundsPass"]
 
@@ -106,6 +107,6 @@ class BoundsPass(ModulePass):
              HoistChecks(ranges, speculation, Consumption(op))],
             dce_enabled=False,  # erasing dead ops is `dce`'s business
         )
-        PatternRewriteWalker(
+        RewriteWalker(
             patterns, walk_regions_first=True, apply_recursively=False
         ).rewrite_module(op)

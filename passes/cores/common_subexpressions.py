@@ -50,7 +50,7 @@ from typing import Any
 
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp
-from xdsl.ir import Operation, Region, SSAValue
+from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import (
@@ -66,7 +66,7 @@ from l0.passes.analysis.consumption import consumes, why_result_consumed
 from l0.passes.analysis.effects import is_dead
 from l0.passes.analysis.order import DefinitionOrder
 from l0.passes.analysis.speculation import Speculation
-from l0.passes.analysis.walk import walk_ops
+from l0.passes.analysis.walk import block_ops, walk_ops
 
 _CMPI_SWAPPED = {4: 2, 5: 3, 8: 6, 9: 7}  # sgt->slt, sge->sle, ugt->ult, uge->ule
 _CMPI_SYMMETRIC = {0, 1}  # eq, ne
@@ -157,7 +157,7 @@ class Keys:
                 continue
             op = x.owner
             t = x.type
-            if not isinstance(t, IntegerType) or not isinstance(op, Operation):
+            if not isinstance(t, IntegerType) or not _is_operation(op):
                 polys[x] = self._atom(x)
             elif op.name in _POLY_OPS:
                 missing = [o for o in op._operands if o not in polys]
@@ -192,12 +192,12 @@ class Keys:
         return self.order(v)
 
     def _operands_key(self, op: Operation) -> Hashable:
-        operands = list(op.operands)
-        if op.has_trait(Commutative):
+        operands = list(op._operands)  # the op's own tuple; `op.operands` builds a view
+        if _commutative(type(op)):
             return tuple(sorted(operands, key=self._ref))
-        certs = sorted((v for v in operands if isinstance(v.type, soac.CertType)),
-                       key=self._ref)
-        rest = tuple(v for v in operands if not isinstance(v.type, soac.CertType))
+        # exactly the class: attribute classes are ABCs, slow to test with `isinstance`
+        certs = sorted((v for v in operands if type(v.type) is soac.CertType), key=self._ref)
+        rest = tuple(v for v in operands if type(v.type) is not soac.CertType)
         return rest, tuple(certs)
 
     def _compare_key(self, op: Operation) -> Hashable:
@@ -214,7 +214,7 @@ class Keys:
         elif p in symmetric and self._ref(b) < self._ref(a):
             a, b = b, a
         others = tuple(sorted((k, v) for k, v in op.properties.items() if k != "predicate"))
-        return (op.name, p, a, b, others, tuple(op.result_types))
+        return (op.name, p, a, b, others, _result_types(op))
 
     def _regions_key(self, op: Operation) -> Hashable:
         """A structural fingerprint of `op`'s regions: values defined inside are
@@ -239,7 +239,7 @@ class Keys:
             refs = tuple(("in", local[v]) if v in local else ("out", self._ref(v))
                          for v in inner.operands)
             items.append((inner.name, refs, _props(inner), _attrs(inner),
-                          tuple(inner.result_types), len(inner.regions)))
+                          _result_types(inner), len(inner.regions)))
             for r in inner.results:
                 local[r] = len(local)
             blocks(inner)
@@ -249,7 +249,7 @@ class Keys:
         """The key of an op with regions, without them: equal ops have equal shallow
         keys, and then `regions_key` decides (it is costly: it walks the regions)."""
         return (op.name, self._operands_key(op), _props(op), _attrs(op),
-                tuple(op.result_types), len(op.regions))
+                _result_types(op), len(op.regions))
 
     def regions_key(self, op: Operation) -> Hashable:
         return self._regions_key(op)
@@ -266,20 +266,60 @@ class Keys:
         if isinstance(op, arith.CmpiOp | arith.CmpfOp):
             return self._compare_key(op), None
         return (op.name, self._operands_key(op), _props(op), _attrs(op),
-                tuple(op.result_types), self._regions_key(op)), None
+                _result_types(op), self._regions_key(op)), None
+
+
+def _result_types(op: Operation) -> tuple[Attribute, ...]:
+    # `op.result_types` makes its tuple with a generator, asked of every op
+    return tuple([r.type for r in op.results])
 
 
 def _props(op: Operation) -> Hashable:
-    return tuple(sorted((k, v) for k, v in op.properties.items() if k != "loc"))
+    props = op.properties
+    if len(props) <= 1:  # most ops: no sort, no generator (asked of every op)
+        for k, v in props.items():
+            return () if k == "loc" else ((k, v),)
+        return ()
+    return tuple(sorted([(k, v) for k, v in props.items() if k != "loc"]))
 
 
 def _attrs(op: Operation) -> Hashable:
-    return tuple(sorted(op.attributes.items()))
+    attributes = op.attributes
+    return tuple(sorted(attributes.items())) if attributes else ()
 
 
 # ---------------------------------------------------------------------------------------
 # Legality
 # ---------------------------------------------------------------------------------------
+
+
+@cache
+def _commutative(op_class: type[Operation]) -> bool:
+    """Whether ops of `op_class` are `Commutative` (a trait look-up per op otherwise)."""
+    return op_class.has_trait(Commutative)
+
+
+_IS_OPERATION: dict[type, bool] = {}
+"""Whether objects of a class are ops, by class (Note [Class tests by class])."""
+
+
+def _is_operation(owner: object) -> bool:
+    """`isinstance(owner, Operation)`, asked once per class."""
+    kind = type(owner)
+    known = _IS_OPERATION.get(kind)
+    if known is None:
+        known = _IS_OPERATION[kind] = isinstance(owner, Operation)
+    return known
+
+
+# Note [Class tests by class]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# xDSL's op and attribute classes are ABCs: `isinstance(x, Operation)` for an op of a
+# subclass runs `ABCMeta.__instancecheck__`, a Python call, where a test of an exact
+# class is a pointer comparison. A value's owner is an op or a block, asked for every
+# integer value CSE puts in normal form: the answer depends only on the class, so it
+# is asked once per class. Exact-class tests (`type(x) is C`) stand for `isinstance`
+# where C has no subclasses (l0's op classes, `CertType`).
 
 
 @cache
@@ -362,7 +402,7 @@ class CseDriver:
     def _region(self, region: Region) -> None:
         for block in region.blocks:  # one scope per block: no dominance across blocks
             self.scopes.append({})
-            for op in list(block.ops):
+            for op in block_ops(block):
                 if op.parent is block:
                     self._op(op)
             self.scopes.pop()

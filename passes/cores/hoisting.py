@@ -74,7 +74,7 @@ from l0.passes.analysis.consumption import SOACS, consumes, why_result_consumed
 from l0.passes.analysis.scope import defined_inside
 from l0.passes.analysis.shapes import static_shape
 from l0.passes.analysis.speculation import Speculation
-from l0.passes.analysis.walk import walk_ops
+from l0.passes.analysis.walk import block_ops, walk_ops
 
 
 class RegionKind(Enum):
@@ -231,7 +231,7 @@ class Hoister:
         return hoisted
 
     def _hoist_block(self, block: Block, scan: RegionScan, rewriter: PatternRewriter) -> None:
-        for op in list(block.ops):
+        for op in block_ops(block):
             if self.why_not(op, scan) is None:
                 self._move(op, scan, rewriter)
             elif scan.kind is RegionKind.LOOP and self.speculation.may_fail(op):

@@ -349,9 +349,13 @@ class _ByClass(RewritePattern):
     table: dict[type[Operation], list[RewritePattern]]
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if is_trivially_dead(op):
-            rewriter.erase(op)
-            return
+        for r in op.results:  # most ops are used: `is_trivially_dead`'s own first test,
+            if r.first_use is not None:  # without its generator
+                break
+        else:
+            if is_trivially_dead(op):
+                rewriter.erase(op)
+                return
         for pattern in self.table.get(type(op), ()):
             pattern.match_and_rewrite(op, rewriter)
             if rewriter.has_done_action:

@@ -33,6 +33,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
 from l0.dialects import soac
+from l0.passes.analysis.walk import block_ops
 
 Producer = soac.MapOp | soac.FilterOp
 Consumer = soac.MapOp | soac.FilterOp | soac.RedomapOp | soac.ScanomapOp
@@ -105,7 +106,7 @@ def compose_guarded(rewriter: PatternRewriter, block: Block, first: int,
     # The consumer's ops move into the `then` branch, which yields what they yielded.
     done = _take_yield(block)
     then_block = Block()
-    for op in list(block.ops):
+    for op in block_ops(block):
         if op is not done:
             op.detach()
             then_block.add_op(op)

@@ -62,7 +62,7 @@ from l0.dialects import soac
 from l0.dialects.soac.types import row_type
 from l0.passes.analysis.consumption import consumed_operands
 from l0.passes.analysis.effects import local_effects
-from l0.passes.analysis.walk import walk_ops
+from l0.passes.analysis.walk import block_ops, walk_ops
 from l0.passes.fuse.compose import as_redomap
 from l0.passes.fuse.scanomap import as_scanomap
 
@@ -256,7 +256,7 @@ def _inline(lam: Block, into: Block, args: Sequence[SSAValue]) -> list[SSAValue]
     done = lam.last_op
     assert isinstance(done, soac.YieldOp)
     values = list(done.values)
-    for op in list(lam.ops):
+    for op in block_ops(lam):
         if op is not done:
             op.detach()
             into.add_op(op)

@@ -55,7 +55,6 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -64,6 +63,7 @@ from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
 from l0.passes.analysis.shapes import Const, Dim, Val
 from l0.passes.analysis.walk import contains_op
+from l0.passes.cores.rewrite_walker import RewriteWalker
 from l0.passes.size_hindrance.analysis import SizeAnalysis
 from l0.passes.size_hindrance.expressions import (
     Add,
@@ -173,5 +173,5 @@ class SizeHindrancePass(ModulePass):
         analysis = SizeAnalysis(Consumption(op))
         analysis.warm_up(op)
         # One walk: the ops a rewrite creates are already at their best.
-        walker = PatternRewriteWalker(RewriteSizeToBest(analysis), apply_recursively=False)
+        walker = RewriteWalker(RewriteSizeToBest(analysis), apply_recursively=False)
         walker.rewrite_module(op)

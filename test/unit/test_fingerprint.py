@@ -1,6 +1,7 @@
 """The pipeline's fixed-point check (`_fingerprint`, Note [Fingerprints by identity]),
-the stack-based walk it uses (`l0.passes.analysis.walk`) and the cycle collector's
-freeze around `optimise` (Note [The cycle collector and the pipeline])."""
+the stack-based walk it uses and `block_ops` (`l0.passes.analysis.walk`), the definition order
+(`l0.passes.analysis.order`) and the cycle collector's freeze around `optimise` (Note [The
+cycle collector and the pipeline])."""
 
 from __future__ import annotations
 
@@ -65,6 +66,26 @@ def test_swapped_operands_and_a_new_equal_op_are_changes() -> None:
     assert not _fingerprint(module).same(after)
 
 
+def test_a_fingerprint_taken_after_another_reuses_its_entries() -> None:
+    """Note [Fingerprints reuse their entries]: unchanged ops keep their entries; an op
+    changed in place, or a new op, gets a new one, and the change is seen."""
+    module = _module()
+    before = _fingerprint(module)
+    again = _fingerprint(module, before)
+    assert again.same(before)
+    assert all(a is b for a, b in zip(again.ops, before.ops, strict=True))
+    const = next(op for op in module.walk() if isinstance(op, arith.ConstantOp))
+    const.properties["value"] = IntegerAttr(41, i64)
+    after = _fingerprint(module, again)
+    assert not after.same(again)
+    assert after.same(_fingerprint(module))
+    changed = [a for a, b in zip(after.ops, again.ops, strict=True) if a is not b]
+    assert [entry[0] for entry in changed] == [const]
+    add = next(op for op in module.walk() if isinstance(op, arith.AddiOp))
+    add.attributes["note"] = IntegerAttr(1, i64)
+    assert not _fingerprint(module, after).same(after)
+
+
 def test_optimise_leaves_nothing_frozen() -> None:
     # The worker may hold objects frozen by another test (test_matrix's cells freeze
     # what survives them): start from none, and give them back afterwards.
@@ -100,3 +121,30 @@ def test_optimise_collects_less_often_and_restores_the_thresholds() -> None:
     finally:
         if frozen:
             gc.freeze()
+
+
+def test_block_ops_lists_a_blocks_ops_in_order() -> None:
+    from l0.passes.analysis.walk import block_ops
+
+    module = _module()
+    blocks = [b for op in walk_ops(module) for r in op.regions for b in r.blocks]
+    assert len(blocks) >= 4
+    for block in blocks:
+        assert block_ops(block) == list(block.ops)
+
+
+def test_definition_order_numbers_values_in_walk_order() -> None:
+    """`DefinitionOrder` numbers an op's results, then its blocks' arguments, op after
+    op in `walk` order, each value once, and later values when first asked."""
+    from l0.passes.analysis.order import DefinitionOrder
+
+    module = _module()
+    expected: list[object] = []
+    for op in module.walk():
+        expected += op.results
+        expected += [a for r in op.regions for b in r.blocks for a in b.args]
+    order = DefinitionOrder(module)
+    assert [order(v) for v in expected] == list(range(len(expected)))
+    assert len(expected) >= 15
+    new = arith.ConstantOp(IntegerAttr(7, i64))
+    assert order(new.result) == len(expected) == order(new.result)
