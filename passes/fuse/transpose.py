@@ -66,18 +66,23 @@ def perfect_depth(op: soac.MapOp) -> int:
     that map's results (PULL-RESHAPE's nests; a transposition also moves through the
     nests of `nest_levels`, whose inner maps may take invariant arrays too)."""
     depth = 1
-    while True:
-        block = op.body.block
-        ops = list(block.ops)
-        if len(ops) != 2:
-            return depth
-        inner, done = ops
-        if not isinstance(inner, soac.MapOp) or not isinstance(done, soac.YieldOp):
-            return depth
-        if list(inner.inputs) != list(block.args) or list(done.values) != list(inner.results):
-            return depth
+    while (inner := _only_inner_map(op)) is not None \
+            and list(inner.inputs) == list(op.body.block.args):
         depth += 1
         op = inner
+    return depth
+
+
+def _only_inner_map(level: soac.MapOp) -> soac.MapOp | None:
+    """The map `level`'s lambda consists of, if the lambda is only that map yielding
+    all its results."""
+    ops = list(level.body.block.ops)
+    if len(ops) != 2:
+        return None
+    inner, done = ops
+    if not isinstance(inner, soac.MapOp) or not isinstance(done, soac.YieldOp):
+        return None
+    return inner if list(done.values) == list(inner.results) else None
 
 
 def _passes_rows_down(level: soac.MapOp, root: soac.MapOp) -> soac.MapOp | None:
@@ -85,15 +90,10 @@ def _passes_rows_down(level: soac.MapOp, root: soac.MapOp) -> soac.MapOp | None:
     only that map yielding all its results, takes every row argument of `level` as an
     input and uses it nowhere else, and takes no other values than those and arrays
     defined outside `root` (Note [Arrays that enter a nest below its top])."""
+    inner = _only_inner_map(level)
+    if inner is None:
+        return None
     block = level.body.block
-    ops = list(block.ops)
-    if len(ops) != 2:
-        return None
-    inner, done = ops
-    if not isinstance(inner, soac.MapOp) or not isinstance(done, soac.YieldOp):
-        return None
-    if list(done.values) != list(inner.results):
-        return None
     inputs = list(inner.inputs)
     for arg in block.args:
         uses = list(arg.uses)
