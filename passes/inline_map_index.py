@@ -236,20 +236,6 @@ def element_cost(lam: soac.MapOp, output: int, depth: int, model: CostModel) -> 
     return total
 
 
-def cheapness_problem(lam: soac.MapOp, output: int, depth: int, model: CostModel) -> str | None:
-    """Why an element of output `output` of `lam`, indexed with `depth` indices, is not
-    cheap (None when it is)."""
-    cost = element_cost(lam, output, depth, model)
-    if isinstance(cost, str):
-        return cost
-    if cost > model.max_ops:
-        return f"{_TOO_COSTLY} {cost} ops, more than {model.max_ops}"
-    return None
-
-
-_TOO_COSTLY = "the element costs"
-
-
 def only_reader(index: soac.IndexOp, producer: soac.MapOp) -> bool:
     """Whether `index` is the only use of `producer`, which can then go: it can neither
     fail nor print (Note [The only reader])."""
@@ -359,10 +345,11 @@ class InlineMapIndex(RewritePattern):
         if isinstance(where, str):
             return where
         model = CostModel(self.max_ops, self.transcendental_weight, where)
-        cheap = cheapness_problem(producer, output, len(op.indices), model)
-        if cheap is not None and (not cheap.startswith(_TOO_COSTLY)
-                                  or not only_reader(op, producer)):
-            return cheap
+        cost = element_cost(producer, output, len(op.indices), model)
+        if isinstance(cost, str):
+            return cost  # not of the cheap kinds
+        if cost > model.max_ops and not only_reader(op, producer):
+            return f"the element costs {cost} ops, more than {model.max_ops}"
         read = arrays_read(producer)
         if self.consumption.consumed_between(read, producer, op) is not None:
             return "an array the map reads may be consumed before the indexing"
