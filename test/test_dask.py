@@ -22,6 +22,7 @@ theirs.
 
 from __future__ import annotations
 
+import logging
 import os
 import pickle
 import re
@@ -415,6 +416,37 @@ def test_every_back_end_runs_the_chunks(backend: str) -> None:
     assert len(got) == 3
     for w, g in zip(want, got, strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+def test_the_same_call_twice_has_the_same_keys(client: Any) -> None:
+    """Note [Task keys] in `l0/distributed/graphs.py`: a call made again gives the same
+    tasks under the same keys, and a call on another back end other keys, so the
+    scheduler, holding all of them at once, never sees a key come back with another
+    task ("Detected different run_spec for key ...", which it logs as a warning)."""
+    rng = np.random.default_rng(5)
+    a, r = rng.integers(-50, 50, 40), rng.random(40)
+    want = l0.compile(SOME_OF_EACH, backend="interp").main(a, r)
+    logged: list[logging.LogRecord] = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = logged.append  # type: ignore[method-assign]
+    scheduler_log = logging.getLogger("distributed.scheduler")
+    scheduler_log.addHandler(handler)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            calls = [l0.compile(SOME_OF_EACH, backend=backend).main(
+                         da.from_array(a, chunks=9), da.from_array(r, chunks=13))
+                     for backend in ("cpu", "cpu", "interp")]
+            futures = [client.compute(list(call)) for call in calls]  # all held at once
+            results = client.gather(futures)
+    finally:
+        scheduler_log.removeHandler(handler)
+    assert [record.getMessage()[:120] for record in logged] == []
+    names = [[x.name for x in call] for call in calls]
+    assert names[0] == names[1] and not set(names[0]) & set(names[2])
+    for got in results:
+        for w, g in zip(want, got, strict=True):
+            np.testing.assert_allclose(g, w, rtol=1e-12)
 
 
 def test_the_processes_scheduler() -> None:

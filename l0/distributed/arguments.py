@@ -80,8 +80,10 @@ def to_dask(value: Any, t: Any) -> Any:
         rank = t.get_num_dims()
         if is_lazy(value):
             shape = (np.nan,) * rank
-            return da.from_delayed(dask.delayed(np.asarray)(value), shape=shape, dtype=dtype)
+            return da.from_delayed(dask.delayed(np.asarray, pure=True)(value), shape=shape,
+                                   dtype=dtype)
         return da.from_array(np.asarray(value))
     if is_lazy(value):
-        return da.from_delayed(dask.delayed(np.asarray)(value, dtype), shape=(), dtype=dtype)
+        return da.from_delayed(dask.delayed(np.asarray, pure=True)(value, dtype), shape=(),
+                               dtype=dtype)
     return da.from_array(np.asarray(value, dtype=dtype))

@@ -5,6 +5,19 @@ Every task calls a `Kernel` (`l0.distributed.kernels`): the SOAC outlined, over 
 chunk. Arrays are chunked along the outer dimension only; results of a map keep the
 chunks of its inputs, those of a filter have unknown lengths (`nan`), as Dask's
 boolean indexing has.
+
+Note [Task keys]
+~~~~~~~~~~~~~~~~
+A task's key is a hash of everything it runs: the kernel (its IR, which carries the
+program's source locations, and the back end's options: `Kernel.__dask_tokenize__`),
+the keys of its input chunks and the client values it takes; an array's name hashes
+the kernels, inputs and values of the tasks it reads. So the same call made twice
+gives the same keys for the same tasks, and Dask reuses results it still holds, while
+a task that runs anything else (another program, another back end or thread count)
+gets another key. The distributed scheduler warns ("Detected different run_spec for
+key ...: this can cause failures and deadlocks") when one key comes back with other
+dependencies: no task here has a key drawn at random (`dask.delayed` without
+`pure=True`), which a second call would draw again.
 """
 
 from __future__ import annotations
@@ -87,7 +100,11 @@ def size(x: da.Array, dim: int) -> Any:
         lengths = [dask.delayed(len, pure=True)(b) for b in outer_only(x).to_delayed().ravel()]
         return dask.delayed(sum, pure=True)(lengths)
     first = outer_only(x).to_delayed().ravel()[0]
-    return dask.delayed(lambda b: int(np.shape(b)[dim]), pure=True)(first)
+    return dask.delayed(_extent, pure=True)(first, dim)
+
+
+def _extent(block: np.ndarray, dim: int) -> int:
+    return int(np.shape(block)[dim])
 
 
 def align(values: Sequence[Any]) -> list[da.Array]:
@@ -175,19 +192,21 @@ def _array(name: str, tasks: Sequence[Delayed], j: int, lengths: Sequence[float]
     inner = tuple((float(s) if s >= 0 else np.nan,) for s in shape[1:])
     ndim = len(shape)
     statuses = _statuses(tasks)
-    layer = {(name, i) + (0,) * (ndim - 1): (kernels.pick, task.key, j, before.key)
+    layer = {(name, i) + (0,) * (ndim - 1):
+             (kernels.pick, task.key, j, None if before is None else before.key)
              for i, (task, before) in enumerate(zip(tasks, statuses, strict=True))}
-    graph = HighLevelGraph.from_collections(name, layer,
-                                            dependencies=list(tasks) + list(statuses))
+    graph = HighLevelGraph.from_collections(
+        name, layer, dependencies=list(tasks) + [s for s in statuses if s is not None])
     dtype = element_dtype(t)
     return da.Array(graph, name, (tuple(lengths),) + inner, dtype=dtype,
                     meta=np.empty((0,) * ndim, dtype=dtype))
 
 
-def _statuses(tasks: Sequence[Delayed]) -> list[Delayed]:
+def _statuses(tasks: Sequence[Delayed]) -> list[Delayed | None]:
     """For each chunk's task, the first failure among the chunks before it (Note [The
-    first failing chunk wins])."""
-    out = [dask.delayed(None)]
+    first failing chunk wins]); None before the first chunk, a value and not a task (a
+    task of its own would have a fresh key in every call: Note [Task keys])."""
+    out: list[Delayed | None] = [None]
     for task in tasks[:-1]:
         out.append(dask.delayed(kernels.status, pure=True)(out[-1], task))
     return out
@@ -201,7 +220,7 @@ def blockwise(kernel: Kernel, arrays: Sequence[da.Array], free: Sequence[Any],
     tasks = [dask.delayed(kernels.run, pure=True)(kernel, *blocks, *free)
              for blocks in zip(*per_input, strict=True)]
     lengths = arrays[0].chunks[0] if keep_lengths else (np.nan,) * len(tasks)
-    token = tokenize(kernel.text, *arrays, *free)
+    token = tokenize(kernel, *arrays, *free)
     return [_array(f"l0-{name}-{j}-{token}", tasks, j, lengths, t) for j, t in enumerate(types)]
 
 
@@ -238,6 +257,6 @@ def scan(scan_kernel: Kernel, total: Kernel, combine: Kernel, neutral: Sequence[
     for i, blocks in enumerate(per_chunk):
         tasks.append(dask.delayed(kernels.run_scan, pure=True)(s, carry, *blocks, *free))
         carry = dask.delayed(kernels.carry_on, pure=True)(c, carry, list(captured), totals[i])
-    token = tokenize(scan_kernel.text, *arrays, *free, *neutral)
+    token = tokenize(scan_kernel, total, combine, *arrays, *free, *neutral, *captured)
     return [_array(f"l0-scan-{j}-{token}", tasks, j, arrays[0].chunks[0], ty)
             for j, ty in enumerate(types)]
