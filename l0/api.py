@@ -234,22 +234,19 @@ class CompiledProgram:
 
         if not self._native() or not compile_cache.enabled():
             return None
-        from l0.lowering import alloc_stats, checked_memory
-
         options: dict[str, Any] = {
             "backend": self._backend, "threads": self._threads,
             "optimise": self._optimise, "fast_math": self._fast_math,
             # the pipeline's target: code optimised for one back end is never another's
             "pipeline": pipeline_target(self._backend) if self._optimise else None,
-            "entries": self._entries, "checked_memory": checked_memory.enabled(),
-            "count_allocations": alloc_stats.enabled()}
+            "entries": self._entries}
         if self._backend == "gpu":  # its code is made for the device's architecture
             from l0.lowering.gpu_backend import target_arch
 
             options["arch"] = target_arch()
             if options["arch"] is None:
                 return None
-        return compile_cache.key(self._text, self.filename, options)
+        return compile_cache.program_key(self._text, self.filename, options)
 
     def _load_cached(self, key: str) -> bool:
         """Take the engine and signatures from the cache entry `key`, if it is there and
@@ -257,39 +254,24 @@ class CompiledProgram:
         from l0 import compile_cache
         from l0.lowering.engine import NativeEngine
 
-        entry = compile_cache.load(key)
-        if entry is None:
-            return False
-        data, object_code = entry
-        try:
-            functions = {f["name"]: Function(
-                f["name"], type_from_json(f["ret"]),
-                tuple(Parameter(type_from_json(t), n) for t, n in f["params"]))
-                for f in data["functions"]}
-            defined = set(data["defined"])
-            if self._backend == "gpu":
-                from l0.lowering.gpu_backend import GpuEngine
+        engine_type: Any = NativeEngine
+        if self._backend == "gpu":
+            from l0.lowering.gpu_backend import GpuEngine
 
-                engine = GpuEngine.load(data["engine"], object_code, isolate=self._isolate)
-            else:
-                engine = NativeEngine.load(data["engine"], object_code,
-                                           isolate=self._isolate)
-        except (KeyError, TypeError, ValueError):  # a well-formed entry of another shape
+            engine_type = GpuEngine
+        hit = compile_cache.load_engine(
+            key, lambda data, code: engine_type.load(data, code, isolate=self._isolate),
+            _signatures_from_json)
+        if hit is None:
             return False
-        if engine is None:
-            return False
-        self.functions, self._defined, self._engine = functions, defined, engine
+        self._engine, (self.functions, self._defined) = hit
         return True
 
     def _store_cached(self, key: str) -> None:
         from l0 import compile_cache
 
-        engine_data, object_code = self._engine.save()
-        data = {"engine": engine_data, "defined": sorted(self._defined),
-                "functions": [{"name": f.name, "ret": type_to_json(f.ret),
-                               "params": [[type_to_json(p.type), p.name] for p in f.params]}
-                              for f in self.functions.values()]}
-        compile_cache.store(key, data, object_code)
+        compile_cache.store_engine(key, self._engine,
+                                   _signatures_to_json(self.functions, self._defined))
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as its source and options (compiled code cannot be): unpickling
@@ -414,6 +396,24 @@ def _rebuild(text: str, filename: str, backend: str, optimise: bool, fast_math: 
     return CompiledProgram(text, filename, backend, optimise=optimise, fast_math=fast_math,
                            inhibit_uniqueness=inhibit_uniqueness, main_only=main_only,
                            isolate=isolate, threads=threads)
+
+
+def _signatures_to_json(functions: dict[str, Function], defined: set[str]) -> Any:
+    """What a compile-cache entry keeps of a program besides its engine: the functions'
+    L0 signatures and the names of those its module defines."""
+    return {"defined": sorted(defined),
+            "functions": [{"name": f.name, "ret": type_to_json(f.ret),
+                           "params": [[type_to_json(p.type), p.name] for p in f.params]}
+                          for f in functions.values()]}
+
+
+def _signatures_from_json(data: Any) -> tuple[dict[str, Function], set[str]]:
+    """`_signatures_to_json` read back (KeyError, TypeError or ValueError if malformed)."""
+    functions = {f["name"]: Function(
+        f["name"], type_from_json(f["ret"]),
+        tuple(Parameter(type_from_json(t), n) for t, n in f["params"]))
+        for f in data["functions"]}
+    return functions, set(data["defined"])
 
 
 def _is_dask(value: Any) -> bool:

@@ -70,12 +70,18 @@ class Kernel:
 def _compile(text: str, backend: str, fast_math: bool, threads: int | None) -> Any:
     """The engine of a kernel: from the compile cache when it is there, else compiled
     (and stored there)."""
-    key = _cache_key(text, backend, fast_math, threads)
+    from l0 import compile_cache
+
+    key = None if backend == "interp" else compile_cache.program_key(
+        text, KERNEL_FILE, {"backend": backend, "threads": threads, "fast_math": fast_math,
+                            "entries": [KERNEL]})
     if key is not None:
-        engine = _load_cached(key)
-        if engine is not None:
+        from l0.lowering.engine import NativeEngine
+
+        hit = compile_cache.load_engine(key, NativeEngine.load)
+        if hit is not None:
             counts["loaded"] += 1
-            return engine
+            return hit[0]
     from xdsl.parser import Parser
 
     from l0.dialects.context import l0_context
@@ -90,43 +96,13 @@ def _compile(text: str, backend: str, fast_math: bool, threads: int | None) -> A
 
     engine = CpuEngine(module, fast_math=fast_math, threads=threads, entries=[KERNEL])
     if key is not None:
-        from l0 import compile_cache
-
-        compile_cache.store(key, *engine.save())
+        compile_cache.store_engine(key, engine)
     return engine
 
 
 KERNEL_FILE = "<l0 kernel>"
 """The file name under which kernels are keyed in the compile cache (their errors
 carry the locations of the program's source, kept in the text)."""
-
-
-def _cache_key(text: str, backend: str, fast_math: bool, threads: int | None) -> str | None:
-    """The compile-cache key of a native kernel; None: the interpreter, or the cache
-    turned off (`L0_NO_CACHE`)."""
-    from l0 import compile_cache
-
-    if backend == "interp" or not compile_cache.enabled():
-        return None
-    from l0.lowering import alloc_stats, checked_memory
-
-    options = {"backend": backend, "threads": threads, "fast_math": fast_math,
-               "entries": [KERNEL], "checked_memory": checked_memory.enabled(),
-               "count_allocations": alloc_stats.enabled()}
-    return compile_cache.key(text, KERNEL_FILE, options)
-
-
-def _load_cached(key: str) -> Any:
-    from l0 import compile_cache
-    from l0.lowering.engine import NativeEngine
-
-    entry = compile_cache.load(key)
-    if entry is None:
-        return None
-    try:
-        return NativeEngine.load(*entry)
-    except (KeyError, TypeError, ValueError):  # a well-formed entry of another shape
-        return None
 
 
 class Failed:
