@@ -90,7 +90,7 @@ _SKIPPED_SUFFIXES = (".pyc", ".pyo")
 
 _SUPPORTED = (hasattr(os, "O_NOFOLLOW") and hasattr(os, "O_DIRECTORY")
               and hasattr(os, "geteuid")
-              and {os.open, os.mkdir, os.rename, os.unlink} <= os.supports_dir_fd)
+              and {os.open, os.mkdir, os.rename, os.unlink, os.stat} <= os.supports_dir_fd)
 """Whether this system can open the cache as Note [Who the cache trusts] asks."""
 
 _compiler_hash: str | None = None
@@ -367,10 +367,10 @@ def _open_directory(*, create: bool) -> int | None:
                     pass
             child = os.open(name, _DIRECTORY_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
         except OSError as err:
-            os.close(fd)
-            if err.errno in (errno.ELOOP, errno.ENOTDIR):
-                _refuse(where, "it is a symbolic link" if err.errno == errno.ELOOP
+            if err.errno in (errno.ELOOP, errno.ENOTDIR):  # Linux says ENOTDIR for a link
+                _refuse(where, "it is a symbolic link" if _is_link(name, fd)
                         else "it is not a directory")
+            os.close(fd)
             return None
         os.close(fd)
         fd = child
@@ -380,6 +380,13 @@ def _open_directory(*, create: bool) -> int | None:
             _refuse(where, why)
             return None
     return fd
+
+
+def _is_link(name: str, directory: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=directory, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
 
 
 def _distrust(st: os.stat_result, kind: Callable[[int], bool], kind_name: str) -> str | None:

@@ -313,3 +313,204 @@ def test_verbose_run_reports_the_cache_stages(cache: Path, tmp_path: Path) -> No
     counts = [[line for line in run[2].splitlines() if "allocations per run" in line]
               for run in (first, second)]
     assert counts[0] == counts[1] and len(counts[0]) == 1  # the counter linked in again
+
+
+# -- Note [Who the cache trusts]: the attacks of issue 27 -------------------------------
+
+A_SRC, B_SRC = "fun int main(int n) = n + 1", "fun int main(int n) = n * 100"
+
+
+def program(source: str, name: str) -> CompiledProgram:
+    return CompiledProgram(source, name, "cpu", optimise=False, cache=True)
+
+
+def entry_of(source: str, name: str) -> Path:
+    """The entry that `program(source, name)` reads and writes."""
+    key = compile_cache.program_key(source, name, {
+        "backend": "cpu", "threads": None, "optimise": False, "fast_math": False,
+        "pipeline": None, "entries": None})
+    assert key is not None
+    return compile_cache.entry_path(key)
+
+
+def warnings_in(capsys: pytest.CaptureFixture[str]) -> list[str]:
+    return [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+
+
+def as_another_user(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make `path` someone else's: given to another uid when the tests run as root,
+    else (no chown without root) this process told it runs as another uid, which the
+    cache reads from `os.geteuid` when it checks an owner."""
+    if os.geteuid() == 0:
+        os.chown(path, 4321, 4321)
+    else:
+        real = os.geteuid()
+        monkeypatch.setattr(os, "geteuid", lambda: real + 1)
+
+
+@pytest.mark.parametrize("how", ["copy", "hard link"])
+def test_an_entry_under_another_key_is_not_run(cache: Path, how: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Another program's valid entry put under this program's key: its key inside
+    differs, so it is compiled again (silently: damage, not an attack from outside)."""
+    assert program(A_SRC, "a.l0").main(3) == 4 and program(B_SRC, "b.l0").main(3) == 300
+    a_entry, b_entry = entry_of(A_SRC, "a.l0"), entry_of(B_SRC, "b.l0")
+    b_entry.unlink()
+    if how == "copy":
+        b_entry.write_bytes(a_entry.read_bytes())
+        b_entry.chmod(0o600)
+    else:
+        os.link(a_entry, b_entry)
+    assert compile_cache.load(b_entry.stem) is None
+    b = program(B_SRC, "b.l0")
+    assert not b.from_cache and b.main(3) == 300
+    assert program(B_SRC, "b.l0").from_cache  # written again, its own
+    assert warnings_in(capsys) == []
+
+
+def test_a_symlinked_entry_is_not_followed(cache: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    program(A_SRC, "a.l0")
+    b_entry = entry_of(B_SRC, "b.l0")
+    b_entry.symlink_to(entry_of(A_SRC, "a.l0"))
+    b = program(B_SRC, "b.l0")
+    assert not b.from_cache and b.main(3) == 300
+    [warning] = warnings_in(capsys)
+    assert str(b_entry) in warning and "symbolic link" in warning
+    assert not b_entry.is_symlink()  # the store replaced the link, not its target
+    assert program(A_SRC, "a.l0").from_cache and program(B_SRC, "b.l0").from_cache
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o770, 0o702])
+def test_a_directory_others_can_write_is_not_used(cache: Path, mode: int,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    assert not program(A_SRC, "a.l0").from_cache
+    cache.chmod(mode)
+    a = program(A_SRC, "a.l0")  # the entry is there, and good, but anyone could have put it
+    assert not a.from_cache and a.main(3) == 4
+    assert not program(B_SRC, "b.l0").from_cache
+    [warning] = warnings_in(capsys)  # one line, whatever was refused after it
+    assert str(cache) in warning and f"mode {mode:04o}" in warning and "writable by" in warning
+    assert len(entries(cache)) == 1  # nothing stored there either
+
+
+def test_a_directory_of_another_user_is_not_used(cache: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    assert not program(A_SRC, "a.l0").from_cache
+    as_another_user(cache, monkeypatch)
+    a = program(A_SRC, "a.l0")
+    assert not a.from_cache and a.main(3) == 4
+    assert not program(B_SRC, "b.l0").from_cache
+    [warning] = warnings_in(capsys)
+    assert str(cache) in warning and "owned by uid" in warning
+    assert len(entries(cache)) == 1
+
+
+@pytest.mark.parametrize("attack", ["another user", "writable"])
+def test_an_entry_of_another_user_or_writable_is_not_run(cache: Path, attack: str,
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    program(A_SRC, "a.l0")
+    entry = entry_of(A_SRC, "a.l0")
+    if attack == "writable":
+        entry.chmod(0o622)
+    elif os.geteuid() == 0:
+        os.chown(entry, 4321, 4321)
+    else:  # no chown without root: the entry's status says another uid
+        inode, real_fstat = entry.stat().st_ino, os.fstat
+
+        def fstat(fd: int) -> os.stat_result:
+            st = real_fstat(fd)
+            if st.st_ino != inode:
+                return st
+            fields = list(st[:10])
+            fields[4] = os.geteuid() + 1  # st_uid
+            return os.stat_result(fields)
+
+        monkeypatch.setattr(os, "fstat", fstat)
+    a = program(A_SRC, "a.l0")
+    assert not a.from_cache and a.main(3) == 4
+    [warning] = warnings_in(capsys)
+    assert str(entry) in warning
+    assert ("owned by uid" if attack == "another user" else "writable by") in warning
+
+
+def test_a_symlinked_directory_is_not_followed(cache: Path, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The user's own directory, full of good entries, linked in as the cache: refused,
+    since a link there could as well lead to anyone's directory."""
+    assert not program(A_SRC, "a.l0").from_cache
+    cache.rename(tmp_path / "elsewhere")
+    cache.symlink_to(tmp_path / "elsewhere")
+    a = program(A_SRC, "a.l0")
+    assert not a.from_cache and a.main(3) == 4
+    [warning] = warnings_in(capsys)
+    assert str(cache) in warning and "symbolic link" in warning
+
+
+def test_what_the_cache_makes_only_its_user_can_use(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every directory made on the way is 0700, an entry 0600, whatever the umask."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "a" / "b"))
+    monkeypatch.delenv("L0_NO_CACHE", raising=False)
+    old = os.umask(0)
+    try:
+        assert compile_cache.store("5" * 64, {"x": 1}, b"code")
+    finally:
+        os.umask(old)
+    for made in (tmp_path / "a", tmp_path / "a" / "b", tmp_path / "a" / "b" / "l0"):
+        assert made.stat().st_mode & 0o777 == 0o700, made
+    entry = compile_cache.entry_path("5" * 64)
+    assert entry.stat().st_mode & 0o777 == 0o600
+    assert compile_cache.load("5" * 64) == ({"x": 1}, b"code")
+    with pytest.raises(ValueError):  # a key is a SHA-256, never a path
+        compile_cache.load("../" + "5" * 61)
+
+
+def test_the_mapped_packages_are_pyprojects() -> None:
+    """`compile_cache.MAPPED_PACKAGES` names every package installed from a folder of
+    its own, so that the compiler hash reads them all."""
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    config = tomllib.loads((root / "pyproject.toml").read_text())
+    mapped = set(config["tool"]["setuptools"]["package-dir"]) - {"l0"}
+    assert set(compile_cache.MAPPED_PACKAGES) == mapped
+    hashed = {path for _, path in compile_cache.compiler_files()}
+    for package, folder in config["tool"]["setuptools"]["package-dir"].items():
+        for path in (root / folder).rglob("*"):
+            if path.is_file() and "__pycache__" not in path.parts:
+                assert os.path.realpath(path) in hashed, (package, path)
+    for package, patterns in config["tool"]["setuptools"]["package-data"].items():
+        folder = root / package.replace(".", "/")
+        if not folder.exists():  # a mapped package: l0.lowering.native -> lowering/native
+            top = next(p for p in compile_cache.MAPPED_PACKAGES if package.startswith(p))
+            rest = package[len(top) + 1:].replace(".", "/")
+            folder = root / config["tool"]["setuptools"]["package-dir"][top] / rest
+        found = [p for pattern in patterns for p in folder.glob(pattern)]
+        assert found and all(os.path.realpath(p) in hashed for p in found), package
+
+
+def test_a_changed_grammar_or_runtime_changes_the_key(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiler hash reads the files as they are: a copy of the package whose
+    grammar (or C runtime) differs gives other keys."""
+    import shutil
+
+    import l0
+
+    real_dirs = compile_cache._package_dirs(l0)
+    copy = tmp_path / "l0"
+    shutil.copytree(l0.__path__[0], copy, ignore=shutil.ignore_patterns("__pycache__"))
+    others = [d for d in real_dirs if os.path.realpath(d) != os.path.realpath(l0.__path__[0])]
+    monkeypatch.setattr(compile_cache, "_package_dirs", lambda _package: [str(copy), *others])
+    keys = []
+    for edit in (None, copy / "syntax" / "grammar.lark"):
+        if edit is not None:
+            edit.write_text(edit.read_text() + "\n// another grammar\n")
+        monkeypatch.setattr(compile_cache, "_compiler_hash", None)
+        keys.append(compile_cache.key("src", "p.l0", {}))
+    assert keys[0] != keys[1]
+    names = [name for name, _ in compile_cache.compiler_files()]
+    assert "l0/syntax/grammar.lark" in names and "lowering/native/runtime.c" in names
