@@ -366,7 +366,8 @@ class CompiledProgram:
 
 
     def _call_over_dask(self, fundef: Function, args: Sequence[Any]) -> Any:
-        """Dask arguments: lazy Dask results, each chunk's work compiled (docs/distributed.md)."""
+        """Dask arguments: lazy Dask results, each chunk's work compiled
+        (`l0.distributed.arguments.call_python`, docs/distributed.md)."""
         try:
             from l0.distributed import arguments
         except ImportError as err:
@@ -374,15 +375,11 @@ class CompiledProgram:
                 from err
         from l0.frontend import to_module
 
-        flat: list[Any] = []
-        for p, a in zip(fundef.params, args, strict=True):
-            flat.extend(arguments.flatten_argument(p.type, a,
-                                                   f"argument {p.name!r} of {fundef.name}"))
         module = self.module if fundef.name in self._defined else to_module(
             self.ast, verify=False)
-        backend = "interp" if self._unchecked else self._backend
-        options = {"backend": backend, "fast_math": self._fast_math, "threads": self._threads}
-        return arguments.call(module, fundef, flat, options)
+        return arguments.call_python(module, fundef, args,
+                                     backend="interp" if self._unchecked else self._backend,
+                                     fast_math=self._fast_math, threads=self._threads)
 
 
 def _rebuild(text: str, filename: str, backend: str, optimise: bool, fast_math: bool,

@@ -53,6 +53,18 @@ def _dask_array(t: Type, x: da.Array, what: str) -> da.Array:
     return outer_only(x if x.dtype == want else x.astype(want))
 
 
+def call_python(module: ModuleOp, fundef: Any, args: Sequence[Any], *, backend: str,
+                fast_math: bool, threads: int | None) -> Any:
+    """`fundef` (defined in `module`; an `ast.FunDef` or `l0.api.Function`) called with
+    Python arguments, some of them Dask collections: each checked and flattened as
+    `from_python` does; the chunks' kernels compiled for `backend` with `fast_math` and
+    `threads` (`l0.distributed.kernels.Kernel`); Dask results."""
+    flat = [x for p, a in zip(fundef.params, args, strict=True)
+            for x in flatten_argument(p.type, a, f"argument {p.name!r} of {fundef.name}")]
+    return call(module, fundef, flat,
+                {"backend": backend, "fast_math": fast_math, "threads": threads})
+
+
 def call(module: ModuleOp, fundef: ast.FunDef, flat: Sequence[Any],
          options: dict[str, Any]) -> Any:
     """Run `fundef` (defined in `module`) over its flattened arguments; Dask results."""
