@@ -444,6 +444,13 @@ def test_the_same_call_twice_has_the_same_keys(client: Any) -> None:
     assert [record.getMessage()[:120] for record in logged] == []
     names = [[x.name for x in call] for call in calls]
     assert names[0] == names[1] and not set(names[0]) & set(names[2])
+    from dask.base import tokenize
+
+    from l0.distributed.kernels import Kernel
+
+    variants = [Kernel("k"), Kernel("k", "multicore", threads=2),
+                Kernel("k", "multicore", threads=3), Kernel("k", fast_math=True), Kernel("j")]
+    assert len({tokenize(k) for k in variants}) == len(variants)
     for got in results:
         for w, g in zip(want, got, strict=True):
             np.testing.assert_allclose(g, w, rtol=1e-12)
