@@ -26,7 +26,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from l0.lsp.server import serve
+        from l0.editor.server import serve
     except ImportError as err:
         print(f"l0 lsp: error: the language server needs pygls ({err}); "
               "install it with: pip install 'l0[lsp]'", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""Editor highlighting: the Pygments lexer (`l0.syntax.pygments_lexer`, the entry point
+"""Editor highlighting: the Pygments lexer (`l0.editor.pygments_lexer`, the entry point
 behind `pygmentize -l l0`) on every corpus program, and the TextMate grammar of
 editors/vscode held to the same tables as the compiler's lexer."""
 
@@ -13,9 +13,9 @@ from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.token import Error, Keyword, Name, Number, Operator, Punctuation, String
 
 from l0.diagnostics import L0Error
+from l0.editor.pygments_lexer import L0Lexer
 from l0.syntax.escapes import ESCAPE_PATTERN, STRING_ESCAPE_PATTERN
 from l0.syntax.lexer import KEYWORD_ROLES, KEYWORDS, tokenize
-from l0.syntax.pygments_lexer import L0Lexer
 from l0.typecheck.builtins import BUILTIN_NAMES
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,7 +4,7 @@ and answers to hover, go-to-definition, completion and outline at a position.
 `analyse(text, filename)` runs the front end (`l0.frontend.check_source`: the parse
 error, or the first type error of each function) and indexes the program's names
 (`l0.syntax.symbols`). Positions here are the AST's: 1-based lines and columns counted
-in characters; `l0.lsp.server` converts them to and from the protocol's.
+in characters; `l0.editor.server` converts them to and from the protocol's.
 
 Note [Completion in text that does not parse]
 Completion is asked for while typing, when the text often does not parse (`let y = ma`

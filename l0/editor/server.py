@@ -1,9 +1,9 @@
 """`l0 lsp`: the language server, on pygls, over stdin and stdout (docs/tools.md).
 
-Each change of an open document re-checks it (`l0.lsp.document.analyse`) and
+Each change of an open document re-checks it (`l0.editor.document.analyse`) and
 publishes its errors; hover, definition, completion and document symbols answer from
 the latest analysis. This module only translates between the protocol and
-`l0.lsp.document`: positions here are the protocol's (0-based, in the code units the
+`l0.editor.document`: positions here are the protocol's (0-based, in the code units the
 client negotiated), there the AST's (1-based, in characters, end columns inclusive).
 """
 
@@ -20,7 +20,7 @@ from pygls.workspace import TextDocument
 from pygls.workspace.position_codec import ServerTextPosition, ServerTextRange
 
 from l0.diagnostics import L0Error, Loc
-from l0.lsp import document as D
+from l0.editor import document as D
 from l0.syntax.symbols import DefKind
 
 _log = logging.getLogger(__name__)
