@@ -5,6 +5,7 @@ edits that break the program (type errors in two functions, a parse error) and f
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import sys
 
 import pytest
@@ -12,7 +13,8 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+in_session = pytest.mark.asyncio(loop_scope="module")  # the module's one server
+pytestmark = pytest.mark.xdist_group("lsp")  # one worker, so one server, under -n 2
 
 SERVER = [sys.executable, "-c", "from l0.cli.tool import main; main(['lsp'])"]
 
@@ -101,11 +103,13 @@ def span(text: str, needle: str, nth: int = 0, length: int | None = None) -> lsp
     return lsp.Range(start, lsp.Position(start.line, end))
 
 
+@in_session
 async def test_a_correct_program_has_no_diagnostics(client: LanguageClient) -> None:
     _, diagnostics = await open_doc(client, "ok.l0", PROGRAM)
     assert diagnostics == []
 
 
+@in_session
 async def test_hover_shows_types(client: LanguageClient) -> None:
     uri, _ = await open_doc(client, "hover.l0", PROGRAM)
     xs = await hover_text(client, uri, at(PROGRAM, "xs) in"))
@@ -121,6 +125,7 @@ async def test_hover_shows_types(client: LanguageClient) -> None:
     assert ": int" in await hover_text(client, uri, at(PROGRAM, "0, xs"))
 
 
+@in_session
 async def test_go_to_definition(client: LanguageClient) -> None:
     uri, _ = await open_doc(client, "definition.l0", PROGRAM)
     sq = span(PROGRAM, "sq(real", length=2)
@@ -134,6 +139,7 @@ async def test_go_to_definition(client: LanguageClient) -> None:
     assert await definition(client, uri, at(PROGRAM, "y + ")) == span(PROGRAM, "y)", length=1)
 
 
+@in_session
 async def test_completion_offers_names_in_scope(client: LanguageClient) -> None:
     uri, _ = await open_doc(client, "complete.l0", PROGRAM)
     found = await client.text_document_completion_async(
@@ -149,6 +155,7 @@ async def test_completion_offers_names_in_scope(client: LanguageClient) -> None:
     assert "x" not in kinds and "i" not in kinds  # sq's parameter; the loop's variable
 
 
+@in_session
 async def test_document_symbols(client: LanguageClient) -> None:
     uri, _ = await open_doc(client, "symbols.l0", PROGRAM)
     symbols = await client.text_document_document_symbol_async(
@@ -164,6 +171,7 @@ async def test_document_symbols(client: LanguageClient) -> None:
     assert main.selection_range == span(PROGRAM, "main")
 
 
+@in_session
 async def test_edits_report_errors_as_the_user_types(client: LanguageClient) -> None:
     uri, diagnostics = await open_doc(client, "edit.l0", PROGRAM)
     assert diagnostics == []
@@ -191,3 +199,19 @@ async def test_edits_report_errors_as_the_user_types(client: LanguageClient) -> 
     assert {"acc", "n", "xs"} <= {item.label for item in found.items}
     # Fixed again: the diagnostics are cleared.
     assert await replace_all(client, uri, PROGRAM, 4) == []
+
+
+def test_other_tools_do_not_import_the_server() -> None:
+    code = (
+        "import sys; from l0.cli.tool import build_argparser; build_argparser(); "
+        "print(sorted(m for m in ('pygls', 'lsprotocol', 'pygments') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_without_pygls_l0_lsp_says_what_to_install() -> None:
+    code = "import sys; sys.modules['pygls'] = None; from l0.cli.tool import main; main(['lsp'])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 2
+    assert "pip install 'l0[lsp]'" in out.stderr and "Traceback" not in out.stderr
