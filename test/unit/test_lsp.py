@@ -215,3 +215,26 @@ def test_without_pygls_l0_lsp_says_what_to_install() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 2
     assert "pip install 'l0[lsp]'" in out.stderr and "Traceback" not in out.stderr
+
+
+@in_session
+async def test_incremental_edits_and_utf16_positions(client: LanguageClient) -> None:
+    # The string holds an astral character: two UTF-16 code units, one character.
+    text = 'fun int main() = let s = "😀" in 1 + True\n'
+    uri, diagnostics = await open_doc(client, "utf16.l0", text)
+    (d,) = diagnostics
+    start = text.index("True") + 1  # UTF-16 columns: one more after the emoji
+    assert d.range == lsp.Range(lsp.Position(0, start), lsp.Position(0, start + 4))
+    # An editor sends only what changed: replace `True` by `2`, in UTF-16 units too.
+    client.diagnostics.pop(uri, None)
+    client.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            [lsp.TextDocumentContentChangePartial(
+                range=lsp.Range(lsp.Position(0, start), lsp.Position(0, start + 4)),
+                text="2",
+            )],
+        )
+    )
+    assert await published(client, uri) == []
+    assert "s : [char]" in await hover_text(client, uri, lsp.Position(0, 21))
