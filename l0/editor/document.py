@@ -116,9 +116,20 @@ def hover(a: Analysis, line: int, col: int) -> Hover | None:
             return Hover(text, found.loc, HoverTarget.NAME)
         return None
     e = a.index.expression_at(line, col)
+    f = a.index.functional_arg_at(line, col)
+    if f is not None and f.ret_type is not None and (e is None or _inside(e.loc, f.loc)):
+        # `op +`, `f(x)` or a lambda given to a SOAC: what it takes and returns there.
+        params = ", ".join(str(t) for t in f.param_types or [])
+        return Hover(_code(f": ({params}) -> {f.ret_type}"), f.loc, HoverTarget.EXPRESSION)
     if e is None or e.type is None:
         return None
     return Hover(_code(f": {e.type}"), e.loc, HoverTarget.EXPRESSION)
+
+
+def _inside(outer: Loc, inner: Loc) -> bool:
+    return (outer.line, outer.col) <= (inner.line, inner.col) and (
+        (inner.end_line, inner.end_col) <= (outer.end_line, outer.end_col)
+    )
 
 
 # -- go to definition -----------------------------------------------------------------
@@ -197,13 +208,7 @@ def outline(a: Analysis) -> list[Symbol]:
         inner = [
             Symbol(x.name, str(x.type or ""), x.kind, x.loc, x.loc)
             for x in index.definitions
-            if x.kind is not DefKind.FUNCTION and _within(x.loc, fd.loc)
+            if x.kind is not DefKind.FUNCTION and _inside(fd.loc, x.loc)
         ]
         out.append(Symbol(d.name, signature(fd), d.kind, fd.loc, d.loc, inner))
     return out
-
-
-def _within(inner: Loc, outer: Loc) -> bool:
-    return (outer.line, outer.col) <= (inner.line, inner.col) and (
-        (inner.end_line, inner.end_col) <= (outer.end_line, outer.end_col)
-    )

@@ -4,6 +4,7 @@ which names are in scope where (what an editor asks of the source).
     index = SymbolIndex.build(prog)
     index.name_at(line, col)        -> the Definition or Reference written there
     index.expression_at(line, col)  -> the innermost expression there
+    index.functional_arg_at(line, col) -> the innermost function argument of a SOAC there
     index.scope_at(line, col)       -> the variables visible there, by name
 
 Built from the AST, after type checking when there is one: a definition's `type` is
@@ -117,14 +118,9 @@ def _pattern_ids(p: A.Pattern) -> Iterator[A.PId]:
             stack.extend(reversed(q.elems))
 
 
-_SKIPPED_FIELDS = frozenset({"loc", "type", "param_types", "ret_type", "dest_loc", "var_loc"})
-
-
 def _children(node: object) -> Iterator[A.Exp | A.FunArg]:
     """The sub-expressions and functional arguments of `node`, in source order."""
     for f in dataclasses.fields(node):  # type: ignore[arg-type]
-        if f.name in _SKIPPED_FIELDS:
-            continue
         value = getattr(node, f.name)
         if isinstance(value, A.Exp | A.FunArg):
             yield value
@@ -138,6 +134,7 @@ class SymbolIndex:
     definitions: list[Definition] = field(default_factory=list)
     references: list[Reference] = field(default_factory=list)
     expressions: list[A.Exp] = field(default_factory=list)
+    functional_args: list[A.FunArg] = field(default_factory=list)  # of SOACs
     regions: list[tuple[Loc, Scope]] = field(default_factory=list)
     """Where each scope holds: a let's body, a loop's body and rest, a function's and a
     lambda's body. Regions nest, as the constructs do."""
@@ -164,6 +161,16 @@ class SymbolIndex:
                 best is None or _innermost(e.loc) > _innermost(best.loc)
             ):
                 best = e
+        return best
+
+    def functional_arg_at(self, line: int, col: int) -> A.FunArg | None:
+        """The innermost functional argument of a SOAC containing the position."""
+        best: A.FunArg | None = None
+        for f in self.functional_args:
+            if contains(f.loc, line, col) and (
+                best is None or _innermost(f.loc) > _innermost(best.loc)
+            ):
+                best = f
         return best
 
     def scope_at(self, line: int, col: int) -> dict[str, Definition]:
@@ -226,6 +233,8 @@ class SymbolIndex:
             later: list[tuple[A.Exp | A.FunArg, Scope]] = []
             if isinstance(node, A.Exp):
                 self.expressions.append(node)
+            else:
+                self.functional_args.append(node)
             if isinstance(node, A.Var):
                 self._refer(node.name, node.loc, scope)
             elif isinstance(node, A.LetPat):

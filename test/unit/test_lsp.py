@@ -123,6 +123,8 @@ async def test_hover_shows_types(client: LanguageClient) -> None:
     # Not on a name: the innermost expression, here `map(...)`, and a literal.
     assert ": *[real]" in await hover_text(client, uri, at(PROGRAM, "map(", offset=1))
     assert ": int" in await hover_text(client, uri, at(PROGRAM, "0, xs"))
+    # A SOAC's functional argument: what the SOAC gives it and what it returns there.
+    assert ": (real) -> real" in await hover_text(client, uri, at(PROGRAM, "fn real"))
 
 
 @in_session
