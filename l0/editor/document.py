@@ -68,28 +68,24 @@ def _typed(name: str, t: Type | None) -> str:
     return f"{name} : {t}" if t is not None else name
 
 
-def _describe_definition(d: Definition) -> str:
+def _describe_definition(d: Definition, seen_as: Type | None = None) -> str:
+    """Markdown for a binding: a function's signature, or a variable's type (`seen_as`,
+    the type of one mention of it, if given) and how it is bound."""
     if d.kind is DefKind.FUNCTION:
         assert d.fundef is not None
         return _code(signature(d.fundef))
     where = f"{d.kind.value}, bound at {d.loc.line}:{d.loc.col}"
-    return _code(_typed(d.name, d.type)) + "\n\n" + where
+    return _code(_typed(d.name, seen_as or d.type)) + "\n\n" + where
 
 
 def _code(text: str) -> str:
     return f"```l0\n{text}\n```"
 
 
-class HoverTarget(Enum):
-    NAME = "name"
-    EXPRESSION = "expression"
-
-
 @dataclass
 class Hover:
     markdown: str
-    loc: Loc
-    target: HoverTarget
+    loc: Loc  # what it is about
 
 
 def hover(a: Analysis, line: int, col: int) -> Hover | None:
@@ -98,32 +94,27 @@ def hover(a: Analysis, line: int, col: int) -> Hover | None:
         return None
     found = a.index.name_at(line, col)
     if isinstance(found, Definition):
-        return Hover(_describe_definition(found), found.loc, HoverTarget.NAME)
+        return Hover(_describe_definition(found), found.loc)
     if isinstance(found, Reference):
         if found.target is not None:
-            text = _describe_definition(found.target)
-            if found.target.kind is not DefKind.FUNCTION:
-                # The type the checker gave this mention (`view_type`: uniqueness as seen here).
-                mention = a.index.expression_at(line, col)
-                if isinstance(mention, A.Var) and mention.type is not None:
-                    text = _describe_definition(
-                        Definition(found.name, found.target.kind, found.target.loc,
-                                   mention.type)
-                    )
-            return Hover(text, found.loc, HoverTarget.NAME)
+            # A variable's type as the checker saw it here (uniqueness is stripped
+            # inside lambdas and loop bodies: Note [Uniqueness floor] in typecheck/env.py).
+            mention = a.index.expression_at(line, col)
+            seen_as = mention.type if isinstance(mention, A.Var) else None
+            return Hover(_describe_definition(found.target, seen_as), found.loc)
         if found.is_function and found.name in BUILTIN_NAMES:
             text = _code(_builtin_signature(found.name)) + "\n\nbuiltin function"
-            return Hover(text, found.loc, HoverTarget.NAME)
+            return Hover(text, found.loc)
         return None
     e = a.index.expression_at(line, col)
     f = a.index.functional_arg_at(line, col)
     if f is not None and f.ret_type is not None and (e is None or _inside(e.loc, f.loc)):
         # `op +`, `f(x)` or a lambda given to a SOAC: what it takes and returns there.
         params = ", ".join(str(t) for t in f.param_types or [])
-        return Hover(_code(f": ({params}) -> {f.ret_type}"), f.loc, HoverTarget.EXPRESSION)
+        return Hover(_code(f": ({params}) -> {f.ret_type}"), f.loc)
     if e is None or e.type is None:
         return None
-    return Hover(_code(f": {e.type}"), e.loc, HoverTarget.EXPRESSION)
+    return Hover(_code(f": {e.type}"), e.loc)
 
 
 def _inside(outer: Loc, inner: Loc) -> bool:
