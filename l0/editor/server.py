@@ -9,6 +9,7 @@ client negotiated), there the AST's (1-based, in characters, end columns inclusi
 
 from __future__ import annotations
 
+import json
 import logging
 import traceback
 from importlib.metadata import version
@@ -188,7 +189,22 @@ def document_symbols(
     return [_symbol(doc, s) for s in D.outline(a)] if a is not None else []
 
 
+class _LogFormat(logging.Formatter):
+    """Log lines for the editor's log pane: a message the client garbled is its fault,
+    not ours, so it gets one line (pygls logs it with a traceback); bugs of ours keep
+    theirs."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        if record.exc_info and isinstance(record.exc_info[1], json.JSONDecodeError):
+            record = logging.makeLogRecord(record.__dict__)
+            record.msg = f"{record.getMessage()}: {record.exc_info[1]}"  # type: ignore[index]
+            record.args, record.exc_info, record.exc_text = None, None, None
+        return super().format(record)
+
+
 def serve() -> None:
     """Serve one client on stdin and stdout until it says exit."""
-    logging.basicConfig(level=logging.WARNING)  # to stderr, which editors show as the log
+    handler = logging.StreamHandler()  # stderr, which editors show as the server's log
+    handler.setFormatter(_LogFormat("l0 lsp: %(levelname)s: %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
     server.start_io()

@@ -240,3 +240,11 @@ async def test_incremental_edits_and_utf16_positions(client: LanguageClient) -> 
     )
     assert await published(client, uri) == []
     assert "s : [char]" in await hover_text(client, uri, lsp.Position(0, 21))
+
+
+def test_a_garbled_message_is_one_line_in_the_log() -> None:
+    garbage = b"Content-Length: 5\r\n\r\n{bad}"
+    out = subprocess.run(SERVER, input=garbage, capture_output=True, timeout=60)
+    assert out.returncode == 0
+    log = out.stderr.decode()
+    assert "l0 lsp: ERROR: Unable to handle message" in log and "Traceback" not in log
