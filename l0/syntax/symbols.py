@@ -63,17 +63,32 @@ class Reference:
 
 @dataclass(eq=False)
 class Scope:
+    """The names one binding form binds, inside those of the enclosing forms.
+
+    A scope's names are all bound before anything inside it is looked up, and never
+    change after, so a lookup may remember what it found on the way (`_found`): a
+    chain of n lets each reading a parameter costs n steps, not n^2."""
+
     names: dict[str, Definition] = field(default_factory=dict)
     parent: Scope | None = None
+    _found: dict[str, Definition | None] = field(default_factory=dict, repr=False)
 
     def lookup(self, name: str) -> Definition | None:
+        path: list[Scope] = []
         scope: Scope | None = self
+        found: Definition | None = None
         while scope is not None:
-            found = scope.names.get(name)
-            if found is not None:
-                return found
+            if name in scope.names:
+                found = scope.names[name]
+                break
+            if name in scope._found:
+                found = scope._found[name]
+                break
+            path.append(scope)
             scope = scope.parent
-        return None
+        for s in path:
+            s._found[name] = found
+        return found
 
     def visible(self) -> dict[str, Definition]:
         """Every variable visible here, the innermost binding of each name."""
