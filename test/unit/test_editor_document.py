@@ -3,7 +3,19 @@ itself: test_lsp.py)."""
 
 from __future__ import annotations
 
-from l0.editor.document import CompletionKind, analyse, completions, definition, hover
+import random
+from pathlib import Path
+
+from l0.diagnostics import L0Error
+from l0.editor.document import (
+    CompletionKind,
+    analyse,
+    completions,
+    definition,
+    hover,
+    outline,
+)
+from l0.syntax.lexer import tokenize
 
 PROGRAM = """\
 fun int main(*[int] a) =
@@ -45,3 +57,32 @@ def test_completion_falls_back_to_the_last_text_that_parsed() -> None:
     assert {c.kind for c in completions(alone, 1, 4)} == {
         CompletionKind.BUILTIN, CompletionKind.KEYWORD,
     }
+
+
+def test_every_query_answers_on_broken_programs() -> None:
+    """Programs of the corpus with one token replaced (type errors leave parts of the
+    AST without types): hover, definition, completion and the outline answer
+    everywhere, and the errors are located inside the text."""
+    rng = random.Random(31)
+    root = Path(__file__).resolve().parents[2] / "test" / "programs"
+    paths = sorted(root.glob("**/*.l0"))
+    for path in rng.sample(paths, 40):
+        text = path.read_text(encoding="utf-8")
+        try:
+            tokens = tokenize(text, "t.l0")
+        except L0Error:  # the corpus's lexical errors
+            tokens = []
+        first = analyse(text, "t.l0")
+        for tok in rng.sample(tokens, min(3, len(tokens))):
+            new = rng.choice(["", "x", "1.0", "True", "(", "let", "map"])
+            broken = text[: tok.start_pos] + new + text[tok.end_pos :]
+            a = analyse(broken, "t.l0", first)
+            lines = broken.split("\n")
+            for err in a.errors:
+                assert 1 <= err.loc.line <= len(lines), err.render()
+            outline(a)
+            for line, content in enumerate(lines, 1):
+                for col in range(1, len(content) + 2):
+                    hover(a, line, col)
+                    definition(a, line, col)
+            assert completions(a, len(lines), 1)
