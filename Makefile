@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 $(BIN)/l0-run: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e ".[test,dask,ptx]"
+	$(BIN)/pip install -q -e ".[test,lsp,dask,ptx]"
 	touch $@
 
 example: $(BIN)/l0-run

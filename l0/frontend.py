@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from l0.diagnostics import L0Error
+
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
 
@@ -22,6 +24,23 @@ def load_program(text: str, filename: str, *, inhibit_uniqueness: bool = False) 
     prog = parse_program(text, filename)
     check_program(prog, inhibit_uniqueness=inhibit_uniqueness)
     return prog
+
+
+def check_source(
+    text: str, filename: str, *, inhibit_uniqueness: bool = False
+) -> tuple[Program | None, list[L0Error]]:
+    """Parse and type check `text`, collecting errors rather than stopping at the first:
+    the parse error alone if it does not parse (and no program), else the first type
+    error of each function (`l0.typecheck.program_errors`). The program carries the
+    checker's annotations as far as checking got; an editor's view of the source."""
+    from l0.syntax.parser import parse_program
+    from l0.typecheck import program_errors
+
+    try:
+        prog = parse_program(text, filename)
+    except L0Error as err:
+        return None, [err]
+    return prog, list(program_errors(prog, inhibit_uniqueness=inhibit_uniqueness))
 
 
 def to_module(prog: Program, *, verify: bool = True) -> ModuleOp:

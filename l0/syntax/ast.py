@@ -416,11 +416,14 @@ class DoLoop(Exp):
 
 @dataclass(eq=False)
 class FunDef:
+    """`fun ret name(params) = body`; `loc` spans all of it, `name_loc` the name."""
+
     name: str
     ret: Type
     params: list[Param]
     body: Exp
     loc: Loc
+    name_loc: Loc | None = field(default=None, kw_only=True)
 
 
 @dataclass(eq=False)

@@ -117,7 +117,12 @@ class AstBuilder:
 
     def fundef(self, c: Children) -> A.FunDef:  # fun T f ( [params] ) = e
         return A.FunDef(
-            name=str(c[2]), ret=c[1].value, params=c[4] or [], body=c[7], loc=self.span(c)
+            name=str(c[2]),
+            ret=c[1].value,
+            params=c[4] or [],
+            body=c[7],
+            loc=self.span(c),
+            name_loc=self.tok_loc(c[2]),
         )
 
     def params(self, c: Children) -> list[A.Param]:

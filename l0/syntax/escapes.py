@@ -9,6 +9,8 @@ names `\\NUL` ... `\\DEL`, and in strings the empty escape `\\&` and gaps
 
 from __future__ import annotations
 
+import re
+
 _SINGLE: dict[str, str] = {
     "a": "\a",
     "b": "\b",
@@ -100,3 +102,13 @@ def decode_escape(text: str, i: int, *, in_string: bool) -> tuple[list[str], int
         raise EscapeError(esc, "unterminated string gap: expected '\\' after the spaces")
     shown = c if c.isprintable() else repr(c)[1:-1]
     raise EscapeError(esc, f"invalid escape sequence '\\{shown}'")
+
+
+# The escapes as regular expressions, for highlighters (the Pygments lexer; the tests
+# hold the TextMate grammar's to the same strings): any escape `decode_escape` accepts,
+# and those it accepts only in strings (the empty escape `\&` and gaps).
+ESCAPE_PATTERN = (
+    r"\\(?:[" + re.escape("".join(_SINGLE)) + r"]|[0-9]+|x[0-9a-fA-F]+|o[0-7]+"
+    r"|\^[" + re.escape(_CONTROL) + "]|" + "|".join(_NAMES_BY_LENGTH) + ")"
+)
+STRING_ESCAPE_PATTERN = r"\\(?:&| +\\)"

@@ -30,17 +30,23 @@ import re
 from l0.diagnostics import L0Error, Loc
 from l0.syntax.escapes import EscapeError, decode_escape
 
-KEYWORDS: frozenset[str] = frozenset(
-    """
-    if then else let loop in with for do fun fn op not pow
-    int real bool char cert
-    True False Checked
-    iota size replicate reshape transpose split concat copy empty
-    zip unzip map reduce scan filter redomap
-    mapT reduceT scanT filterT redomapT
-    assert conjoin
-    """.split()
-)
+# The keywords by role: how editors highlight them (the Pygments lexer, the TextMate
+# grammar under editors/) and how `l0 lsp` offers them. `builtin` are the array
+# operations and SOACs, which look like calls but are syntax.
+KEYWORD_ROLES: dict[str, frozenset[str]] = {
+    role: frozenset(words.split())
+    for role, words in {
+        "keyword": "if then else let loop in with for do fun fn op",
+        "operator": "not pow",
+        "type": "int real bool char cert",
+        "constant": "True False Checked",
+        "builtin": """iota size replicate reshape transpose split concat copy empty
+            zip unzip map reduce scan filter redomap
+            mapT reduceT scanT filterT redomapT
+            assert conjoin""",
+    }.items()
+}
+KEYWORDS: frozenset[str] = frozenset().union(*KEYWORD_ROLES.values())
 assert len(KEYWORDS) == 45
 
 # Two-character tokens come first so that the alternation finds the longest match.

@@ -16,6 +16,6 @@ and `errors` are the tables. Where we deliberately differ from the 2014 checker,
 module concerned says so (search for "original").
 """
 
-from l0.typecheck.functions import check_program
+from l0.typecheck.functions import check_program, program_errors
 
-__all__ = ["check_program"]
+__all__ = ["check_program", "program_errors"]

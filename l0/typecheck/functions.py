@@ -8,13 +8,17 @@ A function body is checked with the parameters bound (no self alias, env Note
 [Self alias]); when their scope ends their occurrences are validated. Then the
 result: first the aliasing of unique result components (4.5 rule 5), then the
 subtype check against the declared return type, in the original's order.
+
+`program_errors` is the same check going on after an error (the language server
+shows every function's first error).
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 
-from l0.diagnostics import Loc
+from l0.diagnostics import L0Error, Loc
 from l0.syntax import ast as A
 from l0.typecheck import errors
 from l0.typecheck.bindings import tail_of
@@ -35,23 +39,43 @@ def check_program(prog: A.Program, *, inhibit_uniqueness: bool = False) -> None:
     `inhibit_uniqueness` (`--inhibit-uniqueness-checking`) skips only the occurrence
     validation (4.5): sources must still be unique, consumed variables stay consumed,
     and return-aliasing, curried consumption and subtyping are still checked."""
+    for err in program_errors(prog, inhibit_uniqueness=inhibit_uniqueness):
+        raise err
+
+
+def program_errors(
+    prog: A.Program, *, inhibit_uniqueness: bool = False
+) -> Iterator[L0Error]:
+    """Check `prog` as `check_program` does, yielding each error and going on after it:
+    the first error of every function, in program order (an editor shows them all).
+
+    A function's callers see its declared signature, so an error in its body does not
+    spread to them; a duplicate definition is reported and its body checked all the
+    same. `check_program` stops at the first error yielded."""
     if sys.getrecursionlimit() < _RECURSION_LIMIT:
         sys.setrecursionlimit(_RECURSION_LIMIT)
     funs = builtin_sigs()
     for fd in prog.fundefs:
         if fd.name in BUILTIN_NAMES:
-            raise errors.dup_definition(fd.loc, fd.name, None)
+            yield errors.dup_definition(fd.loc, fd.name, None)
+            continue
         prev = funs.get(fd.name)
         if prev is not None:
-            raise errors.dup_definition(fd.loc, fd.name, prev.loc)
+            yield errors.dup_definition(fd.loc, fd.name, prev.loc)
+            continue
         funs[fd.name] = FunSig(
             fd.name, [p.type for p in fd.params], [p.name for p in fd.params], fd.ret, fd.loc
         )
     ck = Checker(funs, check_occurrences=not inhibit_uniqueness)
     for fd in prog.fundefs:
-        check_fundef(ck, fd)
+        try:
+            check_fundef(ck, fd)
+        except L0Error as err:
+            yield err
+            # The environment is left mid-scope: the next function starts afresh.
+            ck = Checker(funs, check_occurrences=not inhibit_uniqueness)
     if "main" not in funs:
-        raise errors.missing_main(Loc(prog.file, 1, 1))
+        yield errors.missing_main(Loc(prog.file, 1, 1))
 
 
 def check_fundef(ck: Checker, fd: A.FunDef) -> None:
