@@ -327,15 +327,21 @@ class CompiledProgram:
         engine = self._engine_for(name)
         return call_with_big_stack(lambda: engine.call(name, list(args)))
 
-    def run_main(self, input_text: str) -> str:
+    def run_main(self, input_text: str | bytes) -> str:
         """Read `main`'s arguments from `input_text` and return its printed result (no newline)."""
-        from l0.values import format_result, from_ir_results, read_arguments, to_ir_arguments
+        from l0.values import format_result
+
+        return format_result(self.functions["main"].ret, self.main_values(input_text))
+
+    def main_values(self, input_text: str | bytes) -> list[Any]:
+        """Read `main`'s arguments from `input_text` (text, or bytes: text and binary
+        values) and return its flattened result (`l0.values.from_ir_results`)."""
+        from l0.values import from_ir_results, read_arguments, to_ir_arguments
 
         entry = self.functions["main"]
         params = [p.type for p in entry.params]
         inputs = to_ir_arguments(params, read_arguments(input_text, params, "<stdin>"))
-        results = from_ir_results(entry.ret, self.call_flat("main", inputs))
-        return format_result(entry.ret, results)
+        return from_ir_results(entry.ret, self.call_flat("main", inputs))
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         functions = self.__dict__.get("functions", {})
