@@ -156,9 +156,14 @@ class CompiledProgram:
     def __init__(self, text: str, filename: str, backend: str, *, optimise: bool = True,
                  fast_math: bool = False, inhibit_uniqueness: bool = False,
                  main_only: bool = False, isolate: bool = True,
-                 threads: int | None = None, cache: bool = False) -> None:
+                 threads: int | None = None, cache: bool = False,
+                 checked: ast.Program | None = None,
+                 entries: Sequence[str] | None = None) -> None:
         """`main_only`: only `main` will be called (l0-run), so nothing else is kept or
-        compiled; `isolate=False`: the caller's arrays may be updated in place (l0-run
+        compiled; `entries` (without `optimise`): only these functions will be called
+        (`l0 repl`); `checked`: the program, already parsed and type checked (and
+        perhaps not from `text` alone: `l0 repl` adds its entries), instead of
+        `text`; `isolate=False`: the caller's arrays may be updated in place (l0-run
         reads fresh ones for every run). With `inhibit_uniqueness` the occurrence checks
         are skipped, so an update may hit an array used later: the program then runs
         unoptimised in the interpreter, which copies on every update. With `cache`, native
@@ -177,15 +182,17 @@ class CompiledProgram:
         # internalised again when one of them is first called.
         self._separate_plain = self._optimise and not main_only
         self._backend, self._fast_math = backend, fast_math
-        self._entries = ["main"] if main_only else None
+        if entries is not None and optimise:
+            raise ValueError("entries need optimise=False (the optimiser keeps only main)")
+        self._entries = ["main"] if main_only else None if entries is None else list(entries)
         self._isolate = isolate
         self._threads = thread_count(threads) if backend == "multicore" else None
         self._plain_engine: Any = None
-        self._ast: ast.Program | None = None
+        self._ast: ast.Program | None = checked
         self._module: ModuleOp | None = None
         self.from_cache = False
         """Whether the native code came from the compile cache (nothing was compiled)."""
-        key = self._cache_key() if cache else None
+        key = self._cache_key() if cache and checked is None else None
         if key is not None and self._load_cached(key):
             self.from_cache = True
             return

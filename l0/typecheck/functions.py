@@ -22,7 +22,7 @@ from l0.typecheck.builtins import BUILTIN_NAMES, builtin_sigs
 from l0.typecheck.calls import check_body, check_return_alias
 from l0.typecheck.checker import Checker
 from l0.typecheck.env import FunSig
-from l0.types import subtype
+from l0.types import Type, subtype
 
 # Nested expressions recurse (let chains do not, see checker.py); deep nesting of
 # other forms needs a deep Python stack, which the drivers provide with a big thread stack.
@@ -35,6 +35,22 @@ def check_program(prog: A.Program, *, inhibit_uniqueness: bool = False) -> None:
     `inhibit_uniqueness` (`--inhibit-uniqueness-checking`) skips only the occurrence
     validation (4.5): sources must still be unique, consumed variables stay consumed,
     and return-aliasing, curried consumption and subtyping are still checked."""
+    _check_functions(prog, inhibit_uniqueness)
+    if "main" not in {fd.name for fd in prog.fundefs}:
+        raise errors.missing_main(Loc(prog.file, 1, 1))
+
+
+def check_expression(prog: A.Program, params: list[A.Param], exp: A.Exp) -> Type:
+    """Type-check the functions of `prog` (no `main` needed) and then `exp` as the body
+    of a function of `params` in their scope (an entry of `l0 repl`, whose bindings
+    are the parameters); annotate both in place and return the type of `exp`."""
+    ck = _check_functions(prog, False)
+    body, _, _ = check_body(ck, "the expression", params, exp, barrier=False)
+    return body.type
+
+
+def _check_functions(prog: A.Program, inhibit_uniqueness: bool) -> Checker:
+    """Check every function of `prog`; return the checker, its table filled in."""
     if sys.getrecursionlimit() < _RECURSION_LIMIT:
         sys.setrecursionlimit(_RECURSION_LIMIT)
     funs = builtin_sigs()
@@ -50,8 +66,7 @@ def check_program(prog: A.Program, *, inhibit_uniqueness: bool = False) -> None:
     ck = Checker(funs, check_occurrences=not inhibit_uniqueness)
     for fd in prog.fundefs:
         check_fundef(ck, fd)
-    if "main" not in funs:
-        raise errors.missing_main(Loc(prog.file, 1, 1))
+    return ck
 
 
 def check_fundef(ck: Checker, fd: A.FunDef) -> None:

@@ -37,7 +37,8 @@ def test_errors_are_located_and_every_program_is_checked(tmp_path: Path, capsys)
     assert lines[0] == (f"{tmp_path / 'bad.l0'}:2:7: error: right operand of '+' must be of "
                         "type int or real, but is of type bool")
     assert lines[2:4] == ["2 |   x + True", "  |       ^^^^"]
-    assert any(line.startswith(f"{tmp_path / 'parse.l0'}:1:26: error: unexpected end of file") for line in lines)
+    parse_error = f"{tmp_path / 'parse.l0'}:1:26: error: unexpected end of file"
+    assert any(line.startswith(parse_error) for line in lines)
     assert lines[-1] == f"{tmp_path / 'none.l0'}:1:1: error: cannot read program: " \
                         "No such file or directory"
 
