@@ -205,11 +205,10 @@ class Session:
             raise L0Error(Loc(str(path), 1, 1), f"cannot read program: {reason}",
                           "io-error") from None
         register_source(str(path), source)
-        from l0.syntax import ast as A
-        from l0.typecheck import check_expression
+        from l0.typecheck import check_program
 
         prog = parse_program(source, str(path))
-        check_expression(prog, [], A.TupleLit(Loc(str(path), 1, 1)))  # its functions only
+        check_program(prog, require_main=False)
         self.program, self.source = path, source
         self.definitions, self.bindings = [], {}
         names = ", ".join(fd.name for fd in prog.fundefs)

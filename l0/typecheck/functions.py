@@ -29,14 +29,16 @@ from l0.types import Type, subtype
 _RECURSION_LIMIT = 100_000
 
 
-def check_program(prog: A.Program, *, inhibit_uniqueness: bool = False) -> None:
+def check_program(prog: A.Program, *, inhibit_uniqueness: bool = False,
+                  require_main: bool = True) -> None:
     """Type-check `prog` and annotate it in place; raise `L0Error` on the first error.
 
     `inhibit_uniqueness` (`--inhibit-uniqueness-checking`) skips only the occurrence
     validation (4.5): sources must still be unique, consumed variables stay consumed,
-    and return-aliasing, curried consumption and subtyping are still checked."""
+    and return-aliasing, curried consumption and subtyping are still checked. Without
+    `require_main` a program need not have a `main` (`l0 repl`, notebook cells)."""
     _check_functions(prog, inhibit_uniqueness)
-    if "main" not in {fd.name for fd in prog.fundefs}:
+    if require_main and "main" not in {fd.name for fd in prog.fundefs}:
         raise errors.missing_main(Loc(prog.file, 1, 1))
 
 
