@@ -157,3 +157,23 @@ def test_as_a_command_with_piped_input(norm: Path) -> None:
     bad = subprocess.run([str(l0), "repl", "--backend", "tpu"], input="", capture_output=True,
                          text=True, check=False, timeout=120)
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
+
+
+def test_ctrl_c_interrupts_an_entry_and_keeps_the_session() -> None:
+    import signal
+    import threading
+
+    out, err = io.StringIO(), io.StringIO()
+    session = Session(out=out, err=err)
+    # Ctrl-C during the loop, delivered to a thread other than the main one, where the
+    # main thread's wait is not woken by it (Note [Ctrl-C while the work runs])
+    timer = threading.Timer(1.5, lambda: signal.raise_signal(signal.SIGINT))
+    timer.start()
+    try:
+        session.handle("loop (x = 0) = for i < 100000000 do x + i % 3 in x")
+    finally:
+        timer.cancel()
+    assert err.getvalue() == "interrupted\n"
+    assert [t.name for t in threading.enumerate()].count("l0-bigstack") == 0  # stopped
+    session.handle("1 + 1")
+    assert out.getvalue() == "2\n"
