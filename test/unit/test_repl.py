@@ -177,3 +177,45 @@ def test_ctrl_c_interrupts_an_entry_and_keeps_the_session() -> None:
     assert [t.name for t in threading.enumerate()].count("l0-bigstack") == 0  # stopped
     session.handle("1 + 1")
     assert out.getvalue() == "2\n"
+
+
+def test_at_a_terminal_lines_are_edited_and_kept_in_the_history(tmp_path: Path,
+                                                                  norm: Path) -> None:
+    """Through a pseudo-terminal, as a user types: the up arrow brings back the last
+    entry, and the entries are in the history file when the session ends."""
+    import os
+    import pty
+    import select
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: l0 repl on the terminal
+        os.environ["XDG_STATE_HOME"] = str(tmp_path / "state")
+        os.environ["TERM"] = "dumb"
+        l0 = str(Path(sys.executable).with_name("l0"))
+        os.execv(l0, [l0, "repl", str(norm)])
+    typed = ["sq(3.0)\r", "\x1b[A\r", "sq(True)\r", ":quit\r"]  # \x1b[A: the up arrow
+    seen = b""
+    try:
+        while True:
+            ready, _, _ = select.select([fd], [], [], 60)
+            if not ready:
+                break
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:  # the session ended
+                break
+            if not chunk:
+                break
+            seen += chunk
+            if typed and seen.rstrip().endswith(b">"):  # a prompt: type the next line
+                os.write(fd, typed.pop(0).encode())
+    finally:
+        _, status = os.waitpid(pid, 0)
+    text = seen.decode(errors="replace").replace("\r", "")
+    assert os.WEXITSTATUS(status) == 0, text
+    assert "l0 repl " in text and "[0]> " in text
+    assert text.count("9.000000") == 2  # typed once, recalled once
+    assert "[2]:1:4: error: argument 1 of function 'sq' must be of type real" in text
+    history = (tmp_path / "state" / "l0" / "repl_history").read_text()
+    # (readline keeps a line once when it is the last one again)
+    assert history.splitlines() == ["sq(3.0)", "sq(True)", ":quit"]
