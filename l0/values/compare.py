@@ -29,7 +29,7 @@ import numpy as np
 from l0.diagnostics import L0Error
 from l0.types import CERT, CHAR, REAL, ArrayType, Type
 from l0.values.model import Value
-from l0.values.printer import format_result, format_value, printed_components
+from l0.values.printer import format_result, format_value, printed_components, show_char
 from l0.values.reader import read_values
 
 
@@ -140,11 +140,13 @@ def _value_mismatch(t: Type, expected: Value, actual: Value, tol: Tolerance) -> 
     if real:
         return (f"{at}{float(got)!r} is not within the tolerance of {float(want)!r} "
                 f"(rtol {tol.rtol}, atol {tol.atol})")
-    return f"{at}{_item(got)} where {_item(want)} was expected"
+    char = (t.elem if isinstance(t, ArrayType) else t) == CHAR
+    return f"{at}{_item(got, char)} where {_item(want, char)} was expected"
 
 
-def _item(v: Value) -> str:
-    return str(v.item() if hasattr(v, "item") else v)
+def _item(v: Value, char: bool) -> str:
+    item = v.item() if hasattr(v, "item") else v
+    return show_char(int(item)) if char else str(item)
 
 
 def _shape(a: np.ndarray) -> str:
