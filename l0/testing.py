@@ -173,6 +173,7 @@ def spec_of(path: Path, protocol: str | None = None) -> Spec:
     """The expectations of the program at `path`: its sibling files and its test block,
     read by `protocol` (default: `protocol_of` its directory)."""
     text = path.read_text(encoding="utf-8")
+    protocol = protocol or protocol_of(path.parent)  # a bad marker fails every program
     spec = _block_spec(text, path.parent)
     inp, out, err = (path.with_suffix(s) for s in (".in", ".out", ".err"))
     if inp.exists() and out.exists():
@@ -182,8 +183,7 @@ def spec_of(path: Path, protocol: str | None = None) -> Spec:
         spec.runs.insert(0, RunCase(inp.name, inp.read_bytes(), error=_err_file(err),
                                     file=inp.name))
     elif (not inp.exists() and not spec.runs and spec.structure is None
-          and not spec.target_structure
-          and (protocol or protocol_of(path.parent)) == "2014"):
+          and not spec.target_structure and protocol == "2014"):
         # `X.l0` alone: the 2014 protocol expects a compile-time failure.
         first = (text.splitlines() or [""])[0]
         m = _FIRST_LINE_KIND.match(first)
