@@ -341,8 +341,10 @@ def test_the_corpus_carries_the_2014_marker() -> None:
 def test_a_bad_marker_fails_its_programs(tmp_path: Path, marker: str) -> None:
     (tmp_path / "l0test.toml").write_text(marker)
     (tmp_path / "p.l0").write_text("fun int main(int x) = x\n")
-    v = check_program(tmp_path / "p.l0", "interp")
-    assert not v.passed and "l0test.toml" in v.message
+    (tmp_path / "q.l0").write_text("// ==\n// input { 1 } output { 1 }\nfun int main(int x) = x\n")
+    for program in ("p.l0", "q.l0"):
+        v = check_program(tmp_path / program, "interp")
+        assert not v.passed and "l0test.toml" in v.message
 
 
 # -- outputs compared as values, reals within a tolerance ----------------------------
