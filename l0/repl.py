@@ -175,7 +175,8 @@ class Session:
                 self._error(":type needs an expression")
                 return True
             # the expression keeps its columns in the entry, for error locations
-            padded = " " * (text.index(argument)) + argument
+            start = text.index(argument, text.index(command) + len(command))
+            padded = " " * start + argument
             register_source(name, text)
             self._guarded(lambda: self._print(self._type_of(padded, name)))
         elif command in (":l", ":load"):

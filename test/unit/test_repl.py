@@ -56,6 +56,13 @@ def test_bindings_persist_and_keep_their_values(norm: Path) -> None:
     assert list(session.bindings) == ["v", "b", "w", "n"]  # a new binding comes last
 
 
+def test_type_errors_are_located_in_the_command() -> None:
+    _, out, err = session_of(":type t + True\n")
+    assert out == ""
+    assert err.splitlines()[:4] == ["[0]:1:7: error: unknown variable 't'", "  |",
+                                    "1 | :type t + True", "  |       ^"]
+
+
 def test_type_of_expressions_bindings_and_functions(norm: Path) -> None:
     _, out, err = session_of(":type main\n:type sq(2.0) < 1.0\nlet v = iota(3)\n"
                              ":type {v, 'c'}\n:t zip(v, v)\n", norm)
