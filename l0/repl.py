@@ -32,7 +32,9 @@ An error never ends the session.
 
 from __future__ import annotations
 
+import os
 import sys
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -152,6 +154,8 @@ class Session:
         except KeyboardInterrupt:
             self._error("interrupted")
         except Exception as err:  # a bug of ours: say so, keep the session
+            if os.environ.get("L0_TRACEBACK"):  # as the tools do (l0.cli.guard)
+                traceback.print_exc(file=self.err)
             self._error(f"internal compiler error: {type(err).__name__}: {err}")
 
     def _error(self, message: str) -> None:
