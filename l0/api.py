@@ -156,9 +156,14 @@ class CompiledProgram:
     def __init__(self, text: str, filename: str, backend: str, *, optimise: bool = True,
                  fast_math: bool = False, inhibit_uniqueness: bool = False,
                  main_only: bool = False, isolate: bool = True,
-                 threads: int | None = None, cache: bool = False) -> None:
+                 threads: int | None = None, cache: bool = False,
+                 checked: ast.Program | None = None,
+                 entries: Sequence[str] | None = None) -> None:
         """`main_only`: only `main` will be called (l0-run), so nothing else is kept or
-        compiled; `isolate=False`: the caller's arrays may be updated in place (l0-run
+        compiled; `entries` (without `optimise`): only these functions will be called
+        (`l0 repl`); `checked`: the program, already parsed and type checked (and
+        perhaps not from `text` alone: `l0 repl` adds its entries), instead of
+        `text`; `isolate=False`: the caller's arrays may be updated in place (l0-run
         reads fresh ones for every run). With `inhibit_uniqueness` the occurrence checks
         are skipped, so an update may hit an array used later: the program then runs
         unoptimised in the interpreter, which copies on every update. With `cache`, native
@@ -177,15 +182,17 @@ class CompiledProgram:
         # internalised again when one of them is first called.
         self._separate_plain = self._optimise and not main_only
         self._backend, self._fast_math = backend, fast_math
-        self._entries = ["main"] if main_only else None
+        if entries is not None and optimise:
+            raise ValueError("entries need optimise=False (the optimiser keeps only main)")
+        self._entries = ["main"] if main_only else None if entries is None else list(entries)
         self._isolate = isolate
         self._threads = thread_count(threads) if backend == "multicore" else None
         self._plain_engine: Any = None
-        self._ast: ast.Program | None = None
+        self._ast: ast.Program | None = checked
         self._module: ModuleOp | None = None
         self.from_cache = False
         """Whether the native code came from the compile cache (nothing was compiled)."""
-        key = self._cache_key() if cache else None
+        key = self._cache_key() if cache and checked is None else None
         if key is not None and self._load_cached(key):
             self.from_cache = True
             return
@@ -309,15 +316,21 @@ class CompiledProgram:
         engine = self._engine_for(name)
         return call_with_big_stack(lambda: engine.call(name, list(args)))
 
-    def run_main(self, input_text: str) -> str:
+    def run_main(self, input_text: str | bytes) -> str:
         """Read `main`'s arguments from `input_text` and return its printed result (no newline)."""
-        from l0.values import format_result, from_ir_results, read_arguments, to_ir_arguments
+        from l0.values import format_result
+
+        return format_result(self.functions["main"].ret, self.main_values(input_text))
+
+    def main_values(self, input_text: str | bytes) -> list[Any]:
+        """Read `main`'s arguments from `input_text` (text, or bytes: text and binary
+        values) and return its flattened result (`l0.values.from_ir_results`)."""
+        from l0.values import from_ir_results, read_arguments, to_ir_arguments
 
         entry = self.functions["main"]
         params = [p.type for p in entry.params]
         inputs = to_ir_arguments(params, read_arguments(input_text, params, "<stdin>"))
-        results = from_ir_results(entry.ret, self.call_flat("main", inputs))
-        return format_result(entry.ret, results)
+        return from_ir_results(entry.ret, self.call_flat("main", inputs))
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         functions = self.__dict__.get("functions", {})
