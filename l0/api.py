@@ -234,7 +234,7 @@ class CompiledProgram:
 
         if not self._native() or not compile_cache.enabled():
             return None
-        from l0.lowering import alloc_stats, checked_memory
+        from l0.lowering.runtime import alloc_stats, checked_memory
 
         options: dict[str, Any] = {
             "backend": self._backend, "threads": self._threads,
@@ -244,7 +244,7 @@ class CompiledProgram:
             "entries": self._entries, "checked_memory": checked_memory.enabled(),
             "count_allocations": alloc_stats.enabled()}
         if self._backend == "gpu":  # its code is made for the device's architecture
-            from l0.lowering.gpu_backend import target_arch
+            from l0.lowering.backends.gpu import target_arch
 
             options["arch"] = target_arch()
             if options["arch"] is None:
@@ -255,7 +255,7 @@ class CompiledProgram:
         """Take the engine and signatures from the cache entry `key`, if it is there and
         can run in this process."""
         from l0 import compile_cache
-        from l0.lowering.engine import NativeEngine
+        from l0.lowering.runtime.engine import NativeEngine
 
         entry = compile_cache.load(key)
         if entry is None:
@@ -268,7 +268,7 @@ class CompiledProgram:
                 for f in data["functions"]}
             defined = set(data["defined"])
             if self._backend == "gpu":
-                from l0.lowering.gpu_backend import GpuEngine
+                from l0.lowering.backends.gpu import GpuEngine
 
                 engine = GpuEngine.load(data["engine"], object_code, isolate=self._isolate)
             else:
@@ -448,18 +448,18 @@ def backend_unavailable(backend: str) -> str | None:
     more than l0 itself (a GPU, its driver, the gpu extra)."""
     if backend != "gpu":
         return None
-    from l0.lowering.gpu_backend import unavailable
+    from l0.lowering.backends.gpu import unavailable
 
     return unavailable()
 
 
 def _gpu_engine(module: ModuleOp, **options: Any) -> Any:
     """The gpu back end's engine, or `BackendUnavailable` saying what is missing."""
-    from l0.lowering.gpu_runtime import GpuUnavailable
+    from l0.lowering.runtime.gpu_runtime import GpuUnavailable
 
     try:
-        from l0.lowering.gpu_backend import GpuEngine
-        from l0.lowering.ptx import GpuToolMissing
+        from l0.lowering.backends.gpu import GpuEngine
+        from l0.lowering.llvm.ptx import GpuToolMissing
 
         return GpuEngine(module, **options)
     except (GpuUnavailable, GpuToolMissing) as err:

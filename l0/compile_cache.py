@@ -1,7 +1,7 @@
 """The compile cache: compiled programs kept on disk, so an unchanged program is not compiled again.
 
 An entry is one program compiled with one set of options: its object code and what
-calling it needs (`l0.lowering.engine.NativeEngine.save`, plus the L0 signatures of its
+calling it needs (`l0.lowering.runtime.engine.NativeEngine.save`, plus the L0 signatures of its
 functions). It lives in `$XDG_CACHE_HOME/l0` (default `~/.cache/l0`), in a file named
 by the key: a hash of everything the code depends on (`key`):
 

@@ -14,7 +14,7 @@ outermost ones into OpenMP regions run by libgomp's threads (`docs/backend.md`).
 `lower(module)` runs the lowering passes on a copy of the module (with `verify`,
 the IR is verified after each: every stage is checked IR, docs/backend.md; tests do,
 the drivers do not, verification costs as much as a pass); `compile_module`
-JIT-compiles the result (`l0.lowering.jit`, which caches engines by module text, so
+JIT-compiles the result (`l0.lowering.backends.jit`, which caches engines by module text, so
 compiling one program twice in a process reuses the first compilation).
 
 `entries` names the functions callable from Python (default: all). The others are
@@ -40,23 +40,24 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAtt
 
 from l0.dialects.context import l0_context
 from l0.dialects.soac import UNIQUE_ATTR, CertType
-from l0.lowering import alloc_stats, checked_memory, trace
+from l0.lowering.backends.jit import JitModule, link_callbacks
 from l0.lowering.bufferise import BufferisePass
-from l0.lowering.chunk_parallel import ChunkParallelPass
-from l0.lowering.convert_gpu_to_sim import ConvertGpuToSimPass
-from l0.lowering.convert_parallel_to_gpu import ConvertParallelToGpuPass
-from l0.lowering.convert_parallel_to_omp import ConvertParallelToOmpPass
-from l0.lowering.convert_soac_to_scf import ConvertSoacToScfPass
-from l0.lowering.dealloc import DeallocPass
-from l0.lowering.engine import EntryPoint, NativeEngine, RuntimeLinks
-from l0.lowering.expand_allocs import ExpandAllocsPass
-from l0.lowering.forward_iota import ForwardIotaPass
-from l0.lowering.hoist_allocs import HoistAllocsPass
-from l0.lowering.jit import JitModule, link_callbacks
-from l0.lowering.presize_allocs import PresizeAllocsPass
-from l0.lowering.reuse_freed import ReuseFreedPass
-from l0.lowering.size_facts import SizeFactsPass
-from l0.lowering.tile_parallel import TileParallelPass
+from l0.lowering.cpu.convert_parallel_to_omp import ConvertParallelToOmpPass
+from l0.lowering.cpu.tile_parallel import TileParallelPass
+from l0.lowering.gpu.convert_gpu_to_sim import ConvertGpuToSimPass
+from l0.lowering.gpu.convert_parallel_to_gpu import ConvertParallelToGpuPass
+from l0.lowering.loop_ir import trace
+from l0.lowering.memory.chunk_parallel import ChunkParallelPass
+from l0.lowering.memory.dealloc import DeallocPass
+from l0.lowering.memory.expand_allocs import ExpandAllocsPass
+from l0.lowering.memory.forward_iota import ForwardIotaPass
+from l0.lowering.memory.hoist_allocs import HoistAllocsPass
+from l0.lowering.memory.presize_allocs import PresizeAllocsPass
+from l0.lowering.memory.reuse_freed import ReuseFreedPass
+from l0.lowering.memory.size_facts import SizeFactsPass
+from l0.lowering.runtime import alloc_stats, checked_memory
+from l0.lowering.runtime.engine import EntryPoint, NativeEngine, RuntimeLinks
+from l0.lowering.scf.convert_soac_to_scf import ConvertSoacToScfPass
 
 PIPELINE = (BufferisePass, ConvertSoacToScfPass, ForwardIotaPass, SizeFactsPass, DeallocPass,
             PresizeAllocsPass, ChunkParallelPass, HoistAllocsPass, ExpandAllocsPass, ReuseFreedPass)

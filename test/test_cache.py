@@ -119,7 +119,7 @@ def test_the_key_names_the_pipelines_target(cache: Path,
     the key names the pipeline's target, so a build for one back end is never taken
     for another's, whatever else the options say."""
     from l0.api import BackendUnavailable
-    from l0.lowering import gpu_backend
+    from l0.lowering.backends import gpu as gpu_backend
 
     options: list[dict[str, object]] = []
     key = compile_cache.key
@@ -156,7 +156,7 @@ def test_key_depends_on_compiler_and_cpu(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_compiler_hash_sees_every_source_file() -> None:
-    import l0.lowering.jit_call as jit_call
+    import l0.lowering.runtime.jit_call as jit_call
     import l0.passes.fuse as fuse
 
     dirs = [Path(d).resolve() for d in compile_cache._package_dirs(__import__("l0"))]
@@ -282,7 +282,7 @@ def test_api_cache_option_and_interpreter(cache: Path) -> None:
 
 
 def test_trace_sites_numbered_otherwise_compile_again(cache: Path) -> None:
-    from l0.lowering import trace_runtime
+    from l0.lowering.runtime import trace_runtime
 
     miss = CompiledProgram(PROG, "t.l0", "cpu", cache=True)
     [entry] = entries(cache)

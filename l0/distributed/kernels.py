@@ -108,7 +108,7 @@ def _cache_key(text: str, backend: str, fast_math: bool, threads: int | None) ->
 
     if backend == "interp" or not compile_cache.enabled():
         return None
-    from l0.lowering import alloc_stats, checked_memory
+    from l0.lowering.runtime import alloc_stats, checked_memory
 
     options = {"backend": backend, "threads": threads, "fast_math": fast_math,
                "entries": [KERNEL], "checked_memory": checked_memory.enabled(),
@@ -118,7 +118,7 @@ def _cache_key(text: str, backend: str, fast_math: bool, threads: int | None) ->
 
 def _load_cached(key: str) -> Any:
     from l0 import compile_cache
-    from l0.lowering.engine import NativeEngine
+    from l0.lowering.runtime.engine import NativeEngine
 
     entry = compile_cache.load(key)
     if entry is None:

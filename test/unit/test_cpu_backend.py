@@ -295,7 +295,7 @@ def test_l0_run_cpu_is_the_default(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 
 def test_trace_prints_located_values(monkeypatch: pytest.MonkeyPatch) -> None:
-    from l0.lowering import trace_runtime as trace
+    from l0.lowering.runtime import trace_runtime as trace
 
     stream = io.StringIO()
     monkeypatch.setattr(trace, "STREAM", stream)
