@@ -302,7 +302,7 @@ class CompiledProgram:
         if self._unchecked:
             return Interpreter(module, in_place=False)
         if self._backend in ("cpu", "multicore", "gpu-sim"):
-            from l0.lowering.pipeline import CpuEngine
+            from l0.lowering.backends.cpu import CpuEngine
 
             return CpuEngine(module, fast_math=self._fast_math, entries=self._entries,
                              isolate=self._isolate, threads=self._threads,

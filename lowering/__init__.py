@@ -7,7 +7,8 @@
 `LOWERINGS` maps each lowering pass's pipeline name to a function importing its class
 only when asked for (as `l0.passes.PASSES` does for the optimisations); the module of
 pass `a-b` is `l0.lowering.STAGE.a_b`, in the folder of its stage.
-`l0.lowering.pipeline.compile_module` runs them all and JIT-compiles the result.
+`l0.lowering.pipeline.lower` runs them in order; a back end (`l0.lowering.backends`)
+compiles the result.
 """
 
 from __future__ import annotations

@@ -108,20 +108,20 @@ def _interpreter(module: ModuleOp) -> Engine:
 
 
 def _cpu(module: ModuleOp) -> Engine:
-    from l0.lowering.pipeline import CpuEngine
+    from l0.lowering.backends.cpu import CpuEngine
 
     return CpuEngine(module, entries=["main"])  # as l0-run compiles it
 
 
 def _gpu_sim(module: ModuleOp) -> Engine:
-    from l0.lowering.pipeline import CpuEngine
+    from l0.lowering.backends.cpu import CpuEngine
 
     return CpuEngine(module, entries=["main"], gpu_sim=True)
 
 
 def _multicore(threads: int) -> Callable[[ModuleOp], Engine]:
     def make(module: ModuleOp) -> Engine:
-        from l0.lowering.pipeline import CpuEngine
+        from l0.lowering.backends.cpu import CpuEngine
 
         return CpuEngine(module, entries=["main"], threads=threads)  # l0-run --threads
 

@@ -86,7 +86,7 @@ def _compile(text: str, backend: str, fast_math: bool, threads: int | None) -> A
         from l0.interp import Interpreter
 
         return Interpreter(module)
-    from l0.lowering.pipeline import CpuEngine
+    from l0.lowering.backends.cpu import CpuEngine
 
     engine = CpuEngine(module, fast_math=fast_math, threads=threads, entries=[KERNEL])
     if key is not None:

@@ -42,6 +42,7 @@ from xdsl.dialects import gpu
 from xdsl.dialects.builtin import ModuleOp
 
 from l0.diagnostics import L0Error
+from l0.lowering.backends.cpu import CpuEngine
 from l0.lowering.backends.jit import (
     CompiledModule,
     JitFunction,
@@ -51,7 +52,6 @@ from l0.lowering.backends.jit import (
 )
 from l0.lowering.llvm import cuda_host, emit_module
 from l0.lowering.llvm.ptx import GpuToolMissing, compile_ptx, find_libdevice
-from l0.lowering.pipeline import CpuEngine
 from l0.lowering.runtime import abi
 from l0.lowering.runtime.engine import NativeEngine
 from l0.lowering.runtime.gpu_boundary import DeviceFunction

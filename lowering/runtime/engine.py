@@ -2,7 +2,7 @@
 
 `NativeEngine(compiled, entries)` runs the entry points of JIT-compiled code
 (`jit_call.CompiledModule`) on flattened arguments (`call(name, args) -> list`), as
-`l0.interp.Interpreter` does; `l0.lowering.pipeline.CpuEngine` compiles a soac-level
+`l0.interp.Interpreter` does; `l0.lowering.backends.cpu.CpuEngine` compiles a soac-level
 module and is one. `EntryPoint` says what the soac-level signature adds to the slots:
 which parameters are unique (compiled code updates them in place) and which
 parameters and results are arrays of certificates (passed as booleans). With `isolate`

@@ -28,7 +28,8 @@ from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error
 from l0.frontend import l0_to_module
 from l0.interp import Interpreter
-from l0.lowering.pipeline import CpuEngine, lower
+from l0.lowering.backends.cpu import CpuEngine
+from l0.lowering.pipeline import lower
 
 ROOT = Path(__file__).resolve().parents[2]
 
