@@ -36,10 +36,13 @@ try:
 finally:
     loaded = sorted({m.split(".")[0] for m in sys.modules if m.split(".")[0] in ("xdsl", "lark")}
                     | {m for m in sys.modules if m.startswith(("l0.passes.", "l0.frontend",
-                                                               "l0.syntax.parser"))})
+                                                               "l0.syntax.parser"))}
+                    | {m for m in sys.modules  # of lowering/, only what runs compiled code
+                       if m.startswith("l0.lowering.") and not m.startswith("l0.lowering.runtime")})
     print("LOADED", loaded, file=sys.stderr)
 """
-"""Runs l0-run, then reports on stderr whether any compiler module was imported."""
+"""Runs l0-run, then reports on stderr whether any compiler module was imported (of
+`l0.lowering`, any module outside `runtime/`)."""
 
 
 @pytest.fixture
