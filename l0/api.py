@@ -248,7 +248,7 @@ class CompiledProgram:
             "pipeline": pipeline_target(self._backend) if self._optimise else None,
             "entries": self._entries}
         if self._backend == "gpu":  # its code is made for the device's architecture
-            from l0.lowering.gpu_backend import target_arch
+            from l0.lowering.backends.gpu import target_arch
 
             options["arch"] = target_arch()
             if options["arch"] is None:
@@ -259,11 +259,11 @@ class CompiledProgram:
         """Take the engine and signatures from the cache entry `key`, if it is there and
         can run in this process."""
         from l0 import compile_cache
-        from l0.lowering.engine import NativeEngine
+        from l0.lowering.runtime.engine import NativeEngine
 
         engine_type: Any = NativeEngine
         if self._backend == "gpu":
-            from l0.lowering.gpu_backend import GpuEngine
+            from l0.lowering.backends.gpu import GpuEngine
 
             engine_type = GpuEngine
         hit = compile_cache.load_engine(
@@ -291,7 +291,7 @@ class CompiledProgram:
         if self._unchecked:
             return Interpreter(module, in_place=False)
         if self._backend in ("cpu", "multicore", "gpu-sim"):
-            from l0.lowering.pipeline import CpuEngine
+            from l0.lowering.backends.cpu import CpuEngine
 
             return CpuEngine(module, fast_math=self._fast_math, entries=self._entries,
                              isolate=self._isolate, threads=self._threads,
@@ -458,18 +458,18 @@ def backend_unavailable(backend: str) -> str | None:
     more than l0 itself (a GPU, its driver, the gpu extra)."""
     if backend != "gpu":
         return None
-    from l0.lowering.gpu_backend import unavailable
+    from l0.lowering.backends.gpu import unavailable
 
     return unavailable()
 
 
 def _gpu_engine(module: ModuleOp, **options: Any) -> Any:
     """The gpu back end's engine, or `BackendUnavailable` saying what is missing."""
-    from l0.lowering.gpu_runtime import GpuUnavailable
+    from l0.lowering.runtime.gpu_runtime import GpuUnavailable
 
     try:
-        from l0.lowering.gpu_backend import GpuEngine
-        from l0.lowering.ptx import GpuToolMissing
+        from l0.lowering.backends.gpu import GpuEngine
+        from l0.lowering.llvm.ptx import GpuToolMissing
 
         return GpuEngine(module, **options)
     except (GpuUnavailable, GpuToolMissing) as err:

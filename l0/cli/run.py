@@ -10,7 +10,7 @@ benchmark harness of Futhark's compiled programs does. `-O` (the default) runs t
 default optimisation pipeline (`l0.passes.pipeline`) of the back end's target before
 running (gpu and gpu-sim: the gpu's, which recomputes transcendental functions more
 readily; the others: the cpu's); `-O0` runs none.
-`-v` (cpu) counts the heap allocations of compiled code (`l0.lowering.alloc_stats`) and
+`-v` (cpu) counts the heap allocations of compiled code (`l0.lowering.runtime.alloc_stats`) and
 prints, after the result, `l0-run: allocations per run of main: N` on stderr (the
 largest count of the runs).
 
@@ -50,7 +50,7 @@ BACKENDS = ("cpu", "multicore", "interp", "gpu-sim", "gpu")
 """`l0.api.BACKENDS`, not imported: `--help` and `--version` load no compiler module
 (`test_l0_run` checks the two agree)."""
 ALLOC_STATS_ENV = "L0_COUNT_ALLOCATIONS"
-"""`l0.lowering.alloc_stats.ENV` (not imported: the interpreter needs no back end)."""
+"""`l0.lowering.runtime.alloc_stats.ENV` (not imported: the interpreter needs no back end)."""
 
 
 def build_argparser() -> argparse.ArgumentParser:
@@ -177,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
     # No isolation: the inputs are ours (a fresh copy per run), and copying would be timed.
     counting = args.verbose and args.backend in ("cpu", "multicore", "gpu-sim")
     if counting:
-        # before compiling: the counter is compiled into the code (l0.lowering.alloc_stats)
+        # before compiling: the counter is compiled into the code (l0.lowering.runtime.alloc_stats)
         os.environ[ALLOC_STATS_ENV] = "1"
     source = _read_source(args.program)
     register_source(args.program, source)
@@ -239,7 +239,7 @@ def _read_stdin() -> bytearray:
 
 
 def _allocations() -> int:
-    from l0.lowering import alloc_stats
+    from l0.lowering.runtime import alloc_stats
 
     return alloc_stats.count()
 
