@@ -3,9 +3,9 @@
     l0.lowering.pipeline.lower -> LLVM IR -> O3 -> MCJIT
     (multicore: LLVM IR calling libgomp; gpu-sim: the kernels made CPU code)
 
-`compile_module` lowers the module (`l0.lowering.pipeline.lower`, for `cpu`, or with
-`threads` given, a thread count, 0 for all cores, `multicore`, or `gpu-sim`) and
-JIT-compiles the result (`l0.lowering.backends.jit`, which caches engines by module
+`compile_module` lowers the module for its target (`l0.lowering.pipeline.lower`: `cpu`;
+`multicore` when `threads` is given, a thread count, 0 for all cores; `gpu-sim` with
+`gpu_sim`) and JIT-compiles the result (`l0.lowering.backends.jit`, which caches engines by module
 text, so compiling one program twice in a process reuses the first compilation);
 `entries` as for `lower`.
 
