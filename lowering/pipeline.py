@@ -2,8 +2,8 @@
 
     bufferise -> convert-soac-to-scf -> forward-iota -> size-facts -> dealloc -> presize-allocs
         -> chunk-parallel -> hoist-allocs -> expand-allocs -> reuse-freed -> tile-parallel
-        -> LLVM IR -> O3 -> MCJIT
-    multicore: ... -> tile-parallel -> convert-parallel-to-omp -> LLVM IR calling libgomp
+        -> simd-map -> LLVM IR -> O3 -> MCJIT
+    multicore: ... -> simd-map -> convert-parallel-to-omp -> LLVM IR calling libgomp
     gpu:       ... -> reuse-freed -> convert-parallel-to-gpu (the gpu level, docs/gpu.md)
     gpu-sim:   ... -> convert-parallel-to-gpu -> convert-gpu-to-sim -> LLVM IR for the CPU
 
@@ -55,15 +55,16 @@ from l0.lowering.hoist_allocs import HoistAllocsPass
 from l0.lowering.jit import JitModule, link_callbacks
 from l0.lowering.presize_allocs import PresizeAllocsPass
 from l0.lowering.reuse_freed import ReuseFreedPass
+from l0.lowering.simd_map import SimdMapPass
 from l0.lowering.size_facts import SizeFactsPass
 from l0.lowering.tile_parallel import TileParallelPass
 
 PIPELINE = (BufferisePass, ConvertSoacToScfPass, ForwardIotaPass, SizeFactsPass, DeallocPass,
             PresizeAllocsPass, ChunkParallelPass, HoistAllocsPass, ExpandAllocsPass, ReuseFreedPass)
-MULTICORE = (TileParallelPass, ConvertParallelToOmpPass)
+MULTICORE = (TileParallelPass, SimdMapPass, ConvertParallelToOmpPass)
 """The passes after `PIPELINE` for the multicore back end."""
 TARGETS: dict[str, tuple[type, ...]] = {
-    "cpu": (TileParallelPass,),
+    "cpu": (TileParallelPass, SimdMapPass),
     "multicore": MULTICORE,
     "gpu": (ConvertParallelToGpuPass,),
     "gpu-sim": (ConvertParallelToGpuPass, ConvertGpuToSimPass),

@@ -1,0 +1,282 @@
+"""The `simd-map` pass: the iterations of a parallel loop whose body holds sequential
+loops run W at a time in SIMD lanes, each lane its own iteration, in lock-step.
+
+Note [SIMD across map iterations]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+n-body's map over bodies folds the pull of every body into three sums:
+
+    scf.parallel (%i) = (lb) to (ub) {
+      xi = x[i] ...
+      ax, ay, az = scf.for %j = 0 to n iter_args(a...) { ... a + pull(i, j) }
+      out[i] = ... ax ...
+    }
+
+LLVM vectorises innermost loops only, and the fold over j is a chain of real additions
+that it may not reorder without fast-math: one scalar lane. The map's iterations, though,
+are independent: strip-mined by the vector width W, the strip moved inside the fold
+(unroll-and-jam), each lane keeps its own sums, in the program's order:
+
+    scf.parallel (%s) = (0) to (ceil(n / W)) {
+      base = lb + s * W
+      scf.if base + W <= ub {                      // a full strip
+        xi_0 = x[base], ..., xi_{W-1} = x[base + W - 1]
+        a_0.., a_{W-1}.. = scf.for %j ... { each op once per lane, uniform ones once }
+        out[base] = ..., ..., out[base + W - 1] = ...
+      } else {                                     // the last n mod W iterations
+        scf.for %i = base to ub { the body }
+      }
+    }
+
+The W copies of each op stand side by side, isomorphic, on consecutive addresses where
+the lanes load and store at their own index, which is the form LLVM's SLP vectoriser
+turns into vector instructions (W scalar accumulators become one vector register per
+W/lanes-per-register, `vaddpd`, `vsqrtpd`, `vdivpd` on 4 or 8 doubles). Each lane runs
+its iteration's ops in order on its iteration's values, so results are bit for bit those
+of the scalar loop. What may run in lanes, and which values are computed once for all
+of them, is `l0.lowering.simd_lanes` (Note [Lanes in lock-step]).
+
+Only loops that pay are strip-mined: one-dimensional `scf.parallel` loops without
+reductions, innermost (no parallel loop inside), not a chunk loop (a blocked reduction's
+or `tile-parallel`'s, whose iterations are threads' chunks), whose body holds a
+sequential loop (a straight-line body is vectorised by LLVM's loop vectoriser as it
+is). W is the number of 64-bit lanes of the host's widest vectors (8 with AVX-512, 4
+with AVX or AVX2, 2 with SSE2; `lanes` below), or the pass option `width`.
+
+`l0-run -v` reports each candidate loop: `simd-map: LOC: map went SIMD, W lanes`, or why
+not (the probe `report`, which does nothing unless `-v` replaces it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import IndexType, ModuleOp, StringAttr
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from l0.lowering.builder import CodeBuilder
+from l0.lowering.memory_plan import constant_int
+from l0.lowering.parallel_loops import BLOCKED_REDUCTION_ATTR
+from l0.lowering.simd_lanes import Lanes, analyse, gathers_pay
+
+LOC_ATTR = "l0.loc"
+"""The source location of the map a parallel loop runs (set by `convert-soac-to-scf`)."""
+
+
+def report(message: str) -> None:
+    """Where each decision goes: nowhere, unless `l0-run -v` replaces this probe."""
+
+
+def lanes() -> int:
+    """64-bit SIMD lanes of this CPU's widest vector registers (1: none)."""
+    import llvmlite.binding as llvm  # the JIT's library, imported only when compiling
+
+    features = llvm.get_host_cpu_features()
+    if features.get("avx512f"):
+        return 8
+    if features.get("avx2") or features.get("avx"):
+        return 4
+    return 2 if features.get("sse2") else 1
+
+
+@dataclass(frozen=True)
+class SimdMapPass(ModulePass):
+    """Strip-mine innermost parallel loops whose body loops by the vector width and
+    jam the strip into the body's loops (Note [SIMD across map iterations])."""
+
+    name = "simd-map"
+
+    width: int = 0
+    """Lanes per strip; 0: the host's (`lanes()`)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        width = self.width or lanes()
+        for f in op.ops:
+            if not isinstance(f, func.FuncOp) or not f.body.blocks:
+                continue
+            loops = [o for o in f.walk() if isinstance(o, scf.ParallelOp)]
+            for loop in loops:
+                why_not = _why_not(loop, width)
+                where = _where(loop, f)
+                if why_not is None:
+                    report(f"{where}: map went SIMD, {width} lanes")
+                    continue
+                if why_not:
+                    report(f"{where}: map not SIMD: {why_not}")
+
+
+def _where(loop: scf.ParallelOp, f: func.FuncOp) -> str:
+    loc = loop.attributes.get(LOC_ATTR)
+    if isinstance(loc, StringAttr) and loc.data:
+        return loc.data
+    return f"a parallel loop in {f.sym_name.data}"
+
+
+def _why_not(loop: scf.ParallelOp, width: int) -> str | None:
+    """None after strip-mining `loop`; else why not ("" for loops not worth a report:
+    not the innermost, a chunk loop, or a body without a loop)."""
+    if len(loop.lowerBound) != 1 or loop.initVals or constant_int(loop.step[0]) != 1:
+        return ""
+    if BLOCKED_REDUCTION_ATTR in loop.attributes:
+        return ""
+    inner = list(loop.body.walk())
+    if any(isinstance(o, scf.ParallelOp) for o in inner[1:]):
+        return ""
+    if not any(isinstance(o, scf.ForOp | scf.WhileOp) for o in inner):
+        return ""
+    if width < 2:
+        return "this CPU has no SIMD lanes for 64-bit values"
+    lanes_ = analyse(loop)
+    if lanes_.why_not is not None:
+        return lanes_.why_not
+    if not gathers_pay(lanes_):
+        return (f"its loops gather more than they compute ({lanes_.gathers} loads at "
+                f"other indices than its own, {lanes_.arithmetic} operations)")
+    strip_mine(lanes_, width)
+    return None
+
+
+# ---------------------------------------------------------------------------------------
+# The rewrite
+# ---------------------------------------------------------------------------------------
+
+Env = list[dict[SSAValue, SSAValue]]
+"""Per lane: the value of each of the body's values in that lane."""
+
+
+def strip_mine(lanes_: Lanes, width: int) -> None:
+    """Rewrite `lanes_.loop` into strips of `width` lanes (Note [SIMD across map
+    iterations])."""
+    loop = lanes_.loop
+    b = CodeBuilder.before(loop)
+    lb, ub = b.to_i64(loop.lowerBound[0]), b.to_i64(loop.upperBound[0])
+    w = b.i64(width)
+    n = b.maxsi(b.subi(ub, lb), b.i64(0))
+    strips = b.val(arith.DivSIOp(b.addi(n, b.i64(width - 1)), w))
+    block = Block(arg_types=[IndexType()])
+    sb = CodeBuilder.at_end(block)
+    base = sb.addi(lb, sb.muli(sb.to_i64(block.args[0]), w))
+    full = sb.cmpi("sle", sb.addi(base, w), ub)
+    body = loop.body.block
+    iv = body.args[0]
+
+    def jammed(tb: CodeBuilder) -> list[SSAValue]:
+        env: Env = [{iv: tb.to_index(tb.addi(base, tb.i64(k)))} for k in range(width)]
+        _jam(lanes_, body, tb, env, width)
+        return []
+
+    def remainder(eb: CodeBuilder) -> list[SSAValue]:
+        def one(fb: CodeBuilder, i: SSAValue, _: object) -> list[SSAValue]:
+            term = fb.inline(loop.body, [fb.to_index(i)])
+            Rewriter.erase_op(term)
+            return []
+
+        eb.for_(base, ub, [], one)
+        return []
+
+    sb.if_(full, [], jammed, remainder)
+    sb.add(scf.ReduceOp())
+    strip_loop = scf.ParallelOp([b.index(0)], [b.to_index(strips)], [b.index(1)],
+                                Region(block))
+    if LOC_ATTR in loop.attributes:
+        strip_loop.attributes[LOC_ATTR] = loop.attributes[LOC_ATTR]
+    b.add(strip_loop)
+    Rewriter.erase_op(loop)
+
+
+def _lane(env: Env, k: int, v: SSAValue) -> SSAValue:
+    return env[k].get(v, v)
+
+
+def _jam(lanes_: Lanes, block: Block, b: CodeBuilder, env: Env, width: int) -> None:
+    """Each op of `block` (its terminator excepted) once per lane, or once for all lanes
+    where nothing it reads varies."""
+    for op in block.ops:
+        if isinstance(op, scf.ReduceOp | scf.YieldOp):
+            continue
+        if isinstance(op, scf.ForOp):
+            _jam_for(lanes_, op, b, env, width)
+        elif isinstance(op, scf.IfOp) and op in lanes_.selects:
+            _select(op, b, env, width)
+        elif isinstance(op, scf.IfOp):
+            _jam_if(lanes_, op, b, env, width)
+        elif any(r in lanes_.varying for r in op.results) or not op.results:
+            for k in range(width):
+                b.add(op.clone(value_mapper=env[k]))
+        else:
+            once = b.add(op.clone(value_mapper=env[0]))
+            for k in range(1, width):
+                env[k].update(zip(op.results, once.results, strict=True))
+
+
+def _per_lane(values: list[SSAValue], env: Env, width: int) -> list[SSAValue]:
+    """Each value in every lane, value by value (lanes side by side: the SLP
+    vectoriser's order)."""
+    return [_lane(env, k, v) for v in values for k in range(width)]
+
+
+def _bind(olds: list[SSAValue], news: list[SSAValue], env: Env, width: int) -> None:
+    for j, old in enumerate(olds):
+        for k in range(width):
+            env[k][old] = news[j * width + k]
+
+
+def _jam_for(lanes_: Lanes, op: scf.ForOp, b: CodeBuilder, env: Env, width: int) -> None:
+    carried = _per_lane(list(op.iter_args), env, width)
+    old = op.body.block
+    new = Block(arg_types=[old.args[0].type, *(v.type for v in carried)])
+    for k in range(width):
+        env[k][old.args[0]] = new.args[0]
+    _bind(list(old.args[1:]), list(new.args[1:]), env, width)
+    inner = CodeBuilder.at_end(new)
+    _jam(lanes_, old, inner, env, width)
+    term = old.last_op
+    assert isinstance(term, scf.YieldOp)
+    inner.add(scf.YieldOp(*_per_lane(list(term.operands), env, width)))
+    loop = b.add(scf.ForOp(_lane(env, 0, op.lb), _lane(env, 0, op.ub), _lane(env, 0, op.step),
+                           carried, Region(new)))
+    _bind(list(op.results), list(loop.results), env, width)
+
+
+def _jam_if(lanes_: Lanes, op: scf.IfOp, b: CodeBuilder, env: Env, width: int) -> None:
+    """A branch every lane takes the same way: one branch, each arm jammed."""
+    regions = []
+    for region in op.regions:
+        if not region.blocks:
+            regions.append(None)
+            continue
+        new = Block()
+        inner = CodeBuilder.at_end(new)
+        _jam(lanes_, region.block, inner, env, width)
+        term = region.block.last_op
+        assert isinstance(term, scf.YieldOp)
+        inner.add(scf.YieldOp(*_per_lane(list(term.operands), env, width)))
+        regions.append(Region(new))
+    types = [r.type for r in op.results for _ in range(width)]
+    branch = b.add(scf.IfOp(_lane(env, 0, op.cond), types, regions[0], regions[1]))
+    _bind(list(op.results), list(branch.results), env, width)
+
+
+def _select(op: scf.IfOp, b: CodeBuilder, env: Env, width: int) -> None:
+    """A cheap branch whose condition varies: both arms in every lane, then a select
+    per result (Note [Lanes in lock-step])."""
+    for k in range(width):
+        arms: list[list[SSAValue]] = []
+        for region in op.regions:
+            if not region.blocks:
+                arms.append([])
+                continue
+            for o in region.block.ops:
+                if isinstance(o, scf.YieldOp):
+                    arms.append([_lane(env, k, v) for v in o.operands])
+                else:
+                    b.add(o.clone(value_mapper=env[k]))
+        if not op.results:
+            continue
+        cond = _lane(env, k, op.cond)
+        for r, t, e in zip(op.results, arms[0], arms[1], strict=True):
+            env[k][r] = b.select(cond, t, e)
+
