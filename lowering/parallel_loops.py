@@ -54,6 +54,10 @@ WIDTH_FUNCTION = "l0_parallel_width"
 BLOCKED_REDUCTION_ATTR = "l0.blocked_reduction"
 """Marks the two loops of a blocked reduction (Note [Blocked reductions])."""
 
+MAP_LOC_ATTR = "l0.loc"
+"""The source location of the map an `scf.parallel` runs (for reports on the loop:
+`simd-map`'s, which `l0-run -v` prints); passes that rebuild the loop drop it."""
+
 ParallelBody = Callable[[CodeBuilder, SSAValue], None]
 """(builder at the end of the body, i64 induction variable) -> None."""
 

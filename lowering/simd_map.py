@@ -43,7 +43,7 @@ is). W is the number of 64-bit lanes of the host's widest vectors (8 with AVX-51
 with AVX or AVX2, 2 with SSE2; `lanes` below), or the pass option `width`.
 
 `l0-run -v` reports each candidate loop: `simd-map: LOC: map went SIMD, W lanes`, or why
-not (the probe `report`, which does nothing unless `-v` replaces it).
+not (through `l0.lowering.decisions`).
 """
 
 from __future__ import annotations
@@ -53,21 +53,15 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IndexType, ModuleOp, StringAttr
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from l0.lowering import decisions
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.memory_plan import constant_int
-from l0.lowering.parallel_loops import BLOCKED_REDUCTION_ATTR
+from l0.lowering.parallel_loops import BLOCKED_REDUCTION_ATTR, MAP_LOC_ATTR
 from l0.lowering.simd_lanes import Lanes, analyse, gathers_pay
-
-LOC_ATTR = "l0.loc"
-"""The source location of the map a parallel loop runs (set by `convert-soac-to-scf`)."""
-
-
-def report(message: str) -> None:
-    """Where each decision goes: nowhere, unless `l0-run -v` replaces this probe."""
 
 
 def lanes() -> int:
@@ -102,14 +96,14 @@ class SimdMapPass(ModulePass):
                 why_not = _why_not(loop, width)
                 where = _where(loop, f)
                 if why_not is None:
-                    report(f"{where}: map went SIMD, {width} lanes")
+                    decisions.report(self.name, f"{where}: map went SIMD, {width} lanes")
                     continue
                 if why_not:
-                    report(f"{where}: map not SIMD: {why_not}")
+                    decisions.report(self.name, f"{where}: map not SIMD: {why_not}")
 
 
 def _where(loop: scf.ParallelOp, f: func.FuncOp) -> str:
-    loc = loop.attributes.get(LOC_ATTR)
+    loc = loop.attributes.get(MAP_LOC_ATTR)
     if isinstance(loc, StringAttr) and loc.data:
         return loc.data
     return f"a parallel loop in {f.sym_name.data}"
@@ -181,8 +175,8 @@ def strip_mine(lanes_: Lanes, width: int) -> None:
     sb.add(scf.ReduceOp())
     strip_loop = scf.ParallelOp([b.index(0)], [b.to_index(strips)], [b.index(1)],
                                 Region(block))
-    if LOC_ATTR in loop.attributes:
-        strip_loop.attributes[LOC_ATTR] = loop.attributes[LOC_ATTR]
+    if MAP_LOC_ATTR in loop.attributes:
+        strip_loop.attributes[MAP_LOC_ATTR] = loop.attributes[MAP_LOC_ATTR]
     b.add(strip_loop)
     Rewriter.erase_op(loop)
 
