@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xdsl.dialects import memref, scf
+from xdsl.dialects import arith, memref, scf
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import is_side_effect_free
 
@@ -145,10 +145,11 @@ def _block(lanes: Lanes, block: Block, iv: SSAValue, written: set[SSAValue]) -> 
                                        "its own (a dependence between iterations)")
             if any(v in varying for v in op.operands):
                 varying.update(op.results)
-                if innermost and not at_lane:
+                # Consecutive across lanes only at the loop's index in the last dimension.
+                if innermost and not (op.indices and _index_of_loop(op.indices[-1], iv)):
                     lanes.gathers += 1
             continue
-        if innermost:
+        if innermost and not isinstance(op, arith.IndexCastOp | arith.ConstantOp):
             lanes.arithmetic += 1
         if isinstance(op, memref.DimOp) and _same_size_in_lanes(op, varying):
             continue

@@ -56,6 +56,7 @@ from xdsl.dialects.builtin import IndexType, ModuleOp, StringAttr
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import PassFailedException
 
 from l0.lowering import decisions
 from l0.lowering.builder import CodeBuilder
@@ -87,6 +88,9 @@ class SimdMapPass(ModulePass):
     """Lanes per strip; 0: the host's (`lanes()`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.width < 0:
+            raise PassFailedException(f"simd-map: width must be 0 (the host's lanes) or "
+                                      f"positive, not {self.width}")
         width = self.width or lanes()
         for f in op.ops:
             if not isinstance(f, func.FuncOp) or not f.body.blocks:
