@@ -73,11 +73,13 @@ TARGETS: dict[str, tuple[type, ...]] = {
 
 
 def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
-          verify: bool = False, multicore: bool = False, target: str = "cpu") -> ModuleOp:
+          verify: bool = False, multicore: bool = False, target: str = "cpu",
+          simd: bool = True) -> ModuleOp:
     """The loop-level module (the back end's input) for the soac-level `module`, which
     is left unchanged; with `multicore` (or `target="multicore"`), at the omp level; with
     `target="gpu"` at the gpu level (kernels and launches, docs/gpu.md), with
-    `"gpu-sim"` that level made CPU code."""
+    `"gpu-sim"` that level made CPU code. Without `simd`, no map runs in SIMD lanes
+    (`simd-map`: the results are the same, bit for bit; tests compare the two)."""
     lowered = module.clone()
     if entries is not None:
         keep = set(entries)
@@ -88,6 +90,8 @@ def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
     if multicore:
         target = "multicore"
     for pass_class in (*PIPELINE, *TARGETS[target]):
+        if pass_class is SimdMapPass and not simd:
+            continue
         pass_class().apply(ctx, lowered)
         if verify:
             lowered.verify()
@@ -96,14 +100,15 @@ def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
 
 def compile_module(module: ModuleOp, *, fast_math: bool = False,
                    entries: Iterable[str] | None = None,
-                   threads: int | None = None, gpu_sim: bool = False) -> JitModule:
-    """Compile the soac-level `module` to native code; `entries` as for `lower`;
+                   threads: int | None = None, gpu_sim: bool = False,
+                   simd: bool = True) -> JitModule:
+    """Compile the soac-level `module` to native code; `entries` and `simd` as for `lower`;
     `threads` None for the sequential back end, else multicore's thread count (0: all);
     `gpu_sim`: through the GPU's kernels, run on the CPU (`docs/gpu.md`)."""
     names = list(entries) if entries is not None else None
     link_callbacks(trace.CALLBACKS)
     target = "gpu-sim" if gpu_sim else "multicore" if threads is not None else "cpu"
-    lowered = lower(module, entries=names, target=target)
+    lowered = lower(module, entries=names, target=target, simd=simd)
     jit = JitModule(lowered, fast_math=fast_math, entries=names, threads=threads)
     jit.trace_sites = trace.sites_in(lowered)
     return jit
@@ -114,9 +119,11 @@ class CpuEngine(NativeEngine):
 
     def __init__(self, module: ModuleOp, *, fast_math: bool = False,
                  entries: Iterable[str] | None = None, isolate: bool = True,
-                 threads: int | None = None, gpu_sim: bool = False) -> None:
+                 threads: int | None = None, gpu_sim: bool = False,
+                 simd: bool = True) -> None:
         names = list(entries) if entries is not None else None
         self._gpu_sim = gpu_sim
+        self._simd = simd
         # Kept: a back end's compiled module may own more than the code (GPU kernels).
         self._jit = jit = self._compile(module, fast_math, names, threads)
         points: dict[str, EntryPoint] = {}
@@ -136,7 +143,7 @@ class CpuEngine(NativeEngine):
         """The compiled module, with `compiled` (a `CompiledModule`) and `trace_sites`
         (a back end compiling otherwise overrides this)."""
         return compile_module(module, fast_math=fast_math, entries=names, threads=threads,
-                              gpu_sim=self._gpu_sim)
+                              gpu_sim=self._gpu_sim, simd=self._simd)
 
 
 def _unique_params(f: func.FuncOp) -> list[bool]:

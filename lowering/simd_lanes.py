@@ -21,8 +21,9 @@ fast-math. That holds when
   must report the smallest failing index, which lanes running side by side would not
   guarantee (a lane further on could fail first);
 * the lanes share no memory they write: every store goes to a buffer from outside the
-  loop at the loop's own index (so to a place of its own per iteration), and every load
-  from a buffer the body stores to is at that index too. A buffer written at another
+  loop at the loop's own index or into the iteration's own row (a view at that index),
+  so to a place of its own per iteration, and every load from a buffer the body stores
+  to is at such a place too. A buffer written at another
   index (a scratch row shared by the iterations, an in-place update of a carried array)
   carries a dependence from one iteration to the next, and the loop falls back.
 
@@ -35,6 +36,7 @@ innermost loops do more gathers than half their arithmetic (`gathers_pay`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, memref, scf
@@ -66,6 +68,21 @@ def _index_of_loop(v: SSAValue, iv: SSAValue) -> bool:
             return False
         v = owner.operands[0]
     return True
+
+
+def _own_place(m: SSAValue, indices: Sequence[SSAValue], iv: SSAValue) -> bool:
+    """Whether an access to `m` at `indices` is at the iteration's own place: one of the
+    indices is the loop's, or `m` is a view of the iteration's own row (a subview at an
+    offset that is the loop's index), so no two iterations meet there."""
+    if any(_index_of_loop(i, iv) for i in indices):
+        return True
+    while isinstance(m.owner, memref.SubviewOp | memref.CastOp | memref.ReinterpretCastOp):
+        view = m.owner
+        if isinstance(view, memref.SubviewOp) and any(
+                _index_of_loop(i, iv) for i in view.offsets):
+            return True
+        m = view.operands[0]
+    return False
 
 
 def _root(m: SSAValue) -> SSAValue:
@@ -139,8 +156,7 @@ def _block(lanes: Lanes, block: Block, iv: SSAValue, written: set[SSAValue]) -> 
             _store(op, iv, lanes)
             continue
         if isinstance(op, memref.LoadOp):
-            at_lane = any(_index_of_loop(i, iv) for i in op.indices)
-            if _root(op.memref) in written and not at_lane:
+            if _root(op.memref) in written and not _own_place(op.memref, op.indices, iv):
                 raise _CannotVectorise("it reads a buffer it writes at another index than "
                                        "its own (a dependence between iterations)")
             if any(v in varying for v in op.operands):
@@ -169,7 +185,7 @@ def _store(op: memref.StoreOp, iv: SSAValue, lanes: Lanes) -> None:
     target = _root(op.memref)
     if target in lanes.varying or _defined_in(target, lanes.loop):
         raise _CannotVectorise("it stores into a buffer of its own body")
-    if not any(_index_of_loop(i, iv) for i in op.indices):
+    if not _own_place(op.memref, op.indices, iv):
         raise _CannotVectorise("it stores at another index than its own (a dependence "
                                "between iterations)")
 

@@ -79,8 +79,35 @@ def lanes() -> int:
 
 @dataclass(frozen=True)
 class SimdMapPass(ModulePass):
-    """Strip-mine innermost parallel loops whose body loops by the vector width and
-    jam the strip into the body's loops (Note [SIMD across map iterations])."""
+    """A one-dimensional `scf.parallel` whose body holds a sequential loop runs W
+    iterations at once, one per SIMD lane: strip-mined by the vector width, the strip
+    jammed into the body's loops, each lane keeping its own accumulators (cpu and
+    multicore back ends; runs after `tile-parallel`; Note [SIMD across map
+    iterations]). Bodies that may fail, loops whose trip count differs between lanes,
+    stores outside the iteration's own place and gathers that do not pay fall back.
+
+    Before:
+        "scf.parallel"(%lb, %ub, %c1) ({
+        ^bb0(%i: index):
+          %xi = memref.load %x[%i]
+          %s = scf.for %j = ... iter_args(%a = %z) -> (f64) { ... %a + f(%xi, %x[%j]) }
+          memref.store %s, %out[%i]
+          scf.reduce
+        })
+    After (W = 2):
+        "scf.parallel"(%c0, ceil((ub - lb) / 2), %c1) ({
+        ^bb0(%t: index):
+          %base = lb + t * 2
+          scf.if %base + 2 <= %ub {
+            %xi0 = memref.load %x[%base]   %xi1 = memref.load %x[%base + 1]
+            %s0, %s1 = scf.for %j = ... iter_args(%a0 = %z, %a1 = %z) { ... }
+            memref.store %s0, %out[%base]   memref.store %s1, %out[%base + 1]
+          } else {
+            scf.for %i = %base to %ub { the body at %i }
+          }
+          scf.reduce
+        })
+    """
 
     name = "simd-map"
 
