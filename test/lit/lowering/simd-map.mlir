@@ -363,3 +363,32 @@ func.func @straight(%x: memref<?xf64>, %out: memref<?xf64>, %n: index) {
   }) {l0.blocked_reduction} : (index, index, index) -> ()
   func.return
 }
+
+// Each iteration writes its own row of a matrix (a view at its index): its own place,
+// so the stores of the lanes never meet.
+// CHECK-LABEL: func.func @own_rows(
+// CHECK:         scf.if
+// CHECK-COUNT-4:   memref.subview %out[%{{.*}}, 0] [1, %p] [1, 1]
+// CHECK:           scf.for
+// CHECK-COUNT-4:     memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<?xf64, strided<[1], offset: ?>>
+// CHECK:         } else {
+func.func @own_rows(%x: memref<?xf64>, %out: memref<?x?xf64>, %n: index, %p: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %lo = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %len = arith.index_cast %p : index to i64
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %xi = memref.load %x[%i] : memref<?xf64>
+    %row = memref.subview %out[%i, 0] [1, %p] [1, 1] : memref<?x?xf64> to memref<?xf64, strided<[1], offset: ?>>
+    scf.for %j = %lo to %len step %one : i64 {
+      %jj = arith.index_cast %j : i64 to index
+      %xj = memref.load %x[%jj] : memref<?xf64>
+      %d = arith.mulf %xi, %xj : f64
+      memref.store %d, %row[%jj] : memref<?xf64, strided<[1], offset: ?>>
+    }
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
