@@ -36,8 +36,8 @@ of the scalar loop. What may run in lanes, and which values are computed once fo
 of them, is `l0.lowering.simd_lanes` (Note [Lanes in lock-step]).
 
 Only loops that pay are strip-mined: one-dimensional `scf.parallel` loops without
-reductions, innermost (no parallel loop inside), not a chunk loop (a blocked reduction's
-or `tile-parallel`'s, whose iterations are threads' chunks), whose body holds a
+reductions, innermost (no parallel loop inside), not a chunk loop (a blocked reduction's,
+`chunk-parallel`'s or `tile-parallel`'s, whose iterations are threads), whose body holds a
 sequential loop (a straight-line body is vectorised by LLVM's loop vectoriser as it
 is). W is the number of 64-bit lanes of the host's widest vectors (8 with AVX-512, 4
 with AVX or AVX2, 2 with SSE2; `lanes` below), or the pass option `width`.
@@ -61,7 +61,7 @@ from xdsl.utils.exceptions import PassFailedException
 from l0.lowering import decisions
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.memory_plan import constant_int
-from l0.lowering.parallel_loops import BLOCKED_REDUCTION_ATTR, MAP_LOC_ATTR
+from l0.lowering.parallel_loops import BLOCKED_REDUCTION_ATTR, CHUNK_LOOP_ATTR, MAP_LOC_ATTR
 from l0.lowering.simd_lanes import Lanes, analyse, gathers_pay
 
 
@@ -145,7 +145,7 @@ def _why_not(loop: scf.ParallelOp, width: int) -> str | None:
     not the innermost, a chunk loop, or a body without a loop)."""
     if len(loop.lowerBound) != 1 or loop.initVals or constant_int(loop.step[0]) != 1:
         return ""
-    if BLOCKED_REDUCTION_ATTR in loop.attributes:
+    if BLOCKED_REDUCTION_ATTR in loop.attributes or CHUNK_LOOP_ATTR in loop.attributes:
         return ""
     inner = list(loop.body.walk())
     if any(isinstance(o, scf.ParallelOp) for o in inner[1:]):

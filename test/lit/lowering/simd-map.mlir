@@ -330,9 +330,12 @@ func.func @strided(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %out: memref<?xf64>
   func.return
 }
 
-// Left alone: a straight-line body (LLVM's loop vectoriser takes it) and the chunk loop
-// of a blocked reduction.
+// Left alone: a straight-line body (LLVM's loop vectoriser takes it), and loops whose
+// iterations are threads, not rows: the chunk loop of a blocked reduction and a loop
+// over threads' chunks of rows (their bodies could run in lanes otherwise).
 // CHECK-LABEL: func.func @straight(
+// CHECK:         "scf.parallel"(%c0, %n, %c1)
+// CHECK-NOT:     scf.if
 // CHECK:         "scf.parallel"(%c0, %n, %c1)
 // CHECK-NOT:     scf.if
 // CHECK:         "scf.parallel"(%c0, %n, %c1)
@@ -344,6 +347,7 @@ func.func @straight(%x: memref<?xf64>, %out: memref<?xf64>, %n: index) {
   %zero = arith.constant 0.000000e+00 : f64
   %lo = arith.constant 0 : i64
   %one = arith.constant 1 : i64
+  %len = arith.index_cast %n : index to i64
   "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
   ^bb0(%i: index):
     %xi = memref.load %x[%i] : memref<?xf64>
@@ -353,14 +357,22 @@ func.func @straight(%x: memref<?xf64>, %out: memref<?xf64>, %n: index) {
   }) : (index, index, index) -> ()
   "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
   ^bb0(%c: index):
-    %cc = arith.index_cast %c : index to i64
-    %acc = scf.for %j = %lo to %cc step %one iter_args(%s = %zero) -> (f64) : i64 {
+    %acc = scf.for %j = %lo to %len step %one iter_args(%s = %zero) -> (f64) : i64 {
       %t = arith.addf %s, %s : f64
       scf.yield %t : f64
     }
     memref.store %acc, %out[%c] : memref<?xf64>
     scf.reduce
   }) {l0.blocked_reduction} : (index, index, index) -> ()
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%c: index):
+    %acc = scf.for %j = %lo to %len step %one iter_args(%s = %zero) -> (f64) : i64 {
+      %t = arith.addf %s, %s : f64
+      scf.yield %t : f64
+    }
+    memref.store %acc, %out[%c] : memref<?xf64>
+    scf.reduce
+  }) {l0.chunks} : (index, index, index) -> ()
   func.return
 }
 
