@@ -112,6 +112,14 @@ def gen_kmeans(n: int, rng: np.random.Generator) -> Arrays:
     return [np.asarray(5, dtype=np.int64), np.asarray(10, dtype=np.int64), points]
 
 
+def gen_hotspot(n: int, rng: np.random.Generator) -> Arrays:
+    """Hotspot: 20 time steps on an n x n chip: temperatures in [320, 345), power in
+    [0, 1) (Rodinia's ranges), multiples of 1/100."""
+    temp = rng.integers(32_000, 34_500, (n, n)) / 100.0
+    power = rng.integers(0, 100, (n, n)) / 100.0
+    return [np.asarray(20, dtype=np.int64), temp, power]
+
+
 GENERATORS: dict[str, Callable[[int, np.random.Generator], Arrays]] = {
     "blackscholes": gen_blackscholes,
     "matmul": gen_matmul,
@@ -119,6 +127,7 @@ GENERATORS: dict[str, Callable[[int, np.random.Generator], Arrays]] = {
     "locvolcalib": gen_locvolcalib,
     "nbody": gen_nbody,
     "kmeans": gen_kmeans,
+    "hotspot": gen_hotspot,
 }
 
 

@@ -277,6 +277,18 @@ def kmeans(k: np.ndarray, iterations: np.ndarray, points: np.ndarray) -> np.ndar
     return centres
 
 
+def hotspot(steps: np.ndarray, temp: np.ndarray, power: np.ndarray) -> np.ndarray:
+    """Hotspot: each step the whole grid at once, the neighbours from an edge-padded copy
+    (a cell on the edge is its own missing neighbour)."""
+    k, ry, rx, rz, amb = 0.5, 0.1, 0.1, 0.0125, 80.0
+    t = temp
+    for _ in range(int(steps)):
+        g = np.pad(t, 1, mode="edge")
+        n, s, w, e = g[:-2, 1:-1], g[2:, 1:-1], g[1:-1, :-2], g[1:-1, 2:]
+        t = t + k * (power + (s + n - 2.0 * t) * ry + (e + w - 2.0 * t) * rx + (amb - t) * rz)
+    return t
+
+
 VERSIONS: dict[str, Callable[..., np.ndarray]] = {
     "blackscholes": blackscholes,
     "matmul": matmul,
@@ -285,4 +297,5 @@ VERSIONS: dict[str, Callable[..., np.ndarray]] = {
     "optionpricing": optionpricing,
     "nbody": nbody,
     "kmeans": kmeans,
+    "hotspot": hotspot,
 }

@@ -172,6 +172,8 @@ BENCHMARKS: dict[str, Benchmark] = {
         Benchmark("kmeans", "points of 34 features, k = 5, 10 iterations",
                   {"tiny": 200, "small": 20_000, "full": 200_000}, real_result=True,
                   c_target=1.2),
+        Benchmark("hotspot", "n x n grid, 20 steps", {"tiny": 16, "small": 256, "full": 1024},
+                  real_result=True),
     )
 }  # fmt: skip
 
