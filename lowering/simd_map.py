@@ -124,8 +124,8 @@ class SimdMapPass(ModulePass):
                 continue
             loops = [o for o in f.walk() if isinstance(o, scf.ParallelOp)]
             for loop in loops:
+                where = _where(loop, f)  # before the loop is replaced
                 why_not = _why_not(loop, width)
-                where = _where(loop, f)
                 if why_not is None:
                     decisions.report(self.name, f"{where}: map went SIMD, {width} lanes")
                     continue
@@ -148,12 +148,12 @@ def _why_not(loop: scf.ParallelOp, width: int) -> str | None:
     if BLOCKED_REDUCTION_ATTR in loop.attributes or CHUNK_LOOP_ATTR in loop.attributes:
         return ""
     inner = list(loop.body.walk())
-    if any(isinstance(o, scf.ParallelOp) for o in inner[1:]):
+    if any(isinstance(o, scf.ParallelOp) for o in inner):
         return ""
     if not any(isinstance(o, scf.ForOp | scf.WhileOp) for o in inner):
         return ""
     if width < 2:
-        return "this CPU has no SIMD lanes for 64-bit values"
+        return f"no SIMD lanes for 64-bit values (width {width})"
     lanes_ = analyse(loop)
     if lanes_.why_not is not None:
         return lanes_.why_not

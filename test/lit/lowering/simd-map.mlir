@@ -1,5 +1,6 @@
 // RUN: l0-opt %s -p 'simd-map{width=4}' | filecheck %s
 // RUN: not l0-opt %s -p 'simd-map{width=-1}' 2>&1 | filecheck %s --check-prefix=WIDTH
+// RUN: l0-opt %s > %t.plain && l0-opt %s -p 'simd-map{width=1}' > %t.one && diff %t.plain %t.one
 
 // simd-map (cpu and multicore, after tile-parallel): a one-dimensional scf.parallel whose
 // body holds a sequential loop runs in strips of W lanes: a full strip runs each op of
@@ -8,6 +9,7 @@
 // the body as it was, in an scf.for.
 
 // WIDTH: error: simd-map: width must be 0 (the host's lanes) or positive, not -1
+// With one lane (width=1) nothing changes.
 
 // The n-body shape: a fold over all bodies per body. Each lane loads x[i + k] and keeps
 // its own sum; x[j] and m[j] are loaded once for all lanes.
