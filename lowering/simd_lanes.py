@@ -29,9 +29,14 @@ fast-math. That holds when
 
 Values that do not vary (defined outside, loop counters of the body's loops, loads at
 such addresses from buffers the body does not write) are computed once for all lanes;
-the others once per lane. A load that varies at an index other than the loop's (a row
-`points[i]` read along a column loop) is a gather: `simd-map` falls back when the body's
-innermost loops do more gathers than half their arithmetic (`gathers_pay`).
+the others once per lane. A load that varies at an index other than the loop's in its
+last dimension (a row `points[i]` read along a column loop) is a gather: each lane reads
+its own stream, W streams at once. `simd-map` falls back when the body's innermost loops
+do more than one gather per two other ops and fold no real (`gathers_pay`): an integer
+fold over a row, which LLVM vectorises along the row with contiguous loads as it is.
+A fold over reals is a chain in strict order that LLVM runs in one lane: W lanes of
+gathers beat it (a row sum over 4000 x 1000 reals: 2.1 ms against 4.0 ms; over ints,
+1.6 against 1.7 ms, about even, and it falls back).
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import AnyFloat
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import is_side_effect_free
 
@@ -57,6 +63,7 @@ class Lanes:
     selects: set[scf.IfOp] = field(default_factory=set)  # branches that become selects
     gathers: int = 0  # in the innermost loops: varying loads not at the loop's index
     arithmetic: int = 0  # ... and effect-free ops
+    real_fold: bool = False  # an innermost loop carries a real (a chain in strict order)
     why_not: str | None = None
 
 
@@ -142,6 +149,9 @@ def _block(lanes: Lanes, block: Block, iv: SSAValue, written: set[SSAValue]) -> 
             # Carried values may vary (each lane keeps its own); the counter does not.
             varying.update(op.body.block.args[1:])
             _block(lanes, op.body.block, iv, written)
+            if not any(isinstance(o, scf.ForOp) for o in op.body.block.ops) and any(
+                    isinstance(a.type, AnyFloat) for a in op.body.block.args[1:]):
+                lanes.real_fold = True
             varying.update(op.results)
             continue
         if isinstance(op, scf.IfOp):
@@ -235,5 +245,8 @@ def _yielded(block: Block) -> list[SSAValue]:
 
 
 def gathers_pay(lanes: Lanes) -> bool:
-    """Whether the body's gathers are few enough (Note [Lanes in lock-step])."""
-    return 2 * lanes.gathers <= lanes.arithmetic
+    """Whether the body's gathers pay (Note [Lanes in lock-step]): they are few (at most
+    one per two other ops in the innermost loops), or an innermost loop folds reals,
+    a chain of dependent operations that LLVM may not reorder, which runs in one lane
+    without the strip and in W independent ones with it."""
+    return 2 * lanes.gathers <= lanes.arithmetic or lanes.real_fold

@@ -303,13 +303,43 @@ func.func @guarded_load(%x: memref<?xf64>, %out: memref<?xf64>, %n: index) {
   func.return
 }
 
-// Must not fire: gathers that do not pay (lane i reads row i of a and b along the
-// loop: two loads at the rows' stride for two additions).
+// Must not fire: gathers that do not pay: lane i reads row i of a and b along the loop
+// (two loads at the rows' stride for two additions) in an integer fold, which LLVM
+// vectorises along the rows as it is.
 // CHECK-LABEL: func.func @strided(
 // CHECK:         "scf.parallel"(%c0, %n, %c1)
 // CHECK-NOT:     scf.if
-func.func @strided(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %out: memref<?xf64>, %n: index,
+func.func @strided(%a: memref<?x?xi64>, %b: memref<?x?xi64>, %out: memref<?xi64>, %n: index,
                    %p: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %lo = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %len = arith.index_cast %p : index to i64
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %acc = scf.for %j = %lo to %len step %one iter_args(%s = %lo) -> (i64) : i64 {
+      %jj = arith.index_cast %j : i64 to index
+      %u = memref.load %a[%i, %jj] : memref<?x?xi64>
+      %v = memref.load %b[%i, %jj] : memref<?x?xi64>
+      %t = arith.addi %s, %u : i64
+      %t2 = arith.addi %t, %v : i64
+      scf.yield %t2 : i64
+    }
+    memref.store %acc, %out[%i] : memref<?xi64>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// The same over reals goes SIMD: the fold is a chain in strict order, one lane without
+// the strip; each lane streams its own row.
+// CHECK-LABEL: func.func @strided_reals(
+// CHECK:         scf.if
+// CHECK:           scf.for %{{.*}} iter_args(%{{.*}} = %zero, %{{.*}} = %zero, %{{.*}} = %zero, %{{.*}} = %zero) -> (f64, f64, f64, f64) : i64 {
+// CHECK-COUNT-4:     memref.load %a[%{{.*}}, %{{.*}}] : memref<?x?xf64>
+func.func @strided_reals(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %out: memref<?xf64>,
+                         %n: index, %p: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %zero = arith.constant 0.000000e+00 : f64
