@@ -45,7 +45,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import AnyFloat
+from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import is_side_effect_free
 
@@ -79,16 +79,26 @@ def _index_of_loop(v: SSAValue, iv: SSAValue) -> bool:
 
 def _own_place(m: SSAValue, indices: Sequence[SSAValue], iv: SSAValue) -> bool:
     """Whether an access to `m` at `indices` is at the iteration's own place: one of the
-    indices is the loop's, or `m` is a view of the iteration's own row (a subview at an
-    offset that is the loop's index), so no two iterations meet there."""
+    indices is the loop's, or `m` is a view of the iteration's own row (a subview one
+    row high at the loop's index), so no two iterations meet there."""
     if any(_index_of_loop(i, iv) for i in indices):
         return True
-    while isinstance(m.owner, memref.SubviewOp | memref.CastOp | memref.ReinterpretCastOp):
+    while isinstance(m.owner, memref.SubviewOp | memref.CastOp):
         view = m.owner
-        if isinstance(view, memref.SubviewOp) and any(
-                _index_of_loop(i, iv) for i in view.offsets):
+        if isinstance(view, memref.SubviewOp) and _row_at(view, iv):
             return True
         m = view.operands[0]
+    return False
+
+
+def _row_at(view: memref.SubviewOp, iv: SSAValue) -> bool:
+    """Whether `view` is one row (size 1 in a dimension) at the loop's index there: a
+    window `a[i : i + k]` would overlap its neighbours'."""
+    dynamic = iter(view.offsets)
+    for offset, size in zip(view.static_offsets.get_values(), view.static_sizes.get_values(),
+                            strict=True):
+        if offset == DYNAMIC_INDEX and _index_of_loop(next(dynamic), iv) and size == 1:
+            return True
     return False
 
 

@@ -220,6 +220,30 @@ func.func @carried(%a: memref<?xf64>, %n: index) {
   func.return
 }
 
+// Must not fire: stores into a window at the iteration's index (a[i : i + 4]), which
+// overlaps the next iterations' windows: not a place of its own.
+// CHECK-LABEL: func.func @windows(
+// CHECK:         "scf.parallel"(%c0, %n, %c1)
+// CHECK-NOT:     scf.if
+func.func @windows(%x: memref<?xf64>, %out: memref<?xf64>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %lo = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %four = arith.constant 4 : i64
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %xi = memref.load %x[%i] : memref<?xf64>
+    %w = memref.subview %out[%i] [4] [1] : memref<?xf64> to memref<4xf64, strided<[1], offset: ?>>
+    scf.for %j = %lo to %four step %one : i64 {
+      %jj = arith.index_cast %j : i64 to index
+      memref.store %xi, %w[%jj] : memref<4xf64, strided<[1], offset: ?>>
+    }
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
 // Must not fire: a read of a buffer the body writes, at another index than its own.
 // CHECK-LABEL: func.func @reads_written(
 // CHECK:         "scf.parallel"(%c0, %n, %c1)
