@@ -21,8 +21,9 @@ fast-math. That holds when
   must report the smallest failing index, which lanes running side by side would not
   guarantee (a lane further on could fail first);
 * the lanes share no memory they write: every store goes to a buffer from outside the
-  loop at the loop's own index or into the iteration's own row (a view at that index),
-  so to a place of its own per iteration, and every load from a buffer the body stores
+  loop at the loop's own index or into the iteration's own row (a view one row high at
+  that index; a window `a[i : i + k]` overlaps the next ones), so to a place of its own
+  per iteration, and every load from a buffer the body stores
   to is at such a place too. A buffer written at another
   index (a scratch row shared by the iterations, an in-place update of a carried array)
   carries a dependence from one iteration to the next, and the loop falls back.
