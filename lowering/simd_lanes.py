@@ -10,9 +10,12 @@ order, on the same values: the result is bit for bit the sequential one, with no
 fast-math. That holds when
 
 * every loop of the body has the same trip count in every lane (its bounds do not
-  vary): a lane never runs an iteration its own loop would not; a loop whose bounds
-  vary falls back (running the lanes to their maximum under a mask would read past the
-  shorter lanes' arrays);
+  vary): a lane never runs an iteration its own loop would not. A loop whose upper
+  bound varies runs to the lanes' largest under a mask when its body only computes
+  (no load, store, branch or loop): a lane past its own bound still computes, on its
+  last values, and drops the results (a select per carried value), which changes
+  nothing and cannot fail. Otherwise it falls back: an iteration past a lane's bound
+  could read out of bounds;
 * every branch either takes the same arm in every lane (its condition does not vary),
   or is cheap and cannot fail: both arms are arithmetic only (no load, which could be
   out of bounds on the arm not taken, no loop), at most `CHEAP_ARM` ops each, and become
@@ -65,6 +68,7 @@ class Lanes:
     gathers: int = 0  # in the innermost loops: varying loads not at the loop's index
     arithmetic: int = 0  # ... and effect-free ops
     real_fold: bool = False  # an innermost loop carries a real (a chain in strict order)
+    masked: set[scf.ForOp] = field(default_factory=set)  # loops run to the lanes' longest
     why_not: str | None = None
 
 
@@ -154,9 +158,13 @@ def _block(lanes: Lanes, block: Block, iv: SSAValue, written: set[SSAValue]) -> 
         if isinstance(op, scf.ReduceOp | scf.YieldOp):
             continue
         if isinstance(op, scf.ForOp):
-            if any(v in varying for v in (op.lb, op.ub, op.step)):
+            if op.ub in varying and not (op.lb in varying or op.step in varying) \
+                    and _computes_only(op):
+                lanes.masked.add(op)
+            elif any(v in varying for v in (op.lb, op.ub, op.step)):
                 raise _CannotVectorise("a loop in its body has a trip count that differs "
-                                       "between lanes")
+                                       "between lanes and touches memory or branches (its "
+                                       "lanes cannot run to the longest under a mask)")
             # Carried values may vary (each lane keeps its own); the counter does not.
             varying.update(op.body.block.args[1:])
             _block(lanes, op.body.block, iv, written)
@@ -192,6 +200,15 @@ def _block(lanes: Lanes, block: Block, iv: SSAValue, written: set[SSAValue]) -> 
             continue
         if any(v in varying for v in op.operands):
             varying.update(op.results)
+
+
+def _computes_only(loop: scf.ForOp) -> bool:
+    """Whether `loop`'s body only computes: effect-free ops without regions, no load
+    (past a lane's own trip count one could read out of bounds), so its iterations may
+    run for a lane that has finished, their results dropped."""
+    return all(isinstance(o, scf.YieldOp) or (
+        not o.regions and not isinstance(o, memref.LoadOp | memref.StoreOp | memref.DimOp)
+        and _refusal(o) is None) for o in loop.body.block.ops)
 
 
 def _same_size_in_lanes(op: memref.DimOp, varying: set[SSAValue]) -> bool:

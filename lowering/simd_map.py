@@ -35,6 +35,10 @@ its iteration's ops in order on its iteration's values, so results are bit for b
 of the scalar loop. What may run in lanes, and which values are computed once for all
 of them, is `l0.lowering.simd_lanes` (Note [Lanes in lock-step]).
 
+A loop of the body whose upper bound differs between lanes and whose body only computes
+runs to the lanes' largest bound, each lane's carried values selected to stay once past
+its own (Note [Lanes in lock-step]).
+
 Only loops that pay are strip-mined: one-dimensional `scf.parallel` loops without
 reductions, innermost (no parallel loop inside), not a chunk loop (a blocked reduction's,
 `chunk-parallel`'s or `tile-parallel`'s, whose iterations are threads), whose body holds a
@@ -250,7 +254,15 @@ def _bind(olds: list[SSAValue], news: list[SSAValue], env: Env, width: int) -> N
 
 
 def _jam_for(lanes_: Lanes, op: scf.ForOp, b: CodeBuilder, env: Env, width: int) -> None:
+    """One loop for all lanes, carrying each lane's values; a loop whose upper bound
+    varies (`Lanes.masked`) runs to the largest, each lane keeping its values once past
+    its own bound (Note [Lanes in lock-step])."""
     carried = _per_lane(list(op.iter_args), env, width)
+    bounds = [_lane(env, k, op.ub) for k in range(width)]
+    ub = bounds[0]
+    if op in lanes_.masked:
+        for other in bounds[1:]:
+            ub = b.val(arith.MaxSIOp(ub, other))
     old = op.body.block
     new = Block(arg_types=[old.args[0].type, *(v.type for v in carried)])
     for k in range(width):
@@ -260,9 +272,14 @@ def _jam_for(lanes_: Lanes, op: scf.ForOp, b: CodeBuilder, env: Env, width: int)
     _jam(lanes_, old, inner, env, width)
     term = old.last_op
     assert isinstance(term, scf.YieldOp)
-    inner.add(scf.YieldOp(*_per_lane(list(term.operands), env, width)))
-    loop = b.add(scf.ForOp(_lane(env, 0, op.lb), _lane(env, 0, op.ub), _lane(env, 0, op.step),
-                           carried, Region(new)))
+    nexts = _per_lane(list(term.operands), env, width)
+    if op in lanes_.masked:
+        active = [inner.val(arith.CmpiOp(new.args[0], bounds[k], "slt")) for k in range(width)]
+        olds = list(new.args[1:])
+        nexts = [inner.select(active[j % width], v, olds[j]) for j, v in enumerate(nexts)]
+    inner.add(scf.YieldOp(*nexts))
+    loop = b.add(scf.ForOp(_lane(env, 0, op.lb), ub, _lane(env, 0, op.step), carried,
+                           Region(new)))
     _bind(list(op.results), list(loop.results), env, width)
 
 

@@ -269,7 +269,8 @@ func.func @reads_written(%a: memref<?xf64>, %n: index) {
   func.return
 }
 
-// Must not fire: a loop whose trip count differs between lanes (a triangle).
+// Must not fire: a loop whose trip count differs between lanes (a triangle) and which
+// reads memory: past a lane's own count it could read out of bounds.
 // CHECK-LABEL: func.func @triangle(
 // CHECK:         "scf.parallel"(%c0, %n, %c1)
 // CHECK-NOT:     scf.if
@@ -381,6 +382,43 @@ func.func @strided_reals(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %out: memref<
       scf.yield %t2 : f64
     }
     memref.store %acc, %out[%i] : memref<?xf64>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// A loop whose trip count differs between lanes and whose body only computes runs to
+// the longest lane: each lane keeps its values once past its own count.
+// CHECK-LABEL: func.func @powers(
+// CHECK:         scf.if
+// CHECK-COUNT-4:   memref.load %k[%{{.*}}] : memref<?xi64>
+// CHECK:           %[[M1:.*]] = arith.maxsi %[[K0:.*]], %[[K1:.*]] : i64
+// CHECK-NEXT:      %[[M2:.*]] = arith.maxsi %[[M1]], %[[K2:.*]] : i64
+// CHECK-NEXT:      %[[M3:.*]] = arith.maxsi %[[M2]], %[[K3:.*]] : i64
+// CHECK-NEXT:      %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = scf.for %[[J:.*]] = %lo to %[[M3]] step %one iter_args(%[[A0:.*]] = %x, %[[A1:.*]] = %x, %[[A2:.*]] = %x, %[[A3:.*]] = %x) -> (f64, f64, f64, f64) : i64 {
+// CHECK-COUNT-4:     arith.mulf
+// CHECK-NEXT:        %[[L0:.*]] = arith.cmpi slt, %[[J]], %[[K0]] : i64
+// CHECK-NEXT:        %[[L1:.*]] = arith.cmpi slt, %[[J]], %[[K1]] : i64
+// CHECK-NEXT:        %[[L2:.*]] = arith.cmpi slt, %[[J]], %[[K2]] : i64
+// CHECK-NEXT:        %[[L3:.*]] = arith.cmpi slt, %[[J]], %[[K3]] : i64
+// CHECK-NEXT:        %[[S0:.*]] = arith.select %[[L0]], %{{.*}}, %[[A0]] : f64
+// CHECK-NEXT:        %[[S1:.*]] = arith.select %[[L1]], %{{.*}}, %[[A1]] : f64
+// CHECK-NEXT:        %[[S2:.*]] = arith.select %[[L2]], %{{.*}}, %[[A2]] : f64
+// CHECK-NEXT:        %[[S3:.*]] = arith.select %[[L3]], %{{.*}}, %[[A3]] : f64
+// CHECK-NEXT:        scf.yield %[[S0]], %[[S1]], %[[S2]], %[[S3]] : f64, f64, f64, f64
+func.func @powers(%k: memref<?xi64>, %out: memref<?xf64>, %n: index, %x: f64) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %lo = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %ki = memref.load %k[%i] : memref<?xi64>
+    %p = scf.for %j = %lo to %ki step %one iter_args(%a = %x) -> (f64) : i64 {
+      %m = arith.mulf %a, %x : f64
+      scf.yield %m : f64
+    }
+    memref.store %p, %out[%i] : memref<?xf64>
     scf.reduce
   }) : (index, index, index) -> ()
   func.return
