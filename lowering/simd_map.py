@@ -87,8 +87,10 @@ class SimdMapPass(ModulePass):
     iterations at once, one per SIMD lane: strip-mined by the vector width, the strip
     jammed into the body's loops, each lane keeping its own accumulators (cpu and
     multicore back ends; runs after `tile-parallel`; Note [SIMD across map
-    iterations]). Bodies that may fail, loops whose trip count differs between lanes,
-    stores outside the iteration's own place and gathers that do not pay fall back.
+    iterations]). A loop of the body whose trip count differs between lanes runs to
+    the largest under a mask when it only computes. Bodies that may fail, such loops
+    that touch memory, stores outside the iteration's own place and gathers that do
+    not pay fall back.
 
     Before:
         "scf.parallel"(%lb, %ub, %c1) ({
