@@ -53,6 +53,8 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import is_side_effect_free
 
+from l0.passes.analysis.walk import walk_ops
+
 CHEAP_ARM = 16
 """The most ops an arm of a branch whose condition varies may have to become selects."""
 
@@ -137,8 +139,8 @@ def analyse(loop: scf.ParallelOp) -> Lanes:
     iv = block.args[0]
     lanes.varying.add(iv)
     written: set[SSAValue] = set()
-    for op in loop.body.walk():
-        if isinstance(op, memref.StoreOp):
+    for op in walk_ops(loop):
+        if type(op) is memref.StoreOp:
             written.add(_root(op.memref))
     try:
         _block(lanes, block, iv, written)

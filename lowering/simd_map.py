@@ -67,6 +67,7 @@ from l0.lowering.builder import CodeBuilder
 from l0.lowering.memory_plan import constant_int
 from l0.lowering.parallel_loops import BLOCKED_REDUCTION_ATTR, CHUNK_LOOP_ATTR, MAP_LOC_ATTR
 from l0.lowering.simd_lanes import Lanes, analyse, gathers_pay
+from l0.passes.analysis.walk import walk_ops
 
 
 def lanes() -> int:
@@ -128,7 +129,7 @@ class SimdMapPass(ModulePass):
         for f in op.ops:
             if not isinstance(f, func.FuncOp) or not f.body.blocks:
                 continue
-            loops = [o for o in f.walk() if isinstance(o, scf.ParallelOp)]
+            loops = [o for o in walk_ops(f) if type(o) is scf.ParallelOp]
             for loop in loops:
                 where = _where(loop, f)  # before the loop is replaced
                 why_not = _why_not(loop, width)
@@ -153,10 +154,8 @@ def _why_not(loop: scf.ParallelOp, width: int) -> str | None:
         return ""
     if BLOCKED_REDUCTION_ATTR in loop.attributes or CHUNK_LOOP_ATTR in loop.attributes:
         return ""
-    inner = list(loop.body.walk())
-    if any(isinstance(o, scf.ParallelOp) for o in inner):
-        return ""
-    if not any(isinstance(o, scf.ForOp | scf.WhileOp) for o in inner):
+    kinds = {type(o) for o in walk_ops(loop) if o is not loop}
+    if scf.ParallelOp in kinds or not kinds & {scf.ForOp, scf.WhileOp}:
         return ""
     if width < 2:
         return f"no SIMD lanes for 64-bit values (width {width})"
