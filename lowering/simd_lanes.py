@@ -5,9 +5,9 @@ Note [Lanes in lock-step]
 ~~~~~~~~~~~~~~~~~~~~~~~~~
 `simd-map` runs W iterations of an `scf.parallel` at once: each op of the body once per
 lane, lane after lane, the sequential loops and branches of the body shared by the lanes
-(unroll-and-jam). A lane executes exactly the ops its iteration executes, in the same
-order, on the same values: the result is bit for bit the sequential one, with no
-fast-math. That holds when
+(unroll-and-jam). A lane executes the ops its iteration executes, in the same order, on
+the same values (and, under a mask or in a select, ops whose results it drops): the
+result is bit for bit the sequential one, with no fast-math. That holds when
 
 * every loop of the body has the same trip count in every lane (its bounds do not
   vary): a lane never runs an iteration its own loop would not. A loop whose upper
@@ -26,10 +26,10 @@ fast-math. That holds when
 * the lanes share no memory they write: every store goes to a buffer from outside the
   loop at the loop's own index or into the iteration's own row (a view one row high at
   that index; a window `a[i : i + k]` overlaps the next ones), so to a place of its own
-  per iteration, and every load from a buffer the body stores
-  to is at such a place too. A buffer written at another
-  index (a scratch row shared by the iterations, an in-place update of a carried array)
-  carries a dependence from one iteration to the next, and the loop falls back.
+  per iteration, and every load from a buffer the body stores to is at such a place
+  too. A buffer written at another index (a scratch row shared by the iterations, an
+  in-place update of a carried array) carries a dependence from one iteration to the
+  next, and the loop falls back.
 
 Values that do not vary (defined outside, loop counters of the body's loops, loads at
 such addresses from buffers the body does not write) are computed once for all lanes;
