@@ -55,8 +55,8 @@ class Outcome:
 def run(prog: Program, module: ModuleOp, simd: bool, width: int = 0) -> Outcome:
     """Compile `module` for `cpu` (simd-map at `width`, 0: the host's; or not at all)
     and run `main` on the program's input."""
-    from l0.lowering.cpu import simd_map
     from l0.lowering.backends.cpu import CpuEngine
+    from l0.lowering.cpu import simd_map
 
     reports: list[str] = []
     saved_report, saved_lanes = decisions.report, simd_map.lanes
