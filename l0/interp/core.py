@@ -119,7 +119,7 @@ def parse_loc(text: str) -> Loc:
 
 def op_loc(op: Operation) -> Loc:
     """The location of `op`: its `loc` property (or attribute), else that of the nearest
-    enclosing op that has one (arith ops carry none), else `NOWHERE`."""
+    enclosing op that has one (most arith ops carry none), else `NOWHERE`."""
     cur: Operation | None = op
     while cur is not None:
         loc = cur.properties.get("loc") or cur.attributes.get("loc")

@@ -1,0 +1,45 @@
+"""Run-time faults are reported at the construct that failed, on every back end.
+
+A `trunc` of NaN, an infinity or a real outside the `int` range and a shift by a
+negative count fail without a `soac.assert` of their own: the location comes from the
+arith op itself (Note [Locations of failing arith ops] in `l0.internalise.operators`).
+Inside a `map` the error points at the `trunc`, not at the `map`; after `-O` too, where
+fusion and CSE move and merge ops.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from l0.api import CompiledProgram
+from l0.bigstack import call_with_big_stack
+from l0.diagnostics import L0Error
+
+SOURCE = """\
+fun int main(int k, real x, [real] xs) =
+  let ys = map(fn int (real y) =>
+                 trunc(y * 2.0) + trunc(y * 2.0),
+               xs) in
+  let s = 1 << k in
+  s + trunc(x) + reduce(op +, 0, ys)
+"""
+
+# input -> where it fails
+FAULTS = {
+    "shift": ("-1 1.0 [1.0]", "p.l0:5:11: error: shift by a negative amount: -1"),
+    "trunc": ("1 -1e300 [1.0]", "p.l0:6:7: error: cannot convert"),
+    "trunc-in-map": ("1 1.0 [1.0, 1e300]", "p.l0:3:18: error: cannot convert"),
+}
+
+
+@pytest.mark.parametrize("optimise", [False, True], ids=["O0", "O"])
+@pytest.mark.parametrize("backend", ["interp", "cpu", "multicore", "gpu-sim"])
+def test_arith_faults_are_located(backend: str, optimise: bool) -> None:
+    prog = call_with_big_stack(
+        lambda: CompiledProgram(SOURCE, "p.l0", backend, optimise=optimise, threads=2))
+    assert prog.run_main("1 1.0 [1.0, 2.0]") == "15"
+    for stdin, expected in FAULTS.values():
+        with pytest.raises(L0Error) as info:
+            prog.run_main(stdin)
+        assert info.value.kind == "runtime-error"
+        assert info.value.render().startswith(expected), (stdin, info.value.render())
