@@ -282,12 +282,16 @@ class CompileUnit:
         e.line("return " + pack(e.names(term.arguments)))
         source = "\n\n".join([*self.pending, e.source()]) + "\n"
         self.pending = []
-        filename = f"<l0-interp @{name}>"
+        filename = f"{_GENERATED}{name}>"
         # Registered so that tracebacks through generated code show its lines.
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         exec(compile(source, filename, "exec"), self.ns)
         self.sources[name] = source
         return self.ns[py]
+
+
+_GENERATED = "<l0-interp @"
+"""How the file names of generated functions start (`<l0-interp @NAME>`)."""
 
 
 def _sanitise(name: str) -> str:
@@ -470,15 +474,35 @@ class Interpreter:
         converted = [_convert_arg(a, t) for a, t in zip(args, params, strict=True)]
         try:
             out = fn(*converted)
-        except RecursionError:
-            raise L0Error(NOWHERE, "recursion too deep: the program ran out of stack",
-                          "runtime-error") from None
+        except RecursionError as err:
+            raise self._too_deep(err) from None
         n = len(ftype.outputs.data)
         if n == 0:
             return []
         if n == 1:
             return [out]
         return list(out)
+
+
+    def _too_deep(self, err: RecursionError) -> L0Error:
+        """The error for recursion too deep for the stack, at the definition of the
+        innermost recursive L0 function on it, as compiled code reports it (Note
+        [Locations of recursive functions] in `l0.internalise.functions`)."""
+        functions = self._unit.functions
+        where: func.FuncOp | None = None
+        tb = err.__traceback__
+        while tb is not None:
+            file = tb.tb_frame.f_code.co_filename
+            if file.startswith(_GENERATED):
+                f = functions.get(file[len(_GENERATED):-1])
+                if f is not None and "loc" in f.attributes:
+                    where = f
+            tb = tb.tb_next
+        if where is None:
+            return L0Error(NOWHERE, "stack overflow: recursion too deep", "runtime-error")
+        return L0Error(op_loc(where),
+                       f"stack overflow: recursion too deep in function {where.sym_name.data}",
+                       "runtime-error")
 
 
 def _convert_arg(v: Any, t: Attribute) -> Any:

@@ -5,9 +5,15 @@ negative count fail without a `soac.assert` of their own: the location comes fro
 arith op itself (Note [Locations of failing arith ops] in `l0.internalise.operators`).
 Inside a `map` the error points at the `trunc`, not at the `map`; after `-O` too, where
 fusion and CSE move and merge ops.
+
+Recursion too deep for the stack is reported at the definition of the recursive
+function, by the interpreter as by compiled code (Note [Locations of recursive
+functions] in `l0.internalise.functions`); inside a parallel `map` too.
 """
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -43,3 +49,28 @@ def test_arith_faults_are_located(backend: str, optimise: bool) -> None:
             prog.run_main(stdin)
         assert info.value.kind == "runtime-error"
         assert info.value.render().startswith(expected), (stdin, info.value.render())
+
+
+RECURSIVE = """\
+fun int f(int n) =
+  if n = 0 then 0 else 1 + f(n - 1)
+
+fun int g(int n) = if n = 0 then 0 else h(n - 1)
+fun int h(int n) = 1 + g(n)
+
+fun [int] main(int n, int m) = map(fn int (int i) => f(i * n) + g(i * m), iota(3))
+"""
+
+
+@pytest.mark.parametrize("optimise", [False, True], ids=["O0", "O"])
+@pytest.mark.parametrize("backend", ["interp", "cpu", "multicore", "gpu-sim"])
+def test_deep_recursion_is_located(backend: str, optimise: bool) -> None:
+    prog = call_with_big_stack(
+        lambda: CompiledProgram(RECURSIVE, "p.l0", backend, optimise=optimise, threads=2))
+    assert prog.run_main("10 5") == "[0, 15, 30]"
+    for stdin, where, name in (("100000000 0", "1:1", "f"), ("0 100000000", "4:1", "g|h")):
+        with pytest.raises(L0Error) as info:
+            prog.run_main(stdin)
+        assert info.value.kind == "runtime-error"
+        assert re.match(rf"p.l0:({where}|3:1): error: stack overflow: recursion too deep "
+                        rf"in function ({name})$", info.value.render())
