@@ -74,3 +74,30 @@ def test_deep_recursion_is_located(backend: str, optimise: bool) -> None:
         assert info.value.kind == "runtime-error"
         assert re.match(rf"p.l0:({where}|3:1): error: stack overflow: recursion too deep "
                         rf"in function ({name})$", info.value.render())
+
+
+ALLOCATING = """\
+fun [[int]] main(int n, int m) =
+  let a = iota(n) in
+  map(fn [int] (int i) =>
+        replicate(m, i),
+      a)
+"""
+
+
+@pytest.mark.parametrize("optimise", [False, True], ids=["O0", "O"])
+def test_interpreter_out_of_memory_is_located(optimise: bool) -> None:
+    """numpy's own errors for an array too big (`MemoryError`, or a `ValueError` beyond
+    2^63 bytes) are located at the op whose generated line raised them (Note [Locating
+    faults of generated code] in `l0.interp.core`)."""
+    prog = call_with_big_stack(
+        lambda: CompiledProgram(ALLOCATING, "p.l0", "interp", optimise=optimise))
+    assert prog.run_main("2 2") == "[[0, 0], [1, 1]]"
+    for stdin, where, message in (
+            ("100000000000000 1", "2:11", "out of memory"),
+            ("4611686018427387904 1", "2:11",
+             "out of memory: the requested array size does not fit in 64 bits"),
+            ("2 1000000000000000", "4:9", "out of memory")):
+        with pytest.raises(L0Error) as info:
+            prog.run_main(stdin)
+        assert info.value.render() == f"p.l0:{where}: error: {message}"
