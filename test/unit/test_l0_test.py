@@ -175,7 +175,7 @@ def test_error_words() -> None:
 
 @pytest.mark.parametrize("block,message", [
     ("// random { 1 }\n", "expected `input` after `random`"),
-    ("// random input { [int]:2x3 }\n", "needs 1 non-negative dimension"),
+    ("// random input { [int]:2x3 }\n", "needs 1 dimension"),
     ("// output { 1 }\n", "output without an input"),
     ("// input { 1 } output { 1\n", "unbalanced"),
     ("// frobnicate { 1 }\n", "unknown entry"),
