@@ -354,6 +354,7 @@ class CompiledProgram:
 
         def call(*args: Any, **kwargs: Any) -> Any:
             try:
+                _check_keywords(signature, kwargs)
                 bound = signature.bind(*args, **kwargs)
             except TypeError as err:
                 raise TypeError(f"{_header(fundef)}: {err}") from None
@@ -441,6 +442,20 @@ def _signature(fundef: Function) -> inspect.Signature:
     params = [inspect.Parameter(n, kind, annotation=str(p.type))
               for n, p in zip(names, fundef.params, strict=True)]
     return inspect.Signature(params, return_annotation=str(fundef.ret))
+
+
+def _check_keywords(signature: inspect.Signature, kwargs: dict[str, Any]) -> None:
+    """Name a keyword argument the function does not have, and the parameter it may have
+    meant (`inspect.Signature.bind` would only say what is then missing)."""
+    names = [n for n, p in signature.parameters.items()
+             if p.kind is not inspect.Parameter.POSITIONAL_ONLY]
+    for kw in kwargs:
+        if kw not in names:
+            import difflib
+
+            close = difflib.get_close_matches(kw, names, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise TypeError(f"unexpected keyword argument '{kw}'{hint}")
 
 
 def backend_unavailable(backend: str) -> str | None:

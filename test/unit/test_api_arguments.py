@@ -101,6 +101,16 @@ def test_arguments_by_name(prog) -> None:
         prog.sum(np.arange(3), m=1)
 
 
+@pytest.mark.parametrize("kwargs,message", [
+    ({"m": 1}, "unexpected keyword argument 'm'$"),
+    ({"nn": 1}, r"unexpected keyword argument 'nn' \(did you mean 'n'\?\)"),
+])
+def test_a_wrong_keyword_is_named(prog, kwargs, message) -> None:
+    """The keyword that is wrong, not only the parameter that is then missing."""
+    with pytest.raises(TypeError, match=message):
+        prog.sum(np.arange(3), **kwargs)
+
+
 @pytest.mark.parametrize("args", [(), (np.arange(2),), (np.arange(2), 1, 2)])
 def test_wrong_number_of_arguments(prog, args) -> None:
     with pytest.raises(TypeError, match="sum"):
