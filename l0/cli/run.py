@@ -137,7 +137,7 @@ def build_argparser() -> argparse.ArgumentParser:
         help="skip the occurrence/consumption checks of the type checker (as l0c did); "
         "the program then runs unoptimised in the interpreter, which copies on every update",
     )
-    ap.add_argument("--version", action=_VersionAction)
+    ap.add_argument("-V", "--version", action=_VersionAction)
     return ap
 
 

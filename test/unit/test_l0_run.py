@@ -112,6 +112,20 @@ def test_version_is_the_package_version_and_imports_no_compiler() -> None:
     assert r.stdout.splitlines() == [f"l0-run {version('l0')}", "[]"], r.stderr
 
 
+@pytest.mark.parametrize("tool", ["run", "tool"])
+def test_capital_v_is_the_version(tool: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """`-V` prints the version in every tool (`-v` is verbose: l0-run, l0-opt, l0 compile)."""
+    import importlib
+    from importlib.metadata import version
+
+    main = importlib.import_module(f"l0.cli.{tool}").main
+    with pytest.raises(SystemExit) as info:
+        main(["-V"])
+    assert info.value.code in (0, None)
+    name = "l0-run" if tool == "run" else "l0"
+    assert capsys.readouterr().out == f"{name} {version('l0')}\n"
+
+
 def test_errors_show_the_source_line_with_a_marker(prog) -> None:
     path = prog('fun int main(int x) =\n  let msg = trace("Computed RMS is:") in\n  msg + True')
     r = l0_run([path], "1")
