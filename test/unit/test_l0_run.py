@@ -197,3 +197,19 @@ def test_a_missing_openmp_runtime_is_one_line_and_exit_2(prog, tmp_path: Path) -
     assert "error: the multicore back end cannot load libgomp" in lines[0]
     assert str(missing) in lines[0] and "internal" not in lines[0]
     assert r.stdout == ""
+
+
+@pytest.mark.parametrize("flags,message", [
+    (["--threads", "2"], "--threads applies to --backend=multicore only, not cpu"),
+    (["--backend=gpu-sim", "--threads", "2"], "--threads applies to --backend=multicore only"),
+    (["--backend=interp", "--fast-math"], "--fast-math applies to the compiled back ends only"),
+])
+def test_options_the_back_end_would_ignore_are_refused(
+        flags: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from l0.cli.run import main
+
+    with pytest.raises(SystemExit) as info:
+        main([*flags, "prog.l0"])
+    assert info.value.code == 2
+    assert capsys.readouterr().err.startswith(f"l0-run: error: {message}")
+
