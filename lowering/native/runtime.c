@@ -653,7 +653,8 @@ static void read_string(reader *r, value *v) {
     }
 }
 
-/* Rows at depth `d` must agree in length; `index` is the row's 1-based place. */
+/* Rows at depth `d` must agree in length; `index` is the row's place, from 0 (as the
+   Python reader and run-time errors number rows). */
 static void fix_dim(value *v, int d, int64_t n, size_t at, int64_t index) {
     if (!v->known[d]) { v->known[d] = 1; v->shape[d] = n; return; }
     if (v->shape[d] != n)
@@ -728,7 +729,7 @@ static void read_array(reader *r, int kind, int rank, int d, int64_t index, valu
     for (;;) {
         n++;
         if (d + 1 == rank) read_scalar(r, kind, v, param, 1);
-        else read_array(r, kind, rank, d + 1, n, v, param);
+        else read_array(r, kind, rank, d + 1, n - 1, v, param);
         skip_space(r);
         if (accept(r, ",")) continue;
         if (accept(r, "]")) break;
@@ -1209,7 +1210,7 @@ int main(int argc, char **argv) {
         if (r.pos < r.len && r.text[r.pos] == 'b')
             read_binary(&r, t->kind, t->rank, &values[i], i + 1);
         else if (t->rank == 0) read_scalar(&r, t->kind, &values[i], i + 1, 0);
-        else read_array(&r, t->kind, t->rank, 0, 1, &values[i], i + 1);
+        else read_array(&r, t->kind, t->rank, 0, 0, &values[i], i + 1);
     }
     skip_space(&r);
     if (r.pos < r.len && r.text[r.pos] == 'b')
