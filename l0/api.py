@@ -379,7 +379,8 @@ class CompiledProgram:
             "Arguments follow the L0 types: ints (Python or numpy, 64 bits), reals (ints or\n"
             "floats), bools, chars (one-character strings), numpy arrays or nested lists of\n"
             "the parameter's rank, tuples, and an array of tuples as a tuple of its component\n"
-            "arrays. Wrong arguments raise TypeError or ValueError before anything runs."
+            "arrays. Wrong arguments raise TypeError or ValueError before anything runs.\n"
+            "Results likewise; a [char] comes back as a str, a [[char]] as a list of str."
         )
         return call
 
@@ -503,4 +504,18 @@ def _unflatten(t: Type, vals: Sequence[Any], i: int, *,
         return (tuple(vals[i : i + n]) if n > 1 else vals[i]), i + n
     if t == CHAR and decode_chars:
         return chr(vals[i]), i + 1
+    if isinstance(t, ArrayType) and t.elem == CHAR and decode_chars:
+        return _strings(vals[i]), i + 1
     return vals[i], i + 1
+
+
+def _strings(codes: Any) -> Any:
+    """An array of chars (code points) as Python text: a `[char]` is a `str`, a
+    `[[char]]` a list of them (one per row), and so on; a list, not a numpy array of
+    strings, which would drop trailing NUL characters."""
+    import numpy as np
+
+    a = np.asarray(codes)
+    if a.ndim == 1:
+        return "".join(map(chr, a.tolist()))
+    return [_strings(row) for row in a]
