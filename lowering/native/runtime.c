@@ -48,6 +48,7 @@ extern const l0_group L0_GROUPS[];
 extern const int L0_NGROUPS;
 extern const l0_error_site L0_ERRORS[];
 extern const int L0_NERRORS;
+extern const char *const L0_OUT_OF_MEMORY, *const L0_NO_STACK_ROOM;
 extern const l0_trace_site L0_TRACES[];
 extern const int L0_NTRACES;
 extern const int L0_CTX_SIZE;
@@ -270,9 +271,10 @@ static char *runtime_error_text(const int64_t *ctx) {
         FILE *f = open_memstream(&text, &size);
         if (!f) return NULL;
         fputs(e->prefix, f);
-        if ((id == 1 || id == 2) && ctx[2] < 0) {
+        int heap = strcmp(e->message, L0_OUT_OF_MEMORY) == 0;
+        if ((heap || strcmp(e->message, L0_NO_STACK_ROOM) == 0) && ctx[2] < 0) {
             fprintf(f, "%s: the requested array size does not fit in 64 bits",
-                    id == 1 ? "out of memory" : "stack overflow");
+                    heap ? "out of memory" : "stack overflow");
         } else {
             for (const char *m = e->message; *m; m++) {
                 char *end;

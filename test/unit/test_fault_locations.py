@@ -101,3 +101,21 @@ def test_interpreter_out_of_memory_is_located(optimise: bool) -> None:
         with pytest.raises(L0Error) as info:
             prog.run_main(stdin)
         assert info.value.render() == f"p.l0:{where}: error: {message}"
+
+
+@pytest.mark.parametrize("optimise", [False, True], ids=["O0", "O"])
+@pytest.mark.parametrize("backend", ["cpu", "multicore", "gpu-sim"])
+def test_compiled_out_of_memory_is_located(backend: str, optimise: bool) -> None:
+    """A failed allocation is reported at the construct it was made for: bufferisation
+    gives each `memref.alloc` its op's location (the `map`, whose result is allocated
+    before it runs; the interpreter makes rows one by one)."""
+    prog = call_with_big_stack(
+        lambda: CompiledProgram(ALLOCATING, "p.l0", backend, optimise=optimise, threads=2))
+    assert prog.run_main("2 2") == "[[0, 0], [1, 1]]"
+    for stdin, message in (
+            ("2 1000000000000000", "out of memory: cannot allocate 16000000000000000 bytes"),
+            ("2 4611686018427387904",
+             "out of memory: the requested array size does not fit in 64 bits")):
+        with pytest.raises(L0Error) as info:
+            prog.run_main(stdin)
+        assert info.value.render() == f"p.l0:3:3: error: {message}"
