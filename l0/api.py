@@ -349,6 +349,7 @@ class CompiledProgram:
 
         def call(*args: Any, **kwargs: Any) -> Any:
             try:
+                _check_keywords(signature, kwargs)
                 bound = signature.bind(*args, **kwargs)
             except TypeError as err:
                 raise TypeError(f"{_header(fundef)}: {err}") from None
@@ -373,7 +374,8 @@ class CompiledProgram:
             "Arguments follow the L0 types: ints (Python or numpy, 64 bits), reals (ints or\n"
             "floats), bools, chars (one-character strings), numpy arrays or nested lists of\n"
             "the parameter's rank, tuples, and an array of tuples as a tuple of its component\n"
-            "arrays. Wrong arguments raise TypeError or ValueError before anything runs."
+            "arrays. Wrong arguments raise TypeError or ValueError before anything runs.\n"
+            "Results likewise; a [char] comes back as a str, a [[char]] as a list of str."
         )
         return call
 
@@ -453,6 +455,20 @@ def _signature(fundef: Function) -> inspect.Signature:
     return inspect.Signature(params, return_annotation=str(fundef.ret))
 
 
+def _check_keywords(signature: inspect.Signature, kwargs: dict[str, Any]) -> None:
+    """Name a keyword argument the function does not have, and the parameter it may have
+    meant (`inspect.Signature.bind` would only say what is then missing)."""
+    names = [n for n, p in signature.parameters.items()
+             if p.kind is not inspect.Parameter.POSITIONAL_ONLY]
+    for kw in kwargs:
+        if kw not in names:
+            import difflib
+
+            close = difflib.get_close_matches(kw, names, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise TypeError(f"unexpected keyword argument '{kw}'{hint}")
+
+
 def backend_unavailable(backend: str) -> str | None:
     """Why `backend` cannot run on this machine (one line), or None; only `gpu` needs
     more than l0 itself (a GPU, its driver, the gpu extra)."""
@@ -498,4 +514,18 @@ def _unflatten(t: Type, vals: Sequence[Any], i: int, *,
         return (tuple(vals[i : i + n]) if n > 1 else vals[i]), i + n
     if t == CHAR and decode_chars:
         return chr(vals[i]), i + 1
+    if isinstance(t, ArrayType) and t.elem == CHAR and decode_chars:
+        return _strings(vals[i]), i + 1
     return vals[i], i + 1
+
+
+def _strings(codes: Any) -> Any:
+    """An array of chars (code points) as Python text: a `[char]` is a `str`, a
+    `[[char]]` a list of them (one per row), and so on; a list, not a numpy array of
+    strings, which would drop trailing NUL characters."""
+    import numpy as np
+
+    a = np.asarray(codes)
+    if a.ndim == 1:
+        return "".join(map(chr, a.tolist()))
+    return [_strings(row) for row in a]

@@ -598,3 +598,24 @@ def test_a_loop_that_cannot_split_gathers_and_says_why(source: str, why: str) ->
                       r"of distributed array %a: .*, where its body runs.*" + why):
         r = prog.main(da.from_array(a, chunks=2))
     assert int(r.compute(scheduler="sync")) == prog.main(a)
+
+
+def test_a_gathering_loop_is_named_at_its_own_location() -> None:
+    """The warning names the loop (9:3), not the first located op inside it, here the
+    inlined helper's division (3:11)."""
+    source = ("fun int scale(int x, int w) =\n"
+              "  let a = x + 1 in\n"
+              "  a / w\n"
+              "\n"
+              "fun int main([int] a) =\n"
+              "  let k = 1 in\n"
+              "  let n = 3 in\n"
+              "  let t = k + n in\n"
+              "  loop (s = 0) = for i < n do\n"
+              "    s + scale(reduce(op +, 0, map(fn int (int x) => x * i, a)), a[a[i]] + 1)\n"
+              "  in s")
+    prog = l0.compile(source, backend="interp")
+    a = np.array([2, 0, 1, 1])
+    with pytest.warns(UserWarning, match=r"^<string>:9:3: a loop \(scf\.for\) needs the whole"):
+        r = prog.main(da.from_array(a, chunks=2))
+    assert int(r.compute(scheduler="sync")) == prog.main(a)

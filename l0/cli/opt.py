@@ -11,7 +11,8 @@ The module is verified before the first pass and after every pass. `-O` runs the
 default pipeline (`l0.passes.pipeline`, what `l0-run` does) after the passes of `-p`,
 that of `--target`'s back end (`--target=gpu -O` recomputes transcendental functions
 more readily: Note [One pipeline per target]).
-`--time-passes` reports on stderr, so that stdout stays the IR.
+`--time-passes` (`-v`, `--verbose`) reports on stderr, so that stdout stays the IR; `-V`
+(`--version`) prints the version.
 
 Output (`-t`): `mlir`, the IR, or `llvm-ir`, LLVM IR as the CPU back end emits it; for
 `llvm-ir` the lowering passes the IR still needs (`bufferise`, `convert-soac-to-scf`,
@@ -228,6 +229,10 @@ class L0OptMain(xDSLOptMain):
         arg_parser.prog = PROG
         _drop_options(arg_parser, DROPPED_OPTIONS)
         _rename_option(arg_parser, "--target")
+        # -v is verbose, -V the version, as in l0-run and l0 (xDSL's -v is --version)
+        _rename_option(arg_parser, "-v")
+        _add_option_strings(arg_parser, "--version", "-V")
+        _add_option_strings(arg_parser, "--time-passes", "-v", "--verbose")
         arg_parser.add_argument(
             "--target",
             dest="backend",
@@ -443,6 +448,15 @@ def _rename_option(arg_parser: argparse.ArgumentParser, option: str) -> None:
     action.option_strings = [o for o in action.option_strings if o != option]
 
 
+def _add_option_strings(arg_parser: argparse.ArgumentParser, option: str,
+                        *more: str) -> None:
+    """Give the option named `option` the further names `more`, first."""
+    action = arg_parser._option_string_actions[option]
+    action.option_strings[:0] = more
+    for name in more:
+        arg_parser._option_string_actions[name] = action
+
+
 def _drop_options(arg_parser: argparse.ArgumentParser, defaults: dict[str, object]) -> None:
     """Remove the options whose `dest` is in `defaults`, which then give their values."""
     for action in list(arg_parser._actions):
@@ -504,6 +518,12 @@ def _render_diagnostic(err: DiagnosticException) -> str:
 
 
 def _opt(argv: Sequence[str] | None) -> int:
+    if list(sys.argv[1:] if argv is None else argv) == ["-v"]:
+        # `l0-opt -v` alone printed the version before -v meant verbose: it still does
+        print(L0OptMain.version_format.format(xdsl_version=version("xdsl")))
+        print(f"{PROG}: note: -v is --verbose (the time of each pass); -V or --version "
+              "prints the version", file=sys.stderr)
+        return EXIT_OK
     try:
         L0OptMain(description="Run l0 passes on soac IR (.mlir) or an L0 program (.l0) "
                   "and print the resulting IR.", args=argv).run()

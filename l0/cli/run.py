@@ -21,6 +21,8 @@ strict left-to-right order of the interpreter. `--backend=multicore` compiles as
 does and runs the outermost parallel loops on `--threads N` threads of the OpenMP
 runtime (default: `L0_NUM_THREADS`, else all cores; docs/backend.md). `--backend=gpu-sim`
 compiles through the GPU back end's kernels and runs them on the CPU (docs/gpu.md).
+`--threads` with another back end than multicore, and `--fast-math` with the
+interpreter, are refused (exit status 2), not ignored.
 `--backend=interp` runs the reference interpreter. `--backend=gpu` runs the parallel
 loops as kernels on an NVIDIA GPU (docs/gpu-codegen.md); without a GPU, its driver or
 the gpu extra (`pip install 'l0[gpu]'`) it prints one line, `l0-run: error: ...`, and
@@ -78,13 +80,14 @@ def build_argparser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="multicore: the number of threads (default: L0_NUM_THREADS, else all cores)",
+        help="multicore only: the number of threads (default: L0_NUM_THREADS, else all "
+        "cores)",
     )
     ap.add_argument(
         "--fast-math",
         action="store_true",
-        help="cpu: let LLVM reassociate real arithmetic (vectorised reductions; results "
-        "may differ in the last bits)",
+        help="compiled back ends (not interp): let LLVM reassociate real arithmetic "
+        "(vectorised reductions; results may differ in the last bits)",
     )
     ap.add_argument(
         "-O",
@@ -140,7 +143,7 @@ def build_argparser() -> argparse.ArgumentParser:
         help="skip the occurrence/consumption checks of the type checker (as l0c did); "
         "the program then runs unoptimised in the interpreter, which copies on every update",
     )
-    ap.add_argument("--version", action=_VersionAction)
+    ap.add_argument("-V", "--version", action=_VersionAction)
     return ap
 
 
@@ -165,6 +168,17 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(2)
     if args.threads is not None and args.threads < 1:
         print("l0-run: error: --threads needs a positive number of threads", file=sys.stderr)
+        sys.exit(2)
+    # An option the back end would ignore is refused, as the executables of `l0 compile`
+    # refuse `--threads` when not multicore: a user giving it expects it to act.
+    if args.threads is not None and args.backend != "multicore":
+        print(f"l0-run: error: --threads applies to --backend=multicore only, not "
+              f"{args.backend}", file=sys.stderr)
+        sys.exit(2)
+    if args.fast_math and args.backend == "interp":
+        print("l0-run: error: --fast-math applies to the compiled back ends only: the "
+              "interpreter computes every real operation exactly as IEEE arithmetic says",
+              file=sys.stderr)
         sys.exit(2)
     if args.verbose:
         from l0.cli.stages import run_with_stage_times

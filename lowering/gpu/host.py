@@ -206,6 +206,7 @@ class HostFunction:
                 self.map(op)
         elif isinstance(op, memref.AllocOp):
             new = gpu.AllocOp(op.memref.type, list(op.dynamic_sizes))  # type: ignore[arg-type]
+            new.attributes |= op.attributes  # its `loc`, where running out of memory is reported
             Rewriter.replace_op(op, new)
         elif isinstance(op, memref.DeallocOp):
             if op.memref not in self.host_memory:

@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     IntegerAttr,
     MemRefType,
+    StringAttr,
     UnitAttr,
 )
 from xdsl.ir import Operation, SSAValue
@@ -154,7 +155,10 @@ def _alloc(fe: FunctionEmitter, op: memref.AllocOp) -> None:
     sizes = _sizes(fe, t, op.dynamic_sizes)
     nbytes = checked_bytes(fe, sizes, byte_size(memory_type(elem_type(t))))
     ptr = fe.b.call(fe.rt.alloc(), [nbytes])
-    fe.fail_unless(fe.b.icmp_unsigned("!=", ptr, NULL), abi.ERR_OUT_OF_MEMORY, [nbytes])
+    loc = op.attributes.get("loc")  # the construct it is made for, from bufferise
+    error_id = abi.ERR_OUT_OF_MEMORY if not isinstance(loc, StringAttr) else \
+        fe.mod.errors.add(abi.ErrorSite(abi.OUT_OF_MEMORY, loc.data), 1)
+    fe.fail_unless(fe.b.icmp_unsigned("!=", ptr, NULL), error_id, [nbytes])
     fe.set(op.memref, make_desc(fe.b, t, ptr, ptr, i64(0), sizes, []))
 
 

@@ -209,9 +209,23 @@ def test_help_drops_the_xdsl_opt_options_that_do_nothing_here(
 
 
 def test_version_is_the_package_version(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run_opt(["--version"], capsys)
-    assert status == 0
-    assert out.startswith(f"l0-opt {version('l0')} ")
+    for flag in ("--version", "-V"):
+        status, out, _ = run_opt([flag], capsys)
+        assert status == 0
+        assert out.startswith(f"l0-opt {version('l0')} ")
+
+
+def test_v_is_verbose_as_in_l0_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`-v` reports the time of each pass (as `--time-passes`); alone, as it printed the
+    version before, it still does, with a note."""
+    prog = tmp_path / "p.l0"
+    prog.write_text("fun int main(int x) = x + 1\n")
+    status, out, err = run_opt(["-v", "-p", "cse", str(prog)], capsys)
+    assert status == 0 and "func.func @main" in out
+    assert err.startswith("Pass cse took ")
+    status, out, err = run_opt(["-v"], capsys)
+    assert status == 0 and out.startswith(f"l0-opt {version('l0')} ")
+    assert "-V or --version prints the version" in err
 
 
 MAP_MLIR = """\

@@ -112,6 +112,20 @@ def test_version_is_the_package_version_and_imports_no_compiler() -> None:
     assert r.stdout.splitlines() == [f"l0-run {version('l0')}", "[]"], r.stderr
 
 
+@pytest.mark.parametrize("tool", ["run", "tool"])
+def test_capital_v_is_the_version(tool: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """`-V` prints the version in every tool (`-v` is verbose: l0-run, l0-opt, l0 compile)."""
+    import importlib
+    from importlib.metadata import version
+
+    main = importlib.import_module(f"l0.cli.{tool}").main
+    with pytest.raises(SystemExit) as info:
+        main(["-V"])
+    assert info.value.code in (0, None)
+    name = "l0-run" if tool == "run" else "l0"
+    assert capsys.readouterr().out == f"{name} {version('l0')}\n"
+
+
 def test_errors_show_the_source_line_with_a_marker(prog) -> None:
     path = prog('fun int main(int x) =\n  let msg = trace("Computed RMS is:") in\n  msg + True')
     r = l0_run([path], "1")
@@ -183,3 +197,19 @@ def test_a_missing_openmp_runtime_is_one_line_and_exit_2(prog, tmp_path: Path) -
     assert "error: the multicore back end cannot load libgomp" in lines[0]
     assert str(missing) in lines[0] and "internal" not in lines[0]
     assert r.stdout == ""
+
+
+@pytest.mark.parametrize("flags,message", [
+    (["--threads", "2"], "--threads applies to --backend=multicore only, not cpu"),
+    (["--backend=gpu-sim", "--threads", "2"], "--threads applies to --backend=multicore only"),
+    (["--backend=interp", "--fast-math"], "--fast-math applies to the compiled back ends only"),
+])
+def test_options_the_back_end_would_ignore_are_refused(
+        flags: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from l0.cli.run import main
+
+    with pytest.raises(SystemExit) as info:
+        main([*flags, "prog.l0"])
+    assert info.value.code == 2
+    assert capsys.readouterr().err.startswith(f"l0-run: error: {message}")
+

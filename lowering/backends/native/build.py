@@ -287,6 +287,9 @@ def _tables(params: Sequence[Type], ret: Type, ir_inputs: Sequence[Attribute],
         _table("l0_error_site", "L0_ERRORS", rows_err),
         _table("l0_trace_site", "L0_TRACES", rows_trace),
         f"const int L0_CTX_SIZE = {errors.ctx_size};\n",
+        # the messages of allocations of {0} bytes, at whichever site (`abi.SIZE_MESSAGES`)
+        f"const char *const L0_OUT_OF_MEMORY = {_c_string(abi.OUT_OF_MEMORY)};\n",
+        f"const char *const L0_NO_STACK_ROOM = {_c_string(abi.NO_STACK_ROOM)};\n",
     ])
 
 

@@ -48,6 +48,7 @@ extern const l0_group L0_GROUPS[];
 extern const int L0_NGROUPS;
 extern const l0_error_site L0_ERRORS[];
 extern const int L0_NERRORS;
+extern const char *const L0_OUT_OF_MEMORY, *const L0_NO_STACK_ROOM;
 extern const l0_trace_site L0_TRACES[];
 extern const int L0_NTRACES;
 extern const int L0_CTX_SIZE;
@@ -270,9 +271,10 @@ static char *runtime_error_text(const int64_t *ctx) {
         FILE *f = open_memstream(&text, &size);
         if (!f) return NULL;
         fputs(e->prefix, f);
-        if ((id == 1 || id == 2) && ctx[2] < 0) {
+        int heap = strcmp(e->message, L0_OUT_OF_MEMORY) == 0;
+        if ((heap || strcmp(e->message, L0_NO_STACK_ROOM) == 0) && ctx[2] < 0) {
             fprintf(f, "%s: the requested array size does not fit in 64 bits",
-                    id == 1 ? "out of memory" : "stack overflow");
+                    heap ? "out of memory" : "stack overflow");
         } else {
             for (const char *m = e->message; *m; m++) {
                 char *end;
@@ -653,7 +655,8 @@ static void read_string(reader *r, value *v) {
     }
 }
 
-/* Rows at depth `d` must agree in length; `index` is the row's 1-based place. */
+/* Rows at depth `d` must agree in length; `index` is the row's place, from 0 (as the
+   Python reader and run-time errors number rows). */
 static void fix_dim(value *v, int d, int64_t n, size_t at, int64_t index) {
     if (!v->known[d]) { v->known[d] = 1; v->shape[d] = n; return; }
     if (v->shape[d] != n)
@@ -728,7 +731,7 @@ static void read_array(reader *r, int kind, int rank, int d, int64_t index, valu
     for (;;) {
         n++;
         if (d + 1 == rank) read_scalar(r, kind, v, param, 1);
-        else read_array(r, kind, rank, d + 1, n, v, param);
+        else read_array(r, kind, rank, d + 1, n - 1, v, param);
         skip_space(r);
         if (accept(r, ",")) continue;
         if (accept(r, "]")) break;
@@ -1209,7 +1212,7 @@ int main(int argc, char **argv) {
         if (r.pos < r.len && r.text[r.pos] == 'b')
             read_binary(&r, t->kind, t->rank, &values[i], i + 1);
         else if (t->rank == 0) read_scalar(&r, t->kind, &values[i], i + 1, 0);
-        else read_array(&r, t->kind, t->rank, 0, 1, &values[i], i + 1);
+        else read_array(&r, t->kind, t->rank, 0, 0, &values[i], i + 1);
     }
     skip_space(&r);
     if (r.pos < r.len && r.text[r.pos] == 'b')
