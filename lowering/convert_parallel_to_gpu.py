@@ -86,6 +86,9 @@ class ConvertParallelToGpuPass(ModulePass):
 
     name = "convert-parallel-to-gpu"
 
+    profile: bool = False
+    """Count each kernel's launches, threads, iterations and time (`l0.lowering.profile`)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if any(isinstance(o, gpu.ModuleOp) for o in op.ops) or not _uses_device(op):
             return
@@ -93,8 +96,9 @@ class ConvertParallelToGpuPass(ModulePass):
         error_words = 1 + max((len(c.values) for c in checks), default=0)
         functions = [f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks]
         code = DeviceCode(op, error_words)
+        sites: set[str] = set()
         for f in functions:
-            HostFunction(code, f).convert()
+            HostFunction(code, f, self.profile, sites).convert()
         for f in functions:
             for call in [o for o in f.walk() if isinstance(o, func.CallOp)]:
                 if call.callee.root_reference.data == WIDTH_FUNCTION:

@@ -51,6 +51,9 @@ WIDTH_FUNCTION = "l0_parallel_width"
 """The function giving the number of chunks a parallel level may use
 (Note [Parallel width])."""
 
+CHUNK_COUNT_ATTR = "l0.chunk_count"
+"""Marks the op computing a `chunk_count`."""
+
 BLOCKED_REDUCTION_ATTR = "l0.blocked_reduction"
 """Marks the two loops of a blocked reduction (Note [Blocked reductions])."""
 
@@ -89,10 +92,22 @@ def parallel_width(b: CodeBuilder, anchor: Operation) -> SSAValue:
 
 
 def chunk_count(b: CodeBuilder, n: SSAValue, anchor: Operation) -> SSAValue:
-    """C = max(1, min(width, n / MIN_CHUNK)): the number of chunks for `n` iterations."""
+    """C = max(1, min(width, n / MIN_CHUNK)): the number of chunks for `n` iterations
+    (marked `CHUNK_COUNT_ATTR`)."""
     width = parallel_width(b, anchor)
     most = b.val(arith.DivSIOp(n, b.i64(MIN_CHUNK)))
-    return b.maxsi(b.val(arith.MinSIOp(width, most)), b.i64(1))
+    count = b.maxsi(b.val(arith.MinSIOp(width, most)), b.i64(1))
+    count.owner.attributes[CHUNK_COUNT_ATTR] = UnitAttr()
+    return count
+
+
+def counts_chunks(v: SSAValue) -> bool:
+    """Whether `v` (through index casts) is a `chunk_count`: each of its chunks has at
+    least MIN_CHUNK rows when there are two or more."""
+    owner = v.owner
+    while isinstance(owner, arith.IndexCastOp):
+        owner = owner.input.owner
+    return isinstance(owner, Operation) and CHUNK_COUNT_ATTR in owner.attributes
 
 
 def chunk_start(b: CodeBuilder, c: SSAValue, n: SSAValue, count: SSAValue) -> SSAValue:
