@@ -40,7 +40,8 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAtt
 
 from l0.dialects.context import l0_context
 from l0.dialects.soac import UNIQUE_ATTR, CertType
-from l0.lowering import alloc_stats, checked_memory, trace
+from l0.lowering import alloc_stats, checked_memory, run_params, trace
+from l0.lowering import profile as profile_ir
 from l0.lowering.bufferise import BufferisePass
 from l0.lowering.chunk_parallel import ChunkParallelPass
 from l0.lowering.convert_gpu_to_sim import ConvertGpuToSimPass
@@ -55,6 +56,7 @@ from l0.lowering.hoist_allocs import HoistAllocsPass
 from l0.lowering.jit import JitModule, link_callbacks
 from l0.lowering.presize_allocs import PresizeAllocsPass
 from l0.lowering.reuse_freed import ReuseFreedPass
+from l0.lowering.run_tables import Param, Site
 from l0.lowering.size_facts import SizeFactsPass
 from l0.lowering.tile_parallel import TileParallelPass
 
@@ -72,11 +74,13 @@ TARGETS: dict[str, tuple[type, ...]] = {
 
 
 def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
-          verify: bool = False, multicore: bool = False, target: str = "cpu") -> ModuleOp:
+          verify: bool = False, multicore: bool = False, target: str = "cpu",
+          profile: bool = False) -> ModuleOp:
     """The loop-level module (the back end's input) for the soac-level `module`, which
     is left unchanged; with `multicore` (or `target="multicore"`), at the omp level; with
     `target="gpu"` at the gpu level (kernels and launches, docs/gpu.md), with
-    `"gpu-sim"` that level made CPU code."""
+    `"gpu-sim"` that level made CPU code. With `profile`, every OpenMP region and kernel
+    launch is counted (`l0.lowering.profile`)."""
     lowered = module.clone()
     if entries is not None:
         keep = set(entries)
@@ -87,7 +91,8 @@ def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
     if multicore:
         target = "multicore"
     for pass_class in (*PIPELINE, *TARGETS[target]):
-        pass_class().apply(ctx, lowered)
+        counts = pass_class in (ConvertParallelToOmpPass, ConvertParallelToGpuPass)
+        (pass_class(profile=True) if counts and profile else pass_class()).apply(ctx, lowered)
         if verify:
             lowered.verify()
     return lowered
@@ -95,17 +100,27 @@ def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
 
 def compile_module(module: ModuleOp, *, fast_math: bool = False,
                    entries: Iterable[str] | None = None,
-                   threads: int | None = None, gpu_sim: bool = False) -> JitModule:
-    """Compile the soac-level `module` to native code; `entries` as for `lower`;
-    `threads` None for the sequential back end, else multicore's thread count (0: all);
-    `gpu_sim`: through the GPU's kernels, run on the CPU (`docs/gpu.md`)."""
+                   threads: int | None = None, gpu_sim: bool = False,
+                   profile: bool = False) -> JitModule:
+    """Compile the soac-level `module` to native code; `entries` and `profile` as for
+    `lower`; `threads` None for the sequential back end, else multicore's thread count
+    (0: all); `gpu_sim`: through the GPU's kernels, run on the CPU (`docs/gpu.md`)."""
     names = list(entries) if entries is not None else None
     link_callbacks(trace.CALLBACKS)
     target = "gpu-sim" if gpu_sim else "multicore" if threads is not None else "cpu"
-    lowered = lower(module, entries=names, target=target)
+    lowered = lower(module, entries=names, target=target, profile=profile)
     jit = JitModule(lowered, fast_math=fast_math, entries=names, threads=threads)
     jit.trace_sites = trace.sites_in(lowered)
+    note_tables(jit, lowered)
     return jit
+
+
+def note_tables(jit: Any, lowered: ModuleOp) -> None:
+    """Record on `jit` the run-time parameters and profiled sites of its `lowered`
+    module (`l0.lowering.run_tables`)."""
+    jit.run_params = [Param(name, symbol, default)
+                      for symbol, name, default in run_params.params_in(lowered)]
+    jit.profile_sites = [Site(name, symbol) for symbol, name in profile_ir.sites_in(lowered)]
 
 
 class CpuEngine(NativeEngine):
@@ -113,9 +128,11 @@ class CpuEngine(NativeEngine):
 
     def __init__(self, module: ModuleOp, *, fast_math: bool = False,
                  entries: Iterable[str] | None = None, isolate: bool = True,
-                 threads: int | None = None, gpu_sim: bool = False) -> None:
+                 threads: int | None = None, gpu_sim: bool = False,
+                 profile: bool = False) -> None:
         names = list(entries) if entries is not None else None
         self._gpu_sim = gpu_sim
+        self._profile = profile
         # Kept: a back end's compiled module may own more than the code (GPU kernels).
         self._jit = jit = self._compile(module, fast_math, names, threads)
         points: dict[str, EntryPoint] = {}
@@ -128,14 +145,16 @@ class CpuEngine(NativeEngine):
                     tuple(_is_cert_array(t) for t in f.function_type.outputs.data))
         links = RuntimeLinks(checked_memory.enabled(), alloc_stats.enabled(), threads)
         super().__init__(jit.compiled, points, isolate=isolate, links=links,
-                         trace_sites=getattr(jit, "trace_sites", None))
+                         trace_sites=getattr(jit, "trace_sites", None),
+                         params=getattr(jit, "run_params", ()),
+                         sites=getattr(jit, "profile_sites", ()))
 
     def _compile(self, module: ModuleOp, fast_math: bool, names: list[str] | None,
                  threads: int | None) -> Any:
         """The compiled module, with `compiled` (a `CompiledModule`) and `trace_sites`
         (a back end compiling otherwise overrides this)."""
         return compile_module(module, fast_math=fast_math, entries=names, threads=threads,
-                              gpu_sim=self._gpu_sim)
+                              gpu_sim=self._gpu_sim, profile=self._profile)
 
 
 def _unique_params(f: func.FuncOp) -> list[bool]:

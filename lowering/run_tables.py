@@ -5,10 +5,11 @@ Both are exported globals of the compiled module (`l0.lowering.run_params`,
 reads and writes them and imports no xDSL, so code loaded from the compile cache uses
 it too. `RunTables` is what an engine holds:
 
-* `params()`: every parameter's name and value; `set_params({NAME: V})` writes
-  values (an unknown name or a negative value is a `ValueError` naming the known
-  parameters); the defaults (`default_value`) follow from the device: the thread
-  count on multicore, the GPU's resident threads on gpu;
+* `params()`: every parameter's name and value; `set_params({NAME: V})` sets values
+  (an unknown name or a negative value is a `ValueError` naming the known
+  parameters), which `apply()` writes into the code before each call; the defaults
+  (`default_value`) follow from the device: the thread count on multicore, the
+  GPU's resident threads on gpu;
 * `reset_profile()` zeroes the counters; `profile()` reads them as the records of
   `l0-run --profile` (`PROFILE_KEYS`), one per site in program order.
 """
@@ -81,15 +82,20 @@ class RunTables:
         self._counters = [(s.name, (ctypes.c_int64 * 4).from_address(_address(engine, s.symbol)))
                           for s in sites]
         self._defaults = {p.name: default_value(p.default, device) for p in params}
-        for name, value in self._defaults.items():
+        self._values = dict(self._defaults)
+
+    def apply(self) -> None:
+        """Write this engine's values into the code, before a call: engines of one
+        program in a process share its compiled code, and each has its own values."""
+        for name, value in self._values.items():
             self._params[name].value = value
 
     def defaults(self) -> dict[str, int]:
         return dict(self._defaults)
 
     def params(self) -> dict[str, int]:
-        """Every parameter's name and current value, in program order."""
-        return {name: cell.value for name, cell in self._params.items()}
+        """Every parameter's name and value, in program order."""
+        return dict(self._values)
 
     def set_params(self, values: Mapping[str, int]) -> None:
         """Give parameters values (the others keep theirs)."""
@@ -98,8 +104,7 @@ class RunTables:
                 raise ValueError(unknown_param_message(name, list(self._params)))
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"parameter {name!r} takes an integer >= 0, not {value!r}")
-        for name, value in values.items():
-            self._params[name].value = value
+        self._values.update(values)
 
     def reset_profile(self) -> None:
         for _, cells in self._counters:

@@ -466,7 +466,7 @@ def declare_global(mod: ModuleEmitter, op: memref.GlobalOp) -> None:
     arr = ir.ArrayType(mty, count)
     gv = ir.GlobalVariable(mod.llvm, arr, name=global_symbol(op.sym_name.data))
     # A public global is exported: the driver reads or writes it (run_tables).
-    gv.linkage = "external" if op.sym_visibility.data == "public" else "internal"
+    gv.linkage = "" if op.sym_visibility.data == "public" else "internal"
     gv.global_constant = op.constant is not None
     gv.align = 64
     init = op.initial_value
