@@ -308,7 +308,8 @@ def to_omp(par: scf.ParallelOp, name: str, profile: bool = False) -> None:
     if start is not None:
         after = CodeBuilder.after(parallel)
         threads = after.select(big, parallel_width(after, parallel), after.i64(1))
-        profile_ir.record(after, parallel, name, threads, trips, start)
+        profile_ir.record(after, parallel, name, threads, trips,
+                          profile_ir.since(after, parallel, start))
 
 
 @dataclass(frozen=True)

@@ -87,10 +87,12 @@ class HostFunction:
     """Converts one function's body (Note [Host and device memory])."""
 
     def __init__(self, code: k.DeviceCode, f: func.FuncOp, profiling: bool = False,
-                 sites: set[str] | None = None) -> None:
+                 sites: set[str] | None = None, cuda_events: bool = False) -> None:
         self.code, self.f = code, f
         self.profiling = profiling
         """Count each launch (`l0.lowering.profile`)."""
+        self.cuda_events = cuda_events
+        """Time launches with CUDA events (a GPU), not the host's clock (gpu-sim)."""
         self.sites = set() if sites is None else sites
         """The site names given so far in the module (made unique)."""
         self.name = f.sym_name.data.replace(".", "_")
@@ -259,7 +261,10 @@ class HostFunction:
         kernel, params, checks = self.code.kernel(self.code.fresh_name(name), body)
         err = self.errors.word() if checks else None
         traced = kernel.attributes.get(gpu_trace.TRACE_ATTR)
-        start = profile_ir.now(b, self.f) if self.profiling else None
+        start: SSAValue | None = None
+        if self.profiling:  # on a GPU, the kernel's time between CUDA events
+            start = profile_ir.events_begin(b, self.f) if self.cuda_events else \
+                profile_ir.now(b, self.f)
         if isinstance(traced, StringAttr):  # Note [Traces in kernels]
             log, host_log = gpu_trace.before_launch(b)
             launch = k.launch(b, kernel, [*params, log], grid, err, threads)
@@ -267,7 +272,10 @@ class HostFunction:
         else:
             launch = k.launch(b, kernel, params, grid, err, threads)
         if start is not None:
-            profile_ir.record(b, launch, site, b.muli(grid, b.i64(threads)), iterations, start)
+            elapsed = profile_ir.events_elapsed(b, launch, start) if self.cuda_events else \
+                profile_ir.since(b, launch, start)
+            profile_ir.record(b, launch, site, b.muli(grid, b.i64(threads)), iterations,
+                              elapsed)
         if checks:
             self.errors.check(b, sorted(checks))
 

@@ -91,8 +91,12 @@ def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
     if multicore:
         target = "multicore"
     for pass_class in (*PIPELINE, *TARGETS[target]):
-        counts = pass_class in (ConvertParallelToOmpPass, ConvertParallelToGpuPass)
-        (pass_class(profile=True) if counts and profile else pass_class()).apply(ctx, lowered)
+        step = pass_class()
+        if profile and pass_class is ConvertParallelToOmpPass:
+            step = ConvertParallelToOmpPass(profile=True)
+        elif profile and pass_class is ConvertParallelToGpuPass:
+            step = ConvertParallelToGpuPass(profile=True, cuda_events=target == "gpu")
+        step.apply(ctx, lowered)
         if verify:
             lowered.verify()
     return lowered

@@ -29,15 +29,18 @@ from collections.abc import Iterable
 
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
+    FloatAttr,
     IntegerAttr,
     MemRefType,
     ModuleOp,
     StringAttr,
     UnitAttr,
+    f32,
+    f64,
     i32,
     i64,
 )
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from l0.lowering.builder import CodeBuilder
@@ -123,22 +126,72 @@ def _module(anchor: Operation) -> ModuleOp:
     return module
 
 
-def _ensure_clock(module: ModuleOp) -> None:
-    if not any(isinstance(f, func.FuncOp) and f.sym_name.data == CLOCK for f in module.ops):
-        decl = func.FuncOp.external(CLOCK, [i32, i64], [i32])
+_C_FUNCTIONS: dict[str, tuple[list[Attribute], list[Attribute]]] = {
+    CLOCK: ([i32, i64], [i32]),
+    # The CUDA driver's events (pointers and handles passed as i64; `cuda_events`).
+    "cuEventCreate": ([i64, i32], [i32]),
+    "cuEventRecord": ([i64, i64], [i32]),
+    "cuEventSynchronize": ([i64], [i32]),
+    "cuEventElapsedTime": ([i64, i64, i64], [i32]),
+    "cuEventDestroy_v2": ([i64], [i32]),
+}
+"""The C functions profiling code calls: (parameters, results)."""
+
+
+def _call(b: CodeBuilder, anchor: Operation, name: str, args: list[SSAValue]) -> None:
+    """Call the C function `name` (declared in the module on first use)."""
+    module = _module(anchor)
+    inputs, outputs = _C_FUNCTIONS[name]
+    if not any(isinstance(f, func.FuncOp) and f.sym_name.data == name for f in module.ops):
+        decl = func.FuncOp.external(name, inputs, outputs)
         decl.sym_visibility = StringAttr("private")
         Rewriter.insert_op(decl, InsertPoint.at_start(module.body.block))
+    b.add(func.CallOp(name, args, outputs))
+
+
+def _address(b: CodeBuilder, m: SSAValue) -> SSAValue:
+    return b.to_i64(b.val(memref.ExtractAlignedPointerAsIndexOp.get(m)))
 
 
 def now(b: CodeBuilder, anchor: Operation) -> SSAValue:
     """The monotonic clock in nanoseconds (i64): `clock_gettime` into a stack pair."""
-    _ensure_clock(_module(anchor))
     ts = b.val(memref.AllocaOp.get(i64, shape=[2]))
-    where = b.to_i64(b.val(memref.ExtractAlignedPointerAsIndexOp.get(ts)))
-    b.add(func.CallOp(CLOCK, [b.val(arith.ConstantOp(IntegerAttr(CLOCK_MONOTONIC, i32))),
-                              where], [i32]))
+    _call(b, anchor, CLOCK, [b.val(arith.ConstantOp(IntegerAttr(CLOCK_MONOTONIC, i32))),
+                             _address(b, ts)])
     seconds, nanos = b.load(ts, [b.i64(0)]), b.load(ts, [b.i64(1)])
     return b.addi(b.muli(seconds, b.i64(1_000_000_000)), nanos)
+
+
+def since(b: CodeBuilder, anchor: Operation, start: SSAValue) -> SSAValue:
+    """Nanoseconds since `start` (`now`)."""
+    return b.subi(now(b, anchor), start)
+
+
+def events_begin(b: CodeBuilder, anchor: Operation) -> SSAValue:
+    """Two CUDA events, the first recorded on the default stream now: a `memref<2xi64>`
+    for `events_elapsed` (host code on the gpu)."""
+    events = b.val(memref.AllocaOp.get(i64, shape=[2]))
+    where = _address(b, events)
+    flags = b.val(arith.ConstantOp(IntegerAttr(0, i32)))
+    _call(b, anchor, "cuEventCreate", [where, flags])
+    _call(b, anchor, "cuEventCreate", [b.addi(where, b.i64(8)), flags])
+    _call(b, anchor, "cuEventRecord", [b.load(events, [b.i64(0)]), b.i64(0)])
+    return events
+
+
+def events_elapsed(b: CodeBuilder, anchor: Operation, events: SSAValue) -> SSAValue:
+    """Record the second of `events` (`events_begin`), wait for it, and give the
+    nanoseconds between the two (CUDA-event time); the events are destroyed."""
+    first, second = b.load(events, [b.i64(0)]), b.load(events, [b.i64(1)])
+    _call(b, anchor, "cuEventRecord", [second, b.i64(0)])
+    _call(b, anchor, "cuEventSynchronize", [second])
+    ms = b.val(memref.AllocaOp.get(f32, shape=[1]))
+    _call(b, anchor, "cuEventElapsedTime", [_address(b, ms), first, second])
+    millis = b.val(arith.ExtFOp(b.load(ms, [b.i64(0)]), f64))
+    nanos = b.val(arith.MulfOp(millis, b.val(arith.ConstantOp(FloatAttr(1e6, f64)))))
+    _call(b, anchor, "cuEventDestroy_v2", [first])
+    _call(b, anchor, "cuEventDestroy_v2", [second])
+    return b.val(arith.FPToSIOp(nanos, i64))
 
 
 def _counters(anchor: Operation, name: str) -> str:
@@ -168,13 +221,12 @@ def _unique(module: ModuleOp, name: str) -> str:
 
 
 def record(b: CodeBuilder, anchor: Operation, name: str, threads: SSAValue,
-           iterations: SSAValue, start: SSAValue) -> None:
-    """Add one launch of `threads` threads and `iterations` iterations, begun at
-    `start` (`now`), to the counters of the site `name` (atomically: a region reached
-    from code running in threads is counted by each)."""
+           iterations: SSAValue, elapsed: SSAValue) -> None:
+    """Add one launch of `threads` threads and `iterations` iterations that took
+    `elapsed` nanoseconds to the counters of the site `name` (atomically: a region
+    reached from code running in threads is counted by each)."""
     symbol = _counters(anchor, name)
     table = b.val(memref.GetGlobalOp(symbol, MemRefType(i64, [4])))
-    elapsed = b.subi(now(b, anchor), start)
     for k, v in ((LAUNCHES, b.i64(1)), (THREADS, b.to_i64(threads)),
                  (ITERATIONS, b.to_i64(iterations)), (NANOSECONDS, elapsed)):
         b.add(memref.AtomicRMWOp(operands=[v, table, [b.index(k)]], result_types=[i64],

@@ -3,6 +3,7 @@
 // RUN: l0-opt %s -p 'convert-parallel-to-omp{profile=true}' -t llvm-ir | filecheck %s --check-prefix=LLVM
 // RUN: l0-opt %s -p 'convert-parallel-to-gpu{profile=true}' | filecheck %s --check-prefix=GPU
 // RUN: l0-opt %s -p convert-parallel-to-gpu | filecheck %s --check-prefix=OFF
+// RUN: l0-opt %s --target=gpu -p 'convert-parallel-to-gpu{profile=true cuda_events=true}' -t 'llvm-ir{host=true}' | filecheck %s --check-prefix=EVENTS
 
 // With profiling, a region reads the clock before it forks and, after the join, adds
 // one launch, its threads (the width when it forked, else 1), its trip count and the
@@ -19,10 +20,10 @@
 // CHECK-NEXT:    %[[W:.*]] = func.call @l0_parallel_width() : () -> i64
 // CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1 : i64
 // CHECK-NEXT:    %[[THREADS:.*]] = arith.select %[[BIG]], %[[W]], %[[ONE]] : i64
-// CHECK-NEXT:    %[[TABLE:.*]] = memref.get_global @[[C]] : memref<4xi64>
 // CHECK:         func.call @clock_gettime
 // CHECK:         %[[END:.*]] = arith.addi
 // CHECK-NEXT:    %[[NS:.*]] = arith.subi %[[END]], %[[START]] : i64
+// CHECK-NEXT:    %[[TABLE:.*]] = memref.get_global @[[C]] : memref<4xi64>
 // CHECK:         memref.atomic_rmw
 // CHECK-SAME:      %[[TABLE]]
 // CHECK:         memref.atomic_rmw{{.*}}(%[[THREADS]], %[[TABLE]]
@@ -50,10 +51,27 @@
 // GPU:           %[[GRID:.*]] = arith.minsi
 // GPU:           func.call @clock_gettime
 // GPU:           "gpu.launch_func"
-// GPU-NEXT:      %[[BS:.*]] = arith.constant 256 : i64
+// GPU:           func.call @clock_gettime
+// GPU:           %[[BS:.*]] = arith.constant 256 : i64
 // GPU-NEXT:      %[[THREADS:.*]] = arith.muli %[[GRID]], %[[BS]] : i64
 // GPU:           memref.atomic_rmw{{.*}}(%[[THREADS]],
 // GPU:           memref.atomic_rmw{{.*}}(%[[N]],
+// On a GPU (cuda_events), a launch is timed by two CUDA events on the default stream,
+// the second waited for; the elapsed milliseconds become nanoseconds. The clock is not
+// read.
+// EVENTS-NOT:    clock_gettime
+// EVENTS-LABEL:  define internal { i32 } @l0.fn.main.gpu(
+// EVENTS:          call i32 @cuEventCreate(i64 %{{.*}}, i32 0)
+// EVENTS:          call i32 @cuEventCreate(i64 %{{.*}}, i32 0)
+// EVENTS:          call i32 @cuEventRecord(i64 %{{.*}}, i64 0)
+// EVENTS:          call i32 @cuLaunchKernel
+// EVENTS:          call i32 @cuEventRecord(i64 %[[E1:.*]], i64 0)
+// EVENTS-NEXT:     call i32 @cuEventSynchronize(i64 %[[E1]])
+// EVENTS:          call i32 @cuEventElapsedTime(i64 %{{.*}}, i64 %[[E0:.*]], i64 %[[E1]])
+// EVENTS:          fmul double %{{.*}}, 1.000000e+06
+// EVENTS-NEXT:     call i32 @cuEventDestroy_v2(i64 %[[E0]])
+// EVENTS-NEXT:     call i32 @cuEventDestroy_v2(i64 %[[E1]])
+// EVENTS:          atomicrmw add
 func.func @main(%a: memref<?xf64>, %o: memref<?xf64>) {
   %z = arith.constant 0 : index
   %one = arith.constant 1 : index
