@@ -8,16 +8,36 @@ threads and running a region on the calling thread) loads it where it decides; t
 driver writes the values into the compiled code before calling it (the defaults, or
 what the user set: `l0-run --param`, `l0.compile(..., params=...)`), so changing a
 value compiles nothing again. `l0-run --print-params` lists them.
+
+Note [Unset parameters]
+~~~~~~~~~~~~~~~~~~~~~~~
+The JIT's drivers write every parameter before each call (`run_tables.RunTables`), but
+a native executable or library (`l0 compile`) has no such driver. A parameter's global
+therefore starts at UNSET (-1), and where the code reads a negative value it computes
+the default itself, from the device as the code sees it (the thread count is the
+parallel width, `l0_parallel_width`): the same default the drivers write.
 """
 
 from __future__ import annotations
 
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr, UnitAttr, i64
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    i64,
+)
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from l0.lowering.builder import CodeBuilder
+from l0.lowering.parallel_loops import parallel_width
+from l0.lowering.run_tables import GPU_THREADS
+
+UNSET = -1
+"""A parameter's value until a driver writes one (Note [Unset parameters])."""
 
 PARAM_PREFIX = "l0_param."
 NAME_ATTR = "l0.param"
@@ -41,8 +61,9 @@ def declare(anchor: Operation, name: str, default: str) -> str:
         if g.attributes[NAME_ATTR] == StringAttr(name):
             return g.sym_name.data
     symbol = f"{PARAM_PREFIX}{len(existing)}"
-    g = memref.GlobalOp.get(StringAttr(symbol), MemRefType(i64, [1]), UnitAttr(),
-                            sym_visibility=StringAttr("public"))
+    t = MemRefType(i64, [1])
+    unset = DenseIntOrFPElementsAttr.from_list(TensorType(i64, [1]), [UNSET])
+    g = memref.GlobalOp.get(StringAttr(symbol), t, unset, sym_visibility=StringAttr("public"))
     g.attributes[NAME_ATTR] = StringAttr(name)
     g.attributes[DEFAULT_ATTR] = StringAttr(default)
     Rewriter.insert_op(g, InsertPoint.at_start(module.body.block))
@@ -50,10 +71,21 @@ def declare(anchor: Operation, name: str, default: str) -> str:
 
 
 def load(b: CodeBuilder, anchor: Operation, name: str, default: str) -> SSAValue:
-    """The value of the parameter `name` (i64), read where `b` inserts."""
+    """The value of the parameter `name` (i64), read where `b` inserts; its default
+    computed there while no driver has written it (Note [Unset parameters])."""
     symbol = declare(anchor, name, default)
     table = b.val(memref.GetGlobalOp(symbol, MemRefType(i64, [1])))
-    return b.load(table, [b.i64(0)])
+    value = b.load(table, [b.i64(0)])
+    return b.select(b.cmpi("slt", value, b.i64(0)), _default(b, anchor, default), value)
+
+
+def _default(b: CodeBuilder, anchor: Operation, default: str) -> SSAValue:
+    """The default `UNIT*FACTOR` computed in the code (`run_tables.default_value`)."""
+    unit, _, factor = default.rpartition("*")
+    if unit == "threads":
+        return b.muli(parallel_width(b, anchor), b.i64(int(factor)))
+    scale = GPU_THREADS if unit == "gpu_threads" else 1
+    return b.i64(scale * int(factor))
 
 
 def params_in(module: ModuleOp) -> list[tuple[str, str, str]]:

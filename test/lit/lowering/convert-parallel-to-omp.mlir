@@ -6,8 +6,9 @@
 // the work of an iteration, here 3 ops, reach its run-time threshold, and it has two
 // trips or more) + omp.wsloop (static schedule) + omp.loop_nest over the same bounds.
 // The threshold is an exported global named after the region, its default the thread
-// count times 2^14.
-// CHECK-DAG:   "memref.global"() <{sym_name = "[[MAPP:l0_param\..*]]", type = memref<1xi64>, initial_value, sym_visibility = "public"}> {l0.param = "map:parallel.min_work", l0.param_default = "threads*16384"}
+// count times 2^14, which the code computes itself while no driver has set it (its
+// initial value -1: Note [Unset parameters]).
+// CHECK-DAG:   "memref.global"() <{sym_name = "[[MAPP:l0_param\..*]]", type = memref<1xi64>, initial_value = dense<-1> : tensor<1xi64>, sym_visibility = "public"}> {l0.param = "map:parallel.min_work", l0.param_default = "threads*16384"}
 // CHECK-DAG:   l0.param = "copy_rows:copy.min_work"
 // CHECK-LABEL: func.func @map(
 // CHECK:         %[[SPAN:.*]] = arith.subi %[[N:.*]], %[[Z:.*]] : index
@@ -15,7 +16,13 @@
 // CHECK-NEXT:    %[[Z64:.*]] = arith.constant 0 : i64
 // CHECK-NEXT:    %[[T:.*]] = arith.maxsi %[[TR]], %[[Z64]] : i64
 // CHECK-NEXT:    %[[PG:.*]] = memref.get_global @[[MAPP]] : memref<1xi64>
-// CHECK:         %[[MW:.*]] = memref.load %[[PG]]
+// CHECK:         %[[RAW:.*]] = memref.load %[[PG]]
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK-NEXT:    %[[UNSET:.*]] = arith.cmpi slt, %[[RAW]], %[[ZERO]] : i64
+// CHECK-NEXT:    %[[WIDTH:.*]] = func.call @l0_parallel_width() : () -> i64
+// CHECK-NEXT:    %[[K:.*]] = arith.constant 16384 : i64
+// CHECK-NEXT:    %[[DEF:.*]] = arith.muli %[[WIDTH]], %[[K]] : i64
+// CHECK-NEXT:    %[[MW:.*]] = arith.select %[[UNSET]], %[[DEF]], %[[RAW]] : i64
 // CHECK-NEXT:    %[[W:.*]] = arith.constant 3 : i64
 // CHECK-NEXT:    %[[LEAST:.*]] = arith.ceildivsi %[[MW]], %[[W]] : i64
 // CHECK-NEXT:    %[[TWO:.*]] = arith.constant 2 : i64

@@ -38,7 +38,7 @@
 // The counters are an exported (not internal) global the driver finds by name, added
 // to atomically.
 // LLVM:        @"l0.global.l0_profile.0" = global [4 x i64] zeroinitializer
-// LLVM:        @"l0.global.l0_param.0" = global [1 x i64] zeroinitializer
+// LLVM:        @"l0.global.l0_param.0" = global [1 x i64] [i64 -1]
 // LLVM-LABEL:  define internal {i32} @"l0.fn.main"(
 // LLVM:          call i32 @"clock_gettime"(i32 1, i64
 // LLVM:          call void @"GOMP_parallel"
