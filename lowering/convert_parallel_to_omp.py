@@ -29,8 +29,9 @@ wake-up. The default threshold is WORK_PER_THREAD (2^14) times the thread count,
 each thread would get some 10^4 operations. An iteration's work is counted at
 compile time (`iteration_work`): one per operation, a call or a copy CALL_WORK, an
 inner loop UNKNOWN_TRIPS times its body (its trip count is not known here), a branch
-its dearer side; an iteration of a loop over chunks (`chunk_count`, the reductions,
-scans and filters) folds at least MIN_CHUNK rows. The comparison is made when the
+its dearer side. A loop over chunks (the reductions, scans and filters of
+`chunk_count`, the allocating loops of `chunk-parallel`) is judged by its rows
+(`chunked_rows`) times the work of one row. The comparison is made when the
 region is reached, against the value the parameter has then, so `--param` changes it
 without compiling again.
 
@@ -84,10 +85,9 @@ from l0.lowering import profile as profile_ir
 from l0.lowering import run_params
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.parallel_loops import (
-    MIN_CHUNK,
     chunk_bounds,
     chunk_count,
-    counts_chunks,
+    chunked_rows,
     parallel_for,
     parallel_width,
 )
@@ -110,11 +110,11 @@ MOST_WORK = 1 << 40
 """Estimates are capped here (deep nests of unknown loops)."""
 
 
-def iteration_work(op: scf.ParallelOp) -> int:
+def iteration_work(op: scf.ParallelOp, per_row: bool = False) -> int:
     """The estimated work of one iteration of the parallel loop `op` (Note
-    [Sequential below a threshold]): at least 1. An iteration of a loop over chunks
-    (`chunk_count`) folds at least MIN_CHUNK rows."""
-    trips = MIN_CHUNK if counts_chunks(op.upperBound[0]) else UNKNOWN_TRIPS
+    [Sequential below a threshold]), at least 1; with `per_row`, of one row of an
+    iteration of a loop over chunks (its loops over the chunk's rows count once)."""
+    trips = 1 if per_row else UNKNOWN_TRIPS
     return max(1, min(MOST_WORK, sum(_work(o, trips) for r in op.regions for b in r.blocks
                                      for o in b.ops)))
 
@@ -271,9 +271,13 @@ def to_omp(par: scf.ParallelOp, name: str, profile: bool = False) -> None:
     span = b.to_i64(b.val(arith.SubiOp(ub, lb)))
     trips = b.maxsi(b.val(arith.CeilDivSIOp(span, b.to_i64(step))), b.i64(0))
     min_work = run_params.load(b, par, f"{name}.{MIN_WORK}", f"threads*{WORK_PER_THREAD}")
-    # trips * work >= min_work, without overflow: trips >= ceil(min_work / work)
-    least = b.val(arith.CeilDivSIOp(min_work, b.i64(iteration_work(par))))
-    big = b.andi(b.cmpi("sge", trips, b.i64(2)), b.cmpi("sge", trips, least))
+    # A loop over chunks works on their rows: rows * work per row, else trips * work.
+    rows = chunked_rows(ub)
+    count = trips if rows is None else b.to_i64(rows)
+    work = iteration_work(par, per_row=rows is not None)
+    # count * work >= min_work, without overflow: count >= ceil(min_work / work)
+    least = b.val(arith.CeilDivSIOp(min_work, b.i64(work)))
+    big = b.andi(b.cmpi("sge", trips, b.i64(2)), b.cmpi("sge", count, least))
     start = profile_ir.now(b, par) if profile else None
     body = par.body.block
     nest_block = Block(arg_types=[lb.type])
