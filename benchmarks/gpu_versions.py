@@ -114,7 +114,7 @@ def run_cupy(name: str, args: list[np.ndarray], runs: int) -> GpuTimes:
 
 def _import_numba_cuda() -> Any:
     """numba.cuda as the gpu back end imports it (numpy 2.5's `row_stack` put back)."""
-    from l0.lowering.gpu_runtime import numba_cuda
+    from l0.lowering.runtime.gpu_runtime import numba_cuda
 
     return numba_cuda()
 

@@ -1,6 +1,7 @@
 """l0: an optimising compiler for L0, the data-parallel language of Henriksen's 2014 thesis.
 
-`l0.compile(source_or_path)` compiles a program for calling from Python (see `l0.api`).
+`l0.compile(source_or_path)` compiles a program for calling from Python (see `l0.api`);
+in IPython and Jupyter, `%load_ext l0` adds the `%%l0` cell magic (`l0.notebook`).
 The package imports nothing heavy until a function is used.
 """
 
@@ -22,6 +23,13 @@ def __getattr__(name: str) -> Any:
 
         return compile
     raise AttributeError(f"module 'l0' has no attribute {name!r}")
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """`%load_ext l0` in IPython or Jupyter: the `%%l0` cell magic (`l0.notebook`)."""
+    from l0.notebook import load_ipython_extension as load
+
+    load(ipython)
 
 
 def __dir__() -> list[str]:

@@ -171,9 +171,14 @@ class CompiledProgram:
                  fast_math: bool = False, inhibit_uniqueness: bool = False,
                  main_only: bool = False, isolate: bool = True,
                  threads: int | None = None, cache: bool = False,
+                 checked: ast.Program | None = None,
+                 entries: Sequence[str] | None = None,
                  profile: bool = False) -> None:
         """`main_only`: only `main` will be called (l0-run), so nothing else is kept or
-        compiled; `isolate=False`: the caller's arrays may be updated in place (l0-run
+        compiled; `entries` (without `optimise`): only these functions will be called
+        (`l0 repl`); `checked`: the program, already parsed and type checked (and
+        perhaps not from `text` alone: `l0 repl` adds its entries), instead of
+        `text`; `isolate=False`: the caller's arrays may be updated in place (l0-run
         reads fresh ones for every run). With `inhibit_uniqueness` the occurrence checks
         are skipped, so an update may hit an array used later: the program then runs
         unoptimised in the interpreter, which copies on every update. With `cache`, native
@@ -193,16 +198,18 @@ class CompiledProgram:
         # internalised again when one of them is first called.
         self._separate_plain = self._optimise and not main_only
         self._backend, self._fast_math = backend, fast_math
-        self._entries = ["main"] if main_only else None
+        if entries is not None and optimise:
+            raise ValueError("entries need optimise=False (the optimiser keeps only main)")
+        self._entries = ["main"] if main_only else None if entries is None else list(entries)
         self._isolate = isolate
         self._profile = profile
         self._threads = thread_count(threads) if backend == "multicore" else None
         self._plain_engine: Any = None
-        self._ast: ast.Program | None = None
+        self._ast: ast.Program | None = checked
         self._module: ModuleOp | None = None
         self.from_cache = False
         """Whether the native code came from the compile cache (nothing was compiled)."""
-        key = self._cache_key() if cache else None
+        key = self._cache_key() if cache and checked is None else None
         if key is not None and self._load_cached(key):
             self.from_cache = True
             return
@@ -259,7 +266,7 @@ class CompiledProgram:
             "pipeline": pipeline_target(self._backend) if self._optimise else None,
             "entries": self._entries}
         if self._backend == "gpu":  # its code is made for the device's architecture
-            from l0.lowering.gpu_backend import target_arch
+            from l0.lowering.backends.gpu import target_arch
 
             options["arch"] = target_arch()
             if options["arch"] is None:
@@ -270,11 +277,11 @@ class CompiledProgram:
         """Take the engine and signatures from the cache entry `key`, if it is there and
         can run in this process."""
         from l0 import compile_cache
-        from l0.lowering.engine import NativeEngine
+        from l0.lowering.runtime.engine import NativeEngine
 
         engine_type: Any = NativeEngine
         if self._backend == "gpu":
-            from l0.lowering.gpu_backend import GpuEngine
+            from l0.lowering.backends.gpu import GpuEngine
 
             engine_type = GpuEngine
         hit = compile_cache.load_engine(
@@ -302,7 +309,7 @@ class CompiledProgram:
         if self._unchecked:
             return Interpreter(module, in_place=False)
         if self._backend in ("cpu", "multicore", "gpu-sim"):
-            from l0.lowering.pipeline import CpuEngine
+            from l0.lowering.backends.cpu import CpuEngine
 
             return CpuEngine(module, fast_math=self._fast_math, entries=self._entries,
                              isolate=self._isolate, threads=self._threads,
@@ -324,7 +331,7 @@ class CompiledProgram:
     # -- run-time parameters and the profile (docs/tools.md) ---------------------------
 
     def _tables(self) -> Any:
-        """`main`'s engine's `l0.lowering.run_tables.RunTables`; None for the
+        """`main`'s engine's `l0.lowering.runtime.run_tables.RunTables`; None for the
         interpreter."""
         return getattr(self._engine, "tables", None)
 
@@ -344,7 +351,7 @@ class CompiledProgram:
         naming the program's parameters."""
         tables = self._tables()
         if tables is None:
-            from l0.lowering.run_tables import unknown_param_message
+            from l0.lowering.runtime.run_tables import unknown_param_message
 
             for name in values:
                 raise ValueError(unknown_param_message(name, []))
@@ -371,15 +378,21 @@ class CompiledProgram:
         engine = self._engine_for(name)
         return call_with_big_stack(lambda: engine.call(name, list(args)))
 
-    def run_main(self, input_text: str) -> str:
+    def run_main(self, input_text: str | bytes) -> str:
         """Read `main`'s arguments from `input_text` and return its printed result (no newline)."""
-        from l0.values import format_result, from_ir_results, read_arguments, to_ir_arguments
+        from l0.values import format_result
+
+        return format_result(self.functions["main"].ret, self.main_values(input_text))
+
+    def main_values(self, input_text: str | bytes) -> list[Any]:
+        """Read `main`'s arguments from `input_text` (text, or bytes: text and binary
+        values) and return its flattened result (`l0.values.from_ir_results`)."""
+        from l0.values import from_ir_results, read_arguments, to_ir_arguments
 
         entry = self.functions["main"]
         params = [p.type for p in entry.params]
         inputs = to_ir_arguments(params, read_arguments(input_text, params, "<stdin>"))
-        results = from_ir_results(entry.ret, self.call_flat("main", inputs))
-        return format_result(entry.ret, results)
+        return from_ir_results(entry.ret, self.call_flat("main", inputs))
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         functions = self.__dict__.get("functions", {})
@@ -507,18 +520,18 @@ def backend_unavailable(backend: str) -> str | None:
     more than l0 itself (a GPU, its driver, the gpu extra)."""
     if backend != "gpu":
         return None
-    from l0.lowering.gpu_backend import unavailable
+    from l0.lowering.backends.gpu import unavailable
 
     return unavailable()
 
 
 def _gpu_engine(module: ModuleOp, **options: Any) -> Any:
     """The gpu back end's engine, or `BackendUnavailable` saying what is missing."""
-    from l0.lowering.gpu_runtime import GpuUnavailable
+    from l0.lowering.runtime.gpu_runtime import GpuUnavailable
 
     try:
-        from l0.lowering.gpu_backend import GpuEngine
-        from l0.lowering.ptx import GpuToolMissing
+        from l0.lowering.backends.gpu import GpuEngine
+        from l0.lowering.llvm.ptx import GpuToolMissing
 
         return GpuEngine(module, **options)
     except (GpuUnavailable, GpuToolMissing) as err:

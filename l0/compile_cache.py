@@ -1,7 +1,7 @@
 """The compile cache: compiled programs kept on disk, so an unchanged program is not compiled again.
 
 An entry is one program compiled with one set of options: its object code and what
-calling it needs (an engine's `save`, e.g. `l0.lowering.engine.NativeEngine.save`, and
+calling it needs (an engine's `save`, e.g. `l0.lowering.runtime.engine.NativeEngine.save`, and
 what its user adds: the API keeps the L0 signatures of the functions). It lives in
 `$XDG_CACHE_HOME/l0` (default `~/.cache/l0`), in a file named by the key: a hash of
 everything the code depends on (`key`, `program_key`):
@@ -191,7 +191,7 @@ def program_key(source: str, filename: str, options: Mapping[str, object]) -> st
     settings of the environment that are compiled into it; None when the cache is off."""
     if not enabled():
         return None
-    from l0.lowering import alloc_stats, checked_memory
+    from l0.lowering.runtime import alloc_stats, checked_memory
 
     return key(source, filename, {**options, "checked_memory": checked_memory.enabled(),
                                   "count_allocations": alloc_stats.enabled()})

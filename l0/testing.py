@@ -2,11 +2,14 @@
 
 Two sources of expectations, which may be combined (docs/tools.md "l0 test"):
 
-* the 2014 protocol of sibling files (docs/reference.md §6.4, test/programs/README.md):
-  `X.l0` + `X.in` + `X.out` must print `X.out` (whitespace ignored); + `X.in` + `X.err`
-  must fail when run, at the `LINE:COL` of `X.err`, with a message containing its
-  phrase; `X.l0` + `X.in` must compile; `X.l0` alone must fail to compile, with the kind
-  named by a first line `// error: KIND` if there is one;
+* sibling files (docs/reference.md §6.4, test/programs/README.md): `X.l0` + `X.in` +
+  `X.out` must print `X.out`; + `X.in` + `X.err` must fail when run, at the `LINE:COL`
+  of `X.err`, with a message containing its phrase; `X.l0` + `X.in` must compile.
+  `X.l0` alone (no sibling files, no test block) must compile, as in Futhark; under the
+  2014 protocol (`protocol="2014"`, or a marker file `l0test.toml` saying
+  `protocol = "2014"` in the program's directory or one above it: Note [Two protocols])
+  it must instead fail to compile, with the kind named by a first line
+  `// error: KIND` if there is one;
 * a test block in the program itself: a comment line `// ==` followed by comment lines
 
       // input { 1 [2, 3] }          the values of main's parameters (as on stdin)
@@ -25,20 +28,39 @@ Two sources of expectations, which may be combined (docs/tools.md "l0 test"):
   In an `error:` line each part is optional: a first word containing a hyphen is the
   error kind, then `LINE:COL`, and the rest a phrase the message must contain.
 
-`spec_of(path)` reads both into a `Spec`; `check_program(path, backend)` runs it in this
-process and returns a `Verdict`. `l0 test` runs this over directories, and other test
-drivers (the corpus tests) can use the same functions.
+Expected outputs are compared with `main`'s values, reals within a tolerance
+(`l0.values.compare`). `spec_of(path)` reads both into a `Spec`;
+`check_program(path, backend)` runs it in this process and returns a `Verdict`.
+`l0 test` runs this over directories, and other test drivers (the corpus tests) can use
+the same functions.
+
+Note [Two protocols]
+~~~~~~~~~~~~~~~~~~~~
+The 2014 test runner read a program without an input as a test that the compiler must
+reject: its suite (and our corpus, `test/programs/`) has dozens of them. A user running
+`l0 test` over their own programs, which have no sibling files, expects what
+`futhark test` does: each is compiled, and passes if it compiles. The user's reading is
+the default; a directory of 2014-style tests says so with a marker file, `l0test.toml`
+holding `protocol = "2014"`, which applies to every program under it (the nearest one
+above a program wins), so `l0 test test/programs/errors` keeps the corpus's verdicts
+without a flag. `l0 test --protocol=...` overrides any marker.
 """
 
 from __future__ import annotations
 
 import re
 import time
+import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error
+from l0.values.compare import DEFAULT_TOLERANCE, Tolerance, output_mismatch, squash
+
+__all__ = ["PROTOCOLS", "ErrorSpec", "RunCase", "Spec", "SpecError", "Tolerance", "Verdict",
+           "check_program", "find_programs", "protocol_of", "spec_of", "squash",
+           "structure_of"]
 
 # The ops counted by `structure`: the SOACs and array constructions of the soac dialect.
 STRUCTURE_OPS = ("map", "reduce", "scan", "filter", "redomap", "scanomap", "iota", "replicate",
@@ -123,9 +145,35 @@ _ERROR_WORDS = re.compile(
 )
 
 
-def spec_of(path: Path) -> Spec:
-    """The expectations of the program at `path`: its sibling files and its test block."""
+PROTOCOLS = ("futhark", "2014")
+"""How a program without sibling files or test block is read: "futhark" (it must
+compile) or "2014" (it must fail to compile): Note [Two protocols]."""
+MARKER = "l0test.toml"
+
+
+def protocol_of(directory: Path) -> str:
+    """The protocol of the programs in `directory`: that of the nearest `l0test.toml` in
+    it or above it, else "futhark" (Note [Two protocols])."""
+    for d in (directory.resolve(), *directory.resolve().parents):
+        marker = d / MARKER
+        if marker.is_file():
+            try:
+                settings = tomllib.loads(marker.read_text(encoding="utf-8"))
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+                raise SpecError(f"{marker}: {err}") from None
+            protocol = settings.get("protocol", "futhark")
+            if protocol not in PROTOCOLS or set(settings) - {"protocol"}:
+                raise SpecError(f"{marker}: expected only `protocol = \"2014\"` or "
+                                f"`protocol = \"futhark\"`, found {settings}")
+            return str(protocol)
+    return "futhark"
+
+
+def spec_of(path: Path, protocol: str | None = None) -> Spec:
+    """The expectations of the program at `path`: its sibling files and its test block,
+    read by `protocol` (default: `protocol_of` its directory)."""
     text = path.read_text(encoding="utf-8")
+    protocol = protocol or protocol_of(path.parent)  # a bad marker fails every program
     spec = _block_spec(text, path.parent)
     inp, out, err = (path.with_suffix(s) for s in (".in", ".out", ".err"))
     if inp.exists() and out.exists():
@@ -135,7 +183,7 @@ def spec_of(path: Path) -> Spec:
         spec.runs.insert(0, RunCase(inp.name, inp.read_bytes(), error=_err_file(err),
                                     file=inp.name))
     elif (not inp.exists() and not spec.runs and spec.structure is None
-          and not spec.target_structure):
+          and not spec.target_structure and protocol == "2014"):
         # `X.l0` alone: the 2014 protocol expects a compile-time failure.
         first = (text.splitlines() or [""])[0]
         m = _FIRST_LINE_KIND.match(first)
@@ -339,11 +387,14 @@ def _structure(text: str) -> dict[str, int]:
 # -- checking ---------------------------------------------------------------------------
 
 
-def check_program(path: Path, backend: str, *, optimise: bool = True) -> Verdict:
-    """Test the program at `path` on `backend` in this process."""
+def check_program(path: Path, backend: str, *, optimise: bool = True,
+                  protocol: str | None = None, tolerance: Tolerance = DEFAULT_TOLERANCE) -> Verdict:
+    """Test the program at `path` on `backend` in this process; `protocol` as `spec_of`,
+    reals compared within `tolerance`."""
     start = time.perf_counter()
     try:
-        problem = call_with_big_stack(lambda: _problem(path, backend, optimise))
+        problem = call_with_big_stack(
+            lambda: _problem(path, backend, optimise, protocol, tolerance))
     except SpecError as err:
         problem = str(err)
     except (OSError, UnicodeDecodeError) as err:
@@ -356,11 +407,12 @@ def check_program(path: Path, backend: str, *, optimise: bool = True) -> Verdict
     return Verdict(str(path), backend, problem is None, problem or "", seconds)
 
 
-def _problem(path: Path, backend: str, optimise: bool) -> str | None:
+def _problem(path: Path, backend: str, optimise: bool, protocol: str | None,
+             tolerance: Tolerance) -> str | None:
     """What is wrong with the program at `path` on `backend`, or `None`."""
     from l0.api import CompiledProgram, pipeline_target
 
-    spec = spec_of(path)
+    spec = spec_of(path, protocol)
     source = path.read_text(encoding="utf-8")
     try:
         prog = CompiledProgram(source, str(path), backend, optimise=optimise)
@@ -379,30 +431,32 @@ def _problem(path: Path, backend: str, optimise: bool) -> str | None:
         if problem:
             return problem
     for case in spec.runs:
-        problem = _run_problem(prog, case)
+        problem = _run_problem(prog, case, tolerance)
         if problem:
             return problem
     return None
 
 
-def _run_problem(prog: object, case: RunCase) -> str | None:
+def _run_problem(prog: object, case: RunCase, tolerance: Tolerance) -> str | None:
     from l0.api import CompiledProgram
+    from l0.values import format_result
 
     assert isinstance(prog, CompiledProgram)
+    ret = prog.functions["main"].ret
     try:
-        actual = prog.run_main(case.input)  # type: ignore[arg-type] # bytes: binary too
+        actual = prog.main_values(case.input)
     except L0Error as err:
         if case.error is None:
             return f"{case.name}: failed: {err.render()}"
         problem = case.error.mismatch(err)
         return f"{case.name}: {problem}" if problem else None
     if case.error is not None:
-        return f"{case.name}: ran, but expected an error ({case.error}); printed {actual}"
+        printed = format_result(ret, actual)
+        return f"{case.name}: ran, but expected an error ({case.error}); printed {printed}"
     if case.output is None:  # only required to run
         return None
-    if squash(actual) != squash(case.output):
-        return f"{case.name}: expected {_short(case.output)}, got {_short(actual)}"
-    return None
+    problem = output_mismatch(case.output, ret, actual, tolerance)
+    return f"{case.name}: {problem}" if problem else None
 
 
 def _structure_problem(source: str, filename: str, expected: dict[str, int],
@@ -427,16 +481,6 @@ def structure_of(source: str, filename: str, target: str = "cpu") -> dict[str, i
         if dialect == "soac" and name in STRUCTURE_OPS:
             counts[name] = counts.get(name, 0) + 1
     return counts
-
-
-def squash(text: str) -> str:
-    """`text` without whitespace: outputs are compared so (docs/reference.md §6.4)."""
-    return re.sub(r"\s+", "", text)
-
-
-def _short(text: str, limit: int = 200) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def find_programs(paths: list[Path]) -> list[Path]:

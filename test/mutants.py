@@ -160,9 +160,9 @@ MODULES: dict[str, Coverage] = {
                            ("interp-pass-cse",), _CSE_PROGRAMS,
                            ("test/unit/test_rebinder.py",),
                            ("passes/cores/common_subexpressions",)),
-    "lowering/dealloc": Coverage(("test/lit/lowering/dealloc.mlir",
-                                  "test/lit/lowering/l0-opt-pipeline.l0"), ("cpu-O0",),
-                                 _MEMORY_PROGRAMS),
+    "lowering/memory/dealloc": Coverage(("test/lit/lowering/dealloc.mlir",
+                                         "test/lit/lowering/l0-opt-pipeline.l0"), ("cpu-O0",),
+                                        _MEMORY_PROGRAMS),
     "lowering/bufferise": Coverage(
         ("test/lit/lowering/bufferise.mlir", "test/lit/lowering/bufferise-soacs.mlir",
          "test/lit/lowering/bufferise-manifest.mlir", "test/lit/lowering/bufferise-row-shapes.l0",

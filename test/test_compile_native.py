@@ -1,6 +1,6 @@
 """`l0 compile`: native executables print exactly what `l0-run` prints.
 
-Each program is compiled with `l0.lowering.native.build_executable` and run on its
+Each program is compiled with `l0.lowering.backends.native.build_executable` and run on its
 `X.in`; its stdout, stderr and exit status must be byte for byte those of `l0-run`
 (computed in this process the way `l0-run` computes them: the same `CompiledProgram`,
 trace output captured). A representative subset runs by default; `make native-corpus`
@@ -23,7 +23,7 @@ from l0.api import CompiledProgram
 from l0.bigstack import call_with_big_stack
 from l0.cli.compile import build
 from l0.diagnostics import L0Error, format_error, register_source
-from l0.lowering import trace_runtime as trace
+from l0.lowering.runtime import trace_runtime as trace
 
 pytestmark = pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None,
                                 reason="no C compiler")

@@ -28,8 +28,8 @@ from l0.diagnostics import L0Error
 
 
 def _device():  # noqa: ANN202
-    from l0.lowering.gpu_runtime import GpuUnavailable, device
-    from l0.lowering.ptx import GpuToolMissing, find_libdevice
+    from l0.lowering.llvm.ptx import GpuToolMissing, find_libdevice
+    from l0.lowering.runtime.gpu_runtime import GpuUnavailable, device
 
     try:
         find_libdevice()
@@ -46,7 +46,7 @@ def test_hand_written_module_runs_on_the_gpu() -> None:
     from xdsl.parser import Parser
 
     from l0.dialects.context import LOWERING_LEVELS, SOAC_LEVEL, l0_context
-    from l0.lowering.gpu_backend import compile_gpu_module
+    from l0.lowering.backends.gpu import compile_gpu_module
 
     dev = _device()
     module = Parser(l0_context(SOAC_LEVEL + LOWERING_LEVELS), HOST.read_text()).parse_module()

@@ -152,8 +152,8 @@ def test_the_error_word_reports_the_lowest_failing_thread() -> None:
     from l0.dialects.context import l0_context
     from l0.dialects.soac import AssertOp
     from l0.frontend import load_program, to_module
-    from l0.lowering.convert_gpu_to_sim import PREFIX, ConvertGpuToSimPass
-    from l0.lowering.jit import JitModule
+    from l0.lowering.backends.jit import JitModule
+    from l0.lowering.gpu.convert_gpu_to_sim import PREFIX, ConvertGpuToSimPass
     from l0.lowering.pipeline import lower
 
     gpu_level = lower(to_module(load_program(PUBLISHED, "w.l0")), entries=["main"],
@@ -177,8 +177,8 @@ def test_a_thread_failing_before_a_barrier_leaves_its_block_running() -> None:
     # threads]), and the host reports the lowest failing row's error from the word.
     from l0.dialects.context import l0_context
     from l0.frontend import load_program, to_module
-    from l0.lowering.convert_gpu_to_sim import ConvertGpuToSimPass
-    from l0.lowering.jit import JitModule
+    from l0.lowering.backends.jit import JitModule
+    from l0.lowering.gpu.convert_gpu_to_sim import ConvertGpuToSimPass
     from l0.lowering.pipeline import lower
     from l0.passes.pipeline import optimise
 
@@ -220,7 +220,7 @@ def test_traces_in_kernels_print_in_the_interpreters_order(
     # otherwise be cut into chunks), so the output is the sequential run's.
     import io
 
-    from l0.lowering import trace_runtime
+    from l0.lowering.runtime import trace_runtime
 
     data = np.arange(1, n + 1, dtype=np.int64) % 7
     printed = {}

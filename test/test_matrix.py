@@ -8,7 +8,7 @@ printed with the corpus's expectations (`corpus.py`). The axes are the two table
 * `BACKENDS`: how a module is run. A new back end is one line here; `every_pass` says
   whether it also runs the module after each pass alone (the interpreter does: that is
   where a pass that changes a program's meaning is blamed by name), `checked_heap`
-  whether its code allocates through the checking heap (`l0.lowering.checked_memory`),
+  whether its code allocates through the checking heap (`l0.lowering.runtime.checked_memory`),
   after which no buffer may be freed twice and none may be left live (no leaks),
   `pipelines` and `programs` limit a costly line to some pipelines and programs. The
   multicore back end runs with 2 threads (`l0-run --backend multicore --threads 2`),
@@ -34,8 +34,8 @@ more (fresh and freed buffers poisoned, double frees, leaks), so the corpus is n
 twice on native code; so does the multicore back end, at every thread count (buffers
 allocated and freed by libgomp's threads). Its 1- and 3-thread lines run every program at
 `-O`. They compile nothing: the thread count is set when the code
-is called, not compiled in (`l0.lowering.openmp_runtime`), so they run the machine code
-of the 2-thread `-O` cell, which the JIT keeps (`l0.lowering.jit`). Compile-time
+is called, not compiled in (`l0.lowering.runtime.openmp_runtime`), so they run the machine code
+of the 2-thread `-O` cell, which the JIT keeps (`l0.lowering.backends.jit`). Compile-time
 failures do not depend on the back end: they are one test per program (`test_rejected`).
 
 Note [Programs about fusion's structure]
@@ -90,7 +90,7 @@ from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error
 from l0.dialects.context import l0_context
 from l0.frontend import load_program, to_module
-from l0.lowering import checked_memory
+from l0.lowering.runtime import checked_memory
 from l0.passes import PASSES
 from l0.passes.pipeline import optimisation_passes, run_pass
 from l0.values import format_result, from_ir_results, read_arguments, to_ir_arguments
@@ -108,20 +108,20 @@ def _interpreter(module: ModuleOp) -> Engine:
 
 
 def _cpu(module: ModuleOp) -> Engine:
-    from l0.lowering.pipeline import CpuEngine
+    from l0.lowering.backends.cpu import CpuEngine
 
     return CpuEngine(module, entries=["main"])  # as l0-run compiles it
 
 
 def _gpu_sim(module: ModuleOp) -> Engine:
-    from l0.lowering.pipeline import CpuEngine
+    from l0.lowering.backends.cpu import CpuEngine
 
     return CpuEngine(module, entries=["main"], gpu_sim=True)
 
 
 def _multicore(threads: int) -> Callable[[ModuleOp], Engine]:
     def make(module: ModuleOp) -> Engine:
-        from l0.lowering.pipeline import CpuEngine
+        from l0.lowering.backends.cpu import CpuEngine
 
         return CpuEngine(module, entries=["main"], threads=threads)  # l0-run --threads
 

@@ -36,10 +36,10 @@ from l0.api import CompiledProgram
 from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error
 from l0.dialects.context import l0_context
-from l0.lowering.dealloc.aliases import Aliases, UsedMemrefs, summarise
 from l0.lowering.llvm.emit import print_llvm_ir
+from l0.lowering.memory.dealloc.aliases import Aliases, UsedMemrefs, summarise
+from l0.lowering.memory.presize_allocs import PresizeAllocsPass, levels_to_parallel, size_slice
 from l0.lowering.pipeline import MULTICORE, PIPELINE, lower
-from l0.lowering.presize_allocs import PresizeAllocsPass, levels_to_parallel, size_slice
 
 BENCHMARKS = Path(__file__).parent.parent / "benchmarks" / "programs"
 
@@ -141,7 +141,7 @@ def test_checker_sees_allocations_in_parallel_bodies() -> None:
     """The check can fail: an scf.parallel allocating per iteration is reported before
     expand-allocs, and not after it."""
     from l0.dialects.context import LOWERING_LEVELS, SOAC_LEVEL, l0_context
-    from l0.lowering.expand_allocs import ExpandAllocsPass
+    from l0.lowering.memory.expand_allocs import ExpandAllocsPass
 
     ctx = l0_context(SOAC_LEVEL + LOWERING_LEVELS)
     module = Parser(ctx, PARALLEL).parse_module()
@@ -246,7 +246,7 @@ LOCVOLCALIB_INPUT = "{outer} 32 16 {steps} 0.03 5.0 0.2 0.6 0.5"
 
 def _locvolcalib_allocations(monkeypatch: pytest.MonkeyPatch, steps: int,
                              strikes: int = 4) -> int:
-    from l0.lowering import alloc_stats
+    from l0.lowering.runtime import alloc_stats
 
     monkeypatch.setenv(alloc_stats.ENV, "1")
     text = (BENCHMARKS / "locvolcalib.l0").read_text(encoding="utf-8")
@@ -302,7 +302,7 @@ def test_rows_updated_in_place_are_computed_in_the_result(
     buffer of its own (hoisted out of the rows' loop) and was copied into the row."""
     import numpy as np
 
-    from l0.lowering import alloc_stats
+    from l0.lowering.runtime import alloc_stats
 
     monkeypatch.setenv(alloc_stats.ENV, "1")
     prog = call_with_big_stack(lambda: CompiledProgram(SOLVES, "solves.l0", "cpu"))

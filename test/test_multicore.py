@@ -184,7 +184,7 @@ def test_no_leak_nor_bad_free_in_threads(monkeypatch: pytest.MonkeyPatch,
     # The checking heap (called from every thread) sees each buffer freed once.
     import gc
 
-    from l0.lowering import checked_memory
+    from l0.lowering.runtime import checked_memory
 
     monkeypatch.setenv(checked_memory.ENV, "1")
     checked_memory.reset_problems()
@@ -234,9 +234,9 @@ COUNT_CHUNKS = "fun int main([int] a) = reduce(fn int (int x, int y) => x + 1, 0
 
 
 def test_one_compilation_serves_every_thread_count(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The count is set when the code is called (l0.lowering.openmp_runtime), so the JIT
+    # The count is set when the code is called (l0.lowering.runtime.openmp_runtime), so the JIT
     # compiles the program once for all counts, and each engine still runs on its own.
-    from l0.lowering import jit
+    from l0.lowering.backends import jit
 
     builds = []
     build = jit._build
@@ -249,7 +249,7 @@ def test_one_compilation_serves_every_thread_count(monkeypatch: pytest.MonkeyPat
     assert results[1] == N
     assert len(set(results.values())) == len(THREADS)
 # Reductions with array accumulators (Note [Array accumulators] in
-# l0.lowering.convert_soac_to_scf): a chunk per thread folds into its own copy of the
+# l0.lowering.scf.convert_soac_to_scf): a chunk per thread folds into its own copy of the
 # neutral element; `last`'s neutral element has another shape than its partials, so the
 # fold runs again sequentially. `colsquares` and `lastplus` reduce a map: fused,
 # redomaps whose partials are combined with the outer lambda (`lastplus`: again
@@ -301,8 +301,8 @@ def test_array_accumulators_are_blocked_and_free_what_they_allocate(
     import gc
 
     from l0.api import CompiledProgram
-    from l0.lowering import checked_memory
     from l0.lowering.pipeline import lower
+    from l0.lowering.runtime import checked_memory
 
     for entry, redomap in (("colsums(r)", False), ("colsquares(r)", True)):
         source = ARRAY_REDUCTIONS.replace("fun int main() = 0",

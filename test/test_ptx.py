@@ -25,7 +25,13 @@ from corpus import Program, runnable
 from l0.bigstack import call_with_big_stack
 from l0.dialects.context import LOWERING_LEVELS, SOAC_LEVEL, l0_context
 from l0.lowering.llvm.nvptx import is_container
-from l0.lowering.ptx import DEFAULT_ARCH, GpuToolMissing, compile_ptx, find_libdevice, find_ptxas
+from l0.lowering.llvm.ptx import (
+    DEFAULT_ARCH,
+    GpuToolMissing,
+    compile_ptx,
+    find_libdevice,
+    find_ptxas,
+)
 
 LIT = Path(__file__).parent / "lit" / "gpu"
 HAND_WRITTEN = sorted(p for p in LIT.glob("*.mlir") if "builtin.module" in p.read_text())
@@ -95,4 +101,4 @@ def test_corpus_program_assembles(prog: Program, tmp_path: Path) -> None:
                                                target="gpu"))
     if not is_container(module):
         return  # nothing runs on the device (a program of scalars)
-    ptxas(compile_ptx(module).text, tmp_path)  # traces in kernels: a log (lowering/gpu_trace.py)
+    ptxas(compile_ptx(module).text, tmp_path)  # traces in kernels: a log (lowering/gpu/trace.py)

@@ -30,7 +30,8 @@ from l0.api import BACKENDS, backend_unavailable
 from l0.cli.guard import run_guarded
 from l0.cli.progress import Progress
 from l0.diagnostics import L0Error, Loc, register_source
-from l0.testing import RunCase, SpecError, spec_of, squash
+from l0.testing import RunCase, SpecError, spec_of
+from l0.values.compare import output_mismatch
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -141,7 +142,7 @@ def bench(args: argparse.Namespace) -> int:
     results: dict[str, dict[str, Any]] = {}
     wrong = 0
     for k, dataset in enumerate(sets):
-        runtimes, printed = _time_dataset(prog, dataset, args.runs,
+        runtimes, values = _time_dataset(prog, dataset, args.runs,
                                           lambda i, k=k: progress.update(k * args.runs + i,
                                                                          sets[k].name))
         results[dataset.name] = summary(runtimes)
@@ -149,9 +150,10 @@ def bench(args: argparse.Namespace) -> int:
             results[dataset.name]["profile"] = prog.profile_records()
         progress.finish()
         print(_line(dataset.name, results[dataset.name]))
-        if dataset.output is not None and squash(printed) != squash(dataset.output):
-            print(f"  wrong output: expected {dataset.output.strip()[:80]}, "
-                  f"got {printed[:80]}")
+        problem = None if dataset.output is None else output_mismatch(
+            dataset.output, prog.functions["main"].ret, values)
+        if problem is not None:
+            print(f"  wrong output: {problem}")
             wrong += 1
     if args.json:
         _write_json(args.json, {str(program): {"datasets": results}})
@@ -159,18 +161,17 @@ def bench(args: argparse.Namespace) -> int:
 
 
 def _time_dataset(prog: Any, dataset: Dataset, runs: int,
-                  tick: Any) -> tuple[list[int], str]:
-    """The run times of `main` on `dataset` in microseconds, and what it printed."""
-    from l0.values import format_result, from_ir_results, read_arguments, to_ir_arguments
+                  tick: Any) -> tuple[list[int], list[Any]]:
+    """The run times of `main` on `dataset` in microseconds, and its (flattened) result."""
+    from l0.values import from_ir_results, read_arguments, to_ir_arguments
 
     entry = prog.functions["main"]
     params = [p.type for p in entry.params]
     name = f"<{dataset.name}>"
     # Text and binary values; a bytearray lets binary arrays be read without copies.
     inputs = to_ir_arguments(params, read_arguments(bytearray(dataset.input), params, name))
-    # The warm-up run: its result is the one printed and checked.
-    results = prog.call_flat("main", copy.deepcopy(inputs))
-    printed = format_result(entry.ret, from_ir_results(entry.ret, results))
+    # The warm-up run: its result is the one checked.
+    results = from_ir_results(entry.ret, prog.call_flat("main", copy.deepcopy(inputs)))
     prog.reset_profile()  # the profile covers the timed runs only
     runtimes = []
     for i in range(runs):
@@ -179,7 +180,7 @@ def _time_dataset(prog: Any, dataset: Dataset, runs: int,
         prog.call_flat("main", fresh)
         runtimes.append((time.perf_counter_ns() - start) // 1000)
         tick(i + 1)
-    return runtimes, printed
+    return runtimes, results
 
 
 def summary(runtimes: list[int]) -> dict[str, Any]:

@@ -5,9 +5,9 @@ The executable reads `main`'s arguments from stdin and prints its result exactly
 Futhark's compiled programs. `--backend multicore` runs the parallel loops on the
 threads of libgomp, linked in; the executable then takes `--threads N` (default:
 `L0_NUM_THREADS`, else all cores), as `l0-run` does. `--library` makes a shared
-library, its C header and a Python module instead (`l0.lowering.native.library`). `-v`
+library, its C header and a Python module instead (`l0.lowering.backends.native.library`). `-v`
 reports the time of each stage on stderr (`l0.cli.stages.COMPILE_STAGES`). How it is
-made: `l0.lowering.native`.
+made: `l0.lowering.backends.native`.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def _read_program(path: str) -> str:
 
 
 def _compile(args: argparse.Namespace) -> int:
-    from l0.lowering.native import BuildError
+    from l0.lowering.backends.native import BuildError
 
     source = _read_program(args.program)
     register_source(args.program, source)
@@ -98,7 +98,7 @@ def build(source: str, filename: str, output: str | os.PathLike[str], *,
     paths made; `multicore` as `l0-run --backend multicore`. Raises `L0Error` for errors
     in the program, `BuildError` when no executable can be made."""
     from l0.frontend import load_program, to_module
-    from l0.lowering.native import build_executable, build_library
+    from l0.lowering.backends.native import build_executable, build_library
 
     prog = load_program(source, filename)
     entry = next(f for f in prog.fundefs if f.name == "main")  # the checker requires it

@@ -121,13 +121,13 @@ class LlvmIrTarget(Target):
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         if self.gpu and getattr(self, "host", False):
-            from l0.lowering.gpu_backend import host_llvm_ir
+            from l0.lowering.backends.gpu import host_llvm_ir
 
             text = host_llvm_ir(module, fast_math=self.fast_math, optimize=self.optimize)
             output.write(text if text.endswith("\n") else text + "\n")
             return
         if self.gpu:
-            from l0.lowering.ptx import nvptx_module
+            from l0.lowering.llvm.ptx import nvptx_module
 
             mod, _, _ = _gpu_tool(lambda: nvptx_module(module, fast_math=self.fast_math,
                                                         optimize=self.optimize))
@@ -139,7 +139,7 @@ class LlvmIrTarget(Target):
         multicore = any(op.name.startswith("omp.") for op in module.walk())
         threads = 0 if multicore else None
         if self.optimize:
-            from l0.lowering.jit import optimized_llvm_ir
+            from l0.lowering.backends.jit import optimized_llvm_ir
 
             text = optimized_llvm_ir(module, fast_math=self.fast_math, threads=threads)
         else:
@@ -170,7 +170,7 @@ class PtxTarget(Target):
     fast_math: bool = False
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        from l0.lowering.ptx import compile_ptx
+        from l0.lowering.llvm.ptx import compile_ptx
 
         ptx = _gpu_tool(lambda: compile_ptx(module, arch=self.arch, fast_math=self.fast_math))
         output.write(ptx.text if ptx.text.endswith("\n") else ptx.text + "\n")
@@ -179,7 +179,7 @@ class PtxTarget(Target):
 def _gpu_tool(make: Callable[[], T]) -> T:
     """Run `make`; a missing CUDA file (libdevice) or IR that is not gpu-level is a usage
     error, printed as one line."""
-    from l0.lowering.ptx import GpuToolMissing
+    from l0.lowering.llvm.ptx import GpuToolMissing
 
     try:
         return make()

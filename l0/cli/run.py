@@ -11,7 +11,7 @@ benchmark harness of Futhark's compiled programs does. `-O` (the default) runs t
 default optimisation pipeline (`l0.passes.pipeline`) of the back end's target before
 running (gpu and gpu-sim: the gpu's, which recomputes transcendental functions more
 readily; the others: the cpu's); `-O0` runs none.
-`-v` (cpu) counts the heap allocations of compiled code (`l0.lowering.alloc_stats`) and
+`-v` (cpu) counts the heap allocations of compiled code (`l0.lowering.runtime.alloc_stats`) and
 prints, after the result, `l0-run: allocations per run of main: N` on stderr (the
 largest count of the runs).
 
@@ -30,7 +30,7 @@ exits with 2.
 `--profile FILE` counts every parallel region (multicore) and kernel launch (gpu,
 gpu-sim) and writes them as JSON (`l0/cli/profile_table.py`; docs/tools.md); `--param
 NAME=V` sets a run-time parameter of the compiled code, `--print-params` lists them
-(`l0.lowering.run_tables`).
+(`l0.lowering.runtime.run_tables`).
 
 The input may mix text values and binary ones (Futhark's binary format,
 `l0/values/binary.py`); `-b` writes the result in binary. `-v` reports the time of
@@ -56,7 +56,7 @@ BACKENDS = ("cpu", "multicore", "interp", "gpu-sim", "gpu")
 """`l0.api.BACKENDS`, not imported: `--help` and `--version` load no compiler module
 (`test_l0_run` checks the two agree)."""
 ALLOC_STATS_ENV = "L0_COUNT_ALLOCATIONS"
-"""`l0.lowering.alloc_stats.ENV` (not imported: the interpreter needs no back end)."""
+"""`l0.lowering.runtime.alloc_stats.ENV` (not imported: the interpreter needs no back end)."""
 
 
 def build_argparser() -> argparse.ArgumentParser:
@@ -209,7 +209,7 @@ def run(args: argparse.Namespace) -> int:
     # No isolation: the inputs are ours (a fresh copy per run), and copying would be timed.
     counting = args.verbose and args.backend in ("cpu", "multicore", "gpu-sim")
     if counting:
-        # before compiling: the counter is compiled into the code (l0.lowering.alloc_stats)
+        # before compiling: the counter is compiled into the code (l0.lowering.runtime.alloc_stats)
         os.environ[ALLOC_STATS_ENV] = "1"
     source = _read_source(args.program)
     register_source(args.program, source)
@@ -300,7 +300,7 @@ def _read_stdin() -> bytearray:
 
 
 def _allocations() -> int:
-    from l0.lowering import alloc_stats
+    from l0.lowering.runtime import alloc_stats
 
     return alloc_stats.count()
 

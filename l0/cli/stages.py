@@ -3,7 +3,7 @@
 Note [Stage probes]
 ~~~~~~~~~~~~~~~~~~~
 The compiler carries no timing code: each stage is one function that the drivers reach
-through a module attribute (`l0.syntax.parser.parse_program`, `l0.lowering.jit._optimise`,
+through a module attribute (`l0.syntax.parser.parse_program`, `l0.lowering.backends.jit._optimise`,
 ...), so for the duration of one run `timed_stages` replaces those attributes by timing
 wrappers and puts them back afterwards. Stages nest (the JIT stage calls LLVM IR
 emission and LLVM's optimiser), so each reports its own time, without that of the
@@ -29,15 +29,15 @@ STAGES: tuple[tuple[str, str, str], ...] = (
     ("compile cache (key, look-up, store)", "l0.compile_cache", "key"),
     ("compile cache (key, look-up, store)", "l0.compile_cache", "load"),
     ("compile cache (key, look-up, store)", "l0.compile_cache", "store"),
-    ("load cached code", "l0.lowering.jit_call", "load_object"),
+    ("load cached code", "l0.lowering.runtime.jit_call", "load_object"),
     ("parse", "l0.syntax.parser", "parse_program"),
     ("type check", "l0.typecheck", "check_program"),
     ("internalise", "l0.internalise", "internalise"),
     ("optimise (passes)", "l0.passes.pipeline", "optimise"),
     ("lower (bufferise, soac to scf, dealloc)", "l0.lowering.pipeline", "lower"),
-    ("LLVM IR", "l0.lowering.jit", "emit_module"),
-    ("LLVM optimisation (O3)", "l0.lowering.jit", "_optimise"),
-    ("machine code (MCJIT)", "l0.lowering.jit", "compile_module"),
+    ("LLVM IR", "l0.lowering.backends.jit", "emit_module"),
+    ("LLVM optimisation (O3)", "l0.lowering.backends.jit", "_optimise"),
+    ("machine code (MCJIT)", "l0.lowering.backends.jit", "compile_module"),
     ("read input", "l0.values.binary", "read_input_bytes"),
     ("parse input", "l0.values", "read_arguments"),
     ("run main", "l0.api", "CompiledProgram.call_flat"),
@@ -49,10 +49,10 @@ COMPILE_STAGES: tuple[tuple[str, str, str], ...] = (
     *(stage for stage in STAGES if stage[0] in (
         "parse", "type check", "internalise", "optimise (passes)",
         "lower (bufferise, soac to scf, dealloc)", "LLVM optimisation (O3)")),
-    ("LLVM IR", "l0.lowering.native.build", "emit_module"),
-    ("C tables", "l0.lowering.native.build", "_tables"),
-    ("object code", "l0.lowering.native.build", "_object_code"),
-    ("link (C compiler)", "l0.lowering.native.build", "_run_cc"),
+    ("LLVM IR", "l0.lowering.backends.native.build", "emit_module"),
+    ("C tables", "l0.lowering.backends.native.build", "_tables"),
+    ("object code", "l0.lowering.backends.native.build", "_object_code"),
+    ("link (C compiler)", "l0.lowering.backends.native.build", "_run_cc"),
 )
 """The stages of `l0 compile -v` (an executable or a library)."""
 

@@ -76,7 +76,7 @@ def _compile(text: str, backend: str, fast_math: bool, threads: int | None) -> A
         text, KERNEL_FILE, {"backend": backend, "threads": threads, "fast_math": fast_math,
                             "entries": [KERNEL]})
     if key is not None:
-        from l0.lowering.engine import NativeEngine
+        from l0.lowering.runtime.engine import NativeEngine
 
         hit = compile_cache.load_engine(key, NativeEngine.load)
         if hit is not None:
@@ -92,7 +92,7 @@ def _compile(text: str, backend: str, fast_math: bool, threads: int | None) -> A
         from l0.interp import Interpreter
 
         return Interpreter(module)
-    from l0.lowering.pipeline import CpuEngine
+    from l0.lowering.backends.cpu import CpuEngine
 
     engine = CpuEngine(module, fast_math=fast_math, threads=threads, entries=[KERNEL])
     if key is not None:

@@ -115,6 +115,25 @@ class AstBuilder:
     def start(self, c: Children) -> list[A.FunDef]:
         return list(c)
 
+    # -- an entry of `l0 repl` (l0/repl.py) ----------------------------------------
+
+    def prompt_defs(self, c: Children) -> list[A.FunDef]:
+        return list(c)
+
+    def prompt_let_id(self, c: Children) -> A.LetPat:  # let x = e
+        return A.LetPat(self.span(c), pat=A.PId(str(c[1]), self.tok_loc(c[1])), value=c[3])
+
+    def prompt_let_wild(self, c: Children) -> A.LetPat:  # let _ = e
+        return A.LetPat(self.span(c), pat=A.PWild(self.tok_loc(c[1])), value=c[3])
+
+    def prompt_let_tuple(self, c: Children) -> A.LetPat:  # let { [pats] } = e
+        pat = A.PTuple(c[2] or [], self.loc(c[1], c[3]))
+        return A.LetPat(self.span(c), pat=pat, value=c[5])
+
+    def prompt_exp(self, c: Children) -> A.Exp:
+        exp: A.Exp = c[0]
+        return exp
+
     def fundef(self, c: Children) -> A.FunDef:  # fun T f ( [params] ) = e
         return A.FunDef(
             name=str(c[2]),

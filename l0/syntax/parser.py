@@ -84,7 +84,7 @@ class _Parser:
             _GRAMMAR.read_text(),
             parser="lalr",
             lexer=_TokenList,
-            start=["start", "type"],
+            start=["start", "type", "prompt"],
             strict=True,  # a shift/reduce conflict in the grammar is a bug
             keep_all_tokens=True,
             maybe_placeholders=True,
@@ -232,6 +232,13 @@ def parse_program(text: str, filename: str) -> A.Program:
     """Parse a whole L0 program. Raises `L0Error` (`lexical-error`/`parse-error`)."""
     fundefs: list[A.FunDef] = _parser().parse(text, filename, "start")
     return A.Program(fundefs, file=filename)
+
+
+def parse_prompt(text: str, filename: str) -> list[A.FunDef] | A.LetPat | A.Exp:
+    """Parse one entry of `l0 repl`: function definitions, a binding `let PAT = e` (a
+    `LetPat` without body) or an expression."""
+    result: list[A.FunDef] | A.LetPat | A.Exp = _parser().parse(text, filename, "prompt")
+    return result
 
 
 def parse_type(text: str, filename: str = "<type>") -> T.Type:

@@ -1,8 +1,9 @@
 """The L0 type checker: types, aliasing and uniqueness (docs/reference.md §3 and 4, thesis 3).
 
     check_program(prog, *, inhibit_uniqueness=False) -> None
+    check_expression(prog, params, exp) -> Type     (an entry of `l0 repl`)
 
-annotates the AST in place: every `Exp.type`, every pattern node's `type`, and the
+annotate the AST in place: every `Exp.type`, every pattern node's `type`, and the
 `param_types`/`ret_type`/`shim` of every functional argument of a SOAC (what they
 mean precisely: Note [FunArg annotations] in `soacs.py`). Errors are `L0Error`s
 whose kinds are listed in `errors.KINDS` and explained in `docs/errors.md`.
@@ -16,6 +17,6 @@ and `errors` are the tables. Where we deliberately differ from the 2014 checker,
 module concerned says so (search for "original").
 """
 
-from l0.typecheck.functions import check_program, program_errors
+from l0.typecheck.functions import check_expression, check_program, program_errors
 
-__all__ = ["check_program", "program_errors"]
+__all__ = ["check_expression", "check_program", "program_errors"]

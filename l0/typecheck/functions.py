@@ -26,25 +26,30 @@ from l0.typecheck.builtins import BUILTIN_NAMES, builtin_sigs
 from l0.typecheck.calls import check_body, check_return_alias
 from l0.typecheck.checker import Checker
 from l0.typecheck.env import FunSig
-from l0.types import subtype
+from l0.types import Type, subtype
 
 # Nested expressions recurse (let chains do not, see checker.py); deep nesting of
 # other forms needs a deep Python stack, which the drivers provide with a big thread stack.
 _RECURSION_LIMIT = 100_000
 
 
-def check_program(prog: A.Program, *, inhibit_uniqueness: bool = False) -> None:
+def check_program(
+    prog: A.Program, *, inhibit_uniqueness: bool = False, require_main: bool = True
+) -> None:
     """Type-check `prog` and annotate it in place; raise `L0Error` on the first error.
 
     `inhibit_uniqueness` (`--inhibit-uniqueness-checking`) skips only the occurrence
     validation (4.5): sources must still be unique, consumed variables stay consumed,
-    and return-aliasing, curried consumption and subtyping are still checked."""
-    for err in program_errors(prog, inhibit_uniqueness=inhibit_uniqueness):
+    and return-aliasing, curried consumption and subtyping are still checked. Without
+    `require_main` a program need not have a `main` (`l0 repl`, notebook cells)."""
+    for err in program_errors(
+        prog, inhibit_uniqueness=inhibit_uniqueness, require_main=require_main
+    ):
         raise err
 
 
 def program_errors(
-    prog: A.Program, *, inhibit_uniqueness: bool = False
+    prog: A.Program, *, inhibit_uniqueness: bool = False, require_main: bool = True
 ) -> Iterator[L0Error]:
     """Check `prog` as `check_program` does, yielding each error and going on after it:
     the first error of every function, in program order (an editor shows them all).
@@ -54,18 +59,8 @@ def program_errors(
     same. `check_program` stops at the first error yielded."""
     if sys.getrecursionlimit() < _RECURSION_LIMIT:
         sys.setrecursionlimit(_RECURSION_LIMIT)
-    funs = builtin_sigs()
-    for fd in prog.fundefs:
-        if fd.name in BUILTIN_NAMES:
-            yield errors.dup_definition(fd.loc, fd.name, None)
-            continue
-        prev = funs.get(fd.name)
-        if prev is not None:
-            yield errors.dup_definition(fd.loc, fd.name, prev.loc)
-            continue
-        funs[fd.name] = FunSig(
-            fd.name, [p.type for p in fd.params], [p.name for p in fd.params], fd.ret, fd.loc
-        )
+    funs, duplicates = _signatures(prog)
+    yield from duplicates
     ck = Checker(funs, check_occurrences=not inhibit_uniqueness)
     for fd in prog.fundefs:
         try:
@@ -74,8 +69,37 @@ def program_errors(
             yield err
             # The environment is left mid-scope: the next function starts afresh.
             ck = Checker(funs, check_occurrences=not inhibit_uniqueness)
-    if "main" not in funs:
+    if require_main and "main" not in funs:
         yield errors.missing_main(Loc(prog.file, 1, 1))
+
+
+def check_expression(prog: A.Program, params: list[A.Param], exp: A.Exp) -> Type:
+    """Type-check the functions of `prog` (no `main` needed) and then `exp` as the body
+    of a function of `params` in their scope (an entry of `l0 repl`, whose bindings
+    are the parameters); annotate both in place and return the type of `exp`."""
+    check_program(prog, require_main=False)
+    ck = Checker(_signatures(prog)[0], check_occurrences=True)
+    body, _, _ = check_body(ck, "the expression", params, exp, barrier=False)
+    return body.type
+
+
+def _signatures(prog: A.Program) -> tuple[dict[str, FunSig], list[L0Error]]:
+    """The function table (builtins, then each function defined once) and the errors
+    of the definitions left out of it (duplicates, or named like a builtin)."""
+    funs = builtin_sigs()
+    duplicates: list[L0Error] = []
+    for fd in prog.fundefs:
+        if fd.name in BUILTIN_NAMES:
+            duplicates.append(errors.dup_definition(fd.loc, fd.name, None))
+            continue
+        prev = funs.get(fd.name)
+        if prev is not None:
+            duplicates.append(errors.dup_definition(fd.loc, fd.name, prev.loc))
+            continue
+        funs[fd.name] = FunSig(
+            fd.name, [p.type for p in fd.params], [p.name for p in fd.params], fd.ret, fd.loc
+        )
+    return funs, duplicates
 
 
 def check_fundef(ck: Checker, fd: A.FunDef) -> None:

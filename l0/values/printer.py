@@ -204,13 +204,13 @@ def format_value(t: Type, v: Value) -> str:
     )
 
 
-def _printed_components(t: Type) -> list[Type | None]:
+def printed_components(t: Type) -> list[Type | None]:
     """The printed items of a value of type `t`: its flattened components, with `None`
     where the original printed the `Checked` of an array of tuples (docs/reference.md §6.3)."""
     if isinstance(t, BasicType):
         return [t]
     if isinstance(t, TupleType):
-        return [c for e in t.elems for c in _printed_components(e)]
+        return [c for e in t.elems for c in printed_components(e)]
     comps = flatten(t)
     if isinstance(t.elem, TupleType) and len(comps) != 1:
         # An array of tuples is a certificate plus a tuple of arrays ([{int}] is just [int]).
@@ -222,7 +222,7 @@ def _printed_components(t: Type) -> list[Type | None]:
 def format_result(t: Type, values: Sequence[Value]) -> str:
     """Print `main`'s result of L0 type `t`, given as its flattened values (one per
     component of `flatten(t)`), on one line without the final newline (docs/reference.md §6.3)."""
-    items = _printed_components(t)
+    items = printed_components(t)
     if sum(c is not None for c in items) != len(values):
         raise ValueError(f"a value of type {t} has {len(flatten(t))} components, got {len(values)}")
     it = iter(values)

@@ -12,7 +12,7 @@ known, so a `map` whose lambda yields a nested `map` computes every row in place
 Layouts (`layouts.py`): fresh buffers are contiguous memrefs (`memref<?xT>`), views
 and function parameters strided ones (`memref_types`). Deallocation is a later pass
 (`dealloc`), on loops; this one only allocates. `soac.trace` becomes calls into the
-Python runtime (`l0.lowering.trace`); `soac.assert` stays for the back end.
+Python runtime (`l0.lowering.loop_ir.trace`); `soac.assert` stays for the back end.
 
 Modules: `layouts.py` (the layout analysis), `shapes.py` (row shapes known before a
 map runs), `rows_in_place.py` (fresh rows updated in place that can be computed in the
@@ -40,11 +40,11 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from l0.dialects import soac
-from l0.lowering import trace
 from l0.lowering.bufferise import arrays, scalars, soacs  # noqa: F401 - registers handlers
 from l0.lowering.bufferise.convert import BufferiseError, Converter, handles
-from l0.lowering.builder import CodeBuilder
-from l0.lowering.checks import enclosing_loc
+from l0.lowering.loop_ir import trace
+from l0.lowering.loop_ir.builder import CodeBuilder
+from l0.lowering.loop_ir.checks import enclosing_loc
 
 __all__ = ["BufferiseError", "BufferisePass"]
 

@@ -33,8 +33,8 @@ from l0.dialects.memref_types import (
     row_kind,
 )
 from l0.lowering.bufferise.convert import Converter, handles
-from l0.lowering.builder import CodeBuilder
-from l0.lowering.checks import check_concat, check_row, enclosing_loc, normalised
+from l0.lowering.loop_ir.builder import CodeBuilder
+from l0.lowering.loop_ir.checks import check_concat, check_row, enclosing_loc, normalised
 
 
 def _mtype(t: object) -> MemRefType:

@@ -43,7 +43,7 @@ from l0.lowering.bufferise.layouts import Layouts
 from l0.lowering.bufferise.manifest import manifested
 from l0.lowering.bufferise.readonly import map_is_view, replicate_is_view, unique_params
 from l0.lowering.bufferise.rows_in_place import rows_in_place
-from l0.lowering.builder import CodeBuilder
+from l0.lowering.loop_ir.builder import CodeBuilder
 
 Handler = Callable[["Converter", Operation, CodeBuilder], None]
 
@@ -93,7 +93,7 @@ class Converter:
         # results] in `soacs.py`).
         self.computed_copies: dict[Operation, SSAValue] = {}
         self.signatures: dict[str, FunctionType] = {}
-        self.runtime: set[str] = set()  # runtime functions called (`l0.lowering.trace`)
+        self.runtime: set[str] = set()  # runtime functions called (`l0.lowering.loop_ir.trace`)
         for op in module.ops:
             if isinstance(op, func.FuncOp):
                 self.signatures[op.sym_name.data] = self._signature(op)

@@ -18,8 +18,8 @@ from xdsl.dialects.builtin import FloatAttr, IntegerAttr, f64, i64
 from xdsl.ir import Operation, OpResult, SSAValue
 
 from l0.lowering.bufferise.convert import Converter, handles
-from l0.lowering.builder import CodeBuilder
-from l0.lowering.checks import enclosing_loc
+from l0.lowering.loop_ir.builder import CodeBuilder
+from l0.lowering.loop_ir.checks import enclosing_loc
 
 _TWO_63 = math.ldexp(1.0, 63)
 

@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 from xdsl.ir import SSAValue
 
-from l0.lowering.builder import CodeBuilder
-from l0.lowering.checks import normalised
+from l0.lowering.loop_ir.builder import CodeBuilder
+from l0.lowering.loop_ir.checks import normalised
 from l0.passes.analysis.shapes import Const, Dim, Item, Val, row_shape
 
 __all__ = ["materialise", "row_shape"]

@@ -35,8 +35,8 @@ from l0.lowering.bufferise.convert import Converter, handles
 from l0.lowering.bufferise.readonly import replicated_rows
 from l0.lowering.bufferise.rows_in_place import can_take_destination
 from l0.lowering.bufferise.shapes import materialise, row_shape
-from l0.lowering.builder import CodeBuilder
-from l0.lowering.checks import enclosing_loc
+from l0.lowering.loop_ir.builder import CodeBuilder
+from l0.lowering.loop_ir.checks import enclosing_loc
 
 
 def takes_destination(v: SSAValue, block: Block) -> bool:

@@ -2,7 +2,7 @@
 
 `emit_module(module) -> EmittedModule` translates loop-level IR to an llvmlite module
 following the calling convention of `abi.py`; `print_llvm_ir(module)` gives its text.
-`l0.lowering.jit` optimises, JIT-compiles and calls the result. See `docs/backend.md`.
+`l0.lowering.backends.jit` optimises, JIT-compiles and calls the result. See `docs/backend.md`.
 The emitter is imported on first use, so that `abi` alone imports no xDSL (code loaded
 from the compile cache calls through `abi` only: `l0.compile_cache`).
 """

@@ -13,7 +13,7 @@ Every call's `CUresult` is checked: a failure is a run-time error of the back en
 ("GPU: cuX failed with CUDA error N", `CUDA_ERROR_OUT_OF_MEMORY` as "out of memory"),
 reported through the context like any other (`abi.py`): the run stops with a clear
 error, never a crash. The calls are resolved in the process (libcuda is loaded by
-`l0.lowering.gpu_runtime`, which also makes the device's context current in the
+`l0.lowering.runtime.gpu_runtime`, which also makes the device's context current in the
 calling thread).
 
 Note [One copy call]
@@ -43,7 +43,6 @@ from xdsl.dialects import gpu
 from xdsl.dialects.builtin import MemRefType, SymbolRefAttr
 from xdsl.ir import Operation, SSAValue
 
-from l0.lowering.llvm import abi
 from l0.lowering.llvm.memref import checked_bytes
 from l0.lowering.llvm.types import (
     I1,
@@ -64,6 +63,7 @@ from l0.lowering.llvm.types import (
     mul_idx,
     row_major_strides,
 )
+from l0.lowering.runtime import abi
 
 if TYPE_CHECKING:
     from l0.lowering.llvm.emit import FunctionEmitter, Handler

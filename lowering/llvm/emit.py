@@ -37,7 +37,6 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.traits import IsTerminator
 
 from l0.dialects import soac
-from l0.lowering.llvm import abi
 from l0.lowering.llvm import arith as arith_ops
 from l0.lowering.llvm import math as math_ops
 from l0.lowering.llvm import memref as memref_ops
@@ -58,6 +57,7 @@ from l0.lowering.llvm.types import (
     from_components,
     i64,
 )
+from l0.lowering.runtime import abi
 
 Value = ir.Value | MemRefDesc
 Handler = Callable[["FunctionEmitter", Operation], None]
@@ -93,11 +93,11 @@ def emit_module(
 
     `entries` names the functions to expose as `l0.entry.NAME` (default: every public
     function with a body); `fast_math` sets LLVM's `fast` flags on all float operations;
-    `checked_memory` allocates through the checking heap (`l0.lowering.checked_memory`);
-    `count_allocations` counts allocations (`l0.lowering.alloc_stats`);
+    `checked_memory` allocates through the checking heap (`l0.lowering.runtime.checked_memory`);
+    `count_allocations` counts allocations (`l0.lowering.runtime.alloc_stats`);
     `threads` is None for the sequential back end, else the multicore back end's thread
     count, which the code does not depend on: it forks as many threads as the calling
-    thread's OpenMP setting says (`l0.lowering.llvm.omp`, `l0.lowering.openmp_runtime`).
+    thread's OpenMP setting says (`l0.lowering.llvm.omp`, `l0.lowering.runtime.openmp_runtime`).
     `handlers` add to or replace the emitter's op handlers (a back end's own lowering
     of some ops: the GPU host code's `gpu.*`), and top-level ops of the classes in
     `skip` are left out (device code, which another emitter translates).

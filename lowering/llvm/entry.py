@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 import llvmlite.ir as ir
 from xdsl.dialects.builtin import FunctionType
 
-from l0.lowering.llvm import abi
 from l0.lowering.llvm.types import F64, I32, I64, PTR, component_types, i64
+from l0.lowering.runtime import abi
 
 if TYPE_CHECKING:
     from l0.lowering.llvm.emit import FuncInfo, ModuleEmitter

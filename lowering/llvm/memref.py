@@ -36,7 +36,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 
-from l0.lowering.llvm import abi
 from l0.lowering.llvm.scf import carries_memrefs
 from l0.lowering.llvm.types import (
     I1,
@@ -57,6 +56,8 @@ from l0.lowering.llvm.types import (
     row_major_strides,
     scalar_type,
 )
+from l0.lowering.runtime import abi
+from l0.lowering.runtime.run_tables import global_symbol
 
 if TYPE_CHECKING:
     from l0.lowering.llvm.emit import FunctionEmitter, Handler, ModuleEmitter
@@ -324,7 +325,7 @@ def _reinterpret_cast(fe: FunctionEmitter, op: memref.ReinterpretCastOp) -> None
     aligned = src.aligned
     if layout_of(t).identity and not _is_zero(offset):
         # An identity layout has offset 0: the view starts at its pointer (a slice of a
-        # buffer expanded for a parallel loop, `lowering/expand_allocs.py`).
+        # buffer expanded for a parallel loop, `lowering/memory/expand_allocs.py`).
         aligned = fe.b.gep(aligned, [offset], inbounds=True,
                            source_etype=memory_type(elem_type(t)))
     fe.set(op.result, make_desc(fe.b, t, src.allocated, aligned, offset, sizes, strides))
@@ -447,11 +448,6 @@ def _copy(fe: FunctionEmitter, op: memref.CopyOp) -> None:
 
 
 # --------------------------------------------------------------------------- globals
-
-
-def global_symbol(name: str) -> str:
-    """The LLVM symbol of `memref.global @name`."""
-    return f"l0.global.{name}"
 
 
 def declare_global(mod: ModuleEmitter, op: memref.GlobalOp) -> None:

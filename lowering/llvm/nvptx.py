@@ -12,9 +12,9 @@ The same emitter as the CPU's (`emit.py`) writes each body, with three differenc
   `gpu.barrier` is PTX's `barrier.sync 0` (every device function is `convergent`, as a
   CUDA compiler marks them, so no optimisation moves code across a barrier); a thread
   that fails still arrives at the barriers of its kernel it has not passed (Note
-  [Barriers and failing threads] in `l0.lowering.gpu_kernels`);
+  [Barriers and failing threads] in `l0.lowering.gpu.kernels`);
 * math calls libdevice's `__nv_*` functions where LLVM has no NVPTX lowering (`exp`,
-  `log`, `pow`, `erf`, ...; `NvptxRuntime`), linked in by `l0.lowering.ptx`;
+  `log`, `pow`, `erf`, ...; `NvptxRuntime`), linked in by `l0.lowering.llvm.ptx`;
 * each kernel is a `void` function named after its symbol (`ptx_name`), marked by
   `nvvm.annotations`, taking its parameters exploded as the CPU convention explodes
   them (a memref: allocated, aligned, offset, sizes, strides), which is what the host
@@ -38,7 +38,7 @@ as a run-time error. Either way no result computed past a failed check is used.
 
 Device functions may allocate (`memref.alloc`, where a size varies per thread): they
 call the device heap's `malloc`/`free`, which PTX offers as system calls; the heap's
-size is set when the device is opened (`l0.lowering.gpu_runtime`).
+size is set when the device is opened (`l0.lowering.runtime.gpu_runtime`).
 """
 
 from __future__ import annotations
@@ -61,7 +61,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation
 
 from l0.dialects import soac
-from l0.lowering.llvm import abi
 from l0.lowering.llvm import memref as memref_ops
 from l0.lowering.llvm.emit import FuncInfo, FunctionEmitter, Handler, ModuleEmitter
 from l0.lowering.llvm.runtime import Runtime
@@ -78,6 +77,7 @@ from l0.lowering.llvm.types import (
     make_desc,
     memory_type,
 )
+from l0.lowering.runtime import abi
 
 TRIPLE = "nvptx64-nvidia-cuda"
 DATA_LAYOUT = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"

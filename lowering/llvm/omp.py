@@ -41,7 +41,7 @@ factor of its own, gathered every operand with scalar loads (Black-Scholes 10^7 
 threads: 212 ms against 177). Constants are therefore emitted again inside the outlined
 function (`rematerialised`), as the sequential loop sees them.
 
-`l0_parallel_width()` (Note [Parallel width] in `l0.lowering.parallel_loops`) is
+`l0_parallel_width()` (Note [Parallel width] in `l0.lowering.loop_ir.parallel_loops`) is
 defined here: 1 on the sequential back end, else 1 inside a parallel region and the
 thread count outside it.
 """
@@ -56,7 +56,6 @@ from xdsl.dialects import arith, cf, func, memref, omp
 from xdsl.ir import Operation, SSAValue
 
 from l0.dialects import soac
-from l0.lowering.llvm import abi
 from l0.lowering.llvm.types import (
     I32,
     I64,
@@ -68,7 +67,8 @@ from l0.lowering.llvm.types import (
     from_components,
     i64,
 )
-from l0.lowering.parallel_loops import WIDTH_FUNCTION, defined_inside
+from l0.lowering.loop_ir.parallel_loops import WIDTH_FUNCTION, defined_inside
+from l0.lowering.runtime import abi
 
 if TYPE_CHECKING:
     from l0.lowering.llvm.emit import FunctionEmitter, Handler, ModuleEmitter
@@ -132,7 +132,7 @@ def thread_count(mod: ModuleEmitter, b: ir.IRBuilder) -> ir.Value:
     """The threads a parallel region forks (i32): the calling thread's OpenMP setting,
     which the engine (or an executable's `--threads`) sets to the back end's count,
     else libgomp's default (OMP_NUM_THREADS, else all cores). A run-time setting, so
-    that one compilation serves every count (`l0.lowering.openmp_runtime`)."""
+    that one compilation serves every count (`l0.lowering.runtime.openmp_runtime`)."""
     return b.call(_declare(mod, "omp_get_max_threads", I32, []), [])
 
 

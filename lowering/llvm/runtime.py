@@ -8,8 +8,8 @@ functions named `l0.rt.*` that LLVM inlines where it pays.
   fails. Callers turn NULL into the "out of memory" error. Returned pointers are
   `noalias`, which is how LLVM knows fresh buffers alias nothing else.
   With `checked_memory`, `l0_checked_alloc`/`l0_checked_free` replace libc's
-  allocator (`l0.lowering.checked_memory`); with `count_allocations`, every call adds
-  one to the counter `l0_alloc_count` (`l0.lowering.alloc_stats`).
+  allocator (`l0.lowering.runtime.checked_memory`); with `count_allocations`, every call adds
+  one to the counter `l0_alloc_count` (`l0.lowering.runtime.alloc_stats`).
 * `l0.rt.ipowi.iN(x, n)`: integer power by squaring, wrapping.
 """
 
@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
-from l0.lowering.llvm.abi import RUNTIME_PREFIX
 from l0.lowering.llvm.types import I1, I64, PTR, VOID, i64
+from l0.lowering.runtime.abi import RUNTIME_PREFIX
 
 ALIGNMENT = 64
 """What the checking heap aligns to (it rounds sizes up to a multiple of it)."""
 ALLOC_COUNTER = "l0_alloc_count"
-"""The allocation counter's symbol (`l0.lowering.alloc_stats.SYMBOL`)."""
+"""The allocation counter's symbol (`l0.lowering.runtime.alloc_stats.SYMBOL`)."""
 
 # Note [malloc, not aligned_alloc]
 # glibc serves `aligned_alloc(64, n)` on its slow path (`_int_memalign`: no per-thread
@@ -41,7 +41,7 @@ class Runtime:
     def __init__(self, module: ir.Module, *, checked_memory: bool = False,
                  count_allocations: bool = False) -> None:
         self.module = module
-        # The checking heap (`l0.lowering.checked_memory`) stands in for libc's.
+        # The checking heap (`l0.lowering.runtime.checked_memory`) stands in for libc's.
         self._checked = checked_memory
         self._counted = count_allocations
         self._free_name = "l0_checked_free" if checked_memory else "free"
@@ -124,7 +124,7 @@ class Runtime:
         return fn
 
     def _alloc_counter(self) -> ir.GlobalVariable:
-        """The process-wide allocation counter (`l0.lowering.alloc_stats`), external."""
+        """The process-wide allocation counter (`l0.lowering.runtime.alloc_stats`), external."""
         existing = self.module.globals.get(ALLOC_COUNTER)
         if isinstance(existing, ir.GlobalVariable):
             return existing

@@ -11,7 +11,7 @@ Device memory is host memory here (a device pointer is a host address), so `cuMe
 is `memmove`; a launch runs a Python model of the kernel on the parameters it decodes
 from `void **params`, which checks how the host code passes exploded descriptors.
 
-L0 programs run through the back end's own `Device` (`l0.lowering.gpu_runtime`) over a
+L0 programs run through the back end's own `Device` (`l0.lowering.runtime.gpu_runtime`) over a
 stand-in `numba.cuda` (`FakeCuda`, put in `sys.modules`): what the back end asks of
 numba.cuda (its context, `create_module_ptx`, `get_function(...).handle`, `to_device`,
 `device_ctypes_pointer`, `from_cuda_array_interface`, `copy_to_host`) is done in host
@@ -33,9 +33,9 @@ from xdsl.parser import Parser
 
 from l0.diagnostics import L0Error
 from l0.dialects.context import LOWERING_LEVELS, SOAC_LEVEL, l0_context
-from l0.lowering import gpu_runtime
-from l0.lowering.gpu_backend import compile_gpu_module
-from l0.lowering.gpu_runtime import LoadedPtx
+from l0.lowering.backends.gpu import compile_gpu_module
+from l0.lowering.runtime import gpu_runtime
+from l0.lowering.runtime.gpu_runtime import LoadedPtx
 
 HOST = Path(__file__).parent.parent / "lit" / "gpu" / "gpu-host.mlir"
 SCALE = 0x5CA1E
@@ -272,7 +272,7 @@ def cached(cache_dir: str) -> dict[str, Any]:
     import os
 
     from l0.api import CompiledProgram
-    from l0.lowering import gpu_backend
+    from l0.lowering.backends import gpu as gpu_backend
 
     os.environ["XDG_CACHE_HOME"] = cache_dir
     os.environ.pop("L0_NO_CACHE", None)  # the test suite turns the cache off
@@ -301,7 +301,7 @@ def boundary() -> dict[str, Any]:
     here: it writes 3x into the latest allocation), back with `copy_to_host`, then
     freed."""
     from l0.api import CompiledProgram
-    from l0.lowering import gpu_backend
+    from l0.lowering.backends import gpu as gpu_backend
 
     driver = FakeDriver({})
     keep = driver.link()

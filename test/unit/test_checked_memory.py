@@ -1,11 +1,11 @@
-"""The checking heap itself (`l0.lowering.checked_memory`), which the test matrix runs
+"""The checking heap itself (`l0.lowering.runtime.checked_memory`), which the test matrix runs
 the CPU back end on: a freed buffer reads as poison, a second free is reported."""
 
 from __future__ import annotations
 
 import ctypes
 
-from l0.lowering import checked_memory
+from l0.lowering.runtime import checked_memory
 
 
 def test_checker_sees_use_after_free() -> None:

@@ -28,7 +28,8 @@ from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error
 from l0.frontend import l0_to_module
 from l0.interp import Interpreter
-from l0.lowering.pipeline import CpuEngine, lower
+from l0.lowering.backends.cpu import CpuEngine
+from l0.lowering.pipeline import lower
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -295,7 +296,7 @@ def test_l0_run_cpu_is_the_default(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 
 def test_trace_prints_located_values(monkeypatch: pytest.MonkeyPatch) -> None:
-    from l0.lowering import trace_runtime as trace
+    from l0.lowering.runtime import trace_runtime as trace
 
     stream = io.StringIO()
     monkeypatch.setattr(trace, "STREAM", stream)

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from l0.api import BACKENDS, BackendUnavailable, CompiledProgram
-from l0.lowering import gpu_backend
+from l0.lowering.backends import gpu as gpu_backend
 
 HERE = Path(__file__).parent
 L0_RUN = Path(sys.executable).parent / "l0-run"
@@ -97,7 +97,7 @@ def test_profiled_launches_are_timed_by_cuda_events() -> None:
 
 
 def test_numba_missing_says_install_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    from l0.lowering import gpu_runtime
+    from l0.lowering.runtime import gpu_runtime
 
     monkeypatch.setitem(sys.modules, "numba", None)  # an import of it fails
     monkeypatch.delitem(sys.modules, "numba.cuda", raising=False)
@@ -108,7 +108,7 @@ def test_numba_missing_says_install_the_extra(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_handles_from_numba_cuda_become_addresses() -> None:
-    from l0.lowering.gpu_runtime import handle_address
+    from l0.lowering.runtime.gpu_runtime import handle_address
 
     class Bound:  # a cuda.bindings handle
         def __int__(self) -> int:
@@ -198,7 +198,7 @@ def test_without_the_extra_one_clear_error(tmp_path: Path,
 
 
 def test_libdevice_missing_says_install_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    from l0.lowering import ptx
+    from l0.lowering.llvm import ptx
 
     monkeypatch.delenv("L0_LIBDEVICE", raising=False)
     monkeypatch.setattr(ptx, "_cuda_roots", lambda: [])
@@ -215,7 +215,7 @@ class _NamingDriver:
 
 def test_driver_errors_are_named() -> None:
     from l0.diagnostics import L0Error, Loc
-    from l0.lowering.gpu_backend import _named
+    from l0.lowering.backends.gpu import _named
 
     class Dev:
         lib = _NamingDriver()

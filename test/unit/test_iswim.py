@@ -82,7 +82,7 @@ def test_iswim_fires_and_keeps_behaviour(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_iswim_on_the_cpu(name: str) -> None:
-    from l0.lowering.pipeline import CpuEngine
+    from l0.lowering.backends.cpu import CpuEngine
 
     src, inputs = PROGRAMS[name]
 
@@ -127,7 +127,7 @@ def test_iswim_of_depth_two() -> None:
     """The scan becomes a nest of two maps around one scan per column of the innermost
     dimension (the scanned dimension moved innermost and back), with the same results
     and errors as the source, on the interpreter and the CPU back end."""
-    from l0.lowering.pipeline import CpuEngine
+    from l0.lowering.backends.cpu import CpuEngine
 
     def check() -> None:
         module = _transformed(CUBE)

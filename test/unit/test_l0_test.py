@@ -11,7 +11,15 @@ import pytest
 
 from l0.cli.testcmd import run_tests
 from l0.cli.tool import main
-from l0.testing import ErrorSpec, SpecError, _error_words, check_program, spec_of
+from l0.testing import (
+    ErrorSpec,
+    SpecError,
+    Tolerance,
+    _error_words,
+    check_program,
+    protocol_of,
+    spec_of,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "test" / "programs"
@@ -68,7 +76,7 @@ def test_wrong_compile_error_kind_fails(tmp_path: Path) -> None:
     text = prog.read_text().splitlines()
     assert text[0].startswith("// error: ")
     prog.write_text("\n".join(["// error: parse-error", *text[1:]]) + "\n")
-    v = check_program(prog, "interp")
+    v = check_program(prog, "interp", protocol="2014")  # the copy has no marker file
     assert not v.passed and "expected an error of kind parse-error" in v.message
 
 
@@ -261,12 +269,12 @@ def test_a_crashing_test_fails_alone(tmp_path: Path, monkeypatch) -> None:
     assert "crashed" in verdicts[1].message
 
 
-def _crash_on_crash(path: Path, backend: str, optimise: bool):
+def _crash_on_crash(path: Path, backend: str, options):
     import os
 
     if path.stem == "crash":
         os._exit(70)  # as a signal in compiled code would end the worker
-    return check_program(path, backend, optimise=optimise)
+    return check_program(path, backend, optimise=options.optimise)
 
 
 def test_unreadable_files_fail_the_program(tmp_path: Path) -> None:
@@ -290,3 +298,134 @@ def test_random_inputs_and_inputs_that_only_need_to_run(tmp_path: Path) -> None:
     prog.write_text(prog.read_text().replace("k / 1000", "1000 / k"))
     v = check_program(prog, "interp")
     assert not v.passed and "input 2: failed: " in v.message and "division by zero" in v.message
+
+
+# -- programs without expectations: the two protocols --------------------------------
+
+
+def test_a_plain_program_must_compile(tmp_path: Path) -> None:
+    (tmp_path / "ok.l0").write_text("fun int main(int x) = x + 1\n")
+    (tmp_path / "bad.l0").write_text("fun int main(int x) = x + True\n")
+    assert check_program(tmp_path / "ok.l0", "interp").passed
+    v = check_program(tmp_path / "bad.l0", "interp")
+    assert not v.passed and v.message.startswith("compilation failed: ")
+    assert "bad.l0:1:27: error:" in v.message
+
+
+def test_the_2014_protocol_by_switch_and_by_marker(tmp_path: Path, capsys) -> None:
+    nested = tmp_path / "suite" / "deeper"
+    nested.mkdir(parents=True)
+    (nested / "bad.l0").write_text("// error: unify-error\nfun int main(int x) = x + 1.0\n")
+    (nested / "ok.l0").write_text("fun int main(int x) = x\n")
+    assert protocol_of(nested) == "futhark"
+    assert not check_program(nested / "bad.l0", "interp").passed
+    assert check_program(nested / "bad.l0", "interp", protocol="2014").passed
+    (tmp_path / "suite" / "l0test.toml").write_text('protocol = "2014"\n')
+    assert protocol_of(nested) == "2014"  # the nearest marker above applies
+    assert check_program(nested / "bad.l0", "interp").passed
+    v = check_program(nested / "ok.l0", "interp")
+    assert not v.passed and v.message.startswith("compiled, but expected a compile-time error")
+    status, out, _ = l0(["test", "-j", "1", "--backend", "interp", str(nested)], capsys)
+    assert status == 1 and out.splitlines()[-1] == "1 passed, 1 failed"
+    status, out, _ = l0(["test", "-j", "1", "--backend", "interp", "--protocol", "futhark",
+                         str(nested)], capsys)  # the switch overrides the marker
+    assert status == 1 and f"FAIL {nested / 'bad.l0'} (interp): compilation failed" in out
+    assert out.splitlines()[-1] == "1 passed, 1 failed"
+
+
+def test_the_corpus_carries_the_2014_marker() -> None:
+    assert protocol_of(CORPUS / "errors") == protocol_of(CORPUS / "soacs") == "2014"
+
+
+@pytest.mark.parametrize("marker", ['protocol = "1999"\n', "protocol = \n", 'tolerance = 1\n'])
+def test_a_bad_marker_fails_its_programs(tmp_path: Path, marker: str) -> None:
+    (tmp_path / "l0test.toml").write_text(marker)
+    (tmp_path / "p.l0").write_text("fun int main(int x) = x\n")
+    (tmp_path / "q.l0").write_text("// ==\n// input { 1 } output { 1 }\nfun int main(int x) = x\n")
+    for program in ("p.l0", "q.l0"):
+        v = check_program(tmp_path / program, "interp")
+        assert not v.passed and "l0test.toml" in v.message
+
+
+# -- outputs compared as values, reals within a tolerance ----------------------------
+
+REALS = "fun [real] main(real k) = map(fn real (real x) => x * k, [0.6, 0.8])\n"
+
+
+@pytest.mark.parametrize("output,tolerance,verdict", [
+    ("[0.6, 0.8]", Tolerance(), ""),
+    ("[0.600000, 0.800000]", Tolerance(), ""),
+    ("[0.6000001, 0.8]", Tolerance(), ""),
+    ("[0.6000001, 0.8]", Tolerance(rtol=0, atol=1e-8),
+     "at [0]: 0.6 is not within the tolerance of 0.6000001 (rtol 0, atol 1e-08)"),
+    ("[0.6, 0.9]", Tolerance(), "at [1]: 0.8 is not within the tolerance of 0.9"),
+    ("[[0.6, 0.8]]", Tolerance(), "the expected output is not a value of type [real]"),
+    ("[0.6]", Tolerance(), "shape 2 where 1 was expected"),
+    ("[1, 2]", Tolerance(), "(an int; write `1.0` for a real)"),
+])
+def test_reals_within_a_tolerance(tmp_path: Path, output: str, tolerance: Tolerance,
+                                  verdict: str) -> None:
+    prog = tmp_path / "r.l0"
+    prog.write_text(f"// ==\n// input {{ 1.0 }} output {{ {output} }}\n" + REALS)
+    for backend in ("interp", "cpu"):
+        v = check_program(prog, backend, tolerance=tolerance)
+        assert v.passed == (verdict == ""), v.message
+        assert verdict in v.message
+        if verdict:
+            assert v.message.startswith(f"input 1: expected {output}, got [0.600000, 0.800000]")
+
+
+def test_tiny_reals_are_compared_as_values_not_as_printed(tmp_path: Path) -> None:
+    prog = tmp_path / "tiny.l0"
+    prog.write_text("// ==\n// input { 1.0e-7 } output { 2.0e-7 }\n"
+                    "fun real main(real x) = x\n")  # both print 0.000000
+    assert check_program(prog, "interp").passed  # within the default atol
+    v = check_program(prog, "interp", tolerance=Tolerance(atol=0.0))
+    assert not v.passed and "1e-07 is not within the tolerance of 2e-07" in v.message
+
+
+def test_ints_bools_and_tuples_exactly(tmp_path: Path) -> None:
+    prog = tmp_path / "t.l0"
+    prog.write_text("// ==\n// input { 2 } output { {[1, 2], True, 0.5} }\n"
+                    "// input { 2 } output { [1, 2] True 0.5000001 }\n"
+                    "// input { 3 } output { {[1, 2, 4], True, 0.5} }\n"
+                    "fun {[int], bool, real} main(int n) =\n"
+                    "  {map(fn int (int i) => i + 1, iota(n)), True, 0.5}\n")
+    v = check_program(prog, "interp")
+    assert v.message == ("input 3: expected {[1, 2, 4], True, 0.5}, got {[1, 2, 3], True, "
+                         "0.500000} (component 1: at [2]: 3 where 4 was expected)")
+
+
+def test_string_results_compare_as_printed(tmp_path: Path) -> None:
+    prog = tmp_path / "s.l0"
+    prog.write_text('// ==\n// input { 1 } output { {hi, 1.0} }\n'
+                    '// input { 2 } output { {hi, 2.5} }\n'
+                    'fun {[char], real} main(int n) = {"hi", toReal(n)}\n')
+    v = check_program(prog, "interp")
+    assert v.message.startswith("input 2: expected {hi, 2.5}, got {hi, 2.000000}")
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--rtol", "-1"], "expected a number >= 0"), (["--atol", "nan"], "expected a number >= 0"),
+    (["--protocol", "1999"], "invalid choice"),
+])
+def test_bad_tolerances_and_protocols(tmp_path: Path, capsys, args: list[str],
+                                      message: str) -> None:
+    (tmp_path / "p.l0").write_text("fun int main() = 1\n")
+    status, _, err = l0(["test", *args, str(tmp_path)], capsys)
+    assert status == 2 and message in err
+
+
+def test_nothing_to_test_is_an_error(tmp_path: Path, capsys) -> None:
+    status, out, err = l0(["test", str(tmp_path)], capsys)
+    assert (status, out) == (2, "")
+    assert err == f"l0 test: error: no .l0 program found in {tmp_path}\n"
+    (tmp_path / "notes.txt").write_text("no programs here")
+    assert l0(["test", str(tmp_path)], capsys)[0] == 2
+
+
+def test_a_directory_of_plain_programs_passes(tmp_path: Path, capsys) -> None:
+    (tmp_path / "inc.l0").write_text("fun int main(int x) = x + 1\n")
+    (tmp_path / "sum.l0").write_text("fun real main([real] a) = reduce(op +, 0.0, a)\n")
+    status, out, _ = l0(["test", "-j", "1", str(tmp_path)], capsys)
+    assert (status, out) == (0, "2 passed, 0 failed\n")

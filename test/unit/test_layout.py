@@ -133,21 +133,22 @@ def test_the_pass_import_rule_catches_a_cross_import(tmp_path: Path) -> None:
     ]
 
 
-LOWERING_ANALYSES = {"l0.lowering.dealloc.aliases"}
+LOWERING_ANALYSES = {"l0.lowering.memory.dealloc.aliases"}
 """Analyses inside a lowering pass's package that other passes may use: dealloc's
 may-alias classes, which memory planning trusts."""
 
 
 def test_lowering_passes_import_no_other_lowering_pass() -> None:
     """A lowering pass (`l0.lowering.LOWERINGS`) imports shared modules
-    (`l0.lowering.memory_plan`, `builder`, ...) and `LOWERING_ANALYSES`, never another
+    (`l0.lowering.memory.memory_plan`, `builder`, ...) and `LOWERING_ANALYSES`, never another
     pass's module; the pipeline, which runs them in order, is the one composite."""
     from l0.lowering import LOWERINGS
 
-    modules = {"l0.lowering." + name.replace("-", "_") for name in LOWERINGS}
+    modules = {LOWERINGS[name]().__module__ for name in LOWERINGS}
+    modules = {m.removesuffix(".__init__") for m in modules}
     bad = []
     for module in sorted(modules):
-        path = ROOT / "lowering" / module.removeprefix("l0.lowering.")
+        path = ROOT / "lowering" / module.removeprefix("l0.lowering.").replace(".", "/")
         files = sorted(path.rglob("*.py")) if path.is_dir() else [path.with_suffix(".py")]
         for file in files:
             for imported in _imports(file):
@@ -156,6 +157,170 @@ def test_lowering_passes_import_no_other_lowering_pass() -> None:
                 if owner is not None and owner != module and imported not in LOWERING_ANALYSES:
                     bad.append(f"{file.relative_to(ROOT)} imports {imported}")
     assert not bad, "\n".join(bad)
+
+
+# lowering/ by stage (docs/architecture.md §5): a folder per stage, each importing only
+# from the stages below it (and itself); runtime/, at the bottom, runs compiled code and
+# imports no xDSL, so that code loaded from the compile cache starts without the compiler.
+LOWERING_STAGES = ("runtime", "loop_ir", "bufferise", "scf", "memory", "cpu", "gpu", "llvm",
+                   "pipeline", "backends")
+"""The stages of `l0.lowering`, bottom first: each a folder, but `pipeline` (one module)."""
+LOWERING_TOP = {"__init__.py", "pipeline.py"}
+"""The only modules directly under lowering/: the registry and the pipeline."""
+RUNTIME_MAY_NOT_REACH = ("xdsl",)
+
+
+def _module_file(name: str, package_dirs: dict[str, Path]) -> Path | None:
+    """The file of module `name` (a package's `__init__.py`), if it is one of ours."""
+    for prefix in sorted(package_dirs, key=len, reverse=True):
+        if name == prefix or name.startswith(prefix + "."):
+            base = package_dirs[prefix].joinpath(*name[len(prefix):].split(".")[1:])
+            if (base / "__init__.py").is_file():
+                return base / "__init__.py"
+            return base.with_suffix(".py") if base.with_suffix(".py").is_file() else None
+    return None
+
+
+def _resolved_imports(path: Path, package_dirs: dict[str, Path], *,
+                      import_time: bool = False) -> set[str]:
+    """The modules `path` imports, `from l0.lowering import pipeline` as the module
+    `l0.lowering.pipeline`; with `import_time`, only those imported when it is (not in
+    functions, not for the type checker)."""
+    out = set()
+
+    def visit(node: ast.AST) -> None:
+        if import_time and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            return
+        if import_time and isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for a in node.names:
+                sub = f"{node.module}.{a.name}"
+                out.add(sub if _module_file(sub, package_dirs) else node.module)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")))
+    return out
+
+
+def _stage_of(module: str) -> str | None:
+    """The stage of `l0.lowering` that `module` is in ("" for the registry), or None."""
+    if module == "l0.lowering":
+        return ""
+    return module.split(".")[2] if module.startswith("l0.lowering.") else None
+
+
+def lowering_layout_violations(root: Path) -> list[str]:
+    """What breaks the stage rules in `root` (a lowering/ directory): a module directly
+    under it but `LOWERING_TOP`, a folder that is no stage, an import of a stage above."""
+    dirs = {**{k: ROOT / v for k, v in PACKAGE_DIRS.items()}, "l0.lowering": root}
+    bad = [f"lowering/{p.name} is directly under lowering/ (put it in its stage's folder)"
+           for p in sorted(root.glob("*.py")) if p.name not in LOWERING_TOP]
+    bad += [f"lowering/{d.name}/ is not a stage of LOWERING_STAGES"
+            for d in sorted(root.iterdir())
+            if (d / "__init__.py").is_file() and d.name not in LOWERING_STAGES]
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        stage = rel.parts[0].removesuffix(".py")
+        if stage not in LOWERING_STAGES and rel.parts != ("__init__.py",):
+            continue
+        level = LOWERING_STAGES.index(stage) if stage in LOWERING_STAGES else -1
+        for imported in sorted(_resolved_imports(path, dirs)):
+            target = _stage_of(imported)
+            if target is None or target == stage:
+                continue
+            if target not in LOWERING_STAGES or LOWERING_STAGES.index(target) > level:
+                bad.append(f"lowering/{rel.as_posix()} imports {imported}")
+    return bad
+
+
+def runtime_reaches(root: Path, forbidden: tuple[str, ...] = RUNTIME_MAY_NOT_REACH) -> list[str]:
+    """The chains by which the modules of `root`/runtime/ import a `forbidden` package:
+    through any of their own imports, then through what the modules they import import
+    when imported."""
+    dirs = {**{k: ROOT / v for k, v in PACKAGE_DIRS.items()}, "l0.lowering": root}
+    start = sorted((root / "runtime").rglob("*.py"))
+    todo = [(p, f"lowering/{p.relative_to(root).as_posix()}", False) for p in start]
+    seen: set[Path] = set()
+    bad = []
+    while todo:
+        path, chain, import_time = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for imported in sorted(_resolved_imports(path, dirs, import_time=import_time)):
+            if imported.split(".")[0] in forbidden:
+                bad.append(f"{chain} -> {imported}")
+            parts = imported.split(".")
+            for n in range(1, len(parts) + 1):  # importing a.b.c runs a and a.b first
+                found = _module_file(".".join(parts[:n]), dirs)
+                if found is not None:
+                    todo.append((found, f"{chain} -> {'.'.join(parts[:n])}", True))
+    return bad
+
+
+def test_lowering_is_by_stage_and_imports_only_downward() -> None:
+    assert all((ROOT / "lowering" / s).is_dir() or (ROOT / "lowering" / f"{s}.py").is_file()
+               for s in LOWERING_STAGES)
+    bad = lowering_layout_violations(ROOT / "lowering")
+    assert not bad, "\n".join(bad)
+
+
+def test_runtime_imports_no_xdsl() -> None:
+    bad = runtime_reaches(ROOT / "lowering")
+    assert not bad, "\n".join(bad)
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def test_the_stage_rules_catch_what_they_forbid(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {
+        "__init__.py": "from l0.lowering import pipeline\n",
+        "pipeline.py": "from l0.lowering.memory.dealloc import DeallocPass\n",
+        "stray.py": "",
+        "attic/__init__.py": "",
+        "runtime/__init__.py": "",
+        "runtime/call.py": "def f():\n    from l0.lowering.llvm import emit\n",
+        "memory/__init__.py": "",
+        "memory/dealloc/__init__.py": "from l0.lowering.loop_ir import builder\n",
+        "memory/plan.py": "from l0.lowering.gpu.kernels import Kernel\n",
+        "gpu/__init__.py": "",
+        "gpu/entry.py": "from l0.lowering.memory.dealloc import flags\n",
+        "llvm/__init__.py": "", "loop_ir/__init__.py": ""})
+    assert lowering_layout_violations(root) == [
+        "lowering/stray.py is directly under lowering/ (put it in its stage's folder)",
+        "lowering/attic/ is not a stage of LOWERING_STAGES",
+        "lowering/__init__.py imports l0.lowering.pipeline",
+        "lowering/memory/plan.py imports l0.lowering.gpu.kernels",
+        "lowering/runtime/call.py imports l0.lowering.llvm",
+    ]
+
+
+def test_the_runtime_rule_follows_imports_to_xdsl(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {
+        "__init__.py": "", "loop_ir/__init__.py": "", "runtime/__init__.py": "",
+        "runtime/call.py": "def f():\n    import xdsl.ir\n",
+        "runtime/abi.py": "from l0.lowering.runtime import call\n"
+                          "from l0.lowering.loop_ir import builder\n",
+        "runtime/lazy.py": "def f():\n    from l0.lowering.loop_ir import helper, typed\n",
+        "loop_ir/builder.py": "from xdsl.ir import Operation\n",
+        "loop_ir/helper.py": "def g():\n    import xdsl.ir\n",
+        "loop_ir/typed.py": "from typing import TYPE_CHECKING\n"
+                            "if TYPE_CHECKING:\n    import xdsl.ir\n"})
+    assert sorted(runtime_reaches(root)) == [
+        "lowering/runtime/abi.py -> l0.lowering.loop_ir.builder -> xdsl.ir",
+        "lowering/runtime/call.py -> xdsl.ir",
+    ]
 
 
 # Documents that lived beside the repository while it was written; what the code needs of

@@ -1,5 +1,5 @@
 """The CPU back end's bottom half: LLVM IR emission (`l0.lowering.llvm`) and the JIT
-(`l0.lowering.jit`), on hand-written loop-level IR compared with numpy / Python.
+(`l0.lowering.backends.jit`), on hand-written loop-level IR compared with numpy / Python.
 
 Each family of ops gets one module (compiled once per test session); `micro-benchmarks`
 print timings against numpy (run with `-s` to see them) and assert only correctness.
@@ -23,8 +23,8 @@ from xdsl.parser import Parser
 
 from l0.diagnostics import L0Error, Loc
 from l0.dialects.context import LOWERING_LEVELS, SOAC_LEVEL, l0_context
-from l0.lowering import jit
-from l0.lowering.jit import JitModule, optimized_llvm_ir, parse_loc
+from l0.lowering.backends import jit
+from l0.lowering.backends.jit import JitModule, optimized_llvm_ir, parse_loc
 from l0.lowering.llvm import LoweringError, print_llvm_ir
 
 INT_MIN = -(2**63)

@@ -1,0 +1,3 @@
+"""Back ends: compile lowered modules to code that runs (the JIT, the GPU
+engine, native executables and libraries).
+"""

@@ -1,0 +1,3 @@
+"""The loop-level IR shared by the lowering stages: building it, bounds checks,
+parallel loops and trace calls.
+"""

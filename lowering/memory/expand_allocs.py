@@ -1,0 +1,143 @@
+"""The `expand-allocs` pass: no allocation in the body of a parallel loop.
+
+The iterations of an `scf.parallel` may run at once, so a buffer each iteration
+allocates and frees (a row's scratch arrays) cannot be shared the way `hoist-allocs`
+shares it between the iterations of an `scf.for`; and a GPU kernel cannot allocate at
+all. Such a buffer is *expanded*: one flat allocation before the loop holds a slice per
+iteration, (iterations x elements per iteration), and iteration `i` (its linear index
+over the loop's dimensions) works in elements [i * elements, (i + 1) * elements),
+viewed row-major with the iteration's sizes (`memref.reinterpret_cast` with an offset:
+the LLVM lowering moves an identity view's offset into its pointer). The buffer is freed
+after the loop.
+
+Which buffers: those allocated directly in the body, freed there unconditionally with
+nothing that may alias them used after the free (dealloc's alias classes, as for
+`hoist-allocs`, which runs first and may have brought a buffer up to the parallel
+body from loops inside it), whose sizes are invariant (values from outside the loop, or
+speculatable arithmetic on them, which moves out with the allocation). Element counts
+and their product with the iteration count are checked: an overflow makes the count -1
+and the allocation fails with "out of memory", as the original one would have.
+
+Sizes that vary per iteration are made invariant before, where they can be computed
+before the loop: `presize-allocs` takes their maximum over the iterations in a pre-pass
+and allocates that (docs/lowering.md "Memory planning" says what is left). One slice per
+thread instead of per iteration comes from `chunk-parallel`, which runs before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from l0.lowering.loop_ir.builder import CodeBuilder
+from l0.lowering.memory.dealloc.aliases import Aliases, Summaries, UsedMemrefs, summarise
+from l0.lowering.memory.memory_plan import (
+    Free,
+    alloc_sizes,
+    checked_product,
+    constant_int,
+    dies_at,
+    fold_alloc_dims,
+    hoist_invariant,
+    invariant_chain,
+    move_before,
+    row_major_strides,
+    unconditional_free,
+)
+
+
+@dataclass(frozen=True)
+class ExpandAllocsPass(ModulePass):
+    """One allocation before each `scf.parallel` for the buffers its iterations
+    allocate, a slice per iteration. Runs after `dealloc`."""
+
+    name = "expand-allocs"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        summaries, _ = summarise(op)
+        for f in op.ops:
+            if isinstance(f, func.FuncOp) and f.body.blocks:
+                fold_alloc_dims(f)
+                while _expand_one(f, summaries):
+                    fold_alloc_dims(f)
+
+
+def _expand_one(f: func.FuncOp, summaries: Summaries) -> bool:
+    """Expand one allocation of one `scf.parallel` (innermost first); whether any was."""
+    loops = [op for op in f.walk() if isinstance(op, scf.ParallelOp)]
+    for loop in reversed(loops):
+        body = loop.body.block
+        for op in list(body.ops):
+            if not isinstance(op, memref.AllocOp):
+                continue
+            free = unconditional_free(op.memref, body)
+            classes = Aliases(summaries, UsedMemrefs()).block(body)
+            if free is None or not dies_at(op.memref, free, classes):
+                continue
+            chain = invariant_chain(op, loop)
+            if chain is None:
+                continue  # a size varying per iteration: left (module docstring)
+            _expand(op, free, loop, chain)
+            return True
+    return False
+
+
+def _expand(alloc: memref.AllocOp, free: Free, loop: scf.ParallelOp,
+            chain: list[Operation]) -> None:
+    t = alloc.memref.type
+    assert isinstance(t, MemRefType)
+    outer = move_before(chain, loop)
+    b = CodeBuilder.before(loop)
+    sizes = alloc_sizes(alloc)
+    per = checked_product(b, sizes)
+    counts = [_trip_count(b, lb, ub, st)
+              for lb, ub, st in zip(loop.lowerBound, loop.upperBound, loop.step, strict=True)]
+    total = checked_product(b, [per, *counts])
+    flat_t = MemRefType(t.element_type, [DYNAMIC_INDEX])
+    flat = b.val(memref.AllocOp([total], [], flat_t))
+    # In the body: this iteration's slice.
+    ib = CodeBuilder.before(alloc)
+    ivs = list(loop.body.block.args)
+    linear = ib.index(0)
+    for iv, lb, st, n in zip(ivs, loop.lowerBound, loop.step, counts, strict=True):
+        k = ib.val(arith.DivSIOp(ib.subi(iv, lb), st))
+        linear = ib.addi(ib.muli(linear, n), k)
+    offset = ib.muli(linear, per)
+    view = ib.val(memref.ReinterpretCastOp.from_dynamic(
+        flat, [offset], sizes, row_major_strides(ib, sizes), t))
+    alloc.memref.replace_all_uses_with(view)
+    Rewriter.erase_op(alloc)
+    free.erase()
+    outer.insert_op_after(memref.DeallocOp.get(flat), loop)
+    _hoist_out_of_loops(flat)
+
+
+def _hoist_out_of_loops(flat: SSAValue) -> None:
+    """The slices' buffer leaves the `scf.for` loops around the parallel loop while its
+    size is invariant in them: one allocation per loop nest, as `hoist-allocs` does."""
+    alloc = flat.owner
+    assert isinstance(alloc, memref.AllocOp)
+    while isinstance(loop := alloc.parent_op(), scf.ForOp):
+        free = unconditional_free(alloc.memref, loop.body.block)
+        chain = invariant_chain(alloc, loop)
+        if free is None or chain is None:
+            return
+        hoisted = hoist_invariant(alloc, free, loop, chain).owner
+        assert isinstance(hoisted, memref.AllocOp)
+        alloc = hoisted
+
+
+def _trip_count(b: CodeBuilder, lb: SSAValue, ub: SSAValue, step: SSAValue) -> SSAValue:
+    """max(0, ceil((ub - lb) / step)) for a positive step (no division for a unit step,
+    so that the count may move before enclosing loops)."""
+    span = b.subi(ub, lb)
+    if constant_int(step) == 1:
+        return b.maxsi(span, b.index(0))
+    up = b.val(arith.DivSIOp(b.addi(span, b.subi(step, b.index(1))), step))
+    return b.maxsi(up, b.index(0))

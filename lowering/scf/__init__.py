@@ -1,0 +1,2 @@
+"""The `convert-soac-to-scf` stage: SOACs on buffers to loops.
+"""
