@@ -325,7 +325,7 @@ def profiled() -> dict[str, Any]:
     """A map on the gpu back end with profiling: the launch timed by two CUDA events
     around it, the second waited for, and counted (l0-run --profile's records)."""
     from l0.api import CompiledProgram
-    from l0.lowering import gpu_backend
+    from l0.lowering.backends import gpu as gpu_backend
 
     driver = FakeDriver({})
     keep = driver.link()
