@@ -25,7 +25,7 @@ from __future__ import annotations
 import inspect
 import keyword
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +37,7 @@ from l0.types import CHAR, ArrayType, TupleType, Type, flatten, type_from_json, 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
 
-_cache: dict[tuple[str, str, str, bool, bool, int | None, bool], CompiledProgram] = {}
+_cache: dict[tuple[Any, ...], CompiledProgram] = {}
 
 BACKENDS = ("cpu", "multicore", "interp", "gpu-sim", "gpu")
 
@@ -64,6 +64,8 @@ def compile(  # noqa: A001 - the API's name, like re.compile
     fast_math: bool = False,
     threads: int | None = None,
     cache: bool = True,
+    params: Mapping[str, int] | None = None,
+    profile: bool = False,
 ) -> CompiledProgram:
     """Compile an L0 program given as source text or as the path of a `.l0` file.
 
@@ -83,7 +85,14 @@ def compile(  # noqa: A001 - the API's name, like re.compile
       (vectorised reductions; results may differ in the last bits);
     * `cache` (default True, cpu and multicore): keep the native code in the compile
       cache on disk and take it from there when this source was compiled with these
-      options before (`l0.compile_cache`; `L0_NO_CACHE=1` turns it off everywhere).
+      options before (`l0.compile_cache`; `L0_NO_CACHE=1` turns it off everywhere);
+    * `params`: values of the program's run-time parameters, by name (thresholds the
+      compiled code reads when it runs, `docs/tools.md`; `prog.param_values()` lists
+      them with their values); an unknown name or a negative value is a ValueError
+      naming the known ones. Changing them compiles nothing again
+      (`prog.set_params`);
+    * `profile` (default False): count every parallel region (multicore) or kernel
+      launch (gpu, gpu-sim): `prog.profile_records()`, `prog.reset_profile()`.
 
     Returns a `CompiledProgram` whose functions are attributes: `prog.main(a, n)` or
     `prog.main(a=..., n=...)`; `help(prog.main)` shows the L0 signature. Arguments are
@@ -92,12 +101,17 @@ def compile(  # noqa: A001 - the API's name, like re.compile
     Raises `L0Error` for errors in the program.
     """
     text, name = _source_of(source_or_path, filename)
-    key = (text, name, backend, optimise, fast_math, threads, cache)
+    values = tuple(sorted((params or {}).items()))
+    key = (text, name, backend, optimise, fast_math, threads, cache, values, profile)
     if key not in _cache:
-        _cache[key] = call_with_big_stack(
+        prog = call_with_big_stack(
             lambda: CompiledProgram(text, name, backend, optimise=optimise,
-                                    fast_math=fast_math, threads=threads, cache=cache)
+                                    fast_math=fast_math, threads=threads, cache=cache,
+                                    profile=profile)
         )
+        if params:
+            prog.set_params(params)
+        _cache[key] = prog
     return _cache[key]
 
 
@@ -158,7 +172,8 @@ class CompiledProgram:
                  main_only: bool = False, isolate: bool = True,
                  threads: int | None = None, cache: bool = False,
                  checked: ast.Program | None = None,
-                 entries: Sequence[str] | None = None) -> None:
+                 entries: Sequence[str] | None = None,
+                 profile: bool = False) -> None:
         """`main_only`: only `main` will be called (l0-run), so nothing else is kept or
         compiled; `entries` (without `optimise`): only these functions will be called
         (`l0 repl`); `checked`: the program, already parsed and type checked (and
@@ -168,7 +183,8 @@ class CompiledProgram:
         are skipped, so an update may hit an array used later: the program then runs
         unoptimised in the interpreter, which copies on every update. With `cache`, native
         code is taken from the compile cache when it is there, and put there when it is
-        not (`l0.compile_cache`): a hit runs no part of the compiler."""
+        not (`l0.compile_cache`): a hit runs no part of the compiler. With `profile`,
+        parallel regions and kernel launches are counted (`profile_records`)."""
         if backend not in BACKENDS:
             raise ValueError(f"unknown back end {backend!r} (available: {', '.join(BACKENDS)})")
         self.filename = filename
@@ -186,6 +202,7 @@ class CompiledProgram:
             raise ValueError("entries need optimise=False (the optimiser keeps only main)")
         self._entries = ["main"] if main_only else None if entries is None else list(entries)
         self._isolate = isolate
+        self._profile = profile
         self._threads = thread_count(threads) if backend == "multicore" else None
         self._plain_engine: Any = None
         self._ast: ast.Program | None = checked
@@ -244,6 +261,7 @@ class CompiledProgram:
         options: dict[str, Any] = {
             "backend": self._backend, "threads": self._threads,
             "optimise": self._optimise, "fast_math": self._fast_math,
+            "profile": self._profile,
             # the pipeline's target: code optimised for one back end is never another's
             "pipeline": pipeline_target(self._backend) if self._optimise else None,
             "entries": self._entries}
@@ -295,10 +313,10 @@ class CompiledProgram:
 
             return CpuEngine(module, fast_math=self._fast_math, entries=self._entries,
                              isolate=self._isolate, threads=self._threads,
-                             gpu_sim=self._backend == "gpu-sim")
+                             gpu_sim=self._backend == "gpu-sim", profile=self._profile)
         if self._backend == "gpu":
             return _gpu_engine(module, fast_math=self._fast_math, entries=self._entries,
-                               isolate=self._isolate)
+                               isolate=self._isolate, profile=self._profile)
         return Interpreter(module)
 
     def _engine_for(self, name: str) -> Any:
@@ -309,6 +327,50 @@ class CompiledProgram:
 
             self._plain_engine = self._make_engine(to_module(self.ast, verify=False))
         return self._plain_engine
+
+    # -- run-time parameters and the profile (docs/tools.md) ---------------------------
+
+    def _tables(self) -> Any:
+        """`main`'s engine's `l0.lowering.runtime.run_tables.RunTables`; None for the
+        interpreter."""
+        return getattr(self._engine, "tables", None)
+
+    def param_values(self) -> dict[str, int]:
+        """The program's run-time parameters and their values, in program order."""
+        tables = self._tables()
+        return tables.params() if tables is not None else {}
+
+    def param_defaults(self) -> dict[str, int]:
+        """The program's run-time parameters and their defaults on this machine."""
+        tables = self._tables()
+        return tables.defaults() if tables is not None else {}
+
+    def set_params(self, values: Mapping[str, int]) -> None:
+        """Set run-time parameters (the others keep their values): nothing is compiled
+        again. An unknown name or a value that is not an int >= 0 is a ValueError
+        naming the program's parameters."""
+        tables = self._tables()
+        if tables is None:
+            from l0.lowering.runtime.run_tables import unknown_param_message
+
+            for name in values:
+                raise ValueError(unknown_param_message(name, []))
+            return
+        tables.set_params(dict(values))
+
+    def reset_profile(self) -> None:
+        """Zero the profile's counters (`profile_records`)."""
+        tables = self._tables()
+        if tables is not None:
+            tables.reset_profile()
+
+    def profile_records(self) -> list[dict[str, Any]]:
+        """With `profile`: per parallel region (multicore) or kernel (gpu, gpu-sim), in
+        program order, `{"name", "launches", "threads", "iterations", "time_us"}` summed
+        since the last `reset_profile` (docs/tools.md); otherwise, and on cpu and the
+        interpreter, which run nothing in parallel, an empty list."""
+        tables = self._tables()
+        return tables.profile() if tables is not None else []
 
     def call_flat(self, name: str, args: Sequence[Any]) -> list[Any]:
         """Call `name` with its IR arguments (the flattened values, with `Checked` in the

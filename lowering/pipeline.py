@@ -59,12 +59,14 @@ TARGETS: dict[str, tuple[type, ...]] = {
 
 def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
           verify: bool = False, multicore: bool = False, target: str = "cpu",
-          simd: bool = True) -> ModuleOp:
+          simd: bool = True, profile: bool = False) -> ModuleOp:
     """The loop-level module (the back end's input) for the soac-level `module`, which
     is left unchanged; with `multicore` (or `target="multicore"`), at the omp level; with
     `target="gpu"` at the gpu level (kernels and launches, docs/gpu.md), with
     `"gpu-sim"` that level made CPU code. Without `simd`, no map runs in SIMD lanes
-    (`simd-map`: the results are the same, bit for bit; tests compare the two)."""
+    (`simd-map`: the results are the same, bit for bit; tests compare the two). With
+    `profile`, every OpenMP region and kernel launch is counted
+    (`l0.lowering.loop_ir.profile`)."""
     lowered = module.clone()
     if entries is not None:
         keep = set(entries)
@@ -77,7 +79,12 @@ def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
     for pass_class in (*PIPELINE, *TARGETS[target]):
         if pass_class is SimdMapPass and not simd:
             continue
-        pass_class().apply(ctx, lowered)
+        step = pass_class()
+        if profile and pass_class is ConvertParallelToOmpPass:
+            step = ConvertParallelToOmpPass(profile=True)
+        elif profile and pass_class is ConvertParallelToGpuPass:
+            step = ConvertParallelToGpuPass(profile=True, cuda_events=target == "gpu")
+        step.apply(ctx, lowered)
         if verify:
             lowered.verify()
     return lowered

@@ -331,7 +331,7 @@ def entry_of(source: str, name: str) -> Path:
     """The entry that `program(source, name)` reads and writes."""
     key = compile_cache.program_key(source, name, {
         "backend": "cpu", "threads": None, "optimise": False, "fast_math": False,
-        "pipeline": None, "entries": None})
+        "pipeline": None, "entries": None, "profile": False})
     assert key is not None
     return compile_cache.entry_path(key)
 

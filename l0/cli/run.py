@@ -1,7 +1,8 @@
 """`l0-run`: compile an L0 program and run its `main` on values read from standard input.
 
     l0-run [--backend=cpu|multicore|interp|gpu-sim|gpu] [--threads N] [--fast-math] [-O | -O0]
-           [-r N] [-t FILE] [-b] [-v] prog.l0 < input
+           [-r N] [-t FILE] [-b] [-v] [--profile FILE] [--param NAME=V]... [--print-params]
+           prog.l0 < input
 
 Prints `main`'s result exactly as the 2014 compiler did (docs/reference.md §6.3).
 `-r N` runs `main` N times and `-t FILE` writes the time of each run in microseconds,
@@ -28,10 +29,15 @@ loops as kernels on an NVIDIA GPU (docs/gpu-codegen.md); without a GPU, its driv
 the gpu extra (`pip install 'l0[gpu]'`) it prints one line, `l0-run: error: ...`, and
 exits with 2.
 
+`--profile FILE` counts every parallel region (multicore) and kernel launch (gpu,
+gpu-sim) and writes them as JSON (`l0/cli/profile_table.py`; docs/tools.md); `--param
+NAME=V` sets a run-time parameter of the compiled code, `--print-params` lists them
+(`l0.lowering.runtime.run_tables`).
+
 The input may mix text values and binary ones (Futhark's binary format,
 `l0/values/binary.py`); `-b` writes the result in binary. `-v` reports the time of
 each stage on stderr (`l0/cli/stages.py`) and, when it compiles for cpu or multicore,
-the decisions of the lowering passes that report them (`l0.lowering.decisions`):
+the decisions of the lowering passes that report them (`l0.lowering.loop_ir.decisions`):
 `l0-run: simd-map: LOC: map went SIMD, 8 lanes`, or why not (docs/backend.md).
 
 Native code is kept in the compile cache (`l0.compile_cache`): a second run of an
@@ -132,6 +138,27 @@ def build_argparser() -> argparse.ArgumentParser:
         "run in SIMD lanes",
     )
     ap.add_argument(
+        "--profile",
+        metavar="FILE",
+        help="count every parallel region (multicore) or kernel launch (gpu, gpu-sim) and "
+        "write, as JSON, one record per region or kernel: name, launches, threads, "
+        "iterations and time_us, summed over the runs (with -v, also a table on stderr)",
+    )
+    ap.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=V",
+        help="set a run-time parameter of the program (a threshold; repeatable; "
+        "--print-params lists them)",
+    )
+    ap.add_argument(
+        "--print-params",
+        action="store_true",
+        help="print the program's run-time parameters and their values, one "
+        "'NAME VALUE' a line, and exit without running main",
+    )
+    ap.add_argument(
         "--no-cache",
         action="store_true",
         help="cpu, multicore: compile even if the compile cache has the code, and do not "
@@ -180,6 +207,11 @@ def main(argv: list[str] | None = None) -> None:
               "interpreter computes every real operation exactly as IEEE arithmetic says",
               file=sys.stderr)
         sys.exit(2)
+    try:
+        args.param_values = parse_params(args.param)
+    except ValueError as err:
+        print(f"l0-run: error: {err}", file=sys.stderr)
+        sys.exit(2)
     if args.verbose:
         from l0.cli.stages import run_with_stage_times
 
@@ -206,13 +238,19 @@ def run(args: argparse.Namespace) -> int:
             optimise=args.optimise, fast_math=args.fast_math,
             inhibit_uniqueness=args.inhibit_uniqueness_checking, main_only=True,
             isolate=False, threads=args.threads, cache=not args.no_cache,
+            profile=args.profile is not None,
         )
-    except BackendUnavailable as err:
+        prog.set_params(args.param_values)
+    except (BackendUnavailable, ValueError) as err:
         print(f"l0-run: error: {err}", file=sys.stderr)
         return 2
     if args.verbose and prog.from_cache and args.backend in ("cpu", "multicore"):
         print("l0-run: code from the compile cache: no lowering decisions to report "
               "(--no-cache)", file=sys.stderr)
+    if args.print_params:
+        for name, value in prog.param_values().items():
+            print(f"{name} {value}")
+        return 0
     entry = prog.functions["main"]
     params = [p.type for p in entry.params]
     # Without parameters a terminal is not waited on; piped input must then be empty.
@@ -222,6 +260,7 @@ def run(args: argparse.Namespace) -> int:
 
     times: list[int] = []
     allocations = 0
+    prog.reset_profile()
     results: list[object] = []
     for _ in range(args.runs):
         # main may update unique arguments in place: every run gets its own copy.
@@ -247,6 +286,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"l0-run: allocations per run of main: {allocations}", file=sys.stderr)
     if args.timing:
         _write_times(args.timing, times)
+    if args.profile is not None:
+        from l0.cli.profile_table import format_table, write_profile
+
+        records = prog.profile_records()
+        write_profile(args.profile, records)
+        if args.verbose:
+            print(format_table(records), file=sys.stderr)
     return 0
 
 
@@ -258,6 +304,21 @@ def _report_decisions() -> None:
         print(f"l0-run: {pass_name}: {message}", file=sys.stderr)
 
     decisions.report = report
+
+
+def parse_params(settings: list[str]) -> dict[str, int]:
+    """`--param NAME=V` settings as a mapping (ValueError saying what is malformed)."""
+    values: dict[str, int] = {}
+    for setting in settings:
+        name, eq, value = setting.partition("=")
+        try:
+            number = int(value.strip())
+        except ValueError:
+            number = -1
+        if not eq or not name.strip() or number < 0:
+            raise ValueError(f"--param expects NAME=V with V an integer >= 0, not {setting!r}")
+        values[name.strip()] = number
+    return values
 
 
 def _read_stdin() -> bytearray:

@@ -29,26 +29,38 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, TensorTyp
 from l0.dialects.soac import UNIQUE_ATTR, CertType
 from l0.lowering import pipeline
 from l0.lowering.backends.jit import JitModule, link_callbacks
-from l0.lowering.loop_ir import trace
+from l0.lowering.loop_ir import profile as profile_ir
+from l0.lowering.loop_ir import run_params, trace
 from l0.lowering.runtime import alloc_stats, checked_memory
 from l0.lowering.runtime.engine import EntryPoint, NativeEngine, RuntimeLinks
+from l0.lowering.runtime.run_tables import Param, Site
 
 
 def compile_module(module: ModuleOp, *, fast_math: bool = False,
                    entries: Iterable[str] | None = None,
                    threads: int | None = None, gpu_sim: bool = False,
-                   simd: bool = True) -> JitModule:
-    """Compile the soac-level `module` to native code; `entries` and `simd` as for `lower`;
-    `threads` None for the sequential back end, else multicore's thread count (0: all);
-    `gpu_sim`: through the GPU's kernels, run on the CPU (`docs/gpu.md`)."""
+                   simd: bool = True, profile: bool = False) -> JitModule:
+    """Compile the soac-level `module` to native code; `entries`, `simd` and `profile` as
+    for `lower`; `threads` None for the sequential back end, else multicore's thread count
+    (0: all); `gpu_sim`: through the GPU's kernels, run on the CPU (`docs/gpu.md`)."""
     names = list(entries) if entries is not None else None
     link_callbacks(trace.CALLBACKS)
     target = "gpu-sim" if gpu_sim else "multicore" if threads is not None else "cpu"
     # through the module: `l0-run -v` times `pipeline.lower` (Note [Stage probes])
-    lowered = pipeline.lower(module, entries=names, target=target, simd=simd)
+    lowered = pipeline.lower(module, entries=names, target=target, simd=simd,
+                             profile=profile)
     jit = JitModule(lowered, fast_math=fast_math, entries=names, threads=threads)
     jit.trace_sites = trace.sites_in(lowered)
+    note_tables(jit, lowered)
     return jit
+
+
+def note_tables(jit: Any, lowered: ModuleOp) -> None:
+    """Record on `jit` the run-time parameters and profiled sites of its `lowered`
+    module (`l0.lowering.runtime.run_tables`)."""
+    jit.run_params = [Param(name, symbol, default)
+                      for symbol, name, default in run_params.params_in(lowered)]
+    jit.profile_sites = [Site(name, symbol) for symbol, name in profile_ir.sites_in(lowered)]
 
 
 class CpuEngine(NativeEngine):
@@ -57,10 +69,11 @@ class CpuEngine(NativeEngine):
     def __init__(self, module: ModuleOp, *, fast_math: bool = False,
                  entries: Iterable[str] | None = None, isolate: bool = True,
                  threads: int | None = None, gpu_sim: bool = False,
-                 simd: bool = True) -> None:
+                 simd: bool = True, profile: bool = False) -> None:
         names = list(entries) if entries is not None else None
         self._gpu_sim = gpu_sim
         self._simd = simd
+        self._profile = profile
         # Kept: a back end's compiled module may own more than the code (GPU kernels).
         self._jit = jit = self._compile(module, fast_math, names, threads)
         points: dict[str, EntryPoint] = {}
@@ -73,14 +86,17 @@ class CpuEngine(NativeEngine):
                     tuple(_is_cert_array(t) for t in f.function_type.outputs.data))
         links = RuntimeLinks(checked_memory.enabled(), alloc_stats.enabled(), threads)
         super().__init__(jit.compiled, points, isolate=isolate, links=links,
-                         trace_sites=getattr(jit, "trace_sites", None))
+                         trace_sites=getattr(jit, "trace_sites", None),
+                         params=getattr(jit, "run_params", ()),
+                         sites=getattr(jit, "profile_sites", ()))
 
     def _compile(self, module: ModuleOp, fast_math: bool, names: list[str] | None,
                  threads: int | None) -> Any:
         """The compiled module, with `compiled` (a `CompiledModule`) and `trace_sites`
         (a back end compiling otherwise overrides this)."""
         return compile_module(module, fast_math=fast_math, entries=names, threads=threads,
-                              gpu_sim=self._gpu_sim, simd=self._simd)
+                              gpu_sim=self._gpu_sim, simd=self._simd,
+                              profile=self._profile)
 
 
 def _unique_params(f: func.FuncOp) -> list[bool]:

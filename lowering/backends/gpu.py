@@ -83,12 +83,13 @@ class GpuJitModule:
         return fn
 
 
-def lower_for_gpu(module: ModuleOp, entries: Sequence[str] | None) -> ModuleOp:
+def lower_for_gpu(module: ModuleOp, entries: Sequence[str] | None,
+                  profile: bool = False) -> ModuleOp:
     """The gpu-level module of the soac-level `module` (kernel extraction,
-    `l0.lowering.pipeline.lower` with `target="gpu"`)."""
+    `l0.lowering.pipeline.lower` with `target="gpu"`; `profile` as there)."""
     from l0.lowering.pipeline import lower
 
-    return lower(module, entries=entries, target="gpu")
+    return lower(module, entries=entries, target="gpu", profile=profile)
 
 
 def unavailable() -> str | None:
@@ -176,16 +177,35 @@ class GpuEngine(CpuEngine):
     """Runs the functions of a soac-level module on the GPU (`CpuEngine`'s interface)."""
 
     def __init__(self, module: ModuleOp, *, fast_math: bool = False,
-                 entries: Iterable[str] | None = None, isolate: bool = True) -> None:
+                 entries: Iterable[str] | None = None, isolate: bool = True,
+                 profile: bool = False) -> None:
         self._device = device()  # first, so that a machine without a GPU says so
         find_libdevice()
-        super().__init__(module, fast_math=fast_math, entries=entries, isolate=isolate)
+        super().__init__(module, fast_math=fast_math, entries=entries, isolate=isolate,
+                         profile=profile)
         self._isolate = False  # arguments are copied to the device anyway
 
     def _compile(self, module: ModuleOp, fast_math: bool, names: list[str] | None,
                  threads: int | None) -> Any:
-        lowered = lower_for_gpu(module, names)
-        return compile_gpu_module(lowered, self._device, fast_math=fast_math, entries=names)
+        from l0.lowering.backends.cpu import note_tables
+
+        lowered = lower_for_gpu(module, names, self._profile)
+        jit = compile_gpu_module(lowered, self._device, fast_math=fast_math, entries=names)
+        note_tables(jit, lowered)
+        return jit
+
+    def _param_device(self) -> Any:
+        """Parameter defaults follow the GPU's resident threads: multiprocessors times
+        threads per multiprocessor (`l0.lowering.runtime.run_tables`)."""
+        from l0.lowering.runtime.run_tables import Device as ParamDevice
+
+        try:
+            gpu_dev = self._device.cuda.current_context().device
+            resident = int(gpu_dev.MULTIPROCESSOR_COUNT) * \
+                int(gpu_dev.MAX_THREADS_PER_MULTI_PROCESSOR)
+        except Exception:  # numba.cuda's errors have no common base
+            return ParamDevice()
+        return ParamDevice(gpu_threads=resident)
 
     def save(self) -> tuple[dict[str, Any], bytes]:
         """`NativeEngine.save`'s data and the host's object code, with the PTX, the

@@ -51,6 +51,9 @@ WIDTH_FUNCTION = "l0_parallel_width"
 """The function giving the number of chunks a parallel level may use
 (Note [Parallel width])."""
 
+CHUNK_COUNT_ATTR = "l0.chunk_count"
+"""Marks the op computing a chunk count (`chunked_rows`)."""
+
 BLOCKED_REDUCTION_ATTR = "l0.blocked_reduction"
 """Marks the two loops of a blocked reduction (Note [Blocked reductions])."""
 
@@ -97,10 +100,42 @@ def parallel_width(b: CodeBuilder, anchor: Operation) -> SSAValue:
 
 
 def chunk_count(b: CodeBuilder, n: SSAValue, anchor: Operation) -> SSAValue:
-    """C = max(1, min(width, n / MIN_CHUNK)): the number of chunks for `n` iterations."""
+    """C = max(1, min(width, n / MIN_CHUNK)): the number of chunks for `n` iterations
+    (marked, `chunked_rows`)."""
     width = parallel_width(b, anchor)
     most = b.val(arith.DivSIOp(n, b.i64(MIN_CHUNK)))
-    return b.maxsi(b.val(arith.MinSIOp(width, most)), b.i64(1))
+    return _marked_count(b, width, most, n)
+
+
+def _marked_count(b: CodeBuilder, width: SSAValue, most: SSAValue,
+                  rows: SSAValue) -> SSAValue:
+    """max(1, min(width, most)), a chunk count over `rows` rows: the op carries
+    CHUNK_COUNT_ATTR, whose value says which operand of the `min` `rows` is found
+    from (`chunked_rows`)."""
+    least = b.val(arith.MinSIOp(width, most))
+    count = b.maxsi(least, b.i64(1))
+    count.owner.attributes[CHUNK_COUNT_ATTR] = StringAttr(
+        "rows" if most is rows else "rows/min_chunk")
+    return count
+
+
+def chunked_rows(v: SSAValue) -> SSAValue | None:
+    """The rows `v` (through index casts) divides into chunks, when `v` is a chunk count
+    (`chunk_count`, `parallel_chunks`): what a loop over the chunks works on."""
+    owner = v.owner
+    while isinstance(owner, arith.IndexCastOp):
+        owner = owner.input.owner
+    if not isinstance(owner, arith.MaxSIOp):
+        return None
+    kind = owner.attributes.get(CHUNK_COUNT_ATTR)
+    least = owner.lhs.owner
+    if not isinstance(kind, StringAttr) or not isinstance(least, arith.MinSIOp):
+        return None
+    most = least.rhs
+    if kind.data == "rows":
+        return most
+    div = most.owner
+    return div.lhs if isinstance(div, arith.DivSIOp) else None
 
 
 def chunk_start(b: CodeBuilder, c: SSAValue, n: SSAValue, count: SSAValue) -> SSAValue:
@@ -126,7 +161,7 @@ def parallel_chunks(b: CodeBuilder, par: scf.ParallelOp, body: ChunkBody) -> scf
     bound. `par` itself is left to the caller."""
     lb = b.to_i64(par.lowerBound[0])
     n = b.maxsi(b.subi(b.to_i64(par.upperBound[0]), lb), b.i64(0))
-    count = b.maxsi(b.val(arith.MinSIOp(parallel_width(b, par), n)), b.i64(1))
+    count = _marked_count(b, parallel_width(b, par), n, n)
 
     def run_chunk(cb: CodeBuilder, c: SSAValue) -> None:
         body(cb, *chunk_bounds(cb, c, n, count))

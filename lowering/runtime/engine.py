@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from l0.lowering.runtime import jit_call, trace_runtime
+from l0.lowering.runtime import jit_call, openmp_runtime, trace_runtime
 from l0.lowering.runtime.abi import ErrorSite, ErrorTable
 from l0.lowering.runtime.jit_call import (
     CompiledModule,
@@ -32,9 +32,19 @@ from l0.lowering.runtime.jit_call import (
     slot_from_json,
     slot_to_json,
 )
+from l0.lowering.runtime.run_tables import (
+    Device,
+    Param,
+    RunTables,
+    Site,
+    params_from_json,
+    params_to_json,
+    sites_from_json,
+    sites_to_json,
+)
 from l0.types import Type, type_from_json, type_to_json
 
-SAVE_FORMAT = 1
+SAVE_FORMAT = 2
 """The version of `save()`'s data; loading another gives None."""
 
 
@@ -62,13 +72,22 @@ class NativeEngine:
 
     def __init__(self, compiled: CompiledModule, entries: Mapping[str, EntryPoint], *,
                  isolate: bool = True, links: RuntimeLinks = RuntimeLinks(),
-                 trace_sites: Mapping[int, tuple[str, Type]] | None = None) -> None:
+                 trace_sites: Mapping[int, tuple[str, Type]] | None = None,
+                 params: Sequence[Param] = (), sites: Sequence[Site] = ()) -> None:
         self.compiled = compiled
         self.entries = dict(entries)
         self.links = links
         self.trace_sites = dict(trace_sites or {})
         self._isolate = isolate
         self._functions: dict[str, JitFunction] = {}
+        self.tables = RunTables(compiled.engine, params, sites, self._param_device())
+        """The run-time parameters and profile counters (`l0.lowering.runtime.run_tables`)."""
+
+    def _param_device(self) -> Device:
+        """What parameter defaults follow from (`run_tables.default_value`)."""
+        if self.links.threads is None:
+            return Device()
+        return Device(threads=openmp_runtime.threads_of(self.links.threads))
 
     def function(self, name: str) -> JitFunction:
         fn = self._functions.get(name)
@@ -89,6 +108,8 @@ class NativeEngine:
             elif unique and self._isolate and isinstance(a, np.ndarray):
                 a = a.copy()
             ins.append(a)
+        if self.tables.param_specs:
+            self.tables.apply()
         out = self.function(name)(*ins)
         n = len(entry.results)
         results = [] if n == 0 else [out] if n == 1 else list(out)
@@ -120,6 +141,8 @@ class NativeEngine:
                       "threads": self.links.threads},
             "traces": [[k, loc, type_to_json(t)] for k, (loc, t) in
                        sorted(self.trace_sites.items())],
+            "params": params_to_json(self.tables.param_specs),
+            "profile": sites_to_json(self.tables.sites),
         }
         return data, c.object_code
 
@@ -148,4 +171,6 @@ class NativeEngine:
         compiled = jit_call.load_object(object_code, signatures, errors,
                                         checked=links.checked, counted=links.counted,
                                         threads=links.threads)
-        return cls(compiled, entries, isolate=isolate, links=links, trace_sites=sites)
+        return cls(compiled, entries, isolate=isolate, links=links, trace_sites=sites,
+                   params=params_from_json(data["params"]),
+                   sites=sites_from_json(data["profile"]))

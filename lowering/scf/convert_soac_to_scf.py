@@ -92,6 +92,7 @@ from l0.lowering.loop_ir.parallel_loops import (
     nested_in_parallel,
     parallel_for,
 )
+from l0.lowering.loop_ir.profile import site_name, tag_untagged
 
 # ---------------------------------------------------------------------------------------
 # Helpers
@@ -796,6 +797,21 @@ def _fill_loop(b: CodeBuilder, op: Operation, n: SSAValue,
     b.for_(b.i64(0), n, [], step)
 
 
+def _lower_named(patterns: GreedyRewritePatternApplier, soac_op: Operation) -> None:
+    """Lower `soac_op`, naming the parallel loops made for it after it (Note [Names of
+    parallel sites] in `l0.lowering.loop_ir.profile`): they are made where it stood."""
+    name = site_name(soac_op, soac_op.name.partition(".")[2])
+    block, before, after = soac_op.parent_block(), soac_op.prev_op, soac_op.next_op
+    patterns.match_and_rewrite(soac_op, PatternRewriter(soac_op))
+    assert block is not None
+    made: list[Operation] = []
+    cur = before.next_op if before is not None else block.first_op
+    while cur is not None and cur is not after:
+        made.append(cur)
+        cur = cur.next_op
+    tag_untagged(made, (scf.ParallelOp,), name)
+
+
 _LOWERED = (msoac.MapOp, msoac.ReduceOp, msoac.ScanOp, msoac.FilterOp, msoac.IotaOp,
             msoac.ReplicateOp)
 
@@ -827,4 +843,4 @@ class ConvertSoacToScfPass(ModulePass):
         while todo := [o for o in op.walk() if isinstance(o, _LOWERED)]:
             for soac_op in todo:
                 if soac_op.get_toplevel_object() is op:  # not in an erased SOAC
-                    patterns.match_and_rewrite(soac_op, PatternRewriter(soac_op))
+                    _lower_named(patterns, soac_op)

@@ -83,6 +83,19 @@ def test_arrays_cross_main_boundary_through_numba_cuda() -> None:
                           ["copy_to_host", 8000], ["free", True]]
 
 
+def test_profiled_launches_are_timed_by_cuda_events() -> None:
+    # docs/tools.md, l0-run --profile: on the gpu a launch's time is the time between
+    # two CUDA events recorded on the default stream around it, the second waited for;
+    # the fake clock puts them 0.25 ms apart. Both events are destroyed.
+    out = fake_driver("profile")
+    assert out["same"] is True
+    assert out["log"] == [["record", 0xE0, 0], ["launch", 0x1000, 4, 256],
+                          ["record", 0xE1, 0], ["sync", 0xE1]]
+    assert out["profile"] == [{"name": "main:1:30:map", "launches": 1, "threads": 1024,
+                               "iterations": 1000, "time_us": 250.0}]
+    assert out["events_left"] == 0
+
+
 def test_numba_missing_says_install_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     from l0.lowering.runtime import gpu_runtime
 
