@@ -30,6 +30,17 @@ the operator. The marks let the GPU back end give the same reduction a thread pe
 and a tree in workgroup memory (Note [Kernel forms] in `l0.lowering.gpu_kernels`); the
 other back ends ignore them, and a later pass that rebuilds either loop drops the mark
 (the GPU back end then runs the loops as they are).
+
+Note [Chunk bounds without overflow]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Chunk c of C over n rows starts at floor(c*n/C), but c*n leaves 64 bits long before n
+does: with 3 chunks from n = 2^62, with 2^18 GPU threads from n = 2^46 (a reduction over
+`iota(n)` streams its rows and stores none, so such an n runs). With q = n / C and
+r = n % C, c*n = c*q*C + c*r, so floor(c*n/C) = c*q + floor(c*r/C): the same
+boundaries, exactly, so results (and the order in which partial results combine) do
+not change. c*q <= n, and c*r < C*C, which fits for any C below 2^31 (C is at most the
+thread count). `chunk_bounds` builds it; the GPU's block fold
+(`l0.lowering.gpu_kernels.block_fold`) splits its rows with it too.
 """
 
 from __future__ import annotations
@@ -95,15 +106,18 @@ def chunk_count(b: CodeBuilder, n: SSAValue, anchor: Operation) -> SSAValue:
     return b.maxsi(b.val(arith.MinSIOp(width, most)), b.i64(1))
 
 
-def chunk_start(b: CodeBuilder, c: SSAValue, n: SSAValue, count: SSAValue) -> SSAValue:
-    """The first row of chunk `c` of `count` over `n` rows: c*n/count."""
-    return b.val(arith.DivSIOp(b.muli(c, n), count))
-
-
 def chunk_bounds(b: CodeBuilder, c: SSAValue, n: SSAValue,
                  count: SSAValue) -> tuple[SSAValue, SSAValue]:
-    """[start, end) of chunk `c` (Note [Parallel width])."""
-    return chunk_start(b, c, n, count), chunk_start(b, b.addi(c, b.i64(1)), n, count)
+    """[start, end) of chunk `c` of `count` over `n` >= 0 rows: chunk c starts at
+    floor(c*n/count), computed without the product c*n (Note [Parallel width], Note
+    [Chunk bounds without overflow])."""
+    q = b.val(arith.DivSIOp(n, count))
+    r = b.val(arith.RemSIOp(n, count))
+
+    def start(k: SSAValue) -> SSAValue:
+        return b.addi(b.muli(k, q), b.val(arith.DivSIOp(b.muli(k, r), count)))
+
+    return start(c), start(b.addi(c, b.i64(1)))
 
 
 ChunkBody = Callable[[CodeBuilder, SSAValue, SSAValue], None]
