@@ -142,6 +142,21 @@ def test_binary_values_in_and_out(tmp_path: Path) -> None:
     assert bad.stderr.decode() == ("<stdin>:1:1: error: expected a value of type [[int]] for "
                                    "parameter 1, found a binary value of rank 0 of ' f64' "
                                    "(binary form: rank 2 of ' i64')\n")
+    # Dimensions that are no 64-bit size (beside a 0) or whose product leaves 64 bits,
+    # and negative character codes: the errors of l0/values/binary.py.
+    for dims in ((2**64 - 1, 0), (0, 2**63), (2**40, 2**40)):
+        header = b"b\x02" + bytes([len(dims)]) + b" i64" + b"".join(
+            d.to_bytes(8, "little") for d in dims)
+        bad = subprocess.run([str(exe)], input=header, capture_output=True, check=False)
+        assert bad.returncode == 2, dims
+        assert bad.stderr.decode().startswith("<stdin>:1:1: error: binary value too large: "
+                                              + "x".join(map(str, dims)) + " of ' i64' ")
+    negative = write_binary(ArrayType(CHAR, 1), np.array([104, -1], dtype=np.int32))
+    bad = subprocess.run([str(exe)], input=write_binary(ArrayType(INT, 2), m) + b" [1.5] "
+                         + negative + b" True", capture_output=True, check=False)
+    assert bad.returncode == 2
+    assert bad.stderr.decode() == "<stdin>:1:79: error: binary ' i32' value is not a character " \
+        "code\n"
 
 
 def load_ret(source: str) -> object:
