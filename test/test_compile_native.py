@@ -333,3 +333,20 @@ def test_compile_verbose_reports_every_stage(tmp_path: Path) -> None:
     out = subprocess.run([str(tmp_path / "p")], input="4", capture_output=True, text=True,
                          check=False)
     assert out.stdout == "4.146264\n"
+
+
+def test_outputs_beginning_with_a_dash_are_paths(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # gcc read `-o -lead` as `-o` and the library `-lead`, writing `./--library=ead`.
+    from l0.cli.tool import main
+
+    monkeypatch.chdir(tmp_path)
+    Path("-lead.l0").write_text("fun int main(int n) = n + 1\n", encoding="utf-8")
+    for args, exe in ((["--", "-lead.l0"], "-lead"), (["--output=-x", "--", "-lead.l0"], "-x")):
+        with pytest.raises(SystemExit) as done:
+            main(["compile", *args])
+        assert done.value.code == 0, args
+        out = subprocess.run([f"./{exe}"], input="41", capture_output=True, text=True,
+                             check=False)
+        assert out.stdout == "42\n", args
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["-lead", "-lead.l0", "-x"]
