@@ -235,6 +235,7 @@ class CompiledProgram:
         if not self._native() or not compile_cache.enabled():
             return None
         from l0.lowering import alloc_stats, checked_memory
+        from l0.lowering.min_chunk import min_chunk
 
         options: dict[str, Any] = {
             "backend": self._backend, "threads": self._threads,
@@ -242,7 +243,7 @@ class CompiledProgram:
             # the pipeline's target: code optimised for one back end is never another's
             "pipeline": pipeline_target(self._backend) if self._optimise else None,
             "entries": self._entries, "checked_memory": checked_memory.enabled(),
-            "count_allocations": alloc_stats.enabled()}
+            "count_allocations": alloc_stats.enabled(), "min_chunk": min_chunk()}
         if self._backend == "gpu":  # its code is made for the device's architecture
             from l0.lowering.gpu_backend import target_arch
 

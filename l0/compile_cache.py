@@ -9,7 +9,8 @@ by the key: a hash of everything the code depends on (`key`):
 * the options: back end, threads, `-O` and the target of its pipeline (cpu and gpu
   code are optimised differently: Note [One pipeline per target] in
   `l0.passes.pipeline`), fast-math, entry points, and the settings of the environment
-  that change the code (the checking heap, allocation counting);
+  that change the code (the checking heap, allocation counting, the test-only
+  `L0_MIN_CHUNK`: `l0.lowering.min_chunk`);
 * the compiler itself: a hash of the package's own source files (`compiler_hash`), so
   any change to the compiler, even uncommitted, misses; and the llvmlite version;
 * the CPU: LLVM's name for the host CPU and its features (code uses all of them).

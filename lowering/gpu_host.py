@@ -53,7 +53,8 @@ from l0.lowering import gpu_kernels as k
 from l0.lowering import gpu_trace
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.gpu_errors import ErrorWord
-from l0.lowering.parallel_loops import BLOCKED_REDUCTION_ATTR, MIN_CHUNK, WIDTH_FUNCTION
+from l0.lowering.min_chunk import min_chunk
+from l0.lowering.parallel_loops import BLOCKED_REDUCTION_ATTR, WIDTH_FUNCTION
 from l0.lowering.trace import emit_array_call
 from l0.lowering.trace_runtime import ARRAY
 
@@ -363,7 +364,7 @@ class HostFunction:
         single = b.bool(True) if gpu_trace.traces(par) or gpu_trace.traces(loop) else \
             b.cmpi("sle", count, b.i64(1))  # Note [Traces in kernels]: one chunk
         # count >= 2 means at least count * MIN_CHUNK rows: every thread gets a row.
-        spread = k.clamp(b, b.muli(count, b.i64(MIN_CHUNK // k.BLOCK)), 1, k.REDUCE_GRID)
+        spread = k.clamp(b, b.muli(count, b.i64(min_chunk() // k.BLOCK)), 1, k.REDUCE_GRID)
         grid = b.select(single, b.i64(1), spread)
         threads = b.select(single, b.i64(1), b.muli(grid, b.i64(k.BLOCK)))
         bufs = Partials.alloc(b, types, grid)

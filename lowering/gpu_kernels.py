@@ -83,7 +83,8 @@ from l0.dialects import soac
 from l0.dialects.soac import CertType
 from l0.lowering import gpu_trace
 from l0.lowering.builder import CodeBuilder
-from l0.lowering.parallel_loops import MIN_CHUNK, WIDTH_FUNCTION, chunk_bounds
+from l0.lowering.min_chunk import min_chunk
+from l0.lowering.parallel_loops import WIDTH_FUNCTION, chunk_bounds
 
 MODULE_NAME = "l0_kernels"
 BLOCK = 256
@@ -355,7 +356,7 @@ def block_fold(b: CodeBuilder, types: Sequence[Attribute], count: SSAValue,
     wg_v = [workgroup(b, t) for t in types]
     tid, bid, gt, nthreads = thread_ids(b)
     chunks = b.i64(1) if one_chunk else \
-        b.select(b.cmpi("slt", count, b.i64(2 * MIN_CHUNK)), b.i64(1), nthreads)
+        b.select(b.cmpi("slt", count, b.i64(2 * min_chunk())), b.i64(1), nthreads)
     active = b.cmpi("slt", gt, chunks)
     # Note [Chunk bounds without overflow]: gt*count leaves 64 bits from 2^46 rows.
     start, end = chunk_bounds(b, gt, count, chunks)

@@ -7,7 +7,8 @@ induction variable.
 Note [Parallel width]
 ~~~~~~~~~~~~~~~~~~~~~
 The blocked forms (scan, filter, and the multicore reduction) split n iterations into
-C chunks, C = max(1, min(width, n / MIN_CHUNK)), where the width is how many threads can run them:
+C chunks, C = max(1, min(width, n / MIN_CHUNK)) (MIN_CHUNK: `l0.lowering.min_chunk`,
+4096 unless a test lowers it), where the width is how many threads can run them:
 `func.call @l0_parallel_width() : () -> i64`, a body-less function the LLVM emitter
 defines for the back end at hand (`l0.lowering.llvm.omp`): 1 on the sequential `cpu`
 back end, the thread count on `multicore` (1 inside a thread: nested levels run
@@ -53,10 +54,8 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from l0.lowering.builder import CodeBuilder
+from l0.lowering.min_chunk import min_chunk
 
-MIN_CHUNK = 1 << 12
-"""The fewest rows a chunk gets: below 2 * MIN_CHUNK rows a blocked form runs as one
-chunk, where forking threads would cost more than it saves."""
 
 WIDTH_FUNCTION = "l0_parallel_width"
 """The function giving the number of chunks a parallel level may use
@@ -102,7 +101,7 @@ def parallel_width(b: CodeBuilder, anchor: Operation) -> SSAValue:
 def chunk_count(b: CodeBuilder, n: SSAValue, anchor: Operation) -> SSAValue:
     """C = max(1, min(width, n / MIN_CHUNK)): the number of chunks for `n` iterations."""
     width = parallel_width(b, anchor)
-    most = b.val(arith.DivSIOp(n, b.i64(MIN_CHUNK)))
+    most = b.val(arith.DivSIOp(n, b.i64(min_chunk())))
     return b.maxsi(b.val(arith.MinSIOp(width, most)), b.i64(1))
 
 
