@@ -56,7 +56,6 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from l0.lowering.builder import CodeBuilder
 from l0.lowering.min_chunk import min_chunk
 
-
 WIDTH_FUNCTION = "l0_parallel_width"
 """The function giving the number of chunks a parallel level may use
 (Note [Parallel width])."""
