@@ -363,7 +363,8 @@ class HostFunction:
         types = [v.type for v in loop.iter_args]
         single = b.bool(True) if gpu_trace.traces(par) or gpu_trace.traces(loop) else \
             b.cmpi("sle", count, b.i64(1))  # Note [Traces in kernels]: one chunk
-        # count >= 2 means at least count * MIN_CHUNK rows: every thread gets a row.
+        # count >= 2 means at least count * MIN_CHUNK rows: every thread gets a row (with
+        # the tests' smaller MIN_CHUNK, `l0.lowering.min_chunk`, some fold no row).
         spread = k.clamp(b, b.muli(count, b.i64(min_chunk() // k.BLOCK)), 1, k.REDUCE_GRID)
         grid = b.select(single, b.i64(1), spread)
         threads = b.select(single, b.i64(1), b.muli(grid, b.i64(k.BLOCK)))
