@@ -50,7 +50,8 @@ test-only setting), so from 2 rows every such SOAC splits: on multicore 2 and 3 
 (the 3-thread line runs the 2-thread line's machine code: the JIT caches by the lowered
 module, whose chunk size is a constant in it) and on `gpu-sim` (a chunk per thread,
 the block's tree and the final kernel). They run `O` (where maps become redomaps and
-scanomaps, and sibling folds merge) on the programs of `split/`, whose operators are
+scanomaps, and sibling folds merge), the 2-thread line `O0` too (plain reductions and
+scans of arrays), on the programs of `split/`, whose operators are
 associative and not commutative (products of 2x2 matrices, string concatenation as a
 hash, composition of affine maps: a wrong order prints another value), and on other
 programs with reductions, scans and filters over their inputs, all but those whose
@@ -194,9 +195,8 @@ BACKENDS: dict[str, Backend] = {
     "multicore-3": Backend(_multicore(3), checked_heap=True, pipelines=("O",),
                            programs=_everything, trace_in_order=False),
     # Note [Split reductions]: the 3-thread line runs the 2-thread line's machine code.
-    "multicore-split": Backend(_multicore(2), checked_heap=True, pipelines=("O",),
-                               programs=_splittable, trace_in_order=False,
-                               min_chunk=SPLIT_MIN_CHUNK),
+    "multicore-split": Backend(_multicore(2), checked_heap=True, programs=_splittable,
+                               trace_in_order=False, min_chunk=SPLIT_MIN_CHUNK),
     "multicore-3-split": Backend(_multicore(3), checked_heap=True, pipelines=("O",),
                                  programs=_splittable, trace_in_order=False,
                                  min_chunk=SPLIT_MIN_CHUNK),
