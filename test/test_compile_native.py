@@ -194,6 +194,23 @@ def test_library_module_calls_main(tmp_path: Path) -> None:
         prog.main(a, m, 3)
 
 
+def test_library_module_rejects_chars_that_are_no_code_points(tmp_path: Path) -> None:
+    import importlib.util
+
+    import numpy as np
+    source = "fun [char] main([char] s, char c) = concat(s, [c])"
+    build(source, str(tmp_path / "chars.l0"), tmp_path / "chars", library=True)
+    spec = importlib.util.spec_from_file_location("chars", tmp_path / "chars.py")
+    assert spec is not None and spec.loader is not None
+    prog = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(prog)
+    assert list(prog.main("hi", "!")) == [104, 105, 33]
+    assert list(prog.main(np.array([104, 105], dtype=np.int32), 33)) == [104, 105, 33]
+    for s, c in (([104, -1], "!"), ([0x110000], "!"), ("hi", -5), ("hi", 0x110000)):
+        with pytest.raises(ValueError, match="code point"):
+            prog.main(s, c)
+
+
 BAD_INPUT_PROGRAM = """fun [real] main([int] a, real x, [[char]] s) =
   map(fn real (int v) => toReal(v) * x, a)"""
 BAD_INPUTS = ["[1,2", "[1,2,3] 5", "[1,2,3]", "[1,2.0] 0.5", "[[1]] 0.5",
