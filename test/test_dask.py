@@ -161,11 +161,12 @@ PROGRAMS = _array_programs()
 QUICK = ("soacs/", "benchmarks/blackscholes.l0", "tuples/zip_unzip", "tuples/array_of_tuples",
          "fusion/scanomap_chain", "fusion/scanomap_rows", "fusion/filter_reduce",
          "arrays/split_zip", "arrays/concat.l0", "loops/loop_concat",
-         "uniqueness/reduce_unique_acc")
+         "uniqueness/reduce_unique_acc", "split/")
 """The default run's share of the corpus: every kind of SOAC and what fusion makes of
-them, tuples, arrays of rows, the statements that stay distributed and some that
-gather (under a minute on two cores for the module, compiling included);
-`L0_DASK_CORPUS=1` runs every program whose `main` takes arrays."""
+them, tuples, arrays of rows, operators that do not commute (`split/`: partial results
+or a scan's carries combined out of order print other values), the statements that
+stay distributed and some that gather (under a minute on two cores for the module,
+compiling included); `L0_DASK_CORPUS=1` runs every program whose `main` takes arrays."""
 SAME_AS_OTHERS = ("soacs/op_binary.l0", "soacs/op_sections_int.l0")
 """Maps of operator sections, as `soacs/op_sections_cmp.l0` is, only slower to compile."""
 if not os.environ.get("L0_DASK_CORPUS"):

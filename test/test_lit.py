@@ -28,6 +28,7 @@ def _jobs() -> str:
     return "1" if "PYTEST_XDIST_WORKER" in os.environ else "2"
 
 
+@pytest.mark.timeout(1500)  # lit's own limit below, and then some
 @pytest.mark.parametrize("directory", DIRECTORIES)
 def test_lit(directory: str) -> None:
     proc = subprocess.run(

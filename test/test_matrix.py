@@ -38,6 +38,26 @@ is called, not compiled in (`l0.lowering.runtime.openmp_runtime`), so they run t
 of the 2-thread `-O` cell, which the JIT keeps (`l0.lowering.backends.jit`). Compile-time
 failures do not depend on the back end: they are one test per program (`test_rejected`).
 
+Note [Split reductions]
+~~~~~~~~~~~~~~~~~~~~~~~
+A blocked reduction, redomap, scan or filter combines partial results only from
+2 * MIN_CHUNK rows (4096 by default; Note [Parallel width] in
+`l0.lowering.loop_ir.parallel_loops`), and every corpus input is shorter: on the lines above the
+chunks' results are never combined, so an error in combining them (partial results
+taken in the wrong order, a chunk's carry-in or offset from the wrong chunk) changes no
+output. The `-split` lines compile with `L0_MIN_CHUNK=1` (`l0.lowering.runtime.min_chunk`, a
+test-only setting), so from 2 rows every such SOAC splits: on multicore 2 and 3 threads
+(the 3-thread line runs the 2-thread line's machine code: the JIT caches by the lowered
+module, whose chunk size is a constant in it) and on `gpu-sim` (a chunk per thread,
+the block's tree and the final kernel). They run `O` (where maps become redomaps and
+scanomaps, and sibling folds merge), the 2-thread line `O0` too (plain reductions and
+scans of arrays), on the programs of `split/`, whose operators are
+associative and not commutative (products of 2x2 matrices, string concatenation as a
+hash, composition of affine maps: a wrong order prints another value), and on other
+programs with reductions, scans and filters over their inputs, all but those whose
+operators are not associative (`NOT_ASSOCIATIVE`: a left fold is their meaning, and
+any split changes it).
+
 Note [Programs about fusion's structure]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 The `fusion/hidden_<rule>_<n>` programs (73, several per fusion rule, written as users
@@ -90,7 +110,7 @@ from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error
 from l0.dialects.context import l0_context
 from l0.frontend import load_program, to_module
-from l0.lowering.runtime import checked_memory
+from l0.lowering.runtime import checked_memory, min_chunk
 from l0.passes import PASSES
 from l0.passes.pipeline import optimisation_passes, run_pass
 from l0.values import format_result, from_ir_results, read_arguments, to_ir_arguments
@@ -132,6 +152,24 @@ def _everything(prog: Program) -> bool:
     return True
 
 
+SPLIT_MIN_CHUNK = 1
+"""The chunk size of the `-split` lines (`L0_MIN_CHUNK`, `l0.lowering.runtime.min_chunk`): from
+2 rows, every blocked reduction, redomap, scan and filter combines partial results."""
+
+SPLIT_PROGRAMS = ("split/", "soacs/", "fusion/scanomap_", "fusion/filter_reduce",
+                  "fusion/horizontal_", "fusion/redomap_", "fusion/map_reduce",
+                  "fusion/map_scan", "fusion/fuse_filter",
+                  "tuples/zip_unzip", "uniqueness/reduce_unique_acc")
+NOT_ASSOCIATIVE = ("soacs/reduce_noncomm.l0", "soacs/cse_lambda_constants.l0")
+"""Left folds with operators that are not associative: legal only unsplit."""
+
+
+def _splittable(prog: Program) -> bool:
+    """A program of Note [Split reductions]: SOACs over its input whose operators are
+    associative (with a neutral element that is one), so any split gives the left fold."""
+    return prog.name.startswith(SPLIT_PROGRAMS) and prog.name not in NOT_ASSOCIATIVE
+
+
 @dataclass(frozen=True)
 class Backend:
     """One back end of the matrix: how to make an engine that runs a soac-level module."""
@@ -143,6 +181,7 @@ class Backend:
     programs: Callable[[Program], bool] = _everything
     trace_in_order: bool = True  # False: threads trace in any order (the lines compared)
     target: str = "cpu"  # whose `-O` pipeline makes the `O` cell's module
+    min_chunk: int | None = None  # `L0_MIN_CHUNK` while compiling (Note [Split reductions])
 
 
 BACKENDS: dict[str, Backend] = {
@@ -155,6 +194,14 @@ BACKENDS: dict[str, Backend] = {
                            programs=_everything),
     "multicore-3": Backend(_multicore(3), checked_heap=True, pipelines=("O",),
                            programs=_everything, trace_in_order=False),
+    # Note [Split reductions]: the 3-thread line runs the 2-thread line's machine code.
+    "multicore-split": Backend(_multicore(2), checked_heap=True, programs=_splittable,
+                               trace_in_order=False, min_chunk=SPLIT_MIN_CHUNK),
+    "multicore-3-split": Backend(_multicore(3), checked_heap=True, pipelines=("O",),
+                                 programs=_splittable, trace_in_order=False,
+                                 min_chunk=SPLIT_MIN_CHUNK),
+    "gpu-sim-split": Backend(_gpu_sim, checked_heap=True, pipelines=("O",), target="gpu",
+                             programs=_splittable, min_chunk=SPLIT_MIN_CHUNK),
 }
 
 PIPELINES: list[str] = ["O0", "O", *(f"pass {name}" for name in optimisation_passes())]
@@ -240,6 +287,23 @@ def _checking_heap(on: bool) -> Iterator[None]:
             os.environ[checked_memory.ENV] = saved
 
 
+@contextlib.contextmanager
+def _min_chunk(rows: int | None) -> Iterator[None]:
+    """`L0_MIN_CHUNK=rows` while the block runs (None: as it is)."""
+    if rows is None:
+        yield
+        return
+    saved = os.environ.get(min_chunk.ENV)
+    os.environ[min_chunk.ENV] = str(rows)
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ[min_chunk.ENV]
+        else:
+            os.environ[min_chunk.ENV] = saved
+
+
 def _run(prog: Program, backend: Backend, module: ModuleOp) -> Outcome:
     """Compile `module` for `backend` and run `main` on the program's input, capturing
     what `trace` prints (back ends print traces on the current `sys.stderr`)."""
@@ -247,7 +311,7 @@ def _run(prog: Program, backend: Backend, module: ModuleOp) -> Outcome:
     params = [p.type for p in entry.params]
     stderr = io.StringIO()
     with contextlib.redirect_stderr(stderr):
-        with _checking_heap(backend.checked_heap):
+        with _checking_heap(backend.checked_heap), _min_chunk(backend.min_chunk):
             engine = backend.make(module)
         args = to_ir_arguments(params, read_arguments(prog.input, params, "<stdin>"))
         try:

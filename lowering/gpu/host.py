@@ -54,8 +54,9 @@ from l0.lowering.gpu import trace as gpu_trace
 from l0.lowering.gpu.errors import ErrorWord
 from l0.lowering.loop_ir import profile as profile_ir
 from l0.lowering.loop_ir.builder import CodeBuilder
-from l0.lowering.loop_ir.parallel_loops import BLOCKED_REDUCTION_ATTR, MIN_CHUNK, WIDTH_FUNCTION
+from l0.lowering.loop_ir.parallel_loops import BLOCKED_REDUCTION_ATTR, WIDTH_FUNCTION
 from l0.lowering.loop_ir.trace import emit_array_call
+from l0.lowering.runtime.min_chunk import min_chunk
 from l0.lowering.runtime.trace_runtime import ARRAY
 
 
@@ -392,8 +393,9 @@ class HostFunction:
         types = [v.type for v in loop.iter_args]
         single = b.bool(True) if gpu_trace.traces(par) or gpu_trace.traces(loop) else \
             b.cmpi("sle", count, b.i64(1))  # Note [Traces in kernels]: one chunk
-        # count >= 2 means at least count * MIN_CHUNK rows: every thread gets a row.
-        spread = k.clamp(b, b.muli(count, b.i64(MIN_CHUNK // k.BLOCK)), 1, k.REDUCE_GRID)
+        # count >= 2 means at least count * MIN_CHUNK rows: every thread gets a row (with
+        # the tests' smaller MIN_CHUNK, `l0.lowering.runtime.min_chunk`, some fold no row).
+        spread = k.clamp(b, b.muli(count, b.i64(min_chunk() // k.BLOCK)), 1, k.REDUCE_GRID)
         grid = b.select(single, b.i64(1), spread)
         threads = b.select(single, b.i64(1), b.muli(grid, b.i64(k.BLOCK)))
         bufs = Partials.alloc(b, types, grid)

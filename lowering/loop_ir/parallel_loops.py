@@ -7,7 +7,8 @@ induction variable.
 Note [Parallel width]
 ~~~~~~~~~~~~~~~~~~~~~
 The blocked forms (scan, filter, and the multicore reduction) split n iterations into
-C chunks, C = max(1, min(width, n / MIN_CHUNK)), where the width is how many threads can run them:
+C chunks, C = max(1, min(width, n / MIN_CHUNK)) (MIN_CHUNK: `l0.lowering.runtime.min_chunk`,
+4096 unless a test lowers it), where the width is how many threads can run them:
 `func.call @l0_parallel_width() : () -> i64`, a body-less function the LLVM emitter
 defines for the back end at hand (`l0.lowering.llvm.omp`): 1 on the sequential `cpu`
 back end, the thread count on `multicore` (1 inside a thread: nested levels run
@@ -30,6 +31,17 @@ the operator. The marks let the GPU back end give the same reduction a thread pe
 and a tree in workgroup memory (Note [Kernel forms] in `l0.lowering.gpu.kernels`); the
 other back ends ignore them, and a later pass that rebuilds either loop drops the mark
 (the GPU back end then runs the loops as they are).
+
+Note [Chunk bounds without overflow]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Chunk c of C over n rows starts at floor(c*n/C), but c*n leaves 64 bits long before n
+does: with 3 chunks from n = 2^62, with 2^18 GPU threads from n = 2^46 (a reduction over
+`iota(n)` streams its rows and stores none, so such an n runs). With q = n / C and
+r = n % C, c*n = c*q*C + c*r, so floor(c*n/C) = c*q + floor(c*r/C): the same
+boundaries, exactly, so results (and the order in which partial results combine) do
+not change. c*q <= n, and c*r < C*C, which fits for any C below 2^31 (C is at most the
+thread count). `chunk_bounds` builds it; the GPU's block fold
+(`l0.lowering.gpu.kernels.block_fold`) splits its rows with it too.
 """
 
 from __future__ import annotations
@@ -42,10 +54,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from l0.lowering.loop_ir.builder import CodeBuilder
-
-MIN_CHUNK = 1 << 12
-"""The fewest rows a chunk gets: below 2 * MIN_CHUNK rows a blocked form runs as one
-chunk, where forking threads would cost more than it saves."""
+from l0.lowering.runtime.min_chunk import min_chunk
 
 WIDTH_FUNCTION = "l0_parallel_width"
 """The function giving the number of chunks a parallel level may use
@@ -103,7 +112,7 @@ def chunk_count(b: CodeBuilder, n: SSAValue, anchor: Operation) -> SSAValue:
     """C = max(1, min(width, n / MIN_CHUNK)): the number of chunks for `n` iterations
     (marked, `chunked_rows`)."""
     width = parallel_width(b, anchor)
-    most = b.val(arith.DivSIOp(n, b.i64(MIN_CHUNK)))
+    most = b.val(arith.DivSIOp(n, b.i64(min_chunk())))
     return _marked_count(b, width, most, n)
 
 
@@ -138,15 +147,18 @@ def chunked_rows(v: SSAValue) -> SSAValue | None:
     return div.lhs if isinstance(div, arith.DivSIOp) else None
 
 
-def chunk_start(b: CodeBuilder, c: SSAValue, n: SSAValue, count: SSAValue) -> SSAValue:
-    """The first row of chunk `c` of `count` over `n` rows: c*n/count."""
-    return b.val(arith.DivSIOp(b.muli(c, n), count))
-
-
 def chunk_bounds(b: CodeBuilder, c: SSAValue, n: SSAValue,
                  count: SSAValue) -> tuple[SSAValue, SSAValue]:
-    """[start, end) of chunk `c` (Note [Parallel width])."""
-    return chunk_start(b, c, n, count), chunk_start(b, b.addi(c, b.i64(1)), n, count)
+    """[start, end) of chunk `c` of `count` over `n` >= 0 rows: chunk c starts at
+    floor(c*n/count), computed without the product c*n (Note [Parallel width], Note
+    [Chunk bounds without overflow])."""
+    q = b.val(arith.DivSIOp(n, count))
+    r = b.val(arith.RemSIOp(n, count))
+
+    def start(k: SSAValue) -> SSAValue:
+        return b.addi(b.muli(k, q), b.val(arith.DivSIOp(b.muli(k, r), count)))
+
+    return start(c), start(b.addi(c, b.i64(1)))
 
 
 ChunkBody = Callable[[CodeBuilder, SSAValue, SSAValue], None]

@@ -84,6 +84,18 @@ def test_errors_in_text_after_binary_values_are_located() -> None:
         "found `x`")
 
 
+def _dims(*dims: int, kind: bytes = b" i64") -> bytes:
+    """A binary array header of `dims`, without elements."""
+    return b"b\x02" + bytes([len(dims)]) + kind + b"".join(d.to_bytes(8, "little")
+                                                           for d in dims)
+
+
+# Dimensions that are no size (each beside a 0: no element to be truncated), or whose
+# product leaves 64 bits: errors, never numpy's "maximum allowed dimension exceeded".
+TOO_LARGE = [(2**64 - 1, 0), (0, 2**63), (0, 2**63 - 1), (2**60, 0), (2**32, 2**32),
+             (2**40, 2**40, 0)]
+
+
 @pytest.mark.parametrize("data,types,message", [
     (write_binary(INT, 1), [REAL], "expected a value of type real for parameter 1, found a "
      "binary value of rank 0 of ' i64' (binary form: rank 0 of ' f64')"),
@@ -99,6 +111,15 @@ def test_errors_in_text_after_binary_values_are_located() -> None:
     (write_binary(INT, 1) + b" \xff", [INT, INT], "neither UTF-8 text nor a binary value"),
     (write_binary(INT, 1), [INT, INT], "expected a value of type int for parameter 2, "
      "found end of input"),
+    (b"b\x02\x00 i32" + (-1).to_bytes(4, "little", signed=True), [CHAR],
+     "binary ' i32' value is not a character code"),
+    (b"b\x02\x01 i32" + (2).to_bytes(8, "little") + (65).to_bytes(4, "little")
+     + (-66).to_bytes(4, "little", signed=True), [arr(CHAR)],
+     "binary ' i32' value is not a character code"),
+    *[(_dims(*dims), [arr(INT, len(dims))], "binary value too large: "
+       + "x".join(map(str, dims)) + " of ' i64' (an array may hold at most "
+       "9223372036854775807 bytes, counting its empty dimensions as 1)") for dims in TOO_LARGE],
+    (_dims(2**61, 0, kind=b"  u8"), [arr(CHAR, 2)], "binary value too large"),  # as i32
 ])
 def test_errors(data: bytes, types: list, message: str) -> None:
     assert message in _error(data, types)
@@ -164,3 +185,13 @@ def test_l0_run_bad_binary_input_is_located(tmp_path: Path) -> None:
     r = l0_run([str(prog)], write_binary(arr(REAL), np.ones(2)))
     assert r.returncode == 2
     assert r.stderr.decode().startswith("<stdin>:1:1: error: expected a value of type [int]")
+
+
+def test_l0_run_dimensions_past_64_bits_are_located(tmp_path: Path) -> None:
+    # Once an internal error (numpy: "Maximum allowed dimension exceeded").
+    prog = tmp_path / "p.l0"
+    prog.write_text("fun int main([[int]] a) = size(0, a)\n")
+    r = l0_run(["--backend=interp", str(prog)], _dims(2**64 - 1, 0))
+    assert r.returncode == 2
+    assert r.stderr.decode().startswith("<stdin>:1:1: error: binary value too large: "
+                                        "18446744073709551615x0 of ' i64'")

@@ -119,6 +119,8 @@ def test_block_structure_mismatch(tmp_path: Path) -> None:
     prog.write_text(BLOCK.replace("map 0 redomap 1", "map 1 redomap 1"))
     v = check_program(prog, "interp")
     assert v.message == "structure: map 0 (expected 1)"
+    prog.write_text(BLOCK.replace("map 0 redomap 1", "map 0 redomap 0"))  # more than said
+    assert check_program(prog, "interp").message == "structure: redomap 1 (expected 0)"
 
 
 EXP_BLOCK = """\

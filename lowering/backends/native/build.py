@@ -121,9 +121,15 @@ def link(cc: str, compiled: CompiledMain, output: str, flags: Sequence[str]) -> 
         obj.write_bytes(compiled.object_code)
         c_file = Path(tmp, "main.c")
         c_file.write_text(runtime_source() + "\n" + compiled.tables, encoding="utf-8")
-        command = [cc, "-O2", "-std=gnu11", *flags, *omp[0], "-o", output, str(c_file),
-                   str(obj), *omp[1], "-lm", "-lpthread"]
+        command = [cc, "-O2", "-std=gnu11", *flags, *omp[0], "-o", _not_an_option(output),
+                   str(c_file), str(obj), *omp[1], "-lm", "-lpthread"]
         _run_cc(command)
+
+
+def _not_an_option(path: str) -> str:
+    """`path` as the C compiler cannot read it as an option: gcc takes `-o -lead` as
+    `-o` with the library `-lead` (writing `--library=ead`), so `./-lead`."""
+    return os.path.join(".", path) if path.startswith("-") else path
 
 
 def _run_cc(command: list[str]) -> None:

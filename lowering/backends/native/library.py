@@ -177,7 +177,17 @@ def _array(value, dtype, rank):
     arr = np.array(value, dtype=dtype, order="C", copy=True)
     if arr.ndim != rank:
         raise ValueError(f"expected an array of rank {{rank}}, found rank {{arr.ndim}}")
+    if dtype == "int32" and arr.size and (arr.min() < 0 or arr.max() > 0x10FFFF):
+        raise ValueError("expected chars as code points (0 to 0x10FFFF), found "
+                         f"{{int(arr.min()) if arr.min() < 0 else int(arr.max())}}")
     return arr
+
+
+def _char(value):
+    code = ord(value) if isinstance(value, str) else int(value)
+    if not 0 <= code <= 0x10FFFF:
+        raise ValueError(f"expected a char (a code point, 0 to 0x10FFFF), found {{code}}")
+    return code
 
 
 def main(*args):
@@ -192,8 +202,8 @@ def main(*args):
         if rank == 0:
             if dtype == "float64":
                 slots.append(int(np.float64(value).view(np.int64)))
-            elif dtype == "int32" and isinstance(value, str):
-                slots.append(ord(value))
+            elif dtype == "int32":
+                slots.append(_char(value))
             else:
                 slots.append(int(value))
             continue

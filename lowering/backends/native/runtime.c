@@ -895,7 +895,10 @@ static void read_binary(reader *r, int kind, int want_rank, value *v, int param)
     size_t dims_at = start + 7;
     if (r->len < dims_at + 8 * (size_t)rank) input_error(start, 0, "truncated binary value header");
     int size = kind == K_CHAR && name[3] == '8' ? 1 : ELEM_SIZE[kind];
-    unsigned __int128 count = 1;
+    /* `span`: the bytes the array spans in memory, its empty dimensions counted as 1
+       (saturating), at most 2^63 - 1 as in l0/values/binary.py: sizes are int64_t. */
+    unsigned __int128 count = 1, span = ELEM_SIZE[kind] > size ? ELEM_SIZE[kind] : size;
+    const unsigned __int128 cap = (unsigned __int128)1 << 64;
     char shape[400] = "";
     size_t sk = 0;
     for (int d = 0; d < rank; d++) {
@@ -904,8 +907,14 @@ static void read_binary(reader *r, int kind, int want_rank, value *v, int param)
         v->known[d] = 1;
         count *= n;
         if (count > ((unsigned __int128)1 << 62)) count = (unsigned __int128)1 << 62;
+        span *= n ? n : 1;
+        if (span > cap) span = cap;
         sk += snprintf(shape + sk, sizeof shape - sk, d ? "x%" PRIu64 : "%" PRIu64, n);
     }
+    if (span > (unsigned __int128)INT64_MAX)
+        input_error(start, 0, "binary value too large: %s of '%.4s' (an array may hold at "
+                    "most %" PRId64 " bytes, counting its empty dimensions as 1)", shape, name,
+                    INT64_MAX);
     size_t elems_at = dims_at + 8 * (size_t)rank;
     unsigned __int128 bytes = count * (unsigned)size;
     if (bytes > r->len - elems_at)

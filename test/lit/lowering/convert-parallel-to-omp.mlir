@@ -182,6 +182,26 @@ func.func @checked(%a: memref<?xi64>) {
 // LLVM:       define internal void @"l0.omp.map.1"(ptr %{{.*}})
 // LLVM:         call i32 @"omp_get_thread_num"()
 // LLVM:         call i32 @"omp_get_num_threads"()
+// Thread t of nt runs trips [t*per, min(trips, (t+1)*per)), per = ceil(trips/nt), all
+// computed without leaving 64 bits: trips = (span - 1)/step + 1, per = trips/nt +
+// (trips % nt != 0), and the end is the trip count when fewer than per trips are left.
+// LLVM:         %[[SPAN:.*]] = sub i64 %{{.*}}, 0
+// LLVM-NEXT:    %[[S1:.*]] = sub i64 %[[SPAN]], 1
+// LLVM-NEXT:    %[[D:.*]] = sdiv i64 %[[S1]], 1
+// LLVM-NEXT:    %[[T1:.*]] = add i64 %[[D]], 1
+// LLVM-NEXT:    %[[POS:.*]] = icmp sgt i64 %[[SPAN]], 0
+// LLVM-NEXT:    %[[TRIPS:.*]] = select i1 %[[POS]], i64 %[[T1]], i64 0
+// LLVM-NEXT:    %[[REM:.*]] = srem i64 %[[TRIPS]], %[[NT:.*]]
+// LLVM-NEXT:    %[[NZ:.*]] = icmp ne i64 %[[REM]], 0
+// LLVM-NEXT:    %[[UP:.*]] = zext i1 %[[NZ]] to i64
+// LLVM-NEXT:    %[[Q:.*]] = sdiv i64 %[[TRIPS]], %[[NT]]
+// LLVM-NEXT:    %[[PER:.*]] = add i64 %[[Q]], %[[UP]]
+// LLVM-NEXT:    %[[BEGIN:.*]] = mul i64 %{{.*}}, %[[PER]]
+// LLVM-NEXT:    %[[LEFT:.*]] = sub i64 %[[TRIPS]], %[[BEGIN]]
+// LLVM-NEXT:    %[[FEW:.*]] = icmp slt i64 %[[LEFT]], %[[PER]]
+// LLVM-NEXT:    %[[NEXT:.*]] = add i64 %[[BEGIN]], %[[PER]]
+// LLVM-NEXT:    %{{.*}} = select i1 %[[FEW]], i64 %[[TRIPS]], i64 %[[NEXT]]
+// LLVM-NEXT:    br label %"omp.head"
 // A thread whose body can fail stops once an earlier thread has failed; a failing thread
 // records its error and lowers the first failing thread (atomic min).
 // LLVM:       define internal void @"l0.omp.checked.5"(
