@@ -1,4 +1,8 @@
-"""`l0-run` as a user sees it: output, exit statuses, timing files, and a light start-up."""
+"""`l0-run` as a user sees it: output, exit statuses, timing files, and a light start-up.
+
+Most tests call its `main` in this process (`in_process.py`); the real console script,
+the start-up's imports and a missing OpenMP runtime are checked in processes of their own.
+"""
 
 from __future__ import annotations
 
@@ -8,17 +12,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from in_process import Ran, run_tool
+
+from l0.cli.run import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def l0_run(
-    args: list[str], stdin: str = "", tmp: Path | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", "from l0.cli.run import main; main()", *args],
-        input=stdin, capture_output=True, text=True, timeout=120, cwd=tmp or ROOT,
-    )
+def l0_run(args: list[str], stdin: str = "", tmp: Path | None = None) -> Ran:
+    return run_tool(main, args, stdin, cwd=tmp or ROOT)
 
 
 @pytest.fixture
@@ -32,9 +34,14 @@ def prog(tmp_path: Path):
 
 
 def test_runs_example() -> None:
-    r = l0_run(["examples/blackscholes.l0"], (ROOT / "examples/blackscholes.in").read_text())
+    """The console script itself, in a process of its own."""
+    r = subprocess.run([str(Path(sys.executable).parent / "l0-run"), "examples/blackscholes.l0"],
+                       input=(ROOT / "examples/blackscholes.in").read_text(),
+                       capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("[1.471058, ")
+    assert r.stdout == l0_run(["examples/blackscholes.l0"],
+                              (ROOT / "examples/blackscholes.in").read_text()).stdout
 
 
 def test_compile_error_is_located(prog) -> None:
