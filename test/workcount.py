@@ -103,6 +103,16 @@ class WorkCounter:
                                     "jit_texts": sorted(self.jit_texts[file])}) + "\n")
 
 
+TOOLS = {"l0", "l0-run", "l0-opt", "filecheck", "lit"}
+BUILD = {"cc", "gcc", "clang", "ld", "ldconfig", "ptxas", "git"}
+
+
+def _kind(program: str) -> str:
+    if program.startswith("python"):
+        return "Python"
+    return "tools" if program in TOOLS else "compiler, linker" if program in BUILD else "other"
+
+
 def summarise(path: str) -> str:
     """The counts in `path`, per test file and in all, as a Markdown table."""
     counts: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
@@ -120,6 +130,9 @@ def summarise(path: str) -> str:
         again = sum(1 for t in texts[file] if first_file[t] != file)
         if again:
             counts[file]["JIT compilations of another file's module"] += again
+    for c in counts.values():  # processes by kind: the columns stay few
+        for key in [k for k in c if k.startswith("processes: ")]:
+            c[f"processes ({_kind(key.removeprefix('processes: '))})"] += c.pop(key)
     total: collections.Counter[str] = collections.Counter()
     for c in counts.values():
         total.update(c)
