@@ -15,17 +15,18 @@ Note [A forked tool is a fresh process]
 What lit sees must not change, so each request runs in a process of its own, forked from
 the server after the imports: the tool gets the stand-in's descriptors as 0, 1 and 2
 (lit's pipes and redirections, unchanged), its argv (argv[0] the real script, as a
-console script sees it), working directory and environment (replaced wholly), and no
-state of any earlier run. The server forks a supervisor, which forks the tool and waits
-for it, so the stand-in learns the tool's exact wait status: an exit code, or the signal
-that killed it (a crash of compiled code), which the stand-in then raises on itself;
-lit's `not` and `not --crash` see what they would see of the real tool. The tool runs
-the console script's function as its script does (`sys.exit(main())`); an uncaught
-exception prints its traceback and exits 1, as Python does. What a fork cannot give:
-a fresh hash seed (every forked tool shares the server's) and settings Python reads
-from the environment at start-up (`PYTHONIOENCODING`, ...; lit passes none). If the
-server is not there, the stand-in runs the real tool (`os.execv`), so a stand-in never
-fails a test by itself.
+console script sees it, and the script's directory first on `sys.path`), working
+directory and environment (replaced wholly), fresh standard streams, Python's exit
+handlers run at its end, and no state of any earlier run. The server forks a
+supervisor, which forks the tool and waits for it, so the stand-in learns the tool's
+exact wait status: an exit code, or the signal that killed it (a crash of compiled
+code), which the stand-in then raises on itself; lit's `not` and `not --crash` see what
+they would see of the real tool. The tool runs the console script's function as its
+script does (`sys.exit(main())`); an uncaught exception prints its traceback and exits
+1, as Python does. What a fork cannot give: a fresh hash seed (every forked tool shares
+the server's) and settings Python reads from the environment at start-up
+(`PYTHONIOENCODING`, ...; lit passes none). If the server is not there, the stand-in
+runs the real tool (`os.execv`), so a stand-in never fails a test by itself.
 
 The stand-in's half (`run_client`) imports only the standard library: it runs without
 `site` and without the project's packages.
@@ -244,6 +245,7 @@ def _run_tool(fds: list[int], request: dict, targets: dict[str, str]) -> None:
         os.environ.clear()
         os.environ.update(request["env"])
         sys.argv = list(request["argv"])
+        sys.path[0] = os.path.dirname(sys.argv[0])  # a script's directory, not the server's
         module, _, function = targets[request["tool"]].partition(":")
         import importlib
 
