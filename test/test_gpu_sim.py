@@ -237,7 +237,7 @@ def test_traces_in_kernels_print_in_the_interpreters_order(
     assert printed["cpu"][1].count("\n") == 3 * n + 2
 
 
-# Note [Chunk bounds without overflow] in l0.lowering.parallel_loops: a thread's rows
+# Note [Chunk bounds without overflow] in l0.lowering.loop_ir.parallel_loops: a thread's rows
 # started at gt*n/P, which left 64 bits from n = 2^46 with the 2^18 threads of a full
 # reduction grid (35993612781092864 instead of -35184372088832). The simulator runs every
 # thread, but the iota is streamed into the reduction (nothing stored) and LLVM folds

@@ -35,7 +35,10 @@ twice on native code; so does the multicore back end, at every thread count (buf
 allocated and freed by libgomp's threads). Its 1- and 3-thread lines run every program at
 `-O`. They compile nothing: the thread count is set when the code
 is called, not compiled in (`l0.lowering.runtime.openmp_runtime`), so they run the machine code
-of the 2-thread `-O` cell, which the JIT keeps (`l0.lowering.backends.jit`). Compile-time
+of the 2-thread `-O` cell, which its worker keeps (`_multicore`; the cell runs just
+before them, in the program's group), with the thread count they name: neither the
+lowering nor the JIT's look-up by the lowered text is done again. Run alone (`-k
+multicore-1`), they compile, and the JIT's cache finds nothing. Compile-time
 failures do not depend on the back end: they are one test per program (`test_rejected`).
 
 Note [Split reductions]
@@ -139,11 +142,31 @@ def _gpu_sim(module: ModuleOp) -> Engine:
     return CpuEngine(module, entries=["main"], gpu_sim=True)
 
 
-def _multicore(threads: int) -> Callable[[ModuleOp], Engine]:
-    def make(module: ModuleOp) -> Engine:
-        from l0.lowering.backends.cpu import CpuEngine
+_compiled_for_threads: dict[tuple[str, bool], Any] = {}
+"""The last multicore engine compiled, by its module's text and the checking heap."""
 
-        return CpuEngine(module, entries=["main"], threads=threads)  # l0-run --threads
+
+def _multicore(threads: int, *, reuse: bool = False) -> Callable[[ModuleOp], Engine]:
+    """Multicore on `threads` threads; with `reuse`, on the machine code of the last
+    2-thread engine of the same module when there is one (Note [The cost of the
+    matrix]: its lowering and the JIT's look-up are not done again)."""
+    def make(module: ModuleOp) -> Engine:
+        import dataclasses
+
+        from l0.lowering.backends.cpu import CpuEngine
+        from l0.lowering.runtime.engine import NativeEngine
+
+        key = (str(module), checked_memory.enabled())
+        compiled = _compiled_for_threads.get(key) if reuse else None
+        if compiled is not None:
+            return NativeEngine(compiled.compiled, compiled.entries,
+                                links=dataclasses.replace(compiled.links, threads=threads),
+                                trace_sites=compiled.trace_sites)
+        engine = CpuEngine(module, entries=["main"], threads=threads)  # l0-run --threads
+        if threads == 2:
+            _compiled_for_threads.clear()
+            _compiled_for_threads[key] = engine
+        return engine
 
     return make
 
@@ -190,9 +213,9 @@ BACKENDS: dict[str, Backend] = {
     "gpu-sim": Backend(_gpu_sim, checked_heap=True, pipelines=("O",), target="gpu"),
     "multicore": Backend(_multicore(2), checked_heap=True, trace_in_order=False),
     # One thread runs the chunked forms in one chunk; three, more threads than cores.
-    "multicore-1": Backend(_multicore(1), checked_heap=True, pipelines=("O",),
+    "multicore-1": Backend(_multicore(1, reuse=True), checked_heap=True, pipelines=("O",),
                            programs=_everything),
-    "multicore-3": Backend(_multicore(3), checked_heap=True, pipelines=("O",),
+    "multicore-3": Backend(_multicore(3, reuse=True), checked_heap=True, pipelines=("O",),
                            programs=_everything, trace_in_order=False),
     # Note [Split reductions]: the 3-thread line runs the 2-thread line's machine code.
     "multicore-split": Backend(_multicore(2), checked_heap=True, programs=_splittable,

@@ -365,7 +365,7 @@ def test_large_copies_run_by_rows_and_match(threads: int, data: np.ndarray) -> N
     np.testing.assert_array_equal(prog.flip(small), small.T)
 
 
-# Note [Chunk bounds without overflow] in l0.lowering.parallel_loops: c*n left 64 bits
+# Note [Chunk bounds without overflow] in l0.lowering.loop_ir.parallel_loops: c*n left 64 bits
 # at n = 2^62 + 12345 with 3 chunks (-4099276460773547872 instead of the sum). The iota
 # is streamed into the reduction (`forward-iota`: nothing stored), and LLVM folds each
 # chunk's loop into a closed form, so the 2^62 rows take no time; the sum wraps as L0

@@ -460,7 +460,7 @@ class Interpreter:
     assertion, an irregular array, an integer division by zero, `trunc` of NaN...) raise
     `L0Error(loc, message, kind="runtime-error")`; IR the interpreter cannot run, or a
     fault the IR should have checked first, raises `InternalError`. `trace` output goes
-    to `trace_stream`.
+    to `trace_stream` (default: `sys.stderr` as it is when the interpreter is made).
 
     Options: `in_place=False` copies arrays on every `soac.update` (Note [Fresh buffers
     and in-place updates]); `vector_min_length` is the least array length for which a
@@ -468,13 +468,15 @@ class Interpreter:
     the same either way, see Note [Vectorised lambdas]).
     """
 
-    def __init__(self, module: builtin.ModuleOp, trace_stream: TextIO = sys.stderr, *,
+    def __init__(self, module: builtin.ModuleOp, trace_stream: TextIO | None = None, *,
                  in_place: bool = True, vector_min_length: int | None = 32) -> None:
         # Importing the dialect modules registers their emitters.
         from l0.interp import arith, math, scf, soac  # noqa: F401
 
         functions = {op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
-        self._unit = CompileUnit(functions, trace_stream, in_place, vector_min_length)
+        # None: the `sys.stderr` of now, not of when this module was imported.
+        stream = sys.stderr if trace_stream is None else trace_stream
+        self._unit = CompileUnit(functions, stream, in_place, vector_min_length)
         for name, py in self._unit.py_names.items():
             self._unit.ns[py] = self._lazy(name)
 

@@ -4,8 +4,6 @@ with text values, its errors, reading without copies, and `l0-run -b`."""
 from __future__ import annotations
 
 import io
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -153,45 +151,3 @@ def test_binary_result_of_every_component() -> None:
     t = parse_type("{int, [{real, bool}]}")
     out = write_binary_values(t, [4, np.array([0.5]), np.array([True])])
     assert read_values(out, [INT, arr(REAL), arr(BOOL)])[0] == 4
-
-
-def l0_run(args: list[str], stdin: bytes) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-c", "from l0.cli.run import main; main()", *args],
-                          input=stdin, capture_output=True, timeout=120)
-
-
-@pytest.mark.parametrize("backend", ["cpu", "interp"])
-def test_l0_run_binary_in_and_out(backend: str, tmp_path: Path) -> None:
-    prog = tmp_path / "p.l0"
-    prog.write_text("fun {[[real]], int, [bool]} main([[real]] m, int k, [bool] b) =\n"
-                    "  {map(fn [real] ([real] r) => map(op * (2.0), r), m), k + 1, b}\n")
-    m = np.arange(6.0).reshape(2, 3)
-    data = write_binary(arr(REAL, 2), m) + b" 41 " + write_binary(arr(BOOL), np.array([True]))
-    text = l0_run([f"--backend={backend}", str(prog)], data)
-    assert text.returncode == 0, text.stderr
-    assert text.stdout == b"{[[0.000000, 2.000000, 4.000000], [6.000000, 8.000000, " \
-                          b"10.000000]], 42, [True]}\n"
-    binary = l0_run([f"--backend={backend}", "-b", str(prog)], data)
-    assert binary.returncode == 0, binary.stderr
-    assert binary.stdout == (write_binary(arr(REAL, 2), 2 * m) + write_binary(INT, 42)
-                             + write_binary(arr(BOOL), np.array([True])))
-    again = l0_run([f"--backend={backend}", str(prog)], binary.stdout)
-    assert again.stdout.startswith(b"{[[0.000000, 4.000000, 8.000000], ")
-
-
-def test_l0_run_bad_binary_input_is_located(tmp_path: Path) -> None:
-    prog = tmp_path / "p.l0"
-    prog.write_text("fun int main([int] a) = a[0]\n")
-    r = l0_run([str(prog)], write_binary(arr(REAL), np.ones(2)))
-    assert r.returncode == 2
-    assert r.stderr.decode().startswith("<stdin>:1:1: error: expected a value of type [int]")
-
-
-def test_l0_run_dimensions_past_64_bits_are_located(tmp_path: Path) -> None:
-    # Once an internal error (numpy: "Maximum allowed dimension exceeded").
-    prog = tmp_path / "p.l0"
-    prog.write_text("fun int main([[int]] a) = size(0, a)\n")
-    r = l0_run(["--backend=interp", str(prog)], _dims(2**64 - 1, 0))
-    assert r.returncode == 2
-    assert r.stderr.decode().startswith("<stdin>:1:1: error: binary value too large: "
-                                        "18446744073709551615x0 of ' i64'")

@@ -1,5 +1,5 @@
 """The index arithmetic that splits rows into chunks and blocks (Note [Chunk bounds
-without overflow] in `l0.lowering.parallel_loops`), built as the lowering builds it,
+without overflow] in `l0.lowering.loop_ir.parallel_loops`), built as the lowering builds it,
 compiled by the JIT and compared with Python's unbounded integers: the same
 boundaries as floor(c*n/C), also where c*n leaves 64 bits (n near 2^63).
 
