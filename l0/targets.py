@@ -190,7 +190,7 @@ TOOLS: dict[str, tuple[str, ...]] = {
     "%%l0 --backend": names(),
     "l0-opt --target": names(opt=True),
     "l0 compile --backend": names(executable=True),
-    "l0.distributed (Dask arguments)": names(distributed=True),
+    "l0.distributed kernels": names(distributed=True),
 }
 """The back ends each tool accepts (docs/tools.md lists them; a test compares)."""
 
