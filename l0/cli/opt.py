@@ -237,7 +237,7 @@ class L0OptMain(xDSLOptMain):
             choices=BACKEND_TARGETS,
             default=DEFAULT.name,
             help="the back end to optimise (-O) and lower for: "
-            + ", ".join(f"{t.name} ({t.help})" for t in BACK_ENDS.values() if t.opt)
+            + ", ".join(f"{t.name} = {t.help}" for t in BACK_ENDS.values() if t.opt)
             + f" (default: {DEFAULT.name}); for one with a GPU, -t llvm-ir prints the "
             "kernels' NVPTX IR, -t ptx their PTX",
         )
