@@ -13,11 +13,11 @@ Arguments, positional or by parameter name, are checked and converted by
 ValueError naming the parameter. `help(prog.main)` shows the L0 signature.
 Compiling the same source twice in one process reuses the first compilation.
 
-Back ends: "cpu" (the default) compiles to native code (`l0.lowering.pipeline`);
-"interp" runs the reference interpreter. Both give callers value semantics: arrays
-passed in are never changed, results never alias them. `fast_math=True` (cpu) lets
-LLVM reassociate real arithmetic (vectorised reductions; results may differ in the
-last bits).
+Back ends (`l0.targets`, one record each): "cpu" (the default) compiles to native
+code (`l0.lowering.pipeline`); "interp" runs the reference interpreter. All give
+callers value semantics: arrays passed in are never changed, results never alias
+them. `fast_math=True` (cpu) lets LLVM reassociate real arithmetic (vectorised
+reductions; results may differ in the last bits).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error, Loc
 from l0.syntax import ast
+from l0.targets import REFERENCE, TARGETS, BackendUnavailable, target
 from l0.types import CHAR, ArrayType, TupleType, Type, flatten, type_from_json, type_to_json
 
 if TYPE_CHECKING:
@@ -39,20 +40,18 @@ if TYPE_CHECKING:
 
 _cache: dict[tuple[Any, ...], CompiledProgram] = {}
 
-BACKENDS = ("cpu", "multicore", "interp", "gpu-sim", "gpu")
+BACKENDS = tuple(TARGETS)
+"""The back ends, by name (`l0.targets.TARGETS`)."""
+
+__all__ = ["BACKENDS", "BackendUnavailable", "CompiledProgram", "compile", "pipeline_target"]
 
 
 def pipeline_target(backend: str) -> str:
     """The target whose `-O` pipeline optimises code for `backend`
-    (`l0.passes.pipeline.TARGETS`, Note [One pipeline per target] there): `gpu-sim`
-    runs the gpu back end's kernels, so it is optimised as `gpu`; the interpreter as
-    `cpu`; the others as themselves."""
-    return {"gpu-sim": "gpu", "interp": "cpu"}.get(backend, backend)
-
-
-class BackendUnavailable(Exception):
-    """The chosen back end cannot run on this machine (`gpu` without a GPU, its driver
-    or the gpu extra); the message says why, in one line."""
+    (`l0.passes.pipeline.TARGETS`, Note [One pipeline per target] there): its record's
+    `pipeline` (`l0.targets`): `gpu-sim` runs the gpu back end's kernels, so it is
+    optimised as `gpu`; the interpreter as `cpu`; the others as themselves."""
+    return target(backend).pipeline
 
 
 def compile(  # noqa: A001 - the API's name, like re.compile
@@ -185,8 +184,7 @@ class CompiledProgram:
         code is taken from the compile cache when it is there, and put there when it is
         not (`l0.compile_cache`): a hit runs no part of the compiler. With `profile`,
         parallel regions and kernel launches are counted (`profile_records`)."""
-        if backend not in BACKENDS:
-            raise ValueError(f"unknown back end {backend!r} (available: {', '.join(BACKENDS)})")
+        self._target = target(backend)  # ValueError for an unknown one
         self.filename = filename
         self._rebuild_args = (text, filename, backend, optimise, fast_math, threads,
                               inhibit_uniqueness, main_only, isolate)
@@ -203,7 +201,7 @@ class CompiledProgram:
         self._entries = ["main"] if main_only else None if entries is None else list(entries)
         self._isolate = isolate
         self._profile = profile
-        self._threads = thread_count(threads) if backend == "multicore" else None
+        self._threads = thread_count(threads) if self._target.threads else None
         self._plain_engine: Any = None
         self._ast: ast.Program | None = checked
         self._module: ModuleOp | None = None
@@ -244,48 +242,37 @@ class CompiledProgram:
             if self._optimise:
                 from l0.passes.pipeline import optimise as run_pipeline
 
-                run_pipeline(module, target=pipeline_target(self._backend))
+                run_pipeline(module, target=self._target.pipeline)
             self._module = module
         return self._module
 
-    def _native(self) -> bool:
-        return self._backend in ("cpu", "multicore", "gpu") and not self._unchecked
-
     def _cache_key(self) -> str | None:
-        """The compile-cache key of this program and options; None: not cached (the
-        interpreter, or the cache turned off)."""
+        """The compile-cache key of this program and options; None: not cached (a back
+        end whose record has no cache loader, the interpreter's unchecked runs, or the
+        cache turned off)."""
         from l0 import compile_cache
 
-        if not self._native() or not compile_cache.enabled():
+        if self._unchecked or not compile_cache.enabled():
+            return None
+        facts = self._target.cache_key_facts()  # the gpu: its architecture
+        if facts is None:
             return None
         options: dict[str, Any] = {
             "backend": self._backend, "threads": self._threads,
             "optimise": self._optimise, "fast_math": self._fast_math,
             "profile": self._profile,
             # the pipeline's target: code optimised for one back end is never another's
-            "pipeline": pipeline_target(self._backend) if self._optimise else None,
-            "entries": self._entries}
-        if self._backend == "gpu":  # its code is made for the device's architecture
-            from l0.lowering.backends.gpu import target_arch
-
-            options["arch"] = target_arch()
-            if options["arch"] is None:
-                return None
+            "pipeline": self._target.pipeline if self._optimise else None,
+            "entries": self._entries, **facts}
         return compile_cache.program_key(self._text, self.filename, options)
 
     def _load_cached(self, key: str) -> bool:
         """Take the engine and signatures from the cache entry `key`, if it is there and
         can run in this process."""
         from l0 import compile_cache
-        from l0.lowering.runtime.engine import NativeEngine
 
-        engine_type: Any = NativeEngine
-        if self._backend == "gpu":
-            from l0.lowering.backends.gpu import GpuEngine
-
-            engine_type = GpuEngine
         hit = compile_cache.load_engine(
-            key, lambda data, code: engine_type.load(data, code, isolate=self._isolate),
+            key, lambda data, code: self._target.load_engine(data, code, isolate=self._isolate),
             _signatures_from_json)
         if hit is None:
             return False
@@ -308,16 +295,9 @@ class CompiledProgram:
 
         if self._unchecked:
             return Interpreter(module, in_place=False)
-        if self._backend in ("cpu", "multicore", "gpu-sim"):
-            from l0.lowering.backends.cpu import CpuEngine
-
-            return CpuEngine(module, fast_math=self._fast_math, entries=self._entries,
-                             isolate=self._isolate, threads=self._threads,
-                             gpu_sim=self._backend == "gpu-sim", profile=self._profile)
-        if self._backend == "gpu":
-            return _gpu_engine(module, fast_math=self._fast_math, entries=self._entries,
-                               isolate=self._isolate, profile=self._profile)
-        return Interpreter(module)
+        return self._target.make_engine(module, fast_math=self._fast_math,
+                                        entries=self._entries, isolate=self._isolate,
+                                        threads=self._threads, profile=self._profile)
 
     def _engine_for(self, name: str) -> Any:
         if name in self._defined or not self._separate_plain:
@@ -455,7 +435,8 @@ class CompiledProgram:
         module = self.module if fundef.name in self._defined else to_module(
             self.ast, verify=False)
         return arguments.call_python(module, fundef, args,
-                                     backend="interp" if self._unchecked else self._backend,
+                                     backend=REFERENCE.name if self._unchecked
+                                     else self._backend,
                                      fast_math=self._fast_math, threads=self._threads)
 
 
@@ -533,25 +514,8 @@ def _check_keywords(signature: inspect.Signature, kwargs: dict[str, Any]) -> Non
 
 def backend_unavailable(backend: str) -> str | None:
     """Why `backend` cannot run on this machine (one line), or None; only `gpu` needs
-    more than l0 itself (a GPU, its driver, the gpu extra)."""
-    if backend != "gpu":
-        return None
-    from l0.lowering.backends.gpu import unavailable
-
-    return unavailable()
-
-
-def _gpu_engine(module: ModuleOp, **options: Any) -> Any:
-    """The gpu back end's engine, or `BackendUnavailable` saying what is missing."""
-    from l0.lowering.runtime.gpu_runtime import GpuUnavailable
-
-    try:
-        from l0.lowering.backends.gpu import GpuEngine
-        from l0.lowering.llvm.ptx import GpuToolMissing
-
-        return GpuEngine(module, **options)
-    except (GpuUnavailable, GpuToolMissing) as err:
-        raise BackendUnavailable(str(err)) from None
+    more than l0 itself (a GPU, its driver, the gpu extra): its record says."""
+    return target(backend).unavailable()
 
 
 def _defined(module: ModuleOp) -> set[str]:

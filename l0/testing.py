@@ -23,7 +23,7 @@ Two sources of expectations, which may be combined (docs/tools.md "l0 test"):
       // error: type-error 3:12      before any input: compilation must fail
       // structure { map 1 reduce 0 }       SOACs left after the back end's -O pipeline
       // structure gpu { map 0 }            the same after the gpu target's -O, for
-      //                                    gpu and gpu-sim (`l0.api.pipeline_target`)
+      //                                    gpu and gpu-sim (`l0.targets.Target.pipeline`)
 
   In an `error:` line each part is optional: a first word containing a hyphen is the
   error kind, then `LINE:COL`, and the rest a phrase the message must contain.
@@ -443,7 +443,8 @@ def check_program(path: Path, backend: str, *, optimise: bool = True,
 def _problem(path: Path, backend: str, optimise: bool, protocol: str | None,
              tolerance: Tolerance) -> str | None:
     """What is wrong with the program at `path` on `backend`, or `None`."""
-    from l0.api import CompiledProgram, pipeline_target
+    from l0.api import CompiledProgram
+    from l0.targets import target as as_target
 
     spec = spec_of(path, protocol)
     source = path.read_text(encoding="utf-8")
@@ -457,7 +458,7 @@ def _problem(path: Path, backend: str, optimise: bool, protocol: str | None,
         return f"compiled, but expected a compile-time error ({spec.compile_error})"
     if "main" not in prog.functions:
         return "the program has no main"
-    target = pipeline_target(backend)
+    target = as_target(backend).pipeline
     expected = spec.structure_for(target)
     if expected is not None:
         problem = _structure_problem(source, str(path), expected, target)

@@ -312,7 +312,7 @@ def test_multicore_executable_runs_on_the_threads_asked_for(tmp_path: Path) -> N
     src = tmp_path / "mc.l0"
     src.write_text(MULTICORE, encoding="utf-8")
     exe = tmp_path / "mc"
-    build(MULTICORE, str(src), exe, multicore=True)
+    build(MULTICORE, str(src), exe, target="multicore")
 
     def want(threads: int) -> str:
         # The JIT's multicore code on as many threads: the real sum is combined from

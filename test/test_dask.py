@@ -40,6 +40,7 @@ from corpus import Program, runnable
 import l0
 from l0.api import _unflatten
 from l0.diagnostics import L0Error
+from l0.targets import TARGETS
 from l0.types import ArrayType, TupleType, Type, flatten
 from l0.values import format_result, read_arguments
 
@@ -405,10 +406,12 @@ fun {[int], [int], real} main([int] a, [real] r) =
 """
 
 
-@pytest.mark.parametrize("backend", ["cpu", "multicore", "interp"])
+@pytest.mark.parametrize("backend", [t.name for t in TARGETS.values() if not t.device])
 def test_every_back_end_runs_the_chunks(backend: str) -> None:
+    """Each back end (the gpu's on a GPU only) runs the chunks: with its own kernels, or
+    those of its record's `dask_kernels`."""
     prog = l0.compile(SOME_OF_EACH, backend=backend,
-                      threads=2 if backend == "multicore" else None)
+                      threads=2 if TARGETS[backend].threads else None)
     rng = np.random.default_rng(3)
     a, r = rng.integers(-50, 50, 40), rng.random(40)
     want = l0.compile(SOME_OF_EACH, backend="interp").main(a, r)

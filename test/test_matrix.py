@@ -116,6 +116,7 @@ from l0.frontend import load_program, to_module
 from l0.lowering.runtime import checked_memory, min_chunk
 from l0.passes import PASSES
 from l0.passes.pipeline import optimisation_passes, run_pass
+from l0.targets import TARGETS
 from l0.values import format_result, from_ir_results, read_arguments, to_ir_arguments
 
 
@@ -130,39 +131,29 @@ def _interpreter(module: ModuleOp) -> Engine:
     return Interpreter(module, trace_stream=sys.stderr)
 
 
-def _cpu(module: ModuleOp) -> Engine:
-    from l0.lowering.backends.cpu import CpuEngine
-
-    return CpuEngine(module, entries=["main"])  # as l0-run compiles it
-
-
-def _gpu_sim(module: ModuleOp) -> Engine:
-    from l0.lowering.backends.cpu import CpuEngine
-
-    return CpuEngine(module, entries=["main"], gpu_sim=True)
+_compiled_for_threads: dict[tuple[str, bool, str | None], Any] = {}
+"""The last 2-thread multicore engine compiled, by its module's text, the checking heap
+and the chunk size (`L0_MIN_CHUNK`)."""
 
 
-_compiled_for_threads: dict[tuple[str, bool], Any] = {}
-"""The last multicore engine compiled, by its module's text and the checking heap."""
-
-
-def _multicore(threads: int, *, reuse: bool = False) -> Callable[[ModuleOp], Engine]:
-    """Multicore on `threads` threads; with `reuse`, on the machine code of the last
+def _compiled(name: str, threads: int | None = None, *,
+              reuse: bool = False) -> Callable[[ModuleOp], Engine]:
+    """The engine of back end `name` (`l0.targets`), compiling `main` as l0-run does
+    (`--threads`, where it takes them); with `reuse`, on the machine code of the last
     2-thread engine of the same module when there is one (Note [The cost of the
     matrix]: its lowering and the JIT's look-up are not done again)."""
     def make(module: ModuleOp) -> Engine:
         import dataclasses
 
-        from l0.lowering.backends.cpu import CpuEngine
         from l0.lowering.runtime.engine import NativeEngine
 
-        key = (str(module), checked_memory.enabled())
+        key = (str(module), checked_memory.enabled(), os.environ.get(min_chunk.ENV))
         compiled = _compiled_for_threads.get(key) if reuse else None
         if compiled is not None:
             return NativeEngine(compiled.compiled, compiled.entries,
                                 links=dataclasses.replace(compiled.links, threads=threads),
                                 trace_sites=compiled.trace_sites)
-        engine = CpuEngine(module, entries=["main"], threads=threads)  # l0-run --threads
+        engine = TARGETS[name].make_engine(module, entries=["main"], threads=threads)
         if threads == 2:
             _compiled_for_threads.clear()
             _compiled_for_threads[key] = engine
@@ -203,28 +194,39 @@ class Backend:
     pipelines: tuple[str, ...] = ("O0", "O")
     programs: Callable[[Program], bool] = _everything
     trace_in_order: bool = True  # False: threads trace in any order (the lines compared)
-    target: str = "cpu"  # whose `-O` pipeline makes the `O` cell's module
+    back_end: str = "interp"  # its record in `l0.targets`: whose `-O` pipeline makes the
+    # `O` cell's module (`Target.pipeline`)
+
+    @property
+    def target(self) -> str:
+        return TARGETS[self.back_end].pipeline
     min_chunk: int | None = None  # `L0_MIN_CHUNK` while compiling (Note [Split reductions])
 
 
 BACKENDS: dict[str, Backend] = {
     "interp": Backend(_interpreter, every_pass=True),
-    "cpu": Backend(_cpu, checked_heap=True),
-    "gpu-sim": Backend(_gpu_sim, checked_heap=True, pipelines=("O",), target="gpu"),
-    "multicore": Backend(_multicore(2), checked_heap=True, trace_in_order=False),
+    "cpu": Backend(_compiled("cpu"), checked_heap=True, back_end="cpu"),
+    "gpu-sim": Backend(_compiled("gpu-sim"), checked_heap=True, pipelines=("O",),
+                       back_end="gpu-sim"),
+    "multicore": Backend(_compiled("multicore", 2), checked_heap=True, trace_in_order=False,
+                         back_end="multicore"),
     # One thread runs the chunked forms in one chunk; three, more threads than cores.
-    "multicore-1": Backend(_multicore(1, reuse=True), checked_heap=True, pipelines=("O",),
-                           programs=_everything),
-    "multicore-3": Backend(_multicore(3, reuse=True), checked_heap=True, pipelines=("O",),
-                           programs=_everything, trace_in_order=False),
+    "multicore-1": Backend(_compiled("multicore", 1, reuse=True), checked_heap=True,
+                           pipelines=("O",), programs=_everything, back_end="multicore"),
+    "multicore-3": Backend(_compiled("multicore", 3, reuse=True), checked_heap=True,
+                           pipelines=("O",), programs=_everything, trace_in_order=False,
+                           back_end="multicore"),
     # Note [Split reductions]: the 3-thread line runs the 2-thread line's machine code.
-    "multicore-split": Backend(_multicore(2), checked_heap=True, programs=_splittable,
-                               trace_in_order=False, min_chunk=SPLIT_MIN_CHUNK),
-    "multicore-3-split": Backend(_multicore(3), checked_heap=True, pipelines=("O",),
-                                 programs=_splittable, trace_in_order=False,
+    "multicore-split": Backend(_compiled("multicore", 2), checked_heap=True,
+                               programs=_splittable, trace_in_order=False,
+                               back_end="multicore", min_chunk=SPLIT_MIN_CHUNK),
+    "multicore-3-split": Backend(_compiled("multicore", 3, reuse=True), checked_heap=True,
+                                 pipelines=("O",), programs=_splittable,
+                                 trace_in_order=False, back_end="multicore",
                                  min_chunk=SPLIT_MIN_CHUNK),
-    "gpu-sim-split": Backend(_gpu_sim, checked_heap=True, pipelines=("O",), target="gpu",
-                             programs=_splittable, min_chunk=SPLIT_MIN_CHUNK),
+    "gpu-sim-split": Backend(_compiled("gpu-sim"), checked_heap=True, pipelines=("O",),
+                             programs=_splittable, back_end="gpu-sim",
+                             min_chunk=SPLIT_MIN_CHUNK),
 }
 
 PIPELINES: list[str] = ["O0", "O", *(f"pass {name}" for name in optimisation_passes())]
@@ -426,6 +428,9 @@ def test_the_matrix_covers_every_back_end_with_and_without_the_optimiser() -> No
         assert {(b, "O0"), (b, "O")} <= cells
         assert BACKENDS[b].programs is _everything
     assert all((b, "O") in cells for b in BACKENDS)
+    # every back end of the registry that runs without a GPU (test_gpu.py: on one)
+    assert {b.back_end for b in BACKENDS.values()} == {
+        t.name for t in TARGETS.values() if not t.device}
     assert all(("interp", f"pass {n}") in cells for n in optimisation_passes())
     for b in ("multicore-1", "multicore-3"):  # every program at every thread count
         assert (b, "O") in cells and BACKENDS[b].programs is _everything

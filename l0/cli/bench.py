@@ -30,6 +30,7 @@ from l0.api import BACKENDS, backend_unavailable
 from l0.cli.guard import run_guarded
 from l0.cli.progress import Progress
 from l0.diagnostics import L0Error, Loc, register_source
+from l0.targets import DEFAULT
 from l0.testing import RunCase, SpecError, spec_of
 from l0.values.compare import output_mismatch
 
@@ -46,7 +47,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "error in the program, its data or the arguments.",
     )
     ap.add_argument("program", nargs="?", metavar="PROG.l0", help="the program to time")
-    ap.add_argument("--backend", choices=BACKENDS, default="cpu",
+    ap.add_argument("--backend", choices=BACKENDS, default=DEFAULT.name,
                     help="the back end (default: %(default)s)")
     ap.add_argument("-O0", dest="optimise", action="store_false",
                     help="run no optimisation pass")

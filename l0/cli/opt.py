@@ -62,15 +62,17 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from l0.cli.guard import EXIT_OK, EXIT_USER_ERROR, run_guarded
 from l0.diagnostics import L0Error, Loc
 from l0.dialects.context import dialect_loaders
-from l0.lowering import CPU_ONLY_LOWERINGS
 from l0.passes import PASSES, describe_passes
+from l0.targets import DEFAULT, names
+from l0.targets import TARGETS as BACK_ENDS
+from l0.targets import Target as BackEnd
 
 PROG = "l0-opt"
 T = TypeVar("T")
 
 TARGETS = ("mlir",)
-BACKEND_TARGETS = ("cpu", "multicore", "gpu")
-"""`--target`: the back ends l0-opt lowers for."""
+BACKEND_TARGETS = names(opt=True)
+"""`--target`: the back ends l0-opt lowers for (`l0.targets`)."""
 """xDSL's output formats (`-t`) l0-opt offers: the IR itself. (xDSL's `llvm` translates
 only the llvm dialect, which l0 never produces; `llvm-ir` is ours.)"""
 
@@ -135,10 +137,11 @@ class LlvmIrTarget(Target):
             text = str(mod)
             output.write(text if text.endswith("\n") else text + "\n")
             return
-        # omp regions (after convert-parallel-to-omp) are the multicore back end's:
-        # emitted for libgomp's default thread count.
-        multicore = any(op.name.startswith("omp.") for op in module.walk())
-        threads = 0 if multicore else None
+        # The IR's level, not the back end: omp regions, wherever they came from (`-p
+        # convert-parallel-to-omp` on any --target), are emitted calling libgomp, for its
+        # default thread count; loop-level IR without them, for one thread.
+        has_regions = any(op.name.startswith("omp.") for op in module.walk())
+        threads = 0 if has_regions else None
         if self.optimize:
             from l0.lowering.backends.jit import optimized_llvm_ir
 
@@ -215,14 +218,14 @@ class L0OptMain(xDSLOptMain):
             if name in targets:
                 self.available_targets[name] = targets[name]
         self.available_targets[LlvmIrTarget.name] = lambda: (
-            GpuLlvmIrTarget if self._backend() == "gpu" else LlvmIrTarget)
+            GpuLlvmIrTarget if self._backend().device else LlvmIrTarget)
         self.available_targets[PtxTarget.name] = lambda: PtxTarget
 
-    def _backend(self) -> str:
-        """The back end of `--target` (`-t ptx` implies gpu)."""
+    def _backend(self) -> BackEnd:
+        """The back end of `--target` (`-t ptx` implies the one with a device)."""
         if parse_spec(self.args.target).name == PtxTarget.name:
-            return "gpu"
-        return str(self.args.backend)
+            return next(t for t in BACK_ENDS.values() if t.opt and t.device)
+        return BACK_ENDS[self.args.backend]
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
@@ -237,10 +240,11 @@ class L0OptMain(xDSLOptMain):
             "--target",
             dest="backend",
             choices=BACKEND_TARGETS,
-            default="cpu",
-            help="the back end to optimise (-O) and lower for: cpu (default), multicore "
-            "(OpenMP regions), gpu (kernels; -t llvm-ir prints their NVPTX IR, -t ptx "
-            "their PTX)",
+            default=DEFAULT.name,
+            help="the back end to optimise (-O) and lower for: "
+            + ", ".join(f"{t.name} = {t.help}" for t in BACK_ENDS.values() if t.opt)
+            + f" (default: {DEFAULT.name}); for one with a GPU, -t llvm-ir prints the "
+            "kernels' NVPTX IR, -t ptx their PTX",
         )
         for action in arg_parser._actions:
             if action.dest in HELP:
@@ -323,7 +327,7 @@ class L0OptMain(xDSLOptMain):
         if self.args.optimise:
             from l0.passes.pipeline import OptimisePass
 
-            passes.append(OptimisePass(target=self._backend()))
+            passes.append(OptimisePass(target=self._backend().pipeline))
         self.pipeline = PassPipeline(tuple(passes))
 
     def _target(self) -> Target:
@@ -347,12 +351,12 @@ class L0OptMain(xDSLOptMain):
             for p in _lowerings_needed(prog, self.pipeline.passes, self._backend()):
                 self._apply(prog, p, previous)
                 previous = p
-        if self._backend() == "gpu" and isinstance(target, LlvmIrTarget | PtxTarget):
+        if self._backend().device and isinstance(target, LlvmIrTarget | PtxTarget):
             from l0.lowering.llvm.nvptx import is_container
 
             if not is_container(prog):
                 raise UsageError("expected a gpu-level module (a gpu.module of kernels) "
-                                 "for --target=gpu; kernel extraction "
+                                 f"for --target={self._backend().name}; kernel extraction "
                                  "(convert-parallel-to-gpu) did not make one")
 
     def _apply(self, prog: ModuleOp, p: ModulePass, previous: ModulePass | None) -> None:
@@ -383,34 +387,20 @@ class L0OptMain(xDSLOptMain):
             raise blamed from None
 
 
-BACKEND_LOWERINGS: dict[str, tuple[str, ...]] = {
-    "multicore": ("convert-parallel-to-omp",),
-    "gpu": ("convert-parallel-to-gpu",),
-}
-"""The lowerings `--target` adds after the CPU's (kernel extraction where registered)."""
-
-BACKEND_SKIPS: dict[str, frozenset[str]] = {"gpu": CPU_ONLY_LOWERINGS}
-"""The CPU pipeline's lowerings a `--target` does not run."""
-
-
 def _lowerings_needed(prog: ModuleOp, ran: Sequence[ModulePass],
-                      backend: str = "cpu") -> list[ModulePass]:
-    """The lowering passes to run before emitting LLVM IR: those after the last one the
-    pipeline ran, or, if it ran none, those the level of `prog` still needs (none for
-    loop-level IR, which may come without `dealloc`). Lowerings the CPU pipeline does
-    not run (`l0.lowering.OFF_PIPELINE`) run only when asked for; those of the parallel
-    back ends (`MULTICORE_LOWERINGS`) only when asked for, or `BACKEND_LOWERINGS[backend]`
-    for `--target`. Gpu-level and omp-level IR need nothing more."""
-    from l0.lowering import LOWERINGS, MULTICORE_LOWERINGS, OFF_PIPELINE
+                      backend: BackEnd = DEFAULT) -> list[ModulePass]:
+    """The lowering passes to run before emitting LLVM IR: those of `backend` (its
+    record's `lowerings`, `l0.targets`) after the last one the pipeline ran, or, if it
+    ran none, those the level of `prog` still needs (for loop-level IR, which may come
+    without `dealloc`, only the back end's `own_lowerings`). Lowerings no back end runs
+    (`l0.lowering.OFF_PIPELINE`) run only when asked for. Gpu-level and omp-level IR
+    need nothing more."""
+    from l0.lowering import LOWERINGS, OFF_PIPELINE
     from l0.lowering.llvm.nvptx import is_container
 
     if is_container(prog) or any(op.name.startswith("omp.") for op in prog.walk()):
         return []
-    own = BACKEND_LOWERINGS.get(backend, ())
-    others = {*MULTICORE_LOWERINGS, *(n for names in BACKEND_LOWERINGS.values()
-                                      for n in names)} - set(own)
-    others |= BACKEND_SKIPS.get(backend, frozenset())
-    order = [name for name in LOWERINGS if name not in OFF_PIPELINE and name not in others]
+    order = [name for name in backend.lowerings if name not in OFF_PIPELINE]
     done = [order.index(p.name) for p in ran if p.name in order]
     stage = _lowering_stage(prog)
     if done:
@@ -418,7 +408,8 @@ def _lowerings_needed(prog: ModuleOp, ran: Sequence[ModulePass],
     elif stage < LOOP_LEVEL:
         start = stage
     else:  # loop-level IR: only the back end's own lowerings
-        start = min([order.index(name) for name in own if name in order], default=len(order))
+        start = min([order.index(name) for name in backend.own_lowerings if name in order],
+                    default=len(order))
     return [LOWERINGS[name]()() for name in order[start:]]
 
 

@@ -52,15 +52,22 @@ import copy
 import os
 import sys
 import time
+from collections.abc import Callable
 
 from l0.cli.guard import run_guarded
 from l0.diagnostics import L0Error, Loc, register_source
+from l0.targets import DEFAULT, TARGETS, Target
 
-BACKENDS = ("cpu", "multicore", "interp", "gpu-sim", "gpu")
-"""`l0.api.BACKENDS`, not imported: `--help` and `--version` load no compiler module
-(`test_l0_run` checks the two agree)."""
+BACKENDS = tuple(TARGETS)
+"""The back ends (`l0.targets`, which imports nothing else: `--help` and `--version`
+load no compiler module)."""
 ALLOC_STATS_ENV = "L0_COUNT_ALLOCATIONS"
 """`l0.lowering.runtime.alloc_stats.ENV` (not imported: the interpreter needs no back end)."""
+
+
+def _names(has: Callable[[Target], bool]) -> str:
+    """The back ends that `has` something, for a help text: "cpu, multicore"."""
+    return ", ".join(t.name for t in TARGETS.values() if has(t))
 
 
 def build_argparser() -> argparse.ArgumentParser:
@@ -74,20 +81,18 @@ def build_argparser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--backend",
         choices=BACKENDS,
-        default="cpu",
-        help="how to run the program: cpu = compiled to native code, multicore = "
-        "compiled, parallel loops on threads (OpenMP), gpu-sim = compiled to GPU kernels "
-        "run on the CPU, interp = the reference interpreter, "
-        "gpu = compiled, parallel loops as kernels on an NVIDIA GPU "
-        "(default: %(default)s)",
+        default=DEFAULT.name,
+        help="how to run the program: "
+        + ", ".join(f"{t.name} = {t.help}" for t in TARGETS.values())
+        + " (default: %(default)s)",
     )
     ap.add_argument(
         "--threads",
         type=int,
         default=None,
         metavar="N",
-        help="multicore only: the number of threads (default: L0_NUM_THREADS, else all "
-        "cores)",
+        help=f"{_names(lambda t: t.threads)}: the number of threads (default: "
+        "L0_NUM_THREADS, else all cores)",
     )
     ap.add_argument(
         "--fast-math",
@@ -134,8 +139,8 @@ def build_argparser() -> argparse.ArgumentParser:
         "--verbose",
         action="store_true",
         help="report on stderr the time of each stage (parse, check, passes, LLVM, JIT, run) "
-        "and, on cpu and multicore, the heap allocations per run of main and which maps "
-        "run in SIMD lanes",
+        f"and, on {_names(lambda t: t.counts_allocations)}, the heap allocations per run of "
+        "main and which maps run in SIMD lanes",
     )
     ap.add_argument(
         "--profile",
@@ -161,7 +166,8 @@ def build_argparser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--no-cache",
         action="store_true",
-        help="cpu, multicore: compile even if the compile cache has the code, and do not "
+        help=f"{_names(lambda t: t.loader is not None)}: compile even if the compile cache "
+        "has the code, and do not "
         "keep it there (also L0_NO_CACHE=1; the cache is $XDG_CACHE_HOME/l0)",
     )
     ap.add_argument(
@@ -198,11 +204,11 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(2)
     # An option the back end would ignore is refused, as the executables of `l0 compile`
     # refuse `--threads` when not multicore: a user giving it expects it to act.
-    if args.threads is not None and args.backend != "multicore":
-        print(f"l0-run: error: --threads applies to --backend=multicore only, not "
-              f"{args.backend}", file=sys.stderr)
+    if args.threads is not None and not TARGETS[args.backend].threads:
+        print(f"l0-run: error: --threads applies to --backend="
+              f"{_names(lambda t: t.threads)} only, not {args.backend}", file=sys.stderr)
         sys.exit(2)
-    if args.fast_math and args.backend == "interp":
+    if args.fast_math and not TARGETS[args.backend].lowerings:  # not compiled
         print("l0-run: error: --fast-math applies to the compiled back ends only: the "
               "interpreter computes every real operation exactly as IEEE arithmetic says",
               file=sys.stderr)
@@ -224,7 +230,7 @@ def run(args: argparse.Namespace) -> int:
     from l0.values import format_result, from_ir_results, read_arguments, to_ir_arguments
 
     # No isolation: the inputs are ours (a fresh copy per run), and copying would be timed.
-    counting = args.verbose and args.backend in ("cpu", "multicore", "gpu-sim")
+    counting = args.verbose and TARGETS[args.backend].counts_allocations
     if counting:
         # before compiling: the counter is compiled into the code (l0.lowering.runtime.alloc_stats)
         os.environ[ALLOC_STATS_ENV] = "1"
@@ -244,7 +250,7 @@ def run(args: argparse.Namespace) -> int:
     except (BackendUnavailable, ValueError) as err:
         print(f"l0-run: error: {err}", file=sys.stderr)
         return 2
-    if args.verbose and prog.from_cache and args.backend in ("cpu", "multicore"):
+    if args.verbose and prog.from_cache and "simd-map" in TARGETS[args.backend].lowerings:
         print("l0-run: code from the compile cache: no lowering decisions to report "
               "(--no-cache)", file=sys.stderr)
     if args.print_params:

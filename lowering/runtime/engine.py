@@ -17,7 +17,7 @@ compiler.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +43,9 @@ from l0.lowering.runtime.run_tables import (
     sites_to_json,
 )
 from l0.types import Type, type_from_json, type_to_json
+
+Calls = Callable[[CompiledModule, str], JitFunction]
+"""How an engine calls an entry point of its compiled module: the callable for a name."""
 
 SAVE_FORMAT = 2
 """The version of `save()`'s data; loading another gives None."""
@@ -73,29 +76,31 @@ class NativeEngine:
     def __init__(self, compiled: CompiledModule, entries: Mapping[str, EntryPoint], *,
                  isolate: bool = True, links: RuntimeLinks = RuntimeLinks(),
                  trace_sites: Mapping[int, tuple[str, Type]] | None = None,
-                 params: Sequence[Param] = (), sites: Sequence[Site] = ()) -> None:
+                 params: Sequence[Param] = (), sites: Sequence[Site] = (),
+                 calls: Calls | None = None, device: Device | None = None) -> None:
+        """`calls`: how an entry point is called (default: `JitFunction`, on the links'
+        threads); the gpu back end's host code calls through the device boundary.
+        `device`: what parameter defaults follow from (default: the links' threads)."""
         self.compiled = compiled
         self.entries = dict(entries)
         self.links = links
         self.trace_sites = dict(trace_sites or {})
         self._isolate = isolate
         self._functions: dict[str, JitFunction] = {}
-        self.tables = RunTables(compiled.engine, params, sites, self._param_device())
+        self._calls = calls or (lambda compiled, name: JitFunction(
+            compiled, name, threads=self.links.threads or 0))
+        if device is None:
+            device = (Device() if links.threads is None
+                      else Device(threads=openmp_runtime.threads_of(links.threads)))
+        self.tables = RunTables(compiled.engine, params, sites, device)
         """The run-time parameters and profile counters (`l0.lowering.runtime.run_tables`)."""
-
-    def _param_device(self) -> Device:
-        """What parameter defaults follow from (`run_tables.default_value`)."""
-        if self.links.threads is None:
-            return Device()
-        return Device(threads=openmp_runtime.threads_of(self.links.threads))
 
     def function(self, name: str) -> JitFunction:
         fn = self._functions.get(name)
         if fn is None:
             if name not in self.compiled.addresses:
                 raise KeyError(f"no compiled entry point named {name!r}")
-            fn = self._functions[name] = JitFunction(self.compiled, name,
-                                                     threads=self.links.threads or 0)
+            fn = self._functions[name] = self._calls(self.compiled, name)
         return fn
 
     def call(self, name: str, args: Sequence[Any]) -> list[Any]:
@@ -148,9 +153,11 @@ class NativeEngine:
 
     @classmethod
     def load(cls, data: Mapping[str, Any], object_code: bytes, *,
-             isolate: bool = True) -> NativeEngine | None:
+             isolate: bool = True, calls: Calls | None = None,
+             device: Device | None = None) -> NativeEngine | None:
         """The engine `save` described, its object code loaded into this process; None
-        when it cannot run here (another format, trace sites numbered otherwise here)."""
+        when it cannot run here (another format, trace sites numbered otherwise here);
+        `calls` and `device` as for `NativeEngine`."""
         if data.get("format") != SAVE_FORMAT:
             return None
         sites = {int(k): (str(loc), type_from_json(t)) for k, loc, t in data["traces"]}
@@ -173,4 +180,4 @@ class NativeEngine:
                                         threads=links.threads)
         return cls(compiled, entries, isolate=isolate, links=links, trace_sites=sites,
                    params=params_from_json(data["params"]),
-                   sites=sites_from_json(data["profile"]))
+                   sites=sites_from_json(data["profile"]), calls=calls, device=device)

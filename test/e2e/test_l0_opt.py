@@ -22,8 +22,9 @@ from l0.cli.opt import L0OptMain, main
 from l0.diagnostics import L0Error, Loc
 from l0.dialects import soac
 from l0.dialects.context import DIALECTS, SOAC_LEVEL
-from l0.lowering import LOWERINGS, MULTICORE_LOWERINGS, OFF_PIPELINE
+from l0.lowering import LOWERINGS, OFF_PIPELINE
 from l0.passes import PASSES, describe_passes
+from l0.targets import TARGETS
 
 MLIR = """\
 func.func @f(%a: tensor<?xf64>) -> i64 {
@@ -278,7 +279,7 @@ def test_llvm_ir_target_runs_the_lowerings_still_needed(
     assert ran[len(ran) - len(lowerings):] == lowerings  # after the requested passes
     # each one once; the multicore back end's omp lowering and the off-pipeline ones
     # only when asked for
-    in_pipeline = [n for n in LOWERINGS if n not in OFF_PIPELINE and n not in MULTICORE_LOWERINGS]
+    in_pipeline = [n for n in TARGETS["cpu"].lowerings if n not in OFF_PIPELINE]
     assert [p for p in ran if p in LOWERINGS] == in_pipeline
 
 

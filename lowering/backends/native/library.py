@@ -30,6 +30,7 @@ from l0.lowering.backends.native.build import (
     printed_components,
     static_offset,
 )
+from l0.targets import DEFAULT, Target
 from l0.types import ArrayType, Basic, BasicType, Type, flatten, needs_cert
 
 _DTYPES = {Basic.INT: "int64", Basic.REAL: "float64", Basic.BOOL: "bool",
@@ -38,12 +39,12 @@ _DTYPES = {Basic.INT: "int64", Basic.REAL: "float64", Basic.BOOL: "bool",
 
 def build_library(module: ModuleOp, params: Sequence[Type], ret: Type, filename: str,
                   base: str | os.PathLike[str], *, fast_math: bool = False,
-                  multicore: bool = False) -> list[str]:
+                  target: str | Target = DEFAULT) -> list[str]:
     """Write `libBASE.so`, `BASE.h` and `BASE.py` for `main` of the soac-level `module`
     (source types `params` -> `ret`; `filename` names the program in their comments);
     return their paths. Raises `BuildError` when there is no C compiler or linking fails."""
     cc = find_cc()
-    compiled = compile_main(module, params, ret, fast_math=fast_math, multicore=multicore)
+    compiled = compile_main(module, params, ret, fast_math=fast_math, target=target)
     base = Path(base)
     # Not BASE.so: Python would import it in place of BASE.py, as an extension module.
     lib = base.with_name(f"lib{base.name}.so")
