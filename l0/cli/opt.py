@@ -36,7 +36,7 @@ import dataclasses
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
 from typing import IO, ClassVar, TypeVar
@@ -325,7 +325,8 @@ class L0OptMain(xDSLOptMain):
         """The output target with its options, as `output_resulting_program` builds it."""
         spec = parse_spec(self.args.target)
         try:
-            return self.available_targets[spec.name]().from_spec(spec)  # type: ignore[call-arg]
+            factory = self.available_targets[spec.name]
+            return factory().from_spec(spec)  # type: ignore[call-arg,union-attr]  # all `() -> type[Target]` here
         except Exception as err:
             raise UsageError(f"bad options for target '{spec.name}': {err}") from None
 
@@ -443,7 +444,7 @@ def _rename_option(arg_parser: argparse.ArgumentParser, option: str) -> None:
     action.option_strings = [o for o in action.option_strings if o != option]
 
 
-def _drop_options(arg_parser: argparse.ArgumentParser, defaults: dict[str, object]) -> None:
+def _drop_options(arg_parser: argparse.ArgumentParser, defaults: Mapping[str, object]) -> None:
     """Remove the options whose `dest` is in `defaults`, which then give their values."""
     for action in list(arg_parser._actions):
         if action.dest in defaults:

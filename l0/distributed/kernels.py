@@ -78,7 +78,7 @@ def _compile(text: str, backend: str, fast_math: bool, threads: int | None) -> A
     if key is not None:
         from l0.lowering.runtime.engine import NativeEngine
 
-        hit = compile_cache.load_engine(key, NativeEngine.load)
+        hit: tuple[NativeEngine, Any] | None = compile_cache.load_engine(key, NativeEngine.load)
         if hit is not None:
             counts["loaded"] += 1
             return hit[0]

@@ -33,8 +33,8 @@ from l0.typecheck.builtins import BUILTIN_NAMES
 IDENTIFIER = r"[a-zA-Z][a-zA-Z0-9_]*"
 
 
-def _role(role: str) -> str:
-    return words(sorted(KEYWORD_ROLES[role]), suffix=r"\b")  # type: ignore[no-any-return]
+def _role(role: str) -> words:
+    return words(sorted(KEYWORD_ROLES[role]), suffix=r"\b")
 
 
 class L0Lexer(RegexLexer):

@@ -113,7 +113,7 @@ def did_close(ls: L0LanguageServer, params: lsp.DidCloseTextDocumentParams) -> N
 
 
 def _at(
-    ls: L0LanguageServer, params: lsp.TextDocumentPositionParams
+    ls: L0LanguageServer, params: lsp.HoverParams | lsp.DefinitionParams | lsp.CompletionParams
 ) -> tuple[TextDocument, D.Analysis | None, int, int]:
     uri = params.text_document.uri
     doc = ls.workspace.get_text_document(uri)

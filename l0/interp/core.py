@@ -374,7 +374,7 @@ class Emitter:
         operands."""
         term: Operation | None = None
         for op in block.ops:
-            if op is block.last_op and is_terminator(op):
+            if is_terminator(op) and op is block.last_op:
                 term = op
                 break
             self.emit_op(op)
