@@ -367,7 +367,7 @@ class CompiledProgram:
             return value
 
         call.__name__ = call.__qualname__ = name
-        call.__signature__ = signature  # type: ignore[attr-defined]
+        call.__signature__ = signature  # type: ignore[attr-defined]  # inspect.signature reads it
         call.__doc__ = (
             f"The L0 function `{_header(fundef)}` ({self.filename}).\n\n"
             "Arguments follow the L0 types: ints (Python or numpy, 64 bits), reals (ints or\n"

@@ -367,7 +367,7 @@ class Split:
             at, x = self.value_of(op.at), graphs.measured(self.env[op.array])
             self.env[op.first], self.env[op.second] = x[:at], x[at:]
             return True
-        if op.result.type.get_num_dims() != 1:  # type: ignore[attr-defined]
+        if not isinstance(t := op.result.type, TensorType) or t.get_num_dims() != 1:
             return False  # rows of different shapes: the local run's error
         parts = [self.env[v] if self.is_distributed(v)
                  else graphs.from_array(np.asarray(self.value_of(v))) for v in (op.a, op.b)]

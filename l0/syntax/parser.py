@@ -71,7 +71,7 @@ class _TokenList(Lexer):
     def __init__(self, lexer_conf: Any) -> None:
         pass
 
-    def lex(self, data: Any) -> Iterator[Any]:  # type: ignore[override]
+    def lex(self, data: Any) -> Iterator[Any]:  # type: ignore[override]  # the one-argument interface
         return iter(data)
 
 
