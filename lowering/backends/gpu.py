@@ -196,7 +196,7 @@ class GpuEngine(CpuEngine):
         return data, object_code
 
     @classmethod
-    def load(cls, data: Mapping[str, Any], object_code: bytes, *,  # type: ignore[override]
+    def load(cls, data: Mapping[str, Any], object_code: bytes, *,
              isolate: bool = True) -> GpuEngine | None:
         """The engine `save` described: the host's object code loaded as the CPU back
         end loads its own, the PTX loaded on the device and the kernel slots filled;

@@ -205,7 +205,7 @@ class HostFunction:
             else:
                 self.map(op)
         elif isinstance(op, memref.AllocOp):
-            new = gpu.AllocOp(op.memref.type, list(op.dynamic_sizes))  # type: ignore[arg-type]
+            new = gpu.AllocOp(op.memref.type, list(op.dynamic_sizes))
             Rewriter.replace_op(op, new)
         elif isinstance(op, memref.DeallocOp):
             if op.memref not in self.host_memory:
@@ -232,7 +232,7 @@ class HostFunction:
         sizes = dynamic_sizes(b, array)
         source = array
         if t.layout != dense.layout:
-            source = b.val(gpu.AllocOp(dense, sizes))  # type: ignore[arg-type]
+            source = b.val(gpu.AllocOp(dense, sizes))
             copy = b.add(memref.CopyOp(array, source))
             self.copy(copy)
         host = b.val(memref.AllocOp(sizes, [], dense))

@@ -92,7 +92,7 @@ def numba_cuda() -> ModuleType:
     """`numba.cuda`, or GpuUnavailable saying to install the gpu extra (Note [numba.cuda
     loads, compiled code launches]: numpy 2.5's missing `row_stack` put back first)."""
     if not hasattr(np, "row_stack"):
-        np.row_stack = np.vstack  # type: ignore[attr-defined]
+        np.row_stack = np.vstack
     try:
         from numba import cuda
     except ImportError:

@@ -472,7 +472,9 @@ class Ranges:
             if step is None or step < 1:
                 return None
             return Iterator(self.affine(owner.lb), self.affine(owner.ub).plus(-1), owner)
-        for p, source in row_params(owner) if owner is not None else []:
+        if owner is None:
+            return None
+        for p, source in row_params(owner):
             if p is v and isinstance(source.owner, soac.IotaOp):
                 return Iterator(Affine(0), self.affine(source.owner.n).plus(-1), owner)
         return None

@@ -142,8 +142,8 @@ def _fused(rewriter: PatternRewriter, producer: soac.MapOp | soac.FilterOp,
     else:
         new = rebuilt(consumer, new_inputs, certs)  # type: ignore[arg-type]
     if isinstance(new, soac.FilterOp):  # its results follow its inputs, the producer's
-        where = {r: i for i, r in enumerate(producer.results)}
-        values = [new.results[where[v]] for v in inputs]
+        where: dict[SSAValue, int] = {r: i for i, r in enumerate(producer.results)}
+        values: list[SSAValue] = [new.results[where[v]] for v in inputs]
     else:
         values = list(new.results)
     if consumer is not original:

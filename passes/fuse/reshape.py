@@ -152,7 +152,7 @@ def pull_reshape(rewriter: PatternRewriter, producer: soac.MapOp,
     nest = _nest(moved, len(shape), innermost, list(producer.certs), loc)
     rewriter.insert(nest, InsertPoint.before(first))
     for r in reshapes:
-        index = producer.results.index(r.array)  # type: ignore[arg-type]
+        index = producer.results.index(r.array)
         rewriter.replace(r, [], [nest.results[index]])
     rewriter.erase(producer)
     return nest

@@ -161,7 +161,7 @@ def _sources(levels: Sequence[soac.MapOp]) -> tuple[list[_Source], list[list[int
         here: list[int] = []
         for v in inner.inputs:
             if v in above:
-                here.append(of_inputs[-1][above.index(v)])  # type: ignore[arg-type]
+                here.append(of_inputs[-1][above.index(v)])
             else:
                 here.append(len(sources))
                 sources.append(_Source(v, depth))
@@ -208,7 +208,7 @@ def _permuted_nest(rewriter: PatternRewriter, op: soac.MapOp, k: int, n: int,
     index_of: dict[int, SSAValue] = {}  # new dimension -> its index, an `iota` element
 
     def build_level(depth: int, values: dict[int, SSAValue],
-                    put: Callable[[Operation], None]) -> soac.MapOp:
+                    put: Callable[[Operation], object]) -> soac.MapOp:
         # `values`: each source's array at this depth; `put` inserts an op before it
         old = levels[depth]
         kept = [s for s in of_inputs[depth] if s not in indexed]
@@ -271,7 +271,7 @@ def pull_transpose(rewriter: PatternRewriter, producer: soac.MapOp, k: int, n: i
         rewriter.insert(t, InsertPoint.before(producer))
     new = _permuted_nest(rewriter, producer, k, n, [t.result for t in moved])
     for t in transposes:
-        index = producer.results.index(t.array)  # type: ignore[arg-type]
+        index = producer.results.index(t.array)
         rewriter.replace(t, [], [new.results[index]])
     rewriter.erase(producer)
     return new
