@@ -59,7 +59,7 @@ def tolerant_syntax(op_class: _Op) -> _Op:
     prints parses."""
     parse, print_ = op_class.parse, op_class.print
 
-    def parse_located(cls: _Op, parser: Parser) -> IRDLOperation:
+    def parse_located(cls: type[IRDLOperation], parser: Parser) -> IRDLOperation:
         start = parser.pos
         try:
             return parse.__func__(cls, parser)  # type: ignore[attr-defined]

@@ -48,7 +48,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolRefAttr,
 )
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
@@ -233,7 +233,8 @@ class _Crossing:
             for k, operand in enumerate(owner.operands):
                 clone.operands[k] = self.value(operand, q)
             self._made[key] = self.starts[q].add(clone)
-        return self._made[key].results[v.index]  # type: ignore[union-attr]
+        assert isinstance(v, OpResult)  # its owner is an op
+        return self._made[key].results[v.index]
 
 
 def _phase_op(op: Operation, phase_of: dict[Operation, int]) -> Operation | None:

@@ -37,7 +37,9 @@ from enum import Enum
 from xdsl.dialects import arith, func, gpu, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    IndexType,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     StringAttr,
     i1,
@@ -608,7 +610,9 @@ def _apply_combining(b: CodeBuilder, loop: scf.ForOp, parts: Sequence[SSAValue],
     assert isinstance(term, scf.YieldOp)
     out = list(term.operands)
     Rewriter.erase_op(term)
-    iv = b.val(arith.ConstantOp(IntegerAttr(0, loop.lb.type)))  # type: ignore[arg-type]
+    lb_type = loop.lb.type
+    assert isinstance(lb_type, IntegerType | IndexType)
+    iv = b.val(arith.ConstantOp(IntegerAttr(0, lb_type)))
     Rewriter.inline_block(block, b.ip, [iv, *acc])
     return out
 

@@ -60,9 +60,11 @@ the error word with the block's later phases still run (`test/test_gpu_sim.py`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from xdsl.dialects import arith, func, gpu, memref, scf
 from xdsl.dialects.builtin import (
+    AnyFloat,
     FloatAttr,
     FunctionType,
     IndexType,
@@ -123,7 +125,8 @@ def zero(b: CodeBuilder, t: Attribute) -> SSAValue:
     """A placeholder value of scalar type `t` (never read before it is overwritten)."""
     if isinstance(t, IntegerType | IndexType):
         return b.val(arith.ConstantOp(IntegerAttr(0, t)))
-    return b.val(arith.ConstantOp(FloatAttr(0.0, t)))  # type: ignore[arg-type]
+    assert isinstance(t, AnyFloat)
+    return b.val(arith.ConstantOp(FloatAttr(0.0, t)))
 
 
 def is_scalar(t: Attribute) -> bool:
@@ -394,7 +397,7 @@ def block_combine(b: CodeBuilder, tid: SSAValue, has: SSAValue, acc: Sequence[SS
     d = 1
     while d < BLOCK:
         take = b.cmpi("eq", b.val(arith.AndIOp(tid, b.i64(2 * d - 1))), b.i64(0))
-        b.if_(take, [], lambda tb, d=d: _tree_step(tb, tid, d, wg_f, wg_v, combine))
+        b.if_(take, [], partial(_tree_step, tid=tid, d=d, wg_f=wg_f, wg_v=wg_v, combine=combine))
         b.add(gpu.BarrierOp())
         d *= 2
 

@@ -95,7 +95,7 @@ def compose_guarded(rewriter: PatternRewriter, block: Block, first: int,
     take rows of `inputs`, all outputs of the filter `producer`. The block's ops run
     under the filter's predicate; when it fails, the block yields `otherwise` (None:
     `false`, for a filter consumer). Returns the new inputs: the producer's."""
-    outputs = {r: i for i, r in enumerate(producer.results)}
+    outputs: dict[SSAValue, int] = {r: i for i, r in enumerate(producer.results)}
     old_rows = list(block.args[first:])
     new_rows = [rewriter.insert_block_argument(block, len(block.args), a.type)
                 for a in producer_block.args]

@@ -83,7 +83,7 @@ def _same_shape_source(v: SSAValue) -> SSAValue | None:
         case soac.TraceOp():
             return op.inputs[tuple(op.outputs).index(v)]
         case scf.ForOp():
-            i = list(op.results).index(v)
+            i = tuple(op.results).index(v)
             return op.iter_args[i] if _loop_keeps_shape(op, i) else None
         case _:
             if isinstance(v, BlockArgument):
