@@ -89,7 +89,7 @@ class _SegmentOperands(_ReadOnly):
         if op is None:
             return self
         container = op.properties if self.as_property else op.attributes
-        part = _segments(container[self.name])[self.idx]  # type: ignore[arg-type]
+        part = _segments(container[self.name])[self.idx]  # type: ignore[arg-type]  # segment sizes are i32 arrays; unchecked on this hot path
         return SSAValues(_slice_of(op._operands, part))  # pyright: ignore[reportPrivateUsage]
 
 

@@ -177,14 +177,14 @@ def sim_kernel(kernel: gpu.FuncOp, publish: bool = False) -> func.FuncOp:
             op.detach()
             tid_block.add_op(op)
         tid_block.add_op(scf.YieldOp())
-        starts.append(CodeBuilder.before(tid_block.first_op))  # type: ignore[arg-type]
+        starts.append(CodeBuilder.before(tid_block.first_op))  # type: ignore[arg-type]  # the block has its yield
         prologue.add(scf.ForOp(zero, bdim, one, [], Region(tid_block)))
     across = _Crossing(name, uniform, phase_of, tids, starts)
     for ops in phases:
         for op in ops:
             for r in op.results:
                 for use in list(r.uses):
-                    q = phase_of[_phase_op(use.operation, phase_of)]  # type: ignore[index]
+                    q = phase_of[_phase_op(use.operation, phase_of)]  # type: ignore[index]  # uses inside the phases
                     if q != phase_of[op]:
                         use.operation.operands[use.index] = across.value(r, q)
     for ops in phases:
@@ -192,7 +192,7 @@ def sim_kernel(kernel: gpu.FuncOp, publish: bool = False) -> func.FuncOp:
             for inner in [o for o in op.walk() if isinstance(o, gpu.ThreadIdOp)]:
                 for use in list(inner.result.uses):
                     top = _phase_op(use.operation, phase_of)
-                    use.operation.operands[use.index] = tids[phase_of[top]]  # type: ignore[index]
+                    use.operation.operands[use.index] = tids[phase_of[top]]  # type: ignore[index]  # uses inside the phases
                 Rewriter.erase_op(inner)
     body.add_op(scf.YieldOp())
     b.add(scf.ForOp(zero, grid, one, [], Region(body)))

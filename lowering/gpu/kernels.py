@@ -207,7 +207,7 @@ class DeviceCode:
         self.error_type = MemRefType(i64, [error_words])
         """The type of the error word (Note [The error word] in `l0.lowering.gpu.errors`)."""
         module.attributes["gpu.container_module"] = UnitAttr()
-        self.gmod = gpu.ModuleOp(StringAttr(MODULE_NAME), Region(Block()))  # type: ignore[arg-type]
+        self.gmod = gpu.ModuleOp(StringAttr(MODULE_NAME), Region(Block()))  # type: ignore[arg-type]  # xDSL types the name as SymbolRefAttr
         module.body.block.add_op(self.gmod)
         self.host = {f.sym_name.data: f.clone() for f in module.ops
                      if isinstance(f, func.FuncOp)}

@@ -191,7 +191,7 @@ class SplitProducer(RewritePattern):
         if len(parts) == 1 and not kept:
             return "no consumer to split it between"
         lam = op.body.block
-        yielded = list(lam.last_op.operands)  # type: ignore[union-attr]
+        yielded = list(lam.last_op.operands)  # type: ignore[union-attr]  # a lambda ends with its yield
         slices = [slice_of(lam, [yielded[i] for i in outs]) for _, outs in parts]
         if kept:
             slices.append(slice_of(lam, [yielded[i] for i in kept]))

@@ -232,12 +232,12 @@ def _permuted_nest(rewriter: PatternRewriter, op: soac.MapOp, k: int, n: int,
                     at = [index_of[position[dim]] for dim in range(src.level, d)]
                     certs = list(dict.fromkeys(c for lv in levels[src.level:] for c in lv.certs))
                     element = soac.IndexOp(src.value, at, row, certs)
-                    block.insert_op_before(element, block.first_op)  # type: ignore[arg-type]
+                    block.insert_op_before(element, block.first_op)  # type: ignore[arg-type]  # the yield, at least
                     arg.replace_all_uses_with(element.result)
                     block.erase_arg(arg)
         else:
             row_types = [soac.row_type(v.type) for v in inputs]
-            block = Block(arg_types=row_types)  # type: ignore[arg-type]
+            block = Block(arg_types=row_types)  # type: ignore[arg-type]  # inputs are arrays: all have rows
             names = dict(zip(of_inputs[depth], old.body.block.args, strict=True))
             for s, arg in zip(kept, block.args, strict=False):
                 arg.name_hint = names[s].name_hint
