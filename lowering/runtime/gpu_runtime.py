@@ -98,7 +98,8 @@ def numba_cuda() -> ModuleType:
     except ImportError:
         raise GpuUnavailable("--backend=gpu needs numba.cuda: install the gpu extra "
                              "(pip install 'l0[gpu]')") from None
-    return cuda
+    module: ModuleType = cuda  # numba has no types: say what it is
+    return module
 
 
 def handle_address(handle: Any) -> int:
