@@ -96,11 +96,38 @@ def gen_locvolcalib(n: int, rng: np.random.Generator) -> Arrays:
     return ints + reals
 
 
+def gen_nbody(n: int, rng: np.random.Generator) -> Arrays:
+    """N-body: 4 time steps of 0.01 for n bodies: masses in [0.5, 1.5], positions in a
+    20-unit cube, small velocities (all multiples of 1/100)."""
+    ms = rng.integers(50, 151, n) / 100.0
+    pos = [rng.integers(-1000, 1001, n) / 100.0 for _ in range(3)]
+    vel = [rng.integers(-10, 11, n) / 100.0 for _ in range(3)]
+    return [np.asarray(4, dtype=np.int64), np.asarray(0.01), ms, *pos, *vel]
+
+
+def gen_kmeans(n: int, rng: np.random.Generator) -> Arrays:
+    """K-means: k = 5 centres, 10 iterations, n points of 34 features (Rodinia's
+    kdd_cup shape) in [0, 10), multiples of 1/100."""
+    points = rng.integers(0, 1000, (n, 34)) / 100.0
+    return [np.asarray(5, dtype=np.int64), np.asarray(10, dtype=np.int64), points]
+
+
+def gen_hotspot(n: int, rng: np.random.Generator) -> Arrays:
+    """Hotspot: 20 time steps on an n x n chip: temperatures in [320, 345), power in
+    [0, 1) (Rodinia's ranges), multiples of 1/100."""
+    temp = rng.integers(32_000, 34_500, (n, n)) / 100.0
+    power = rng.integers(0, 100, (n, n)) / 100.0
+    return [np.asarray(20, dtype=np.int64), temp, power]
+
+
 GENERATORS: dict[str, Callable[[int, np.random.Generator], Arrays]] = {
     "blackscholes": gen_blackscholes,
     "matmul": gen_matmul,
     "shortest_paths": gen_shortest_paths,
     "locvolcalib": gen_locvolcalib,
+    "nbody": gen_nbody,
+    "kmeans": gen_kmeans,
+    "hotspot": gen_hotspot,
 }
 
 

@@ -248,10 +248,54 @@ def optionpricing(
     return sums / n
 
 
+def nbody(steps: np.ndarray, dt: np.ndarray, ms: np.ndarray, *state: np.ndarray) -> np.ndarray:
+    """N-body: each step all n x n pulls at once as broadcast arrays (the softening 0.01
+    keeps a body's pull on itself zero), summed per body, then a leapfrog step."""
+    x, y, z, vx, vy, vz = (a.copy() for a in state)
+    for _ in range(int(steps)):
+        dx, dy, dz = (c[None, :] - c[:, None] for c in (x, y, z))
+        inv = 1.0 / np.sqrt(0.01 + (dx * dx + dy * dy + dz * dz))
+        s = ms[None, :] * inv * inv * inv
+        vx, vy, vz = (v + dt * (dc * s).sum(axis=1) for v, dc in ((vx, dx), (vy, dy), (vz, dz)))
+        x, y, z = x + dt * vx, y + dt * vy, z + dt * vz
+    return np.concatenate([x, y, z, vx, vy, vz])
+
+
+def kmeans(k: np.ndarray, iterations: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """K-means: the n x k squared distances at once, `argmin` (the first centre on a tie),
+    the new centres by `np.add.at` per cluster; a centre with no points stays put."""
+    k = int(k)
+    centres = points[:k].copy()
+    for _ in range(int(iterations)):
+        diff = points[:, None, :] - centres[None, :, :]
+        membership = (diff * diff).sum(axis=2).argmin(axis=1)
+        sums = np.zeros_like(centres)
+        np.add.at(sums, membership, points)
+        counts = np.bincount(membership, minlength=k)
+        moved = counts != 0
+        centres[moved] = sums[moved] / counts[moved, None]
+    return centres
+
+
+def hotspot(steps: np.ndarray, temp: np.ndarray, power: np.ndarray) -> np.ndarray:
+    """Hotspot: each step the whole grid at once, the neighbours from an edge-padded copy
+    (a cell on the edge is its own missing neighbour)."""
+    k, ry, rx, rz, amb = 0.5, 0.1, 0.1, 0.0125, 80.0
+    t = temp
+    for _ in range(int(steps)):
+        g = np.pad(t, 1, mode="edge")
+        n, s, w, e = g[:-2, 1:-1], g[2:, 1:-1], g[1:-1, :-2], g[1:-1, 2:]
+        t = t + k * (power + (s + n - 2.0 * t) * ry + (e + w - 2.0 * t) * rx + (amb - t) * rz)
+    return t
+
+
 VERSIONS: dict[str, Callable[..., np.ndarray]] = {
     "blackscholes": blackscholes,
     "matmul": matmul,
     "shortest_paths": shortest_paths,
     "locvolcalib": locvolcalib,
     "optionpricing": optionpricing,
+    "nbody": nbody,
+    "kmeans": kmeans,
+    "hotspot": hotspot,
 }

@@ -21,7 +21,9 @@ one after the other:
 With `--backend multicore`, l0 runs twice: on `cpu` (the l0 column and its ratios) and
 on `multicore` with `--threads N` threads (default: all cores), whose column and
 speedup over `cpu` (multicore/cpu) are added, with the issue "Parallel code"'s bounds
-(0.6 for Black-Scholes and matmul, 1.05, no slower, for the rest).
+(0.6 for Black-Scholes and matmul, 1.05, no slower, for the rest). A C version with
+`#pragma omp` loops is also built with `-fopenmp` and run on as many threads
+(`OMP_NUM_THREADS`): its column and multicore/C-OpenMP are added.
 
 With `--backend gpu`, l0 runs on the GPU (its time is `main`'s, host arrays in and out,
 so copies included) and the GPU peers of `gpu_versions.py` are added: CuPy for every
@@ -165,6 +167,13 @@ BENCHMARKS: dict[str, Benchmark] = {
                   real_result=True, finpar="InterestCalib", finpar_atol=0.7,
                   reference="InterestCalib/OrigCpp/SwapCalib.cpp", thesis_speedup=0.31,
                   finpar_check=check_interest_calib),
+        Benchmark("nbody", "bodies, 4 steps", {"tiny": 64, "small": 1024, "full": 4096},
+                  real_result=True, c_target=1.2),
+        Benchmark("kmeans", "points of 34 features, k = 5, 10 iterations",
+                  {"tiny": 200, "small": 20_000, "full": 200_000}, real_result=True,
+                  c_target=1.2),
+        Benchmark("hotspot", "n x n grid, 20 steps", {"tiny": 16, "small": 256, "full": 1024},
+                  real_result=True),
     )
 }  # fmt: skip
 
@@ -182,6 +191,7 @@ class Result:
     allocations: int | None = None
     compile: float | None = None
     multicore: float | None = None  # with --backend multicore (then l0 is cpu's time)
+    c_openmp: float | None = None  # ... and the C version built with -fopenmp, if it has one
     l0_o0: float | None = None  # with --o0: l0 without the optimiser (-O0)
     soacs: tuple[int, int] | None = None  # with --o0: top-level and nested SOACs after -O
     cupy: GpuTimes | None = None  # with --backend gpu, where there is a GPU
@@ -227,22 +237,30 @@ def input_for(bench: Benchmark, size: int | str) -> tuple[datagen.DataFiles, np.
 # --------------------------------------------------------------------------- the three versions
 
 
-def build_c(bench: Benchmark) -> Path:
-    """Compile the C version unless its binary is newer than its sources."""
-    exe = BIN_DIR / bench.name
+def has_openmp_version(bench: Benchmark) -> bool:
+    """Whether the C version has `#pragma omp` loops (built with -fopenmp: the OpenMP
+    version; without it they are ignored: the sequential one)."""
+    return bench.c_source.exists() and "#pragma omp" in bench.c_source.read_text()
+
+
+def build_c(bench: Benchmark, openmp: bool = False) -> Path:
+    """Compile the C version (with `openmp`, with -fopenmp) unless its binary is newer
+    than its sources."""
+    exe = BIN_DIR / (f"{bench.name}-openmp" if openmp else bench.name)
+    cflags = [*CFLAGS, "-fopenmp"] if openmp else CFLAGS
     flags = exe.with_name(f"{exe.name}.flags")  # a binary built with other flags is stale
     sources = [bench.c_source, HERE / "c" / "bench.h"]
     if (exe.exists() and all(exe.stat().st_mtime > s.stat().st_mtime for s in sources)
-            and flags.exists() and flags.read_text() == " ".join(CFLAGS)):
+            and flags.exists() and flags.read_text() == " ".join(cflags)):
         return exe
     BIN_DIR.mkdir(parents=True, exist_ok=True)
     tmp = exe.with_name(f"{exe.name}.{os.getpid()}.tmp")  # never run a half-written binary
-    cmd = ["gcc", *CFLAGS, "-o", str(tmp), str(bench.c_source), "-lm"]
+    cmd = ["gcc", *cflags, "-o", str(tmp), str(bench.c_source), "-lm"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"gcc failed on {bench.c_source.name}:\n{proc.stderr}")
     tmp.replace(exe)
-    flags.write_text(" ".join(CFLAGS))
+    flags.write_text(" ".join(cflags))
     return exe
 
 
@@ -311,15 +329,21 @@ def run_reference(
 
 
 def run_c(
-    bench: Benchmark, files: datagen.DataFiles, runs: int, timeout: float
+    bench: Benchmark, files: datagen.DataFiles, runs: int, timeout: float,
+    openmp_threads: int | None = None,
 ) -> tuple[float, np.ndarray]:
+    """The C version's median time and result; with `openmp_threads`, its OpenMP build
+    on that many threads (0: OpenMP's default, all cores)."""
     if bench.reference is not None and not bench.c_source.exists():
         return run_reference(bench, files, runs, timeout)
-    exe = build_c(bench)
+    exe = build_c(bench, openmp=openmp_threads is not None)
+    env = dict(os.environ)
+    if openmp_threads:
+        env["OMP_NUM_THREADS"] = str(openmp_threads)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / ("result.f64" if bench.real_result else "result.i64")
         cmd = [str(exe), str(files.binary), str(out), str(runs)]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
         if proc.returncode != 0:
             raise RuntimeError(f"the C version failed: {proc.stderr.strip()}")
         times = [float(t) * 1e-6 for t in proc.stdout.split()]
@@ -532,6 +556,17 @@ def run_benchmark(bench: Benchmark, size: int | str, args: argparse.Namespace) -
         except (RuntimeError, subprocess.TimeoutExpired) as err:
             result.problems.append(str(err))
             result.agree = False
+        if has_openmp_version(bench) and shutil.which("gcc") is not None:
+            log(f"{bench.name}: C (OpenMP, {args.threads or 'all'} threads)")
+            try:
+                result.c_openmp, omp_out = run_c(bench, files, args.runs, args.timeout,
+                                                 args.threads or 0)
+                if c_out is not None and (d := _differ(omp_out, c_out, 0.0)):
+                    result.problems.append(f"C with and without OpenMP differ at {d}")
+                    result.agree = False
+            except (RuntimeError, subprocess.TimeoutExpired) as err:
+                result.problems.append(str(err))
+                result.agree = False
     return result
 
 
@@ -604,14 +639,13 @@ def _x(r: float | None) -> str:
 
 
 def _targets(bench: Benchmark, res: Result) -> str:
-    if bench.c_target is None or bench.numpy_target is None:
+    bounds = [(f"l0/C <= {bench.c_target}", res.ratio(res.c), bench.c_target),
+              (f"l0/NumPy <= {bench.numpy_target}", res.ratio(res.numpy), bench.numpy_target)]
+    bounds = [b for b in bounds if b[2] is not None]
+    if not bounds or any(r is None for _, r, _ in bounds):
         return "-"
-    rc, rn = res.ratio(res.c), res.ratio(res.numpy)
-    if rc is None or rn is None:
-        return "-"
-    met = rc <= bench.c_target and rn <= bench.numpy_target
-    bounds = f"l0/C <= {bench.c_target}, l0/NumPy <= {bench.numpy_target}"
-    return f"{'met' if met else 'MISSED'} ({bounds})"
+    met = all(r <= t for _, r, t in bounds)
+    return f"{'met' if met else 'MISSED'} ({', '.join(what for what, _, _ in bounds)})"
 
 
 def _multicore_target(bench: Benchmark, res: Result) -> str:
@@ -642,7 +676,7 @@ def report(results: list[Result], skipped: list[str], args: argparse.Namespace) 
     head = ["benchmark", "size", "C ms", "NumPy ms", "l0 ms", "l0 allocs", "l0/C", "l0/NumPy",
             "compile s", "agree", "targets"]  # fmt: skip
     if multicore:
-        head[8:8] = ["multicore ms", "multicore/cpu"]
+        head[8:8] = ["multicore ms", "multicore/cpu", "C OpenMP ms", "multicore/C OpenMP"]
         head.append("multicore target")
     if args.o0:
         head += ["l0 -O0 ms", "-O speed-up", "thesis", "SOACs top/nested"]
@@ -657,7 +691,8 @@ def report(results: list[Result], skipped: list[str], args: argparse.Namespace) 
             "yes" if r.agree else "NO", _targets(BENCHMARKS[r.name], r),
         ]  # fmt: skip
         if multicore:
-            row[8:8] = [_ms(r.multicore), _x(r.speedup)]
+            omp = None if r.multicore is None or not r.c_openmp else r.multicore / r.c_openmp
+            row[8:8] = [_ms(r.multicore), _x(r.speedup), _ms(r.c_openmp), _x(omp)]
             row.append(_multicore_target(BENCHMARKS[r.name], r))
         if args.o0:
             thesis = BENCHMARKS[r.name].thesis_speedup

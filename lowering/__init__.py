@@ -33,6 +33,7 @@ LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
     "expand-allocs": _lazy("l0.lowering.memory.expand_allocs", "ExpandAllocsPass"),
     "reuse-freed": _lazy("l0.lowering.memory.reuse_freed", "ReuseFreedPass"),
     "tile-parallel": _lazy("l0.lowering.cpu.tile_parallel", "TileParallelPass"),
+    "simd-map": _lazy("l0.lowering.cpu.simd_map", "SimdMapPass"),
     "convert-parallel-to-omp": _lazy("l0.lowering.cpu.convert_parallel_to_omp",
                                      "ConvertParallelToOmpPass"),
     "convert-parallel-to-gpu": _lazy("l0.lowering.gpu.convert_parallel_to_gpu",
@@ -45,7 +46,7 @@ LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
 OFF_PIPELINE: frozenset[str] = frozenset()
 """Lowerings `l0.lowering.pipeline` does not run (`l0-opt -p` runs them when asked)."""
 
-CPU_ONLY_LOWERINGS = frozenset({"tile-parallel"})
+CPU_ONLY_LOWERINGS = frozenset({"tile-parallel", "simd-map"})
 """Lowerings of the CPU back ends (`cpu`, `multicore`) that the GPU ones do not run: the
 GPU maps every iteration to a thread of its own."""
 

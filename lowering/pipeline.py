@@ -2,7 +2,8 @@
 
     bufferise -> convert-soac-to-scf -> forward-iota -> size-facts -> dealloc -> presize-allocs
         -> chunk-parallel -> hoist-allocs -> expand-allocs -> reuse-freed -> tile-parallel
-    multicore: ... -> tile-parallel -> convert-parallel-to-omp (omp regions)
+        -> simd-map
+    multicore: ... -> tile-parallel -> simd-map -> convert-parallel-to-omp (omp regions)
     gpu:       ... -> reuse-freed -> convert-parallel-to-gpu (the gpu level, docs/gpu.md)
     gpu-sim:   ... -> convert-parallel-to-gpu -> convert-gpu-to-sim (CPU code)
 
@@ -29,6 +30,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from l0.dialects.context import l0_context
 from l0.lowering.bufferise import BufferisePass
 from l0.lowering.cpu.convert_parallel_to_omp import ConvertParallelToOmpPass
+from l0.lowering.cpu.simd_map import SimdMapPass
 from l0.lowering.cpu.tile_parallel import TileParallelPass
 from l0.lowering.gpu.convert_gpu_to_sim import ConvertGpuToSimPass
 from l0.lowering.gpu.convert_parallel_to_gpu import ConvertParallelToGpuPass
@@ -44,10 +46,10 @@ from l0.lowering.scf.convert_soac_to_scf import ConvertSoacToScfPass
 
 PIPELINE = (BufferisePass, ConvertSoacToScfPass, ForwardIotaPass, SizeFactsPass, DeallocPass,
             PresizeAllocsPass, ChunkParallelPass, HoistAllocsPass, ExpandAllocsPass, ReuseFreedPass)
-MULTICORE = (TileParallelPass, ConvertParallelToOmpPass)
+MULTICORE = (TileParallelPass, SimdMapPass, ConvertParallelToOmpPass)
 """The passes after `PIPELINE` for the multicore back end."""
 TARGETS: dict[str, tuple[type, ...]] = {
-    "cpu": (TileParallelPass,),
+    "cpu": (TileParallelPass, SimdMapPass),
     "multicore": MULTICORE,
     "gpu": (ConvertParallelToGpuPass,),
     "gpu-sim": (ConvertParallelToGpuPass, ConvertGpuToSimPass),
@@ -56,11 +58,13 @@ TARGETS: dict[str, tuple[type, ...]] = {
 
 
 def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
-          verify: bool = False, multicore: bool = False, target: str = "cpu") -> ModuleOp:
+          verify: bool = False, multicore: bool = False, target: str = "cpu",
+          simd: bool = True) -> ModuleOp:
     """The loop-level module (the back end's input) for the soac-level `module`, which
     is left unchanged; with `multicore` (or `target="multicore"`), at the omp level; with
     `target="gpu"` at the gpu level (kernels and launches, docs/gpu.md), with
-    `"gpu-sim"` that level made CPU code."""
+    `"gpu-sim"` that level made CPU code. Without `simd`, no map runs in SIMD lanes
+    (`simd-map`: the results are the same, bit for bit; tests compare the two)."""
     lowered = module.clone()
     if entries is not None:
         keep = set(entries)
@@ -71,6 +75,8 @@ def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
     if multicore:
         target = "multicore"
     for pass_class in (*PIPELINE, *TARGETS[target]):
+        if pass_class is SimdMapPass and not simd:
+            continue
         pass_class().apply(ctx, lowered)
         if verify:
             lowered.verify()

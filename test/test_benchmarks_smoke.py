@@ -65,14 +65,17 @@ def test_multicore_column(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     out = tmp_path / "results.json"
     status = run.main(["--size", "tiny", "--runs", "1", "--no-compile-time", "--backend",
                        "multicore", "--threads", "2", "--json", str(out), "blackscholes",
-                       "matmul"])
+                       "matmul", "nbody"])
     results = json.loads(out.read_text())
     for r in results:
         assert r["agree"], f"{r['name']}: {r['problems']}"
         assert r["l0"] is not None and r["multicore"] is not None, r
+        # n-body's C version has `omp parallel for` loops: its OpenMP build ran too.
+        assert (r["c_openmp"] is not None) == (r["name"] == "nbody"), r
     assert status == 0
     table = capsys.readouterr().out
     assert "multicore/cpu" in table and "(2 threads)" in table
+    assert "multicore/C OpenMP" in table
 
 
 def test_finpar_reference_output_is_read() -> None:

@@ -487,7 +487,7 @@ def test_the_mapped_packages_are_pyprojects() -> None:
                 assert os.path.realpath(path) in hashed, (package, path)
     for package, patterns in config["tool"]["setuptools"]["package-data"].items():
         folder = root / package.replace(".", "/")
-        if not folder.exists():  # a mapped package: l0.lowering.backends.native -> lowering/backends/native
+        if not folder.exists():  # a mapped package (l0.lowering.backends.native)
             top = next(p for p in compile_cache.MAPPED_PACKAGES if package.startswith(p))
             rest = package[len(top) + 1:].replace(".", "/")
             folder = root / config["tool"]["setuptools"]["package-dir"][top] / rest

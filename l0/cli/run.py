@@ -28,7 +28,9 @@ exits with 2.
 
 The input may mix text values and binary ones (Futhark's binary format,
 `l0/values/binary.py`); `-b` writes the result in binary. `-v` reports the time of
-each stage on stderr (`l0/cli/stages.py`).
+each stage on stderr (`l0/cli/stages.py`) and, when it compiles for cpu or multicore,
+the decisions of the lowering passes that report them (`l0.lowering.decisions`):
+`l0-run: simd-map: LOC: map went SIMD, 8 lanes`, or why not (docs/backend.md).
 
 Native code is kept in the compile cache (`l0.compile_cache`): a second run of an
 unchanged program with the same options loads it instead of compiling (and imports
@@ -123,7 +125,8 @@ def build_argparser() -> argparse.ArgumentParser:
         "--verbose",
         action="store_true",
         help="report on stderr the time of each stage (parse, check, passes, LLVM, JIT, run) "
-        "and, on cpu and multicore, the heap allocations per run of main",
+        "and, on cpu and multicore, the heap allocations per run of main and which maps "
+        "run in SIMD lanes",
     )
     ap.add_argument(
         "--no-cache",
@@ -181,6 +184,8 @@ def run(args: argparse.Namespace) -> int:
         os.environ[ALLOC_STATS_ENV] = "1"
     source = _read_source(args.program)
     register_source(args.program, source)
+    if args.verbose:
+        _report_decisions()
     try:
         prog = CompiledProgram(
             source, args.program, args.backend,
@@ -191,6 +196,9 @@ def run(args: argparse.Namespace) -> int:
     except BackendUnavailable as err:
         print(f"l0-run: error: {err}", file=sys.stderr)
         return 2
+    if args.verbose and prog.from_cache and args.backend in ("cpu", "multicore"):
+        print("l0-run: code from the compile cache: no lowering decisions to report "
+              "(--no-cache)", file=sys.stderr)
     entry = prog.functions["main"]
     params = [p.type for p in entry.params]
     # Without parameters a terminal is not waited on; piped input must then be empty.
@@ -226,6 +234,16 @@ def run(args: argparse.Namespace) -> int:
     if args.timing:
         _write_times(args.timing, times)
     return 0
+
+
+def _report_decisions() -> None:
+    """Print the lowering passes' decisions on stderr as they are made."""
+    from l0.lowering.loop_ir import decisions
+
+    def report(pass_name: str, message: str) -> None:
+        print(f"l0-run: {pass_name}: {message}", file=sys.stderr)
+
+    decisions.report = report
 
 
 def _read_stdin() -> bytearray:

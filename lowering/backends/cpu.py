@@ -36,15 +36,16 @@ from l0.lowering.runtime.engine import EntryPoint, NativeEngine, RuntimeLinks
 
 def compile_module(module: ModuleOp, *, fast_math: bool = False,
                    entries: Iterable[str] | None = None,
-                   threads: int | None = None, gpu_sim: bool = False) -> JitModule:
-    """Compile the soac-level `module` to native code; `entries` as for `lower`;
+                   threads: int | None = None, gpu_sim: bool = False,
+                   simd: bool = True) -> JitModule:
+    """Compile the soac-level `module` to native code; `entries` and `simd` as for `lower`;
     `threads` None for the sequential back end, else multicore's thread count (0: all);
     `gpu_sim`: through the GPU's kernels, run on the CPU (`docs/gpu.md`)."""
     names = list(entries) if entries is not None else None
     link_callbacks(trace.CALLBACKS)
     target = "gpu-sim" if gpu_sim else "multicore" if threads is not None else "cpu"
     # through the module: `l0-run -v` times `pipeline.lower` (Note [Stage probes])
-    lowered = pipeline.lower(module, entries=names, target=target)
+    lowered = pipeline.lower(module, entries=names, target=target, simd=simd)
     jit = JitModule(lowered, fast_math=fast_math, entries=names, threads=threads)
     jit.trace_sites = trace.sites_in(lowered)
     return jit
@@ -55,9 +56,11 @@ class CpuEngine(NativeEngine):
 
     def __init__(self, module: ModuleOp, *, fast_math: bool = False,
                  entries: Iterable[str] | None = None, isolate: bool = True,
-                 threads: int | None = None, gpu_sim: bool = False) -> None:
+                 threads: int | None = None, gpu_sim: bool = False,
+                 simd: bool = True) -> None:
         names = list(entries) if entries is not None else None
         self._gpu_sim = gpu_sim
+        self._simd = simd
         # Kept: a back end's compiled module may own more than the code (GPU kernels).
         self._jit = jit = self._compile(module, fast_math, names, threads)
         points: dict[str, EntryPoint] = {}
@@ -77,7 +80,7 @@ class CpuEngine(NativeEngine):
         """The compiled module, with `compiled` (a `CompiledModule`) and `trace_sites`
         (a back end compiling otherwise overrides this)."""
         return compile_module(module, fast_math=fast_math, entries=names, threads=threads,
-                              gpu_sim=self._gpu_sim)
+                              gpu_sim=self._gpu_sim, simd=self._simd)
 
 
 def _unique_params(f: func.FuncOp) -> list[bool]:

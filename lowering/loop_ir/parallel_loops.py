@@ -54,6 +54,14 @@ WIDTH_FUNCTION = "l0_parallel_width"
 BLOCKED_REDUCTION_ATTR = "l0.blocked_reduction"
 """Marks the two loops of a blocked reduction (Note [Blocked reductions])."""
 
+CHUNK_LOOP_ATTR = "l0.chunks"
+"""Marks a loop over the threads' chunks of rows (`parallel_chunks`): its iterations are
+threads, not a map's rows (`simd-map` leaves it alone)."""
+
+MAP_LOC_ATTR = "l0.loc"
+"""The source location of the map an `scf.parallel` runs (for reports on the loop:
+`simd-map`'s, which `l0-run -v` prints); passes that rebuild the loop drop it."""
+
 ParallelBody = Callable[[CodeBuilder, SSAValue], None]
 """(builder at the end of the body, i64 induction variable) -> None."""
 
@@ -123,7 +131,9 @@ def parallel_chunks(b: CodeBuilder, par: scf.ParallelOp, body: ChunkBody) -> scf
     def run_chunk(cb: CodeBuilder, c: SSAValue) -> None:
         body(cb, *chunk_bounds(cb, c, n, count))
 
-    return parallel_for(b, b.i64(0), count, run_chunk)
+    chunks = parallel_for(b, b.i64(0), count, run_chunk)
+    chunks.attributes[CHUNK_LOOP_ATTR] = UnitAttr()
+    return chunks
 
 
 def nested_in_parallel(op: Operation) -> bool:

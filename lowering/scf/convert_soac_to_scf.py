@@ -65,6 +65,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     NoneAttr,
     StridedLayoutAttr,
+    StringAttr,
     i1,
     i64,
 )
@@ -84,6 +85,7 @@ from l0.dialects.soac import CertType
 from l0.lowering.loop_ir.builder import CodeBuilder
 from l0.lowering.loop_ir.checks import check_row
 from l0.lowering.loop_ir.parallel_loops import (
+    MAP_LOC_ATTR,
     chunk_bounds,
     chunk_count,
     mark_blocked_reduction,
@@ -190,7 +192,9 @@ class LowerMap(RewritePattern):
             return [allocated_row(lb, a, y, i, n, loc) for a, y in zip(acc, rest, strict=True)]
 
         if not carried and not nested_in_parallel(op):
-            parallel_for(b, b.i64(0), n, lambda lb, i: _no_carry(body(lb, i, [])))
+            par = parallel_for(b, b.i64(0), n, lambda lb, i: _no_carry(body(lb, i, [])))
+            if loc:  # for reports on the loop (simd-map's, l0-run -v)
+                par.attributes[MAP_LOC_ATTR] = StringAttr(loc)
             rewriter.erase(op)
             return
         results = b.for_(b.i64(0), n, carried, body)

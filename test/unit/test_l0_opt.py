@@ -189,8 +189,8 @@ def test_help_lists_every_registered_pass_with_its_summary(
                                           "convert-parallel-to-gpu", "convert-parallel-to-omp",
                                           "convert-soac-to-scf", "dealloc",
                                           "expand-allocs", "forward-iota", "hoist-allocs",
-                                          "presize-allocs", "reuse-freed", "size-facts",
-                                          "tile-parallel"]
+                                          "presize-allocs", "reuse-freed", "simd-map",
+                                          "size-facts", "tile-parallel"]
 
 
 def test_help_drops_the_xdsl_opt_options_that_do_nothing_here(
@@ -236,8 +236,8 @@ def _passes_run(err: str) -> list[str]:
 
 
 PLANNING = ["presize-allocs", "chunk-parallel", "hoist-allocs", "expand-allocs", "reuse-freed",
-            "tile-parallel"]
-"""The memory planning lowerings after dealloc, and the CPU's loop tiling."""
+            "tile-parallel", "simd-map"]
+"""The memory planning lowerings after dealloc, and the CPU's loop tiling and SIMD lanes."""
 LOOPS = ["forward-iota", "size-facts", "dealloc"]
 """The lowerings between convert-soac-to-scf and memory planning."""
 
@@ -249,7 +249,7 @@ LOOPS = ["forward-iota", "size-facts", "dealloc"]
     (["-p", "bufferise,convert-soac-to-scf"], [*LOOPS, *PLANNING]),
     (["-p", "bufferise,convert-soac-to-scf,forward-iota,size-facts,dealloc"], PLANNING),
     (["-p", "bufferise,convert-soac-to-scf,forward-iota,size-facts,dealloc,presize-allocs,"
-           "chunk-parallel,hoist-allocs,expand-allocs,reuse-freed"], ["tile-parallel"]),
+           "chunk-parallel,hoist-allocs,expand-allocs,reuse-freed"], ["tile-parallel", "simd-map"]),
 ])
 def test_llvm_ir_target_runs_the_lowerings_still_needed(
     args: list[str], lowerings: list[str], tmp_path: Path,

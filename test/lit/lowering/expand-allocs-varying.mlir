@@ -26,7 +26,7 @@
 // CHECK-NEXT:        memref.store %z, %[[ROW]][%c0] : memref<?xf64>
 // CHECK-NOT:       memref.alloc
 // CHECK-NOT:       memref.dealloc
-// CHECK:         }) : (index, index, index) -> ()
+// CHECK:         }) {l0.chunks} : (index, index, index) -> ()
 // CHECK-NEXT:    memref.dealloc %[[FLAT]] : memref<?xf64>
 func.func private @rows(%n: index, %out: memref<?xf64>) {
   %c0 = arith.constant 0 : index
