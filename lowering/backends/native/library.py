@@ -51,7 +51,7 @@ def build_library(module: ModuleOp, params: Sequence[Type], ret: Type, filename:
     link(cc, compiled, str(lib), ["-shared", "-fPIC", "-DL0_LIBRARY"])
     header.write_text(_header(compiled, base.name, filename), encoding="utf-8")
     py_module.write_text(_python_module(compiled, lib.name, filename), encoding="utf-8")
-    return [str(lib), str(header), str(module)]
+    return [str(lib), str(header), str(py_module)]
 
 
 def _component(t: BasicType | ArrayType) -> tuple[Basic, int]:
