@@ -250,7 +250,8 @@ def _copy_elidable(cv: Converter, op: soac.CopyOp, a: SSAValue) -> bool:
     fresh_buffer = isinstance(owner, memref.AllocOp) or (
         isinstance(owner, msoac.MapOp | msoac.ScanOp | msoac.FilterOp)
         and a in owner.results)
-    return fresh_buffer and kind_of(a.type) == Kind.IDENTITY
+    t = a.type
+    return fresh_buffer and isinstance(t, MemRefType) and kind_of(t) == Kind.IDENTITY
 
 
 @handles(soac.IotaOp)

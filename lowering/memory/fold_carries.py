@@ -83,7 +83,7 @@ def fold_agreeing_ifs(root: Operation) -> bool:
 
 def _outside(v: SSAValue, op: Operation) -> SSAValue | None:
     """`v` if it is defined outside `op` (so usable in its place)."""
-    owner = v.op if isinstance(v, OpResult) else v.block.parent_op()
+    owner = v.op if isinstance(v, OpResult) else v.owner.parent_op()
     while owner is not None:
         if owner is op:
             return None
