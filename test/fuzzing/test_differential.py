@@ -1,0 +1,64 @@
+"""Random programs give the interpreter's result or error on every back end.
+
+Each test is one module of `FUNCTIONS` random functions (`random_programs`, Note [Many
+programs in one module] there) run on every input by the interpreter without `-O` and
+by every configuration of `differential.CONFIGS` (cpu -O0 and -O, multicore -O on 1, 2
+and 3 threads, gpu-sim -O): the printed results and located errors must be the same,
+and nothing may crash. `make fuzz` runs thousands more (docs/testing.md).
+
+The seeds are fixed, so the suite is reproducible; `L0_FUZZ_SEED` moves them (a
+different sample on each run of a loop). A failure prints the finding; `python
+test/fuzzing/fuzz.py --seed S -n F --functions F` writes its reproduction.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+
+import pytest
+from differential import REFERENCE, check_module, outcome
+from random_programs import INPUTS, module
+
+FUNCTIONS = 12
+MODULES = 6
+"""6 modules of 12 functions, each on 4 inputs: 288 programs-and-inputs, each on 6
+configurations (about 7 s of CPU per module)."""
+
+FIRST_SEED = int(os.environ.get("L0_FUZZ_SEED", "0"))
+SEEDS = range(FIRST_SEED, FIRST_SEED + MODULES)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_backends_agree_with_the_interpreter(seed: int) -> None:
+    findings, compared = check_module(seed, FUNCTIONS)
+    assert not findings, "\n".join(f.report() for f in findings)
+    assert compared > 0
+
+
+def test_the_generator_covers_the_language() -> None:
+    """The modules of the suite use every construct the fuzzer is for, and their runs
+    end both in results and in run-time errors of several kinds (in the interpreter,
+    which costs little)."""
+    from l0.api import CompiledProgram
+    from l0.bigstack import call_with_big_stack
+
+    sources = [module(seed, FUNCTIONS) for seed in SEEDS]
+    text = "\n".join(sources)
+    for construct in ["map(", "filter(", "reduce(", "scan(", "redomap(", "loop (",
+                      "if ", "] = ", "unzip(", "zip(", "{", "replicate(", "iota(",
+                      "size(", "concat(", "transpose(", "reshape(", "split(", "copy(",
+                      "[[int]]"]:
+        assert construct in text, construct
+    kinds: Counter[str] = Counter()
+    for src in sources[:2]:
+        prog = call_with_big_stack(lambda src=src: CompiledProgram(
+            src, "fuzz.l0", REFERENCE.backend, optimise=REFERENCE.optimise))
+        for f in range(FUNCTIONS):
+            for args in INPUTS:
+                got = outcome(prog, f"{f}\n{args}")
+                match = re.search(r"error: (\w+)", got)
+                kinds[match.group(1) if match else "result"] += 1
+    assert kinds["result"] >= sum(kinds.values()) // 3, kinds
+    assert len(kinds) >= 4, kinds  # results and at least three kinds of error
