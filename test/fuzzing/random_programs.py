@@ -40,13 +40,13 @@ PARAMS = {"a": "[int]", "b": "[int]", "m": "[[int]]", "k": "int", "p": "bool"}
 INPUTS = [
     "[3, 1, 4, 1, 5]\n[2, 7, 1, 8, 2]\n[[1, 2, 3], [4, 5, 6]]\n2\nTrue\n",
     "[5, -3, 0, 2]\n[1, 2, 3, 4]\n[[0, -1], [3, 0], [2, 2]]\n0\nFalse\n",
-    "[1, 2, 3]\n[4, 5]\n[[7]]\n-1\nTrue\n",
+    "[1, 2, 3]\n[4, 5]\n[[7]]\n-2\nTrue\n",
     "empty(int)\nempty(int)\nempty([int])\n3\nFalse\n",
 ]
 """The arguments of each function after `which`: arrays of equal and of different
 sizes, k = 0 (divisions fail), negative k, empty arrays and matrices."""
 
-RETURN_TYPES = ["int", "[int]", "[[int]]", "{int, [int]}", "{[int], bool}", "[bool]",
+RETURN_TYPES = ["int", "[int]", "[[int]]", "{int, [int]}", "{[int], bool}", "[bool]", "[real]",
                 "{int, real}", "{[[int]], int}"]
 
 Type = str
@@ -103,6 +103,7 @@ _INT_OPS = [
 @dataclass
 class _Gen:
     rng: random.Random
+    calls_helper: bool = True  # False in the helper itself
     counter: int = 0
     sizes: list[str] = field(default_factory=list)
 
@@ -173,7 +174,8 @@ class _Gen:
             if vectors:
                 v = self.pick(vectors)
                 return f"{v}[{self.index(v, s, 0)}]"
-        return str(self.rng.randrange(10))
+        n = self.rng.randrange(10)
+        return f"(0 - {n})" if self.chance(0.2) else str(n)
 
     def int_expr(self, s: _Scope, depth: int) -> str:
         if depth <= 0 or self.chance(0.25):
@@ -215,8 +217,12 @@ class _Gen:
         if form == 13:
             return self.tuple_let("int", s, d)
         if form == 14:
+            if self.calls_helper and self.chance(0.5):
+                return f"{HELPER}({self.int_expr(s, d)}, {self.int_expr(s, d)})"
             return f"({self.int_expr(s, d)} << ({self.int_expr(s, d)} & 7))"
-        return f"size(0, {self.vector(self.pick(['int', 'bool']), s, d)})"
+        if form == 15 and self.chance(0.5):
+            return self.tuple_reduce(s, d)
+        return f"size({self.pick(['0', '0', '1'])}, {self.matrix(s, d)})"
 
     def bool_expr(self, s: _Scope, depth: int) -> str:
         if depth <= 0 or self.chance(0.2):
@@ -284,6 +290,27 @@ class _Gen:
         body, ne = self.rng.choice(_INT_OPS)
         return f"reduce(fn int (int x, int y) => {body}, {ne}, {self.vector('int', s, depth)})"
 
+    def tuple_reduce(self, s: _Scope, depth: int) -> str:
+        """A reduction of pairs (a sum and a maximum) over two zipped arrays, or over
+        them with `reduceT`, or of the pairs a filter keeps."""
+        a, b = self.vector("int", s, depth), self.vector("int", s, depth)
+        x1, y1, x2, y2, u, v = (self.fresh(n) for n in ("x", "y", "x", "y", "u", "v"))
+        op = f"{{{x1} + {x2}, if {y1} < {y2} then {y2} else {y1}}}"
+        lam = (f"fn {{int, int}} ({{int, int}} {u}, {{int, int}} {v}) => let {{{x1}, {y1}}} = "
+               f"{u} in let {{{x2}, {y2}}} = {v} in {op}")
+        form = self.rng.randrange(3)
+        if form == 0:
+            call = f"reduce({lam}, {{0, 0}}, zip({a}, {b}))"
+        elif form == 1:
+            flat = f"fn {{int, int}} (int {x1}, int {y1}, int {x2}, int {y2}) => {op}"
+            call = f"reduceT({flat}, {{0, 0}}, {a}, {b})"
+        else:
+            x, y = self.fresh("x"), self.fresh("y")
+            keep = self.bool_expr(s.bind(x, "int").bind(y, "int"), depth)
+            call = (f"reduce({lam}, {{0, 0}}, filter(fn bool (int {x}, int {y}) => {keep}, "
+                    f"zip({a}, {b})))")
+        return f"(let {{{u}, {v}}} = {call} in {self.pick([u, v, f'{u} - {v}'])})"
+
     def redomap(self, s: _Scope, depth: int) -> str:
         """A fold of a function of each element, combined by an associative operator."""
         body, ne = self.rng.choice(_INT_OPS)
@@ -342,7 +369,7 @@ class _Gen:
                 return f"iota({self.small(s, 0)})"
             return f"replicate({self.small(s, 0)}, {self.expr(elem, s, 0)})"
         d = depth - 1
-        form = self.rng.randrange(16)
+        form = self.rng.randrange(17)
         if form <= 2:  # a map over one array, or two zipped (which may differ in size)
             x = self.fresh("x")
             if self.chance(0.35):
@@ -389,6 +416,14 @@ class _Gen:
                     f"{self.vector(elem, s, d)}) in {self.pick([left, right])})")
         if form == 15:
             return self.tuple_let(t, s, d)
+        if elem == "int" and self.calls_helper and self.chance(0.5):  # the helper, curried
+            return f"map({HELPER}({self.int_expr(s, d)}), {self.vector('int', s, d)})"
+        if elem == "int":  # a scan of pairs (affine maps composed: not commutative)
+            p, q = self.fresh("p"), self.fresh("q")
+            return (f"(let {{{p}, {q}}} = unzip(scan(fn {{int, int}} ({{int, int}} f, "
+                    f"{{int, int}} g) => let {{a1, b1}} = f in let {{a2, b2}} = g in "
+                    f"{{a1 * a2, b1 * a2 + b2}}, {{1, 0}}, zip({self.vector('int', s, d)}, "
+                    f"{self.vector('int', s, d)}))) in map(op -, zip({p}, {q})))")
         return self.pick(names) if names else self.vector(elem, s, 0)
 
     def updated_copy(self, elem: Type, s: _Scope, depth: int) -> str:
@@ -416,7 +451,19 @@ class _Gen:
                 return self.pick(names)
             return f"replicate({self.small(s, 0)}, iota({self.small(s, 0)}))"
         d = depth - 1
-        form = self.rng.randrange(10)
+        form = self.rng.randrange(12)
+        if form == 10:  # the sum of rows: a reduction with an array accumulator
+            n, x, y = self.fresh("n"), self.fresh("x"), self.fresh("y")
+            rows = self.matrix(s, d)
+            return (f"(let {n} = {self.small(s, d)} in replicate(1, reduce(fn [int] ([int] {x}, "
+                    f"[int] {y}) => map(op +, zip({x}, {y})), replicate({n}, 0), {rows})))")
+        if form == 11:  # a loop replacing rows of a fresh copy by fresh rows
+            c, n, i = self.fresh("c"), self.fresh("n"), self.fresh("i")
+            inner = s.bind(n, "int").bind(i, "int")
+            row = self.pick([f"map(fn int (int x) => x + {i}, {c}[{i}])",
+                             f"copy({self.vector('int', inner, d)})"])
+            return (f"(let {c} = copy({self.matrix(s, d)}) in let {n} = size(0, {c}) in "
+                    f"loop ({c}) = for {i} < {n} do let {c}[{i}] = {row} in {c} in {c})")
         if form == 0:
             n = self.small(s, d, may_be_negative=True)
             return f"replicate({n}, {self.vector('int', s, d)})"
@@ -461,10 +508,20 @@ def function(rng: random.Random, name: str, ret: Type, depth: int = 4) -> str:
     return f"fun {ret} {name}({SIGNATURE}) =\n  {gen.expr(ret, scope, depth)}\n"
 
 
+HELPER = "h"
+"""Each module's helper `fun int h(int x, int y)`, which functions call and curry."""
+
+
+def helper(rng: random.Random) -> str:
+    gen = _Gen(rng, calls_helper=False)
+    scope = _Scope((("x", "int"), ("y", "int")))
+    return f"fun int {HELPER}(int x, int y) =\n  {gen.int_expr(scope, 2)}\n"
+
+
 def _definitions(seed: int, functions: int) -> tuple[Type, list[str]]:
     rng = random.Random(seed)
     ret = rng.choice(RETURN_TYPES)
-    return ret, [function(rng, f"f{i}", ret) for i in range(functions)]
+    return ret, [helper(rng), *(function(rng, f"f{i}", ret) for i in range(functions))]
 
 
 def module(seed: int, functions: int) -> str:
@@ -481,5 +538,5 @@ def function_source(seed: int, functions: int, index: int) -> str:
     """Function `index` of that module alone, called by a `main` without `which` (its
     inputs are those of `INPUTS`)."""
     ret, defs = _definitions(seed, functions)
-    return (f"{defs[index]}\nfun {ret} main({SIGNATURE}) =\n"
+    return (f"{defs[0]}\n{defs[index + 1]}\nfun {ret} main({SIGNATURE}) =\n"
             f"  f{index}({', '.join(PARAMS)})\n")
