@@ -62,3 +62,41 @@ def test_the_generator_covers_the_language() -> None:
                 kinds[match.group(1) if match else "result"] += 1
     assert kinds["result"] >= sum(kinds.values()) // 3, kinds
     assert len(kinds) >= 4, kinds  # results and at least three kinds of error
+
+
+def test_a_killed_module_is_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`make fuzz` runs each module in a child process: code that kills it (as a
+    segmentation fault would) is reported as a crash of that module."""
+    import signal
+
+    import fuzz
+
+    monkeypatch.setattr(fuzz, "check_module",
+                        lambda seed, functions: os.kill(os.getpid(), signal.SIGKILL))
+    findings, compared = fuzz.run_isolated(7, 3)
+    assert compared == 0
+    assert [(f.kind, f.seed) for f in findings] == [("crash", 7)]
+    assert f"signal {int(signal.SIGKILL)}" in (findings[0].got or "")
+
+
+def test_a_reproduction_runs_the_function_alone() -> None:
+    """A finding's reproduction is its function with a `main` of the module's
+    parameters: on the finding's input (without `which`) the interpreter prints what
+    the module printed for that function."""
+    from differential import Finding
+
+    from l0.api import CompiledProgram
+    from l0.bigstack import call_with_big_stack
+
+    seed, functions, index = 3, 4, 2
+    whole = call_with_big_stack(lambda: CompiledProgram(
+        module(seed, functions), "fuzz.l0", "interp", optimise=False))
+    repro = Finding("disagreement", seed, functions, "cpu -O", function=index,
+                    input=f"{index}\n{INPUTS[0]}").repro()
+    assert "main(int which" not in repro
+    assert len(re.findall(r"^fun ", repro, re.MULTILINE)) == 3  # h, the function, main
+    alone = call_with_big_stack(lambda: CompiledProgram(repro, "r.l0", "interp",
+                                                        optimise=False))
+    for args in INPUTS:
+        expected = re.sub(r"\S+\.l0:\d+:\d+", "", outcome(whole, f"{index}\n{args}"))
+        assert re.sub(r"\S+\.l0:\d+:\d+", "", outcome(alone, args)) == expected
