@@ -2,8 +2,9 @@
 
 `module(seed, functions)` is the source of a program with `functions` random functions
 `f0`, `f1`, ... of one signature, `fun T fI([int] a, [int] b, [[int]] m, int k, bool p)`
-with one return type `T` per module, and a `main(int which, ...)` that calls the one
-`which` names (Note [Many programs in one module]). `INPUTS` are the arguments each
+with one return type `T` per module, a helper `fun int h(int x, int y)` they call (and
+curry in maps), and a `main(int which, ...)` that calls the one `which` names (Note
+[Many programs in one module]). `INPUTS` are the arguments each
 function is run on. The same seed always gives the same program.
 
 The bodies are built by a typed generator: every expression is made for a type, out of
@@ -32,7 +33,7 @@ function fires only when `which` selects it, so errors are compared per function
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 SIGNATURE = "[int] a, [int] b, [[int]] m, int k, bool p"
 PARAMS = {"a": "[int]", "b": "[int]", "m": "[[int]]", "k": "int", "p": "bool"}
@@ -105,7 +106,6 @@ class _Gen:
     rng: random.Random
     calls_helper: bool = True  # False in the helper itself
     counter: int = 0
-    sizes: list[str] = field(default_factory=list)
 
     def fresh(self, prefix: str = "v") -> str:
         self.counter += 1
