@@ -53,8 +53,9 @@ CONFIGS = (
 
 @dataclass(frozen=True)
 class Finding:
-    """What differs: `kind` is "crash", "disagreement", "rejected" (a compile-time
-    error the reference did not report) or "generator" (the reference rejected it)."""
+    """What differs: `kind` is "crash", "hang" (`make fuzz` only), "disagreement",
+    "rejected" (a compile-time error the reference did not report) or "generator"
+    (the reference rejected the program)."""
 
     kind: str
     seed: int

@@ -27,17 +27,29 @@ def _child(seed: int, functions: int, conn: multiprocessing.connection.Connectio
     conn.close()
 
 
-def run_isolated(seed: int, functions: int) -> tuple[list[Finding], int]:
-    """`check_module` in a child process; a child killed by a signal is a crash."""
+TIMEOUT = 900
+"""Seconds a module may take (a few on an idle machine): past them, it is a hang."""
+
+
+def run_isolated(seed: int, functions: int,
+                 timeout: float = TIMEOUT) -> tuple[list[Finding], int]:
+    """`check_module` in a child process; a child killed by a signal is a crash, one
+    that takes longer than `timeout` a hang."""
     ctx = multiprocessing.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(seed, functions, child))
     proc.start()
     child.close()
+    result: tuple[list[Finding], int] = ([], 0)
+    if not parent.poll(timeout):
+        proc.kill()
+        proc.join()
+        return [Finding("hang", seed, functions, "some configuration",
+                        got=f"no answer after {timeout:.0f} s")], 0
     try:
-        result: tuple[list[Finding], int] = parent.recv()
+        result = parent.recv()
     except EOFError:
-        result = ([], 0)
+        pass
     proc.join()
     if proc.exitcode != 0:
         how = f"killed by signal {-proc.exitcode}" if (proc.exitcode or 0) < 0 \
@@ -73,11 +85,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[{done}/{modules} modules, {time.time() - start:.0f} s] "
               f"{len(findings)} findings so far", file=sys.stderr, flush=True)
     kinds = {k: sum(f.kind == k for f in findings)
-             for k in ("crash", "disagreement", "rejected", "generator")}
+             for k in ("crash", "hang", "disagreement", "rejected", "generator")}
     programs = modules * args.functions
     print(f"fuzz: {programs} programs (seeds {args.seed}-{args.seed + modules - 1}, "
           f"{args.functions} functions each), {len(CONFIGS)} configurations, {runs} runs "
-          f"compared: {kinds['crash']} crashes, {kinds['disagreement']} disagreements, "
+          f"compared: {kinds['crash']} crashes, {kinds['hang']} hangs, "
+          f"{kinds['disagreement']} disagreements, "
           f"{kinds['rejected']} rejected, {kinds['generator']} generator errors "
           f"({time.time() - start:.0f} s)")
     return 1 if findings else 0

@@ -79,6 +79,16 @@ def test_a_killed_module_is_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
     assert f"signal {int(signal.SIGKILL)}" in (findings[0].got or "")
 
 
+def test_a_module_past_its_time_is_a_hang(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    import fuzz
+
+    monkeypatch.setattr(fuzz, "check_module", lambda seed, functions: time.sleep(60))
+    findings, _ = fuzz.run_isolated(7, 3, timeout=0.5)
+    assert [(f.kind, f.seed) for f in findings] == [("hang", 7)]
+
+
 def test_a_reproduction_runs_the_function_alone() -> None:
     """A finding's reproduction is its function with a `main` of the module's
     parameters: on the finding's input (without `which`) the interpreter prints what
