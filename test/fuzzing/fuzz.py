@@ -5,9 +5,10 @@
 Runs N random functions (`random_programs`), `--functions` to a module, on every
 configuration of `differential.CONFIGS` against the interpreter. Each module runs in a
 child process, so compiled code that kills its process (a signal) is a crash of that
-module, and a module that takes longer than `TIMEOUT` a hang, not the end of the run. For every finding it prints a report and writes the
-function alone as `OUT/seed-S-fI.l0` (and the whole module as `OUT/seed-S.l0`); at the
-end one line of figures. The exit status is 1 when anything was found.
+module, and a module that takes longer than `TIMEOUT` a hang, not the end of the run.
+For every finding it prints a report and writes the function alone as
+`OUT/seed-S-fI.l0` (and the whole module as `OUT/seed-S.l0`); at the end one line of
+figures. The exit status is 1 when anything was found.
 """
 
 from __future__ import annotations
