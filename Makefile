@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: example test lit memcheck mutants native-corpus bench clean
+.PHONY: example test lit memcheck mutants fuzz native-corpus bench clean
 
 $(BIN)/l0-run: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,13 @@ memcheck: $(BIN)/l0-run
 MODULE ?= passes/fuse
 mutants: $(BIN)/l0-run
 	$(BIN)/python test/mutants.py $(MODULE) $(ARGS)
+
+# The differential fuzzer at scale (docs/testing.md): N random functions on every back end
+# against the interpreter, e.g. `make fuzz N=2000 ARGS="--seed 1000"`; reproductions of
+# what it finds go to build/fuzz/.
+N ?= 2000
+fuzz: $(BIN)/l0-run
+	$(BIN)/python test/fuzzing/fuzz.py -n $(N) --out build/fuzz $(ARGS)
 
 # Every runnable corpus program as an executable of `l0 compile`, compared with l0-run
 # byte for byte (the default test run compiles a subset).

@@ -126,6 +126,11 @@ def _transpose(cv: Converter, op: Operation, b: CodeBuilder) -> None:
         cv.set(op.result, a)
         return
     offset, sizes, strides = metadata(b, a)
+    # The sizes `soac.size` reports move (Note [Empty arrays and irregularity] in
+    # `l0.interp.soac`): a size after an empty dimension may be anything in the buffer,
+    # and moving the empty one inwards must not bring it out
+    # (`transpose(replicate(0, [1, 2]))` has no rows, not two empty ones).
+    sizes = normalised(b, [b.to_i64(s) for s in sizes])
     for lst in (sizes, strides):
         moved = lst.pop(k)
         lst.insert(k + n, moved)

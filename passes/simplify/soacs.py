@@ -240,7 +240,8 @@ class EmptySoac(RewritePattern):
                 return
             rewriter.replace(op, [], list(op.neutral))
             return
-        rewriter.replace(op, [soac.EmptyOp(t) for t in op.result_types])
+        empties = [soac.EmptyOp(t) for t in op.result_types]  # one per output
+        rewriter.replace(op, empties, [e.result for e in empties])
 
 
 class UnrollConstantSoac(RewritePattern):
