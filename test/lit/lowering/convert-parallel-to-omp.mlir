@@ -108,14 +108,14 @@ func.func @two_dims(%m: memref<?x?xf64>) {
 
 // A reduction: partial results per chunk (chunk 0 from the initial value, the others
 // from their first value), in parallel, then combined in chunk order.
-// The loop over chunks forks by the work of its rows (n times a row's, 25), not of
+// The loop over chunks forks by the work of its rows (n times a row's, 31), not of
 // its few iterations.
 // CHECK-LABEL: func.func @sum(
 // CHECK:         %[[ROWS:.*]] = arith.subi
 // CHECK:         %[[W:.*]] = func.call @l0_parallel_width() : () -> i64
 // CHECK:         %[[C:.*]] = arith.maxsi %{{.*}} {l0.chunk_count = "rows/min_chunk"} : i64
 // CHECK:         %[[PARTS:.*]] = memref.alloc(%{{.*}}) : memref<?xf64>
-// CHECK:         %[[ROW:.*]] = arith.constant 25 : i64
+// CHECK:         %[[ROW:.*]] = arith.constant 31 : i64
 // CHECK-NEXT:    %[[LEAST:.*]] = arith.ceildivsi %{{.*}}, %[[ROW]] : i64
 // CHECK:         arith.cmpi sge, %[[ROWS]], %[[LEAST]] : i64
 // CHECK:         "omp.parallel"
