@@ -1,8 +1,8 @@
 """The lowering pipeline of every back end: a soac-level module to the loop level.
 
-    bufferise -> convert-soac-to-scf -> forward-iota -> size-facts -> dealloc -> presize-allocs
-        -> chunk-parallel -> hoist-allocs -> expand-allocs -> reuse-freed -> tile-parallel
-        -> simd-map
+    bufferise -> partition-filters -> convert-soac-to-scf -> forward-iota -> size-facts
+        -> dealloc -> presize-allocs -> chunk-parallel -> hoist-allocs -> expand-allocs
+        -> reuse-freed -> tile-parallel -> simd-map
     multicore: ... -> tile-parallel -> simd-map -> convert-parallel-to-omp (omp regions)
     gpu:       ... -> reuse-freed -> convert-parallel-to-gpu (the gpu level, docs/gpu.md)
     gpu-sim:   ... -> convert-parallel-to-gpu -> convert-gpu-to-sim (CPU code)
@@ -43,9 +43,11 @@ from l0.lowering.memory.presize_allocs import PresizeAllocsPass
 from l0.lowering.memory.reuse_freed import ReuseFreedPass
 from l0.lowering.memory.size_facts import SizeFactsPass
 from l0.lowering.scf.convert_soac_to_scf import ConvertSoacToScfPass
+from l0.lowering.scf.partition_filters import PartitionFiltersPass
 
-PIPELINE = (BufferisePass, ConvertSoacToScfPass, ForwardIotaPass, SizeFactsPass, DeallocPass,
-            PresizeAllocsPass, ChunkParallelPass, HoistAllocsPass, ExpandAllocsPass, ReuseFreedPass)
+PIPELINE = (BufferisePass, PartitionFiltersPass, ConvertSoacToScfPass, ForwardIotaPass,
+            SizeFactsPass, DeallocPass, PresizeAllocsPass, ChunkParallelPass, HoistAllocsPass,
+            ExpandAllocsPass, ReuseFreedPass)
 MULTICORE = (TileParallelPass, SimdMapPass, ConvertParallelToOmpPass)
 """The passes after `PIPELINE` for the multicore back end."""
 TARGETS: dict[str, tuple[type, ...]] = {

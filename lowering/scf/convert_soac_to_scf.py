@@ -30,6 +30,8 @@ becomes a sequential `scf.for` with an i64 induction variable, a thread's inner 
 * `filter`: per chunk the predicate into a flag per row and a count, an exclusive scan
   of the counts, then per chunk the kept rows copied from the chunk's offset (nested:
   count then fill, sequentially);
+* `partition` (two complementary filters): the filter's loops, the filling loop writing
+  each row to the buffers of its class (Note [Partition]);
 * `iota`, `replicate`: a loop storing into the destination.
 
 The chunks of the blocked forms: Note [Parallel width] in `l0.lowering.loop_ir.parallel_loops`
@@ -683,7 +685,8 @@ class LowerFilter(RewritePattern):
         rewriter.replace(op, [], outs)
 
 
-def _count_kept(b: CodeBuilder, op: msoac.FilterOp, flags: SSAValue, lo: SSAValue,
+def _count_kept(b: CodeBuilder, op: msoac.FilterOp | msoac.PartitionOp, flags: SSAValue,
+                lo: SSAValue,
                 hi: SSAValue) -> SSAValue:
     """A loop over rows [lo, hi) of `op`'s inputs storing the predicate in `flags`; the
     number of rows kept."""
@@ -750,6 +753,101 @@ def _filter_blocked(b: CodeBuilder, op: msoac.FilterOp, n: SSAValue,
     return outs
 
 
+class LowerPartition(RewritePattern):
+    """`msoac.partition` -> the filter's loops, the filling loop writing each row to
+    the buffers of its class: one pass computing and counting the flags, one pass
+    writing (Note [Partition])."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: msoac.PartitionOp, rewriter: PatternRewriter) -> None:
+        b = CodeBuilder.before(op)
+        inputs = list(op.inputs)
+        n = b.dim(inputs[0], 0)
+        flags = b.alloc(MemRefType(i1, [DYNAMIC_INDEX]), [n])
+        if not nested_in_parallel(op):
+            rewriter.replace(op, [], _partition_blocked(b, op, n, flags))
+            return
+        total = _count_kept(b, op, flags, b.i64(0), n)
+        kept, rejected = _partition_outputs(b, op, n, total)
+        _fill_classes(b, inputs, kept, rejected, flags, b.i64(0), n, b.i64(0), b.i64(0))
+        rewriter.replace(op, [], [*kept, *rejected])
+
+
+# Note [Partition]
+# ~~~~~~~~~~~~~~~~
+# Two filters with complementary predicates read their input twice each (flags, then
+# the kept rows) and evaluate the predicate twice per row. As one partition, the flags
+# pass counts the kept rows (per chunk, as the blocked filter does); the rejected rows
+# before chunk c are then its start minus the kept rows before it, so the one writing
+# pass sends each row to its class, at the next free row of the class's buffers: each
+# class keeps the input order, as the two filters did.
+
+
+def _partition_outputs(b: CodeBuilder, op: msoac.PartitionOp, n: SSAValue,
+                       total: SSAValue) -> tuple[list[SSAValue], list[SSAValue]]:
+    """The buffers of the kept (`total` rows) and the rejected (the other rows) class."""
+    inputs = list(op.inputs)
+    rest = b.subi(n, total)
+    kept = [b.alloc(_memref(r), [total, *b.dims(a)[1:]])
+            for r, a in zip(op.kept, inputs, strict=True)]
+    rejected = [b.alloc(_memref(r), [rest, *b.dims(a)[1:]])
+                for r, a in zip(op.rejected, inputs, strict=True)]
+    return kept, rejected
+
+
+def _fill_classes(b: CodeBuilder, inputs: Sequence[SSAValue], kept: Sequence[SSAValue],
+                  rejected: Sequence[SSAValue], flags: SSAValue, lo: SSAValue,
+                  hi: SSAValue, first_kept: SSAValue, first_rejected: SSAValue) -> None:
+    """A loop copying the rows [lo, hi) of `inputs` to `kept` (flag set) or `rejected`,
+    from rows `first_kept` and `first_rejected` of them on."""
+
+    def step(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+        j, k = acc
+
+        def copy_row(cb: CodeBuilder, outs: Sequence[SSAValue], at: SSAValue) -> SSAValue:
+            for a, o in zip(inputs, outs, strict=True):
+                store_row(cb, cb.row(a, [i]), o, at)
+            return cb.addi(at, cb.i64(1))
+
+        return lb.if_(lb.load(flags, [i]), [i64, i64],
+                      lambda then: [copy_row(then, kept, j), k],
+                      lambda other: [j, copy_row(other, rejected, k)])
+
+    b.for_(lo, hi, [first_kept, first_rejected], step)
+
+
+def _partition_blocked(b: CodeBuilder, op: msoac.PartitionOp, n: SSAValue,
+                       flags: SSAValue) -> list[SSAValue]:
+    """The blocked partition (Note [Parallel width], Note [Partition]): the blocked
+    filter's counting pass and scan, then in parallel each chunk writes its rows to
+    their classes."""
+    inputs = list(op.inputs)
+    count = chunk_count(b, n, op)
+    offsets = b.alloc(MemRefType(i64, [DYNAMIC_INDEX]), [count])
+
+    def count_chunk(cb: CodeBuilder, c: SSAValue) -> None:
+        lo, hi = chunk_bounds(cb, c, n, count)
+        cb.store(_count_kept(cb, op, flags, lo, hi), offsets, [c])
+
+    parallel_for(b, b.i64(0), count, count_chunk)
+
+    def exclusive(lb: CodeBuilder, c: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+        kept = lb.load(offsets, [c])
+        lb.store(acc[0], offsets, [c])
+        return [lb.addi(acc[0], kept)]
+
+    (total,) = b.for_(b.i64(0), count, [b.i64(0)], exclusive)
+    kept, rejected = _partition_outputs(b, op, n, total)
+
+    def fill_chunk(cb: CodeBuilder, c: SSAValue) -> None:
+        lo, hi = chunk_bounds(cb, c, n, count)
+        first = cb.load(offsets, [c])
+        _fill_classes(cb, inputs, kept, rejected, flags, lo, hi, first, cb.subi(lo, first))
+
+    parallel_for(b, b.i64(0), count, fill_chunk)
+    return [*kept, *rejected]
+
+
 def _extui(v: SSAValue) -> Operation:
     return arith.ExtUIOp(v, i64)
 
@@ -796,8 +894,8 @@ def _fill_loop(b: CodeBuilder, op: Operation, n: SSAValue,
     b.for_(b.i64(0), n, [], step)
 
 
-_LOWERED = (msoac.MapOp, msoac.ReduceOp, msoac.ScanOp, msoac.FilterOp, msoac.IotaOp,
-            msoac.ReplicateOp)
+_LOWERED = (msoac.MapOp, msoac.ReduceOp, msoac.ScanOp, msoac.FilterOp, msoac.PartitionOp,
+            msoac.IotaOp, msoac.ReplicateOp)
 
 
 @dataclass(frozen=True)
@@ -818,8 +916,8 @@ class ConvertSoacToScfPass(ModulePass):
         # lambda into the new loop, where they are lowered in turn. (xDSL's greedy
         # walker would revisit the lambdas' yields, which the lowering erases.)
         patterns = GreedyRewritePatternApplier(
-            [LowerMap(), LowerReduce(), LowerScan(), LowerFilter(), LowerIota(),
-             LowerReplicate()],
+            [LowerMap(), LowerReduce(), LowerScan(), LowerFilter(), LowerPartition(),
+             LowerIota(), LowerReplicate()],
             dce_enabled=False,
         )
         # The blocked forms clone lambdas, and the SOACs in the clones are new: repeat
