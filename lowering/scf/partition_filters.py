@@ -45,7 +45,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i1
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.traits import MemoryEffectKind, get_effects
+from xdsl.traits import Commutative, MemoryEffectKind, get_effects
 
 from l0.dialects import msoac, soac
 
@@ -60,7 +60,8 @@ from l0.dialects import msoac, soac
 # never fail where the first's did not). Their yielded values q1, q2 are compared as
 # expressions: two values are the same when they are the same value from outside the
 # lambdas, the same argument (by position), or results of the same op (name,
-# attributes, properties, result index) on the same operands. q2 is the complement of
+# attributes, properties, result index) on the same operands (in either order for a
+# commutative op: `andi %k, %c1` and `andi %c1, %k`). q2 is the complement of
 # q1 when
 #
 # * one is `xori x, true` and the other x;
@@ -120,10 +121,19 @@ class _Lambdas:
                 and x.index == y.index and a.name == b.name
                 and a.attributes == b.attributes and a.properties == b.properties
                 and [r.type for r in a.results] == [r.type for r in b.results]
-                and len(a.operands) == len(b.operands)
-                and all(self.same(p, q) for p, q in zip(a.operands, b.operands, strict=True))
+                and self._same_operands(a, b)
             )
         return self.known[key]
+
+    def _same_operands(self, a: Operation, b: Operation) -> bool:
+        """The same operands, in either order for a commutative op of two."""
+        if len(a.operands) != len(b.operands):
+            return False
+        if all(self.same(p, q) for p, q in zip(a.operands, b.operands, strict=True)):
+            return True
+        return (a.has_trait(Commutative) and len(a.operands) == 2
+                and self.same(a.operands[0], b.operands[1])
+                and self.same(a.operands[1], b.operands[0]))
 
     def complementary(self, p: SSAValue, q: SSAValue) -> bool:
         return (self._negates(p, q) or self._negates(q, p) or self._negated_compare(p, q)
