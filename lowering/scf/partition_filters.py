@@ -54,15 +54,17 @@ from l0.dialects import msoac, soac
 # Both lambdas may only read memory (a row's elements), check (`soac.assert`) and
 # compute, without regions (no nested SOACs): nothing writes memory in either lambda
 # or between the filters (Note [Moving the second filter]), so the same load gives the
-# same value in both. Their checks must be the same, one for
-# one, in the same order: the partition runs the first lambda's, which fail at the same
-# row with the same message as the first filter's would (and the second filter's
-# never fail where the first's did not). Their yielded values q1, q2 are compared as
-# expressions: two values are the same when they are the same value from outside the
-# lambdas, the same argument (by position), or results of the same op (name,
-# attributes, properties, result index) on the same operands (in either order for a
-# commutative op: `andi %k, %c1` and `andi %c1, %k`). q2 is the complement of
-# q1 when
+# same value in both. The partition runs the first lambda, checks included: it fails
+# at the row, with the message, where the first filter would. The second filter runs
+# after the first in the program, so its checks can only fail if the first filter's
+# all passed: each must require a condition one of the first lambda's checks requires
+# (its message and location may differ), and then it never fails.
+#
+# The yielded values q1, q2 are compared as expressions: two values are the same when
+# they are the same value from outside the lambdas, the same argument (by position),
+# or results of the same op (name, attributes, properties, result index) on the same
+# operands (in either order for a commutative op: `andi %k, %c1` and `andi %c1, %k`).
+# q2 is the complement of q1 when
 #
 # * one is `xori x, true` and the other x;
 # * both compare the same operands with negated predicates (`eq`/`ne`, `slt`/`sge`,
@@ -229,8 +231,9 @@ def _reads(op: Operation) -> bool:
     return effects is not None and all(e.kind == MemoryEffectKind.READ for e in effects)
 
 
-def _checks(block: Block) -> list[SSAValue]:
-    return [o.cert for o in block.ops if isinstance(o, soac.AssertOp)]
+def _checked(block: Block) -> list[SSAValue]:
+    """The conditions the lambda's checks require."""
+    return [o.cond for o in block.ops if isinstance(o, soac.AssertOp)]
 
 
 def _yielded(f: msoac.FilterOp) -> SSAValue:
@@ -246,9 +249,8 @@ def complementary(f: msoac.FilterOp, g: msoac.FilterOp) -> bool:
     if not (_plain(a) and _plain(b)):
         return False
     lambdas = _Lambdas(a, b)
-    checks, others = _checks(a), _checks(b)
-    return (len(checks) == len(others)
-            and all(lambdas.same(x, y) for x, y in zip(checks, others, strict=True))
+    checked = _checked(a)
+    return (all(any(lambdas.same(x, y) for x in checked) for y in _checked(b))
             and lambdas.complementary(_yielded(f), _yielded(g)))
 
 
