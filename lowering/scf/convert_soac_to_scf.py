@@ -94,6 +94,7 @@ from l0.lowering.loop_ir.parallel_loops import (
     nested_in_parallel,
     parallel_for,
 )
+from l0.lowering.scf.partition_concat import Concatenation, concatenations
 
 # ---------------------------------------------------------------------------------------
 # Helpers
@@ -764,6 +765,10 @@ class LowerPartition(RewritePattern):
         inputs = list(op.inputs)
         n = b.dim(inputs[0], 0)
         flags = b.alloc(MemRefType(i1, [DYNAMIC_INDEX]), [n])
+        concats = concatenations(op)
+        if concats is not None:
+            _partition_into(b, op, n, flags, concats, rewriter)
+            return
         if not nested_in_parallel(op):
             rewriter.replace(op, [], _partition_blocked(b, op, n, flags))
             return
@@ -771,6 +776,32 @@ class LowerPartition(RewritePattern):
         kept, rejected = _partition_outputs(b, op, n, total)
         _fill_classes(b, inputs, kept, rejected, flags, b.i64(0), n, b.i64(0), b.i64(0))
         rewriter.replace(op, [], [*kept, *rejected])
+
+
+def _partition_into(b: CodeBuilder, op: msoac.PartitionOp, n: SSAValue, flags: SSAValue,
+                    concats: Sequence[Concatenation], rewriter: PatternRewriter) -> None:
+    """The partition writing each input's concatenation of its classes, a buffer of n
+    rows: the kept rows first, the others from row `total` on (Note [Partition into
+    its concatenation] in `l0.lowering.scf.partition_concat`)."""
+    dests = [b.alloc(c.buffer.memref.type, [n]) for c in concats]
+    inputs = list(op.inputs)
+    if nested_in_parallel(op):
+        total = _count_kept(b, op, flags, b.i64(0), n)
+        _fill_classes(b, inputs, dests, dests, flags, b.i64(0), n, b.i64(0), total)
+    else:
+        total = _fill_blocked(b, op, n, flags, lambda _total: (dests, dests), into_one=True)
+    kept_rows, rest = b.to_index(total), b.to_index(b.subi(n, total))
+    for c, dest in zip(concats, dests, strict=True):
+        for dim in c.kept_dims:
+            rewriter.replace_op(dim, [], [kept_rows])
+        for dim in c.rejected_dims:
+            rewriter.replace_op(dim, [], [rest])
+        for copy in c.copies:
+            rewriter.erase_op(copy)
+        for view in c.views:
+            rewriter.erase_op(view)
+        rewriter.replace_op(c.buffer, [], [dest])
+    rewriter.erase_op(op)
 
 
 # Note [Partition]
@@ -821,6 +852,23 @@ def _partition_blocked(b: CodeBuilder, op: msoac.PartitionOp, n: SSAValue,
     """The blocked partition (Note [Parallel width], Note [Partition]): the blocked
     filter's counting pass and scan, then in parallel each chunk writes its rows to
     their classes."""
+    outputs: list[SSAValue] = []
+
+    def buffers(total: SSAValue) -> tuple[list[SSAValue], list[SSAValue]]:
+        kept, rejected = _partition_outputs(b, op, n, total)
+        outputs.extend([*kept, *rejected])
+        return kept, rejected
+
+    _fill_blocked(b, op, n, flags, buffers, into_one=False)
+    return outputs
+
+
+def _fill_blocked(b: CodeBuilder, op: msoac.PartitionOp, n: SSAValue, flags: SSAValue,
+                  buffers: Callable[[SSAValue], tuple[list[SSAValue], list[SSAValue]]],
+                  into_one: bool) -> SSAValue:
+    """The counting pass and scan, then the writing pass into `buffers(total)`, the
+    kept and the rejected classes' buffers (with `into_one`, the same buffers, the
+    rejected rows from row `total` on); the number of kept rows."""
     inputs = list(op.inputs)
     count = chunk_count(b, n, op)
     offsets = b.alloc(MemRefType(i64, [DYNAMIC_INDEX]), [count])
@@ -837,15 +885,18 @@ def _partition_blocked(b: CodeBuilder, op: msoac.PartitionOp, n: SSAValue,
         return [lb.addi(acc[0], kept)]
 
     (total,) = b.for_(b.i64(0), count, [b.i64(0)], exclusive)
-    kept, rejected = _partition_outputs(b, op, n, total)
+    kept, rejected = buffers(total)
 
     def fill_chunk(cb: CodeBuilder, c: SSAValue) -> None:
         lo, hi = chunk_bounds(cb, c, n, count)
         first = cb.load(offsets, [c])
-        _fill_classes(cb, inputs, kept, rejected, flags, lo, hi, first, cb.subi(lo, first))
+        first_rejected = cb.subi(lo, first)
+        if into_one:
+            first_rejected = cb.addi(total, first_rejected)
+        _fill_classes(cb, inputs, kept, rejected, flags, lo, hi, first, first_rejected)
 
     parallel_for(b, b.i64(0), count, fill_chunk)
-    return [*kept, *rejected]
+    return total
 
 
 def _extui(v: SSAValue) -> Operation:
