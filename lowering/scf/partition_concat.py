@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import MemRefType
-from xdsl.ir import OpResult, SSAValue
+from xdsl.dialects.builtin import IntegerAttr, MemRefType
+from xdsl.ir import Block, Operation, OpResult, SSAValue
 
 from l0.dialects import msoac
 
@@ -30,7 +30,8 @@ from l0.dialects import msoac
 #     memref.copy %rejected -> memref.subview %buf[%dk] [%dr] [1]
 #
 # in the partition's block, the classes used by nothing but their `memref.dim`s and
-# their copy, each view by nothing but its copy. Then `%buf` holds the kept rows then
+# their copy, each view by nothing but its copy, the buffer by nothing before the
+# copies but the views. Then `%buf` holds the kept rows then
 # the others, which is what the partition writes into a buffer of n rows allocated in
 # its place: `%buf` becomes that buffer, the copies and views go, and the classes'
 # sizes are the count and n minus the count. The buffer is fresh and only the copies
@@ -75,8 +76,34 @@ def _uses(v: SSAValue) -> tuple[list[memref.DimOp], list[memref.CopyOp]] | None:
 def _index_constant(v: SSAValue) -> int | None:
     if isinstance(v, OpResult) and isinstance(v.op, arith.ConstantOp):
         value = v.op.value
-        return getattr(getattr(value, "value", None), "data", None)
+        if isinstance(value, IntegerAttr):
+            return value.value.data
     return None
+
+
+def _in_block(op: Operation, block: Block) -> Operation | None:
+    """`op`, or its ancestor, in `block`."""
+    while op.parent_block() is not block:
+        parent = op.parent_op()
+        if parent is None:
+            return None
+        op = parent
+    return op
+
+
+def _used_after(buffer: memref.AllocOp, views: tuple[memref.SubviewOp, ...],
+                copies: tuple[memref.CopyOp, ...]) -> bool:
+    """Every use of `buffer` but `views` comes after `copies`: nothing writes it
+    before the copies fill it."""
+    block = buffer.parent_block()
+    assert block is not None
+    for use in buffer.memref.uses:
+        if use.operation in views:
+            continue
+        user = _in_block(use.operation, block)
+        if user is None or any(not c.is_before_in_block(user) for c in copies):
+            return False
+    return True
 
 
 def _view(copy: memref.CopyOp) -> memref.SubviewOp | None:
@@ -145,7 +172,8 @@ def _concatenation(op: msoac.PartitionOp, kept: SSAValue,
             and len(r_view.sizes) == 1 and _is_dim_of(r_view.sizes[0], r_dims)
             and not k_view.offsets and not k_view.strides and not r_view.strides):
         return None
-    if not _size_is_sum(alloc, k_dims, r_dims):
+    if (not _size_is_sum(alloc, k_dims, r_dims)
+            or not _used_after(alloc, (k_view, r_view), (k_copies[0], r_copies[0]))):
         return None
     return Concatenation(alloc, (k_copies[0], r_copies[0]), (k_view, r_view),
                          tuple(k_dims), tuple(r_dims))

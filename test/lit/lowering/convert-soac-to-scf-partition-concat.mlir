@@ -99,3 +99,32 @@ func.func @class_read_elsewhere(%ks: memref<?xi64>, %z: i64) -> (memref<?xi64>, 
   "memref.copy"(%ones, %8) : (memref<?xi64>, memref<?xi64, strided<[1], offset: ?>>) -> ()
   func.return %6, %zeros : memref<?xi64>, memref<?xi64>
 }
+
+// Must not fire: the buffer is written before the copies fill it (the copies would
+// overwrite that write; the partition writing into it would not).
+// CHECK-LABEL: func.func @buffer_written_before(
+// CHECK:         scf.for {{.*}} -> (i64, i64)
+// CHECK:         memref.store %z
+// CHECK:         "memref.copy"
+// CHECK:         "memref.copy"
+func.func @buffer_written_before(%ks: memref<?xi64>, %z: i64) -> memref<?xi64> {
+  %c0 = arith.constant 0 : index
+  %zeros, %ones = msoac.partition ins(%ks : memref<?xi64>) -> memref<?xi64>, memref<?xi64> {
+  ^bb0(%k: i64):
+    %p = arith.cmpi slt, %k, %z : i64
+    msoac.yield %p : i1
+  }
+  %0 = memref.dim %zeros, %c0 : memref<?xi64>
+  %1 = arith.index_cast %0 : index to i64
+  %2 = memref.dim %ones, %c0 : memref<?xi64>
+  %3 = arith.index_cast %2 : index to i64
+  %4 = arith.addi %1, %3 : i64
+  %5 = arith.index_cast %4 : i64 to index
+  %6 = memref.alloc(%5) : memref<?xi64>
+  memref.store %z, %6[%c0] : memref<?xi64>
+  %7 = memref.subview %6[0] [%0] [1] : memref<?xi64> to memref<?xi64, strided<[1], offset: ?>>
+  "memref.copy"(%zeros, %7) : (memref<?xi64>, memref<?xi64, strided<[1], offset: ?>>) -> ()
+  %8 = memref.subview %6[%0] [%2] [1] : memref<?xi64> to memref<?xi64, strided<[1], offset: ?>>
+  "memref.copy"(%ones, %8) : (memref<?xi64>, memref<?xi64, strided<[1], offset: ?>>) -> ()
+  func.return %6 : memref<?xi64>
+}
