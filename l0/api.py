@@ -13,11 +13,11 @@ Arguments, positional or by parameter name, are checked and converted by
 ValueError naming the parameter. `help(prog.main)` shows the L0 signature.
 Compiling the same source twice in one process reuses the first compilation.
 
-Back ends: "cpu" (the default) compiles to native code (`l0.lowering.pipeline`);
-"interp" runs the reference interpreter. Both give callers value semantics: arrays
-passed in are never changed, results never alias them. `fast_math=True` (cpu) lets
-LLVM reassociate real arithmetic (vectorised reductions; results may differ in the
-last bits).
+Back ends (`l0.targets`, one record each): "cpu" (the default) compiles to native
+code (`l0.lowering.pipeline`); "interp" runs the reference interpreter. All give
+callers value semantics: arrays passed in are never changed, results never alias
+them. `fast_math=True` (cpu) lets LLVM reassociate real arithmetic (vectorised
+reductions; results may differ in the last bits).
 """
 
 from __future__ import annotations
@@ -25,34 +25,33 @@ from __future__ import annotations
 import inspect
 import keyword
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error, Loc
 from l0.syntax import ast
+from l0.targets import REFERENCE, TARGETS, BackendUnavailable, target
 from l0.types import CHAR, ArrayType, TupleType, Type, flatten, type_from_json, type_to_json
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
 
-_cache: dict[tuple[str, str, str, bool, bool, int | None, bool], CompiledProgram] = {}
+_cache: dict[tuple[Any, ...], CompiledProgram] = {}
 
-BACKENDS = ("cpu", "multicore", "interp", "gpu-sim", "gpu")
+BACKENDS = tuple(TARGETS)
+"""The back ends, by name (`l0.targets.TARGETS`)."""
+
+__all__ = ["BACKENDS", "BackendUnavailable", "CompiledProgram", "compile", "pipeline_target"]
 
 
 def pipeline_target(backend: str) -> str:
     """The target whose `-O` pipeline optimises code for `backend`
-    (`l0.passes.pipeline.TARGETS`, Note [One pipeline per target] there): `gpu-sim`
-    runs the gpu back end's kernels, so it is optimised as `gpu`; the interpreter as
-    `cpu`; the others as themselves."""
-    return {"gpu-sim": "gpu", "interp": "cpu"}.get(backend, backend)
-
-
-class BackendUnavailable(Exception):
-    """The chosen back end cannot run on this machine (`gpu` without a GPU, its driver
-    or the gpu extra); the message says why, in one line."""
+    (`l0.passes.pipeline.TARGETS`, Note [One pipeline per target] there): its record's
+    `pipeline` (`l0.targets`): `gpu-sim` runs the gpu back end's kernels, so it is
+    optimised as `gpu`; the interpreter as `cpu`; the others as themselves."""
+    return target(backend).pipeline
 
 
 def compile(  # noqa: A001 - the API's name, like re.compile
@@ -64,6 +63,8 @@ def compile(  # noqa: A001 - the API's name, like re.compile
     fast_math: bool = False,
     threads: int | None = None,
     cache: bool = True,
+    params: Mapping[str, int] | None = None,
+    profile: bool = False,
 ) -> CompiledProgram:
     """Compile an L0 program given as source text or as the path of a `.l0` file.
 
@@ -83,7 +84,14 @@ def compile(  # noqa: A001 - the API's name, like re.compile
       (vectorised reductions; results may differ in the last bits);
     * `cache` (default True, cpu and multicore): keep the native code in the compile
       cache on disk and take it from there when this source was compiled with these
-      options before (`l0.compile_cache`; `L0_NO_CACHE=1` turns it off everywhere).
+      options before (`l0.compile_cache`; `L0_NO_CACHE=1` turns it off everywhere);
+    * `params`: values of the program's run-time parameters, by name (thresholds the
+      compiled code reads when it runs, `docs/tools.md`; `prog.param_values()` lists
+      them with their values); an unknown name or a negative value is a ValueError
+      naming the known ones. Changing them compiles nothing again
+      (`prog.set_params`);
+    * `profile` (default False): count every parallel region (multicore) or kernel
+      launch (gpu, gpu-sim): `prog.profile_records()`, `prog.reset_profile()`.
 
     Returns a `CompiledProgram` whose functions are attributes: `prog.main(a, n)` or
     `prog.main(a=..., n=...)`; `help(prog.main)` shows the L0 signature. Arguments are
@@ -92,12 +100,17 @@ def compile(  # noqa: A001 - the API's name, like re.compile
     Raises `L0Error` for errors in the program.
     """
     text, name = _source_of(source_or_path, filename)
-    key = (text, name, backend, optimise, fast_math, threads, cache)
+    values = tuple(sorted((params or {}).items()))
+    key = (text, name, backend, optimise, fast_math, threads, cache, values, profile)
     if key not in _cache:
-        _cache[key] = call_with_big_stack(
+        prog = call_with_big_stack(
             lambda: CompiledProgram(text, name, backend, optimise=optimise,
-                                    fast_math=fast_math, threads=threads, cache=cache)
+                                    fast_math=fast_math, threads=threads, cache=cache,
+                                    profile=profile)
         )
+        if params:
+            prog.set_params(params)
+        _cache[key] = prog
     return _cache[key]
 
 
@@ -158,7 +171,8 @@ class CompiledProgram:
                  main_only: bool = False, isolate: bool = True,
                  threads: int | None = None, cache: bool = False,
                  checked: ast.Program | None = None,
-                 entries: Sequence[str] | None = None) -> None:
+                 entries: Sequence[str] | None = None,
+                 profile: bool = False) -> None:
         """`main_only`: only `main` will be called (l0-run), so nothing else is kept or
         compiled; `entries` (without `optimise`): only these functions will be called
         (`l0 repl`); `checked`: the program, already parsed and type checked (and
@@ -168,9 +182,9 @@ class CompiledProgram:
         are skipped, so an update may hit an array used later: the program then runs
         unoptimised in the interpreter, which copies on every update. With `cache`, native
         code is taken from the compile cache when it is there, and put there when it is
-        not (`l0.compile_cache`): a hit runs no part of the compiler."""
-        if backend not in BACKENDS:
-            raise ValueError(f"unknown back end {backend!r} (available: {', '.join(BACKENDS)})")
+        not (`l0.compile_cache`): a hit runs no part of the compiler. With `profile`,
+        parallel regions and kernel launches are counted (`profile_records`)."""
+        self._target = target(backend)  # ValueError for an unknown one
         self.filename = filename
         self._rebuild_args = (text, filename, backend, optimise, fast_math, threads,
                               inhibit_uniqueness, main_only, isolate)
@@ -186,7 +200,8 @@ class CompiledProgram:
             raise ValueError("entries need optimise=False (the optimiser keeps only main)")
         self._entries = ["main"] if main_only else None if entries is None else list(entries)
         self._isolate = isolate
-        self._threads = thread_count(threads) if backend == "multicore" else None
+        self._profile = profile
+        self._threads = thread_count(threads) if self._target.threads else None
         self._plain_engine: Any = None
         self._ast: ast.Program | None = checked
         self._module: ModuleOp | None = None
@@ -227,47 +242,37 @@ class CompiledProgram:
             if self._optimise:
                 from l0.passes.pipeline import optimise as run_pipeline
 
-                run_pipeline(module, target=pipeline_target(self._backend))
+                run_pipeline(module, target=self._target.pipeline)
             self._module = module
         return self._module
 
-    def _native(self) -> bool:
-        return self._backend in ("cpu", "multicore", "gpu") and not self._unchecked
-
     def _cache_key(self) -> str | None:
-        """The compile-cache key of this program and options; None: not cached (the
-        interpreter, or the cache turned off)."""
+        """The compile-cache key of this program and options; None: not cached (a back
+        end whose record has no cache loader, the interpreter's unchecked runs, or the
+        cache turned off)."""
         from l0 import compile_cache
 
-        if not self._native() or not compile_cache.enabled():
+        if self._unchecked or not compile_cache.enabled():
+            return None
+        facts = self._target.cache_key_facts()  # the gpu: its architecture
+        if facts is None:
             return None
         options: dict[str, Any] = {
             "backend": self._backend, "threads": self._threads,
             "optimise": self._optimise, "fast_math": self._fast_math,
+            "profile": self._profile,
             # the pipeline's target: code optimised for one back end is never another's
-            "pipeline": pipeline_target(self._backend) if self._optimise else None,
-            "entries": self._entries}
-        if self._backend == "gpu":  # its code is made for the device's architecture
-            from l0.lowering.backends.gpu import target_arch
-
-            options["arch"] = target_arch()
-            if options["arch"] is None:
-                return None
+            "pipeline": self._target.pipeline if self._optimise else None,
+            "entries": self._entries, **facts}
         return compile_cache.program_key(self._text, self.filename, options)
 
     def _load_cached(self, key: str) -> bool:
         """Take the engine and signatures from the cache entry `key`, if it is there and
         can run in this process."""
         from l0 import compile_cache
-        from l0.lowering.runtime.engine import NativeEngine
 
-        engine_type: Any = NativeEngine
-        if self._backend == "gpu":
-            from l0.lowering.backends.gpu import GpuEngine
-
-            engine_type = GpuEngine
         hit = compile_cache.load_engine(
-            key, lambda data, code: engine_type.load(data, code, isolate=self._isolate),
+            key, lambda data, code: self._target.load_engine(data, code, isolate=self._isolate),
             _signatures_from_json)
         if hit is None:
             return False
@@ -290,16 +295,9 @@ class CompiledProgram:
 
         if self._unchecked:
             return Interpreter(module, in_place=False)
-        if self._backend in ("cpu", "multicore", "gpu-sim"):
-            from l0.lowering.backends.cpu import CpuEngine
-
-            return CpuEngine(module, fast_math=self._fast_math, entries=self._entries,
-                             isolate=self._isolate, threads=self._threads,
-                             gpu_sim=self._backend == "gpu-sim")
-        if self._backend == "gpu":
-            return _gpu_engine(module, fast_math=self._fast_math, entries=self._entries,
-                               isolate=self._isolate)
-        return Interpreter(module)
+        return self._target.make_engine(module, fast_math=self._fast_math,
+                                        entries=self._entries, isolate=self._isolate,
+                                        threads=self._threads, profile=self._profile)
 
     def _engine_for(self, name: str) -> Any:
         if name in self._defined or not self._separate_plain:
@@ -309,6 +307,50 @@ class CompiledProgram:
 
             self._plain_engine = self._make_engine(to_module(self.ast, verify=False))
         return self._plain_engine
+
+    # -- run-time parameters and the profile (docs/tools.md) ---------------------------
+
+    def _tables(self) -> Any:
+        """`main`'s engine's `l0.lowering.runtime.run_tables.RunTables`; None for the
+        interpreter."""
+        return getattr(self._engine, "tables", None)
+
+    def param_values(self) -> dict[str, int]:
+        """The program's run-time parameters and their values, in program order."""
+        tables = self._tables()
+        return tables.params() if tables is not None else {}
+
+    def param_defaults(self) -> dict[str, int]:
+        """The program's run-time parameters and their defaults on this machine."""
+        tables = self._tables()
+        return tables.defaults() if tables is not None else {}
+
+    def set_params(self, values: Mapping[str, int]) -> None:
+        """Set run-time parameters (the others keep their values): nothing is compiled
+        again. An unknown name or a value that is not an int >= 0 is a ValueError
+        naming the program's parameters."""
+        tables = self._tables()
+        if tables is None:
+            from l0.lowering.runtime.run_tables import unknown_param_message
+
+            for name in values:
+                raise ValueError(unknown_param_message(name, []))
+            return
+        tables.set_params(dict(values))
+
+    def reset_profile(self) -> None:
+        """Zero the profile's counters (`profile_records`)."""
+        tables = self._tables()
+        if tables is not None:
+            tables.reset_profile()
+
+    def profile_records(self) -> list[dict[str, Any]]:
+        """With `profile`: per parallel region (multicore) or kernel (gpu, gpu-sim), in
+        program order, `{"name", "launches", "threads", "iterations", "time_us"}` summed
+        since the last `reset_profile` (docs/tools.md); otherwise, and on cpu and the
+        interpreter, which run nothing in parallel, an empty list."""
+        tables = self._tables()
+        return tables.profile() if tables is not None else []
 
     def call_flat(self, name: str, args: Sequence[Any]) -> list[Any]:
         """Call `name` with its IR arguments (the flattened values, with `Checked` in the
@@ -349,6 +391,7 @@ class CompiledProgram:
 
         def call(*args: Any, **kwargs: Any) -> Any:
             try:
+                _check_keywords(signature, kwargs)
                 bound = signature.bind(*args, **kwargs)
             except TypeError as err:
                 raise TypeError(f"{_header(fundef)}: {err}") from None
@@ -373,7 +416,8 @@ class CompiledProgram:
             "Arguments follow the L0 types: ints (Python or numpy, 64 bits), reals (ints or\n"
             "floats), bools, chars (one-character strings), numpy arrays or nested lists of\n"
             "the parameter's rank, tuples, and an array of tuples as a tuple of its component\n"
-            "arrays. Wrong arguments raise TypeError or ValueError before anything runs."
+            "arrays. Wrong arguments raise TypeError or ValueError before anything runs.\n"
+            "Results likewise; a [char] comes back as a str, a [[char]] as a list of str."
         )
         return call
 
@@ -391,7 +435,8 @@ class CompiledProgram:
         module = self.module if fundef.name in self._defined else to_module(
             self.ast, verify=False)
         return arguments.call_python(module, fundef, args,
-                                     backend="interp" if self._unchecked else self._backend,
+                                     backend=REFERENCE.name if self._unchecked
+                                     else self._backend,
                                      fast_math=self._fast_math, threads=self._threads)
 
 
@@ -453,27 +498,24 @@ def _signature(fundef: Function) -> inspect.Signature:
     return inspect.Signature(params, return_annotation=str(fundef.ret))
 
 
+def _check_keywords(signature: inspect.Signature, kwargs: dict[str, Any]) -> None:
+    """Name a keyword argument the function does not have, and the parameter it may have
+    meant (`inspect.Signature.bind` would only say what is then missing)."""
+    names = [n for n, p in signature.parameters.items()
+             if p.kind is not inspect.Parameter.POSITIONAL_ONLY]
+    for kw in kwargs:
+        if kw not in names:
+            import difflib
+
+            close = difflib.get_close_matches(kw, names, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise TypeError(f"unexpected keyword argument '{kw}'{hint}")
+
+
 def backend_unavailable(backend: str) -> str | None:
     """Why `backend` cannot run on this machine (one line), or None; only `gpu` needs
-    more than l0 itself (a GPU, its driver, the gpu extra)."""
-    if backend != "gpu":
-        return None
-    from l0.lowering.backends.gpu import unavailable
-
-    return unavailable()
-
-
-def _gpu_engine(module: ModuleOp, **options: Any) -> Any:
-    """The gpu back end's engine, or `BackendUnavailable` saying what is missing."""
-    from l0.lowering.runtime.gpu_runtime import GpuUnavailable
-
-    try:
-        from l0.lowering.backends.gpu import GpuEngine
-        from l0.lowering.llvm.ptx import GpuToolMissing
-
-        return GpuEngine(module, **options)
-    except (GpuUnavailable, GpuToolMissing) as err:
-        raise BackendUnavailable(str(err)) from None
+    more than l0 itself (a GPU, its driver, the gpu extra): its record says."""
+    return target(backend).unavailable()
 
 
 def _defined(module: ModuleOp) -> set[str]:
@@ -498,4 +540,18 @@ def _unflatten(t: Type, vals: Sequence[Any], i: int, *,
         return (tuple(vals[i : i + n]) if n > 1 else vals[i]), i + n
     if t == CHAR and decode_chars:
         return chr(vals[i]), i + 1
+    if isinstance(t, ArrayType) and t.elem == CHAR and decode_chars:
+        return _strings(vals[i]), i + 1
     return vals[i], i + 1
+
+
+def _strings(codes: Any) -> Any:
+    """An array of chars (code points) as Python text: a `[char]` is a `str`, a
+    `[[char]]` a list of them (one per row), and so on; a list, not a numpy array of
+    strings, which would drop trailing NUL characters."""
+    import numpy as np
+
+    a = np.asarray(codes)
+    if a.ndim == 1:
+        return "".join(map(chr, a.tolist()))
+    return [_strings(row) for row in a]

@@ -61,9 +61,10 @@ def load_ipython_extension(ipython: Any) -> None:
 
 def _options() -> argparse.ArgumentParser:
     from l0.api import BACKENDS
+    from l0.targets import DEFAULT
 
     ap = argparse.ArgumentParser(prog="%%l0", add_help=False, exit_on_error=False)
-    ap.add_argument("--backend", choices=BACKENDS, default="cpu")
+    ap.add_argument("--backend", choices=BACKENDS, default=DEFAULT.name)
     ap.add_argument("-O0", dest="optimise", action="store_false", default=True)
     ap.add_argument("--fast-math", action="store_true")
     ap.add_argument("--threads", type=int, default=None)

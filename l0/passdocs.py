@@ -25,6 +25,7 @@ def render() -> str:
     from l0.lowering import LOWERINGS
     from l0.passes import PASSES
     from l0.passes.pipeline import DEFAULT, TARGET_OPTIONS, TARGETS
+    from l0.targets import by_pipeline
 
     groups: list[tuple[str, dict[str, Callable[[], type[ModulePass]]]]] = [
         ("Optimisations and checks (`l0.passes`)", PASSES),
@@ -45,8 +46,10 @@ def render() -> str:
         + ", ".join(f"`{n}`" for n in sorted(PASSES) if hasattr(PASSES[n](), "REWRITES"))
         + ") on a module without any (Note [Passes known to change nothing]).\n",
         "The list is one per target (`default_pipeline(target)`; `l0-opt -O --target=T`;"
-        " the API and `l0-run` optimise `gpu` and `gpu-sim` as `gpu`, `multicore` as"
-        " `multicore`, `cpu` and `interp` as `cpu`), the same passes in the same order,"
+        " the API and `l0-run` optimise "
+        + ", ".join(" and ".join(f"`{name}`" for name in back_ends) + f" as `{target}`"
+                    for target, back_ends in by_pipeline().items())
+        + "), the same passes in the same order,"
         " with options where the targets' costs differ: "
         + "; ".join(f"{target}: "
                     + (", ".join(f"`{name}{{{opts}}}`"

@@ -23,7 +23,7 @@ Two sources of expectations, which may be combined (docs/tools.md "l0 test"):
       // error: type-error 3:12      before any input: compilation must fail
       // structure { map 1 reduce 0 }       SOACs left after the back end's -O pipeline
       // structure gpu { map 0 }            the same after the gpu target's -O, for
-      //                                    gpu and gpu-sim (`l0.api.pipeline_target`)
+      //                                    gpu and gpu-sim (`l0.targets.Target.pipeline`)
 
   In an `error:` line each part is optional: a first word containing a hyphen is the
   error kind, then `LINE:COL`, and the rest a phrase the message must contain.
@@ -201,27 +201,59 @@ def _err_file(path: Path) -> ErrorSpec:
     return ErrorSpec(line=int(m.group(1)), col=int(m.group(2)), phrase=m.group(3) or None)
 
 
-def _block_lines(text: str) -> list[str] | None:
-    """The comment lines after `// ==` with their `//` removed; `None` without a block."""
+def _block_lines(text: str) -> tuple[list[str], int, list[int]] | None:
+    """The comment lines after `// ==` with their `//` removed, the number of the first
+    in the file, and the column before each in its line; `None` without a block."""
     lines = text.splitlines()
     for i, line in enumerate(lines):
         if line.strip() == "// ==":
-            body = []
+            body, indents = [], []
             for after in lines[i + 1:]:
                 stripped = after.strip()
                 if not stripped.startswith("//"):
                     break
                 body.append(stripped[2:])
-            return body
+                indents.append(len(after) - len(after.lstrip()) + 2)
+            return body, i + 2, indents
     return None
 
 
+class _SpecErrorAt(SpecError):
+    """A malformed part of a test block at offset `pos` of its text."""
+
+    def __init__(self, message: str, pos: int) -> None:
+        super().__init__(message)
+        self.pos = pos
+
+
 def _block_spec(text: str, directory: Path) -> Spec:
-    spec = Spec()
-    lines = _block_lines(text)
-    if lines is None:
-        return spec
+    """The expectations of the test block; an error in it says where it is in the file
+    (`LINE:COL`): at the malformed part, or else at the entry holding it."""
+    block = _block_lines(text)
+    if block is None:
+        return Spec()
+    lines, first_line, indents = block
     body = "\n".join(lines)
+    entry = [0]  # where the entry being read starts
+
+    def located(message: str, at: int) -> SpecError:
+        k = body.count("\n", 0, at)
+        col = indents[k] + at - (body.rfind("\n", 0, at) + 1) + 1
+        return SpecError(f"test block: {first_line + k}:{col}: "
+                         + message.removeprefix("test block: "))
+
+    try:
+        return _read_block(body, directory, entry)
+    except _SpecErrorAt as err:
+        raise located(str(err), err.pos) from None
+    except SpecError as err:
+        raise located(str(err), entry[0]) from None
+
+
+def _read_block(body: str, directory: Path, entry: list[int]) -> Spec:
+    """The expectations of a test block's text `body`; `entry[0]` follows the offset of
+    the entry being read."""
+    spec = Spec()
     pos = 0
     # An input waiting for its output or error: its name, values and file.
     pending: tuple[str, bytes, str | None] | None = None
@@ -238,6 +270,7 @@ def _block_spec(text: str, directory: Path) -> Spec:
         pos = _skip_space(body, pos)
         if pos >= len(body):
             break
+        entry[0] = pos
         word = re.match(r"[a-z]+:?", body[pos:])
         if word is None:
             raise SpecError(f"test block: unexpected {body[pos:].split()[0]!r}")
@@ -335,7 +368,7 @@ def _braces(body: str, pos: int) -> tuple[str, int]:
     """The text inside the `{ ... }` at `pos` (nested braces and quotes respected)."""
     pos = _skip_space(body, pos)
     if not body.startswith("{", pos):
-        raise SpecError("test block: expected `{`")
+        raise _SpecErrorAt("test block: expected `{`", pos)
     depth, i = 0, pos
     while i < len(body):
         c = body[i]
@@ -350,7 +383,7 @@ def _braces(body: str, pos: int) -> tuple[str, int]:
             if depth == 0:
                 return body[pos + 1 : i], i + 1
         i += 1
-    raise SpecError("test block: unbalanced `{`")
+    raise _SpecErrorAt("test block: unbalanced `{`: it is never closed", pos)
 
 
 def _error_words(words: str) -> ErrorSpec:
@@ -410,7 +443,8 @@ def check_program(path: Path, backend: str, *, optimise: bool = True,
 def _problem(path: Path, backend: str, optimise: bool, protocol: str | None,
              tolerance: Tolerance) -> str | None:
     """What is wrong with the program at `path` on `backend`, or `None`."""
-    from l0.api import CompiledProgram, pipeline_target
+    from l0.api import CompiledProgram
+    from l0.targets import target as as_target
 
     spec = spec_of(path, protocol)
     source = path.read_text(encoding="utf-8")
@@ -424,7 +458,7 @@ def _problem(path: Path, backend: str, optimise: bool, protocol: str | None,
         return f"compiled, but expected a compile-time error ({spec.compile_error})"
     if "main" not in prog.functions:
         return "the program has no main"
-    target = pipeline_target(backend)
+    target = as_target(backend).pipeline
     expected = spec.structure_for(target)
     if expected is not None:
         problem = _structure_problem(source, str(path), expected, target)

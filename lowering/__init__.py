@@ -7,7 +7,8 @@
 `LOWERINGS` maps each lowering pass's pipeline name to a function importing its class
 only when asked for (as `l0.passes.PASSES` does for the optimisations); the module of
 pass `a-b` is `l0.lowering.STAGE.a_b`, in the folder of its stage.
-`l0.lowering.pipeline.lower` runs them in order; a back end (`l0.lowering.backends`)
+`l0.lowering.pipeline.lower` runs those of a back end in order (its record's
+`lowerings`, `l0.targets`); a back end (`l0.lowering.backends`)
 compiles the result.
 """
 
@@ -46,12 +47,3 @@ LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
 
 OFF_PIPELINE: frozenset[str] = frozenset()
 """Lowerings `l0.lowering.pipeline` does not run (`l0-opt -p` runs them when asked)."""
-
-CPU_ONLY_LOWERINGS = frozenset({"tile-parallel", "simd-map"})
-"""Lowerings of the CPU back ends (`cpu`, `multicore`) that the GPU ones do not run: the
-GPU maps every iteration to a thread of its own."""
-
-MULTICORE_LOWERINGS = ("convert-parallel-to-omp", "convert-parallel-to-gpu",
-                       "convert-gpu-to-sim")
-"""The lowerings only the parallel back ends run: multicore's OpenMP, and the GPU's
-kernels (`docs/gpu.md`); `l0-opt -t llvm-ir` adds the others, never these."""

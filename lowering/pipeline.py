@@ -11,6 +11,7 @@ The sequential back end (`cpu`) runs the parallel loops of `convert-soac-to-scf`
 plain loops; `multicore` turns the outermost ones into OpenMP regions run by libgomp's
 threads (`docs/backend.md`). The back ends compile the result (`l0.lowering.backends`).
 
+Which passes a back end runs, in order, its record says (`l0.targets.Target.lowerings`).
 `lower(module)` runs the lowering passes on a copy of the module (with `verify`,
 the IR is verified after each: every stage is checked IR, docs/backend.md; tests do,
 the drivers do not, verification costs as much as a pass).
@@ -28,45 +29,33 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from l0.dialects.context import l0_context
-from l0.lowering.bufferise import BufferisePass
-from l0.lowering.cpu.convert_parallel_to_omp import ConvertParallelToOmpPass
-from l0.lowering.cpu.simd_map import SimdMapPass
-from l0.lowering.cpu.tile_parallel import TileParallelPass
-from l0.lowering.gpu.convert_gpu_to_sim import ConvertGpuToSimPass
-from l0.lowering.gpu.convert_parallel_to_gpu import ConvertParallelToGpuPass
-from l0.lowering.memory.chunk_parallel import ChunkParallelPass
-from l0.lowering.memory.dealloc import DeallocPass
-from l0.lowering.memory.expand_allocs import ExpandAllocsPass
-from l0.lowering.memory.forward_iota import ForwardIotaPass
-from l0.lowering.memory.hoist_allocs import HoistAllocsPass
-from l0.lowering.memory.presize_allocs import PresizeAllocsPass
-from l0.lowering.memory.reuse_freed import ReuseFreedPass
-from l0.lowering.memory.size_facts import SizeFactsPass
-from l0.lowering.scf.convert_soac_to_scf import ConvertSoacToScfPass
-from l0.lowering.scf.partition_filters import PartitionFiltersPass
+from l0.lowering import LOWERINGS
+from l0.targets import DEFAULT, SHARED_LOWERINGS, Target, target
+from l0.targets import target as as_target
 
-PIPELINE = (BufferisePass, PartitionFiltersPass, ConvertSoacToScfPass, ForwardIotaPass,
-            SizeFactsPass, DeallocPass, PresizeAllocsPass, ChunkParallelPass, HoistAllocsPass,
-            ExpandAllocsPass, ReuseFreedPass)
-MULTICORE = (TileParallelPass, SimdMapPass, ConvertParallelToOmpPass)
-"""The passes after `PIPELINE` for the multicore back end."""
-TARGETS: dict[str, tuple[type, ...]] = {
-    "cpu": (TileParallelPass, SimdMapPass),
-    "multicore": MULTICORE,
-    "gpu": (ConvertParallelToGpuPass,),
-    "gpu-sim": (ConvertParallelToGpuPass, ConvertGpuToSimPass),
-}
-"""The passes after `PIPELINE` for each target of `lower`."""
+
+def passes_of(backend: str | Target) -> tuple[type, ...]:
+    """The lowering pass classes of back end `backend`, in order (its record's
+    `lowerings`, `l0.targets`)."""
+    return tuple(LOWERINGS[name]() for name in target(backend).lowerings)
+
+
+PIPELINE: tuple[type, ...] = tuple(LOWERINGS[name]() for name in SHARED_LOWERINGS)
+"""The passes every native back end runs first (`l0.targets.SHARED_LOWERINGS`)."""
 
 
 def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
-          verify: bool = False, multicore: bool = False, target: str = "cpu",
-          simd: bool = True) -> ModuleOp:
+          verify: bool = False, target: str | Target = DEFAULT, simd: bool = True,
+          profile: bool = False) -> ModuleOp:
     """The loop-level module (the back end's input) for the soac-level `module`, which
-    is left unchanged; with `multicore` (or `target="multicore"`), at the omp level; with
-    `target="gpu"` at the gpu level (kernels and launches, docs/gpu.md), with
-    `"gpu-sim"` that level made CPU code. Without `simd`, no map runs in SIMD lanes
-    (`simd-map`: the results are the same, bit for bit; tests compare the two)."""
+    is left unchanged, lowered by the passes of back end `target` (a record of
+    `l0.targets` or its name): multicore's at the omp level, the gpu's at the gpu level
+    (kernels and launches, docs/gpu.md), gpu-sim's that level made CPU code. Without
+    `simd`, no map runs in SIMD lanes (`simd-map`: the results are the same, bit for
+    bit; tests compare the two). With `profile`, every OpenMP region and kernel launch
+    is counted (`l0.lowering.loop_ir.profile`; on a device, timed by CUDA events)."""
+    backend = as_target(target)
+    passes = passes_of(backend)
     lowered = module.clone()
     if entries is not None:
         keep = set(entries)
@@ -74,12 +63,15 @@ def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
             if isinstance(f, func.FuncOp) and f.body.blocks and f.sym_name.data not in keep:
                 f.sym_visibility = StringAttr("private")
     ctx = l0_context()
-    if multicore:
-        target = "multicore"
-    for pass_class in (*PIPELINE, *TARGETS[target]):
-        if pass_class is SimdMapPass and not simd:
+    for pass_class in passes:
+        if not simd and pass_class.name == "simd-map":
             continue
-        pass_class().apply(ctx, lowered)
+        step = pass_class()
+        if profile and pass_class.name == "convert-parallel-to-omp":
+            step = pass_class(profile=True)
+        elif profile and pass_class.name == "convert-parallel-to-gpu":
+            step = pass_class(profile=True, cuda_events=backend.device)
+        step.apply(ctx, lowered)
         if verify:
             lowered.verify()
     return lowered

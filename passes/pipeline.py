@@ -35,6 +35,7 @@ from xdsl.utils.arg_spec import parse_spec
 
 from l0.passes import PASSES
 from l0.passes.analysis.walk import walk_ops
+from l0.targets import pipeline_targets
 
 DEFAULT: tuple[str, ...] = (
     # 5.1: all later passes are intraprocedural; inlining hands them the callee's SOACs,
@@ -70,9 +71,10 @@ DEFAULT: tuple[str, ...] = (
 )
 """The passes of `-O`, in order (one round; `optimise` repeats it to a fixed point)."""
 
-TARGETS: tuple[str, ...] = ("cpu", "multicore", "gpu")
-"""The back ends `-O` is made for (`default_pipeline`); the API's `gpu-sim` is
-optimised as `gpu`, whose kernels it runs, and its `interp` as `cpu`."""
+TARGETS: tuple[str, ...] = pipeline_targets()
+"""The targets `-O` is made for (`default_pipeline`): those the back ends' records name
+(`l0.targets.Target.pipeline`; `gpu-sim` is optimised as `gpu`, whose kernels it
+runs, and `interp` as `cpu`)."""
 
 TARGET_OPTIONS: dict[str, dict[str, str]] = {
     "gpu": {"inline-map-index": "transcendental-weight=1"},

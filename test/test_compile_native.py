@@ -142,6 +142,21 @@ def test_binary_values_in_and_out(tmp_path: Path) -> None:
     assert bad.stderr.decode() == ("<stdin>:1:1: error: expected a value of type [[int]] for "
                                    "parameter 1, found a binary value of rank 0 of ' f64' "
                                    "(binary form: rank 2 of ' i64')\n")
+    # Dimensions that are no 64-bit size (beside a 0) or whose product leaves 64 bits,
+    # and negative character codes: the errors of l0/values/binary.py.
+    for dims in ((2**64 - 1, 0), (0, 2**63), (2**40, 2**40)):
+        header = b"b\x02" + bytes([len(dims)]) + b" i64" + b"".join(
+            d.to_bytes(8, "little") for d in dims)
+        bad = subprocess.run([str(exe)], input=header, capture_output=True, check=False)
+        assert bad.returncode == 2, dims
+        assert bad.stderr.decode().startswith("<stdin>:1:1: error: binary value too large: "
+                                              + "x".join(map(str, dims)) + " of ' i64' ")
+    negative = write_binary(ArrayType(CHAR, 1), np.array([104, -1], dtype=np.int32))
+    bad = subprocess.run([str(exe)], input=write_binary(ArrayType(INT, 2), m) + b" [1.5] "
+                         + negative + b" True", capture_output=True, check=False)
+    assert bad.returncode == 2
+    assert bad.stderr.decode() == "<stdin>:1:79: error: binary ' i32' value is not a character " \
+        "code\n"
 
 
 def load_ret(source: str) -> object:
@@ -177,6 +192,23 @@ def test_library_module_calls_main(tmp_path: Path) -> None:
     np.testing.assert_array_equal(a, [5, 6, 7])  # arguments are not updated
     with pytest.raises(prog.L0RuntimeError, match="index 3 out of bounds"):
         prog.main(a, m, 3)
+
+
+def test_library_module_rejects_chars_that_are_no_code_points(tmp_path: Path) -> None:
+    import importlib.util
+
+    import numpy as np
+    source = "fun [char] main([char] s, char c) = concat(s, [c])"
+    build(source, str(tmp_path / "chars.l0"), tmp_path / "chars", library=True)
+    spec = importlib.util.spec_from_file_location("chars", tmp_path / "chars.py")
+    assert spec is not None and spec.loader is not None
+    prog = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(prog)
+    assert list(prog.main("hi", "!")) == [104, 105, 33]
+    assert list(prog.main(np.array([104, 105], dtype=np.int32), 33)) == [104, 105, 33]
+    for s, c in (([104, -1], "!"), ([0x110000], "!"), ("hi", -5), ("hi", 0x110000)):
+        with pytest.raises(ValueError, match="code point"):
+            prog.main(s, c)
 
 
 BAD_INPUT_PROGRAM = """fun [real] main([int] a, real x, [[char]] s) =
@@ -280,7 +312,7 @@ def test_multicore_executable_runs_on_the_threads_asked_for(tmp_path: Path) -> N
     src = tmp_path / "mc.l0"
     src.write_text(MULTICORE, encoding="utf-8")
     exe = tmp_path / "mc"
-    build(MULTICORE, str(src), exe, multicore=True)
+    build(MULTICORE, str(src), exe, target="multicore")
 
     def want(threads: int) -> str:
         # The JIT's multicore code on as many threads: the real sum is combined from
@@ -318,3 +350,20 @@ def test_compile_verbose_reports_every_stage(tmp_path: Path) -> None:
     out = subprocess.run([str(tmp_path / "p")], input="4", capture_output=True, text=True,
                          check=False)
     assert out.stdout == "4.146264\n"
+
+
+def test_outputs_beginning_with_a_dash_are_paths(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # gcc read `-o -lead` as `-o` and the library `-lead`, writing `./--library=ead`.
+    from l0.cli.tool import main
+
+    monkeypatch.chdir(tmp_path)
+    Path("-lead.l0").write_text("fun int main(int n) = n + 1\n", encoding="utf-8")
+    for args, exe in ((["--", "-lead.l0"], "-lead"), (["--output=-x", "--", "-lead.l0"], "-x")):
+        with pytest.raises(SystemExit) as done:
+            main(["compile", *args])
+        assert done.value.code == 0, args
+        out = subprocess.run([f"./{exe}"], input="41", capture_output=True, text=True,
+                             check=False)
+        assert out.stdout == "42\n", args
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["-lead", "-lead.l0", "-x"]

@@ -40,6 +40,7 @@ from corpus import Program, runnable
 import l0
 from l0.api import _unflatten
 from l0.diagnostics import L0Error
+from l0.targets import TARGETS
 from l0.types import ArrayType, TupleType, Type, flatten
 from l0.values import format_result, read_arguments
 
@@ -161,11 +162,12 @@ PROGRAMS = _array_programs()
 QUICK = ("soacs/", "benchmarks/blackscholes.l0", "tuples/zip_unzip", "tuples/array_of_tuples",
          "fusion/scanomap_chain", "fusion/scanomap_rows", "fusion/filter_reduce",
          "arrays/split_zip", "arrays/concat.l0", "loops/loop_concat",
-         "uniqueness/reduce_unique_acc")
+         "uniqueness/reduce_unique_acc", "split/")
 """The default run's share of the corpus: every kind of SOAC and what fusion makes of
-them, tuples, arrays of rows, the statements that stay distributed and some that
-gather (under a minute on two cores for the module, compiling included);
-`L0_DASK_CORPUS=1` runs every program whose `main` takes arrays."""
+them, tuples, arrays of rows, operators that do not commute (`split/`: partial results
+or a scan's carries combined out of order print other values), the statements that
+stay distributed and some that gather (under a minute on two cores for the module,
+compiling included); `L0_DASK_CORPUS=1` runs every program whose `main` takes arrays."""
 SAME_AS_OTHERS = ("soacs/op_binary.l0", "soacs/op_sections_int.l0")
 """Maps of operator sections, as `soacs/op_sections_cmp.l0` is, only slower to compile."""
 if not os.environ.get("L0_DASK_CORPUS"):
@@ -404,10 +406,12 @@ fun {[int], [int], real} main([int] a, [real] r) =
 """
 
 
-@pytest.mark.parametrize("backend", ["cpu", "multicore", "interp"])
+@pytest.mark.parametrize("backend", [t.name for t in TARGETS.values() if not t.device])
 def test_every_back_end_runs_the_chunks(backend: str) -> None:
+    """Each back end (the gpu's on a GPU only) runs the chunks: with its own kernels, or
+    those of its record's `dask_kernels`."""
     prog = l0.compile(SOME_OF_EACH, backend=backend,
-                      threads=2 if backend == "multicore" else None)
+                      threads=2 if TARGETS[backend].threads else None)
     rng = np.random.default_rng(3)
     a, r = rng.integers(-50, 50, 40), rng.random(40)
     want = l0.compile(SOME_OF_EACH, backend="interp").main(a, r)
@@ -596,5 +600,26 @@ def test_a_loop_that_cannot_split_gathers_and_says_why(source: str, why: str) ->
     a = np.array([2, 0, 1, 1])
     with pytest.warns(UserWarning, match=r"a loop \(scf\.for\) needs the whole "
                       r"of distributed array %a: .*, where its body runs.*" + why):
+        r = prog.main(da.from_array(a, chunks=2))
+    assert int(r.compute(scheduler="sync")) == prog.main(a)
+
+
+def test_a_gathering_loop_is_named_at_its_own_location() -> None:
+    """The warning names the loop (9:3), not the first located op inside it, here the
+    inlined helper's division (3:11)."""
+    source = ("fun int scale(int x, int w) =\n"
+              "  let a = x + 1 in\n"
+              "  a / w\n"
+              "\n"
+              "fun int main([int] a) =\n"
+              "  let k = 1 in\n"
+              "  let n = 3 in\n"
+              "  let t = k + n in\n"
+              "  loop (s = 0) = for i < n do\n"
+              "    s + scale(reduce(op +, 0, map(fn int (int x) => x * i, a)), a[a[i]] + 1)\n"
+              "  in s")
+    prog = l0.compile(source, backend="interp")
+    a = np.array([2, 0, 1, 1])
+    with pytest.warns(UserWarning, match=r"^<string>:9:3: a loop \(scf\.for\) needs the whole"):
         r = prog.main(da.from_array(a, chunks=2))
     assert int(r.compute(scheduler="sync")) == prog.main(a)

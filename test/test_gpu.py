@@ -17,6 +17,7 @@ Nothing here has run on a GPU yet (docs/gpu-codegen.md).
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -28,14 +29,28 @@ from l0.diagnostics import L0Error
 
 
 def _device():  # noqa: ANN202
+    from l0.lowering.runtime.gpu_runtime import device
+
+    why = _no_gpu()
+    if why is not None:
+        pytest.skip(f"no GPU: {why}")
+    return device()
+
+
+@functools.cache
+def _no_gpu() -> str | None:
+    """Why the gpu back end cannot run here (None: it can), asked once per test process:
+    without a driver, each look for it (`ctypes.util.find_library`) starts ldconfig, gcc
+    and ld, three processes per skipped test."""
     from l0.lowering.llvm.ptx import GpuToolMissing, find_libdevice
     from l0.lowering.runtime.gpu_runtime import GpuUnavailable, device
 
     try:
         find_libdevice()
-        return device()
+        device()
     except (GpuUnavailable, GpuToolMissing) as err:
-        pytest.skip(f"no GPU: {err}")
+        return str(err)
+    return None
 
 
 pytestmark = pytest.mark.gpu

@@ -235,3 +235,19 @@ def test_traces_in_kernels_print_in_the_interpreters_order(
         printed[backend] = (results, stream.getvalue())
     assert printed["gpu-sim"] == printed["cpu"]
     assert printed["cpu"][1].count("\n") == 3 * n + 2
+
+
+# Note [Chunk bounds without overflow] in l0.lowering.loop_ir.parallel_loops: a thread's rows
+# started at gt*n/P, which left 64 bits from n = 2^46 with the 2^18 threads of a full
+# reduction grid (35993612781092864 instead of -35184372088832). The simulator runs every
+# thread, but the iota is streamed into the reduction (nothing stored) and LLVM folds
+# each thread's loop into a closed form, so 2^18 threads over 2^46 (or 2^62) rows take
+# well under a second; the sum wraps as L0 integers do.
+IOTA_SUM = "fun int main(int n) = reduce(op +, 0, iota(n))"
+
+
+@pytest.mark.timeout(300)  # a loop LLVM no longer folds would run for years: fail
+def test_reductions_over_2_46_rows_do_not_overflow() -> None:
+    sim = l0.compile(IOTA_SUM, backend="gpu-sim")
+    for n in (2**46, 2**46 + 12345, 2**62 + 12345):
+        assert sim.main(n) == (n * (n - 1) // 2 + 2**63) % 2**64 - 2**63, n

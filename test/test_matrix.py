@@ -35,8 +35,31 @@ twice on native code; so does the multicore back end, at every thread count (buf
 allocated and freed by libgomp's threads). Its 1- and 3-thread lines run every program at
 `-O`. They compile nothing: the thread count is set when the code
 is called, not compiled in (`l0.lowering.runtime.openmp_runtime`), so they run the machine code
-of the 2-thread `-O` cell, which the JIT keeps (`l0.lowering.backends.jit`). Compile-time
+of the 2-thread `-O` cell, which its worker keeps (`_multicore`; the cell runs just
+before them, in the program's group), with the thread count they name: neither the
+lowering nor the JIT's look-up by the lowered text is done again. Run alone (`-k
+multicore-1`), they compile, and the JIT's cache finds nothing. Compile-time
 failures do not depend on the back end: they are one test per program (`test_rejected`).
+
+Note [Split reductions]
+~~~~~~~~~~~~~~~~~~~~~~~
+A blocked reduction, redomap, scan or filter combines partial results only from
+2 * MIN_CHUNK rows (4096 by default; Note [Parallel width] in
+`l0.lowering.loop_ir.parallel_loops`), and every corpus input is shorter: on the lines above the
+chunks' results are never combined, so an error in combining them (partial results
+taken in the wrong order, a chunk's carry-in or offset from the wrong chunk) changes no
+output. The `-split` lines compile with `L0_MIN_CHUNK=1` (`l0.lowering.runtime.min_chunk`, a
+test-only setting), so from 2 rows every such SOAC splits: on multicore 2 and 3 threads
+(the 3-thread line runs the 2-thread line's machine code: the JIT caches by the lowered
+module, whose chunk size is a constant in it) and on `gpu-sim` (a chunk per thread,
+the block's tree and the final kernel). They run `O` (where maps become redomaps and
+scanomaps, and sibling folds merge), the 2-thread line `O0` too (plain reductions and
+scans of arrays), on the programs of `split/`, whose operators are
+associative and not commutative (products of 2x2 matrices, string concatenation as a
+hash, composition of affine maps: a wrong order prints another value), and on other
+programs with reductions, scans and filters over their inputs, all but those whose
+operators are not associative (`NOT_ASSOCIATIVE`: a left fold is their meaning, and
+any split changes it).
 
 Note [Programs about fusion's structure]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -90,9 +113,10 @@ from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error
 from l0.dialects.context import l0_context
 from l0.frontend import load_program, to_module
-from l0.lowering.runtime import checked_memory
+from l0.lowering.runtime import checked_memory, min_chunk
 from l0.passes import PASSES
 from l0.passes.pipeline import optimisation_passes, run_pass
+from l0.targets import TARGETS
 from l0.values import format_result, from_ir_results, read_arguments, to_ir_arguments
 
 
@@ -107,29 +131,57 @@ def _interpreter(module: ModuleOp) -> Engine:
     return Interpreter(module, trace_stream=sys.stderr)
 
 
-def _cpu(module: ModuleOp) -> Engine:
-    from l0.lowering.backends.cpu import CpuEngine
-
-    return CpuEngine(module, entries=["main"])  # as l0-run compiles it
-
-
-def _gpu_sim(module: ModuleOp) -> Engine:
-    from l0.lowering.backends.cpu import CpuEngine
-
-    return CpuEngine(module, entries=["main"], gpu_sim=True)
+_compiled_for_threads: dict[tuple[str, bool, str | None], Any] = {}
+"""The last 2-thread multicore engine compiled, by its module's text, the checking heap
+and the chunk size (`L0_MIN_CHUNK`)."""
 
 
-def _multicore(threads: int) -> Callable[[ModuleOp], Engine]:
+def _compiled(name: str, threads: int | None = None, *,
+              reuse: bool = False) -> Callable[[ModuleOp], Engine]:
+    """The engine of back end `name` (`l0.targets`), compiling `main` as l0-run does
+    (`--threads`, where it takes them); with `reuse`, on the machine code of the last
+    2-thread engine of the same module when there is one (Note [The cost of the
+    matrix]: its lowering and the JIT's look-up are not done again)."""
     def make(module: ModuleOp) -> Engine:
-        from l0.lowering.backends.cpu import CpuEngine
+        import dataclasses
 
-        return CpuEngine(module, entries=["main"], threads=threads)  # l0-run --threads
+        from l0.lowering.runtime.engine import NativeEngine
+
+        key = (str(module), checked_memory.enabled(), os.environ.get(min_chunk.ENV))
+        compiled = _compiled_for_threads.get(key) if reuse else None
+        if compiled is not None:
+            return NativeEngine(compiled.compiled, compiled.entries,
+                                links=dataclasses.replace(compiled.links, threads=threads),
+                                trace_sites=compiled.trace_sites)
+        engine = TARGETS[name].make_engine(module, entries=["main"], threads=threads)
+        if threads == 2:
+            _compiled_for_threads.clear()
+            _compiled_for_threads[key] = engine
+        return engine
 
     return make
 
 
 def _everything(prog: Program) -> bool:
     return True
+
+
+SPLIT_MIN_CHUNK = 1
+"""The chunk size of the `-split` lines (`L0_MIN_CHUNK`, `l0.lowering.runtime.min_chunk`): from
+2 rows, every blocked reduction, redomap, scan and filter combines partial results."""
+
+SPLIT_PROGRAMS = ("split/", "soacs/", "fusion/scanomap_", "fusion/filter_reduce",
+                  "fusion/horizontal_", "fusion/redomap_", "fusion/map_reduce",
+                  "fusion/map_scan", "fusion/fuse_filter",
+                  "tuples/zip_unzip", "uniqueness/reduce_unique_acc")
+NOT_ASSOCIATIVE = ("soacs/reduce_noncomm.l0", "soacs/cse_lambda_constants.l0")
+"""Left folds with operators that are not associative: legal only unsplit."""
+
+
+def _splittable(prog: Program) -> bool:
+    """A program of Note [Split reductions]: SOACs over its input whose operators are
+    associative (with a neutral element that is one), so any split gives the left fold."""
+    return prog.name.startswith(SPLIT_PROGRAMS) and prog.name not in NOT_ASSOCIATIVE
 
 
 @dataclass(frozen=True)
@@ -142,19 +194,39 @@ class Backend:
     pipelines: tuple[str, ...] = ("O0", "O")
     programs: Callable[[Program], bool] = _everything
     trace_in_order: bool = True  # False: threads trace in any order (the lines compared)
-    target: str = "cpu"  # whose `-O` pipeline makes the `O` cell's module
+    back_end: str = "interp"  # its record in `l0.targets`: whose `-O` pipeline makes the
+    # `O` cell's module (`Target.pipeline`)
+
+    @property
+    def target(self) -> str:
+        return TARGETS[self.back_end].pipeline
+    min_chunk: int | None = None  # `L0_MIN_CHUNK` while compiling (Note [Split reductions])
 
 
 BACKENDS: dict[str, Backend] = {
     "interp": Backend(_interpreter, every_pass=True),
-    "cpu": Backend(_cpu, checked_heap=True),
-    "gpu-sim": Backend(_gpu_sim, checked_heap=True, pipelines=("O",), target="gpu"),
-    "multicore": Backend(_multicore(2), checked_heap=True, trace_in_order=False),
+    "cpu": Backend(_compiled("cpu"), checked_heap=True, back_end="cpu"),
+    "gpu-sim": Backend(_compiled("gpu-sim"), checked_heap=True, pipelines=("O",),
+                       back_end="gpu-sim"),
+    "multicore": Backend(_compiled("multicore", 2), checked_heap=True, trace_in_order=False,
+                         back_end="multicore"),
     # One thread runs the chunked forms in one chunk; three, more threads than cores.
-    "multicore-1": Backend(_multicore(1), checked_heap=True, pipelines=("O",),
-                           programs=_everything),
-    "multicore-3": Backend(_multicore(3), checked_heap=True, pipelines=("O",),
-                           programs=_everything, trace_in_order=False),
+    "multicore-1": Backend(_compiled("multicore", 1, reuse=True), checked_heap=True,
+                           pipelines=("O",), programs=_everything, back_end="multicore"),
+    "multicore-3": Backend(_compiled("multicore", 3, reuse=True), checked_heap=True,
+                           pipelines=("O",), programs=_everything, trace_in_order=False,
+                           back_end="multicore"),
+    # Note [Split reductions]: the 3-thread line runs the 2-thread line's machine code.
+    "multicore-split": Backend(_compiled("multicore", 2), checked_heap=True,
+                               programs=_splittable, trace_in_order=False,
+                               back_end="multicore", min_chunk=SPLIT_MIN_CHUNK),
+    "multicore-3-split": Backend(_compiled("multicore", 3, reuse=True), checked_heap=True,
+                                 pipelines=("O",), programs=_splittable,
+                                 trace_in_order=False, back_end="multicore",
+                                 min_chunk=SPLIT_MIN_CHUNK),
+    "gpu-sim-split": Backend(_compiled("gpu-sim"), checked_heap=True, pipelines=("O",),
+                             programs=_splittable, back_end="gpu-sim",
+                             min_chunk=SPLIT_MIN_CHUNK),
 }
 
 PIPELINES: list[str] = ["O0", "O", *(f"pass {name}" for name in optimisation_passes())]
@@ -240,6 +312,23 @@ def _checking_heap(on: bool) -> Iterator[None]:
             os.environ[checked_memory.ENV] = saved
 
 
+@contextlib.contextmanager
+def _min_chunk(rows: int | None) -> Iterator[None]:
+    """`L0_MIN_CHUNK=rows` while the block runs (None: as it is)."""
+    if rows is None:
+        yield
+        return
+    saved = os.environ.get(min_chunk.ENV)
+    os.environ[min_chunk.ENV] = str(rows)
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ[min_chunk.ENV]
+        else:
+            os.environ[min_chunk.ENV] = saved
+
+
 def _run(prog: Program, backend: Backend, module: ModuleOp) -> Outcome:
     """Compile `module` for `backend` and run `main` on the program's input, capturing
     what `trace` prints (back ends print traces on the current `sys.stderr`)."""
@@ -247,7 +336,7 @@ def _run(prog: Program, backend: Backend, module: ModuleOp) -> Outcome:
     params = [p.type for p in entry.params]
     stderr = io.StringIO()
     with contextlib.redirect_stderr(stderr):
-        with _checking_heap(backend.checked_heap):
+        with _checking_heap(backend.checked_heap), _min_chunk(backend.min_chunk):
             engine = backend.make(module)
         args = to_ir_arguments(params, read_arguments(prog.input, params, "<stdin>"))
         try:
@@ -339,6 +428,9 @@ def test_the_matrix_covers_every_back_end_with_and_without_the_optimiser() -> No
         assert {(b, "O0"), (b, "O")} <= cells
         assert BACKENDS[b].programs is _everything
     assert all((b, "O") in cells for b in BACKENDS)
+    # every back end of the registry that runs without a GPU (test_gpu.py: on one)
+    assert {b.back_end for b in BACKENDS.values()} == {
+        t.name for t in TARGETS.values() if not t.device}
     assert all(("interp", f"pass {n}") in cells for n in optimisation_passes())
     for b in ("multicore-1", "multicore-3"):  # every program at every thread count
         assert (b, "O") in cells and BACKENDS[b].programs is _everything

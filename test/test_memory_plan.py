@@ -39,7 +39,7 @@ from l0.dialects.context import l0_context
 from l0.lowering.llvm.emit import print_llvm_ir
 from l0.lowering.memory.dealloc.aliases import Aliases, UsedMemrefs, summarise
 from l0.lowering.memory.presize_allocs import PresizeAllocsPass, levels_to_parallel, size_slice
-from l0.lowering.pipeline import MULTICORE, PIPELINE, lower
+from l0.lowering.pipeline import PIPELINE, lower, passes_of
 
 BENCHMARKS = Path(__file__).parent.parent / "benchmarks" / "programs"
 
@@ -103,7 +103,7 @@ def test_no_allocation_left_in_loops(prog: Program) -> None:
         assert stray == []
         documented = sum(1 for op in module.walk() if isinstance(op, memref.AllocOp)
                          and _enclosing(op, scf.ParallelOp) is not None)
-        for pass_class in MULTICORE:
+        for pass_class in passes_of("multicore")[len(PIPELINE):]:
             pass_class().apply(ctx, module)
         return documented, print_llvm_ir(module, threads=2)
 

@@ -363,3 +363,26 @@ def test_large_copies_run_by_rows_and_match(threads: int, data: np.ndarray) -> N
     np.testing.assert_array_equal(prog.flip3(b), np.transpose(b, (1, 0, 2)))
     small = data[:12].reshape(3, 4)
     np.testing.assert_array_equal(prog.flip(small), small.T)
+
+
+# Note [Chunk bounds without overflow] in l0.lowering.loop_ir.parallel_loops: c*n left 64 bits
+# at n = 2^62 + 12345 with 3 chunks (-4099276460773547872 instead of the sum). The iota
+# is streamed into the reduction (`forward-iota`: nothing stored), and LLVM folds each
+# chunk's loop into a closed form, so the 2^62 rows take no time; the sum wraps as L0
+# integers do.
+IOTA_SUM = "fun int main(int n) = reduce(op +, 0, iota(n))"
+
+
+def _wrapped_iota_sum(n: int) -> int:
+    return (n * (n - 1) // 2 + 2**63) % 2**64 - 2**63
+
+
+@pytest.mark.timeout(300)  # a loop LLVM no longer folds would run for years: fail
+@pytest.mark.parametrize("threads", (2, 3))
+def test_chunks_of_2_62_rows_do_not_overflow(threads: int) -> None:
+    from l0.lowering.pipeline import lower
+
+    prog = l0.compile(IOTA_SUM, backend="multicore", threads=threads)
+    assert "memref.alloc" not in str(lower(prog.module, entries=["main"]))  # streamed
+    for n in (2**62 + 12345, 2**63 - 1):
+        assert prog.main(n) == _wrapped_iota_sum(n), n

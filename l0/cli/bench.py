@@ -1,6 +1,6 @@
 """`l0 bench`: time `main` of a program over its datasets; compare two such runs.
 
-    l0 bench PROG.l0 [--backend B] [-O0] [-r N] [--datasets DIR] [--json FILE]
+    l0 bench PROG.l0 [--backend B] [-O0] [-r N] [--datasets DIR] [--json FILE] [--profile]
     l0 bench --compare A.json B.json
 
 The datasets of a program are the inputs of its test block (docs/tools.md) and its
@@ -10,7 +10,8 @@ output is checked against the expected one where the dataset has one) and N time
 timed. Only `main` is timed: not compiling, reading values or copying them for the
 next run (main may update its unique arguments in place). The times are kept in
 microseconds, as `futhark bench` does, and the JSON has the shape of its:
-`{"PROG.l0": {"datasets": {"NAME": {"runtimes": [...], "min": ...}}}}`.
+`{"PROG.l0": {"datasets": {"NAME": {"runtimes": [...], "min": ...}}}}`; with `--profile`
+each dataset also has the profile of its timed runs (`l0-run --profile`'s records).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from l0.api import BACKENDS, backend_unavailable
 from l0.cli.guard import run_guarded
 from l0.cli.progress import Progress
 from l0.diagnostics import L0Error, Loc, register_source
+from l0.targets import DEFAULT
 from l0.testing import RunCase, SpecError, spec_of
 from l0.values.compare import output_mismatch
 
@@ -45,7 +47,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "error in the program, its data or the arguments.",
     )
     ap.add_argument("program", nargs="?", metavar="PROG.l0", help="the program to time")
-    ap.add_argument("--backend", choices=BACKENDS, default="cpu",
+    ap.add_argument("--backend", choices=BACKENDS, default=DEFAULT.name,
                     help="the back end (default: %(default)s)")
     ap.add_argument("-O0", dest="optimise", action="store_false",
                     help="run no optimisation pass")
@@ -54,6 +56,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     ap.add_argument("--datasets", metavar="DIR",
                     help="time on every *.in file of DIR instead of the program's own inputs")
     ap.add_argument("--json", metavar="FILE", help="write the run times to FILE as JSON")
+    ap.add_argument("--profile", action="store_true",
+                    help="count parallel regions and kernel launches (l0-run --profile) "
+                    "over each dataset's timed runs and add them to the JSON as 'profile'")
     ap.add_argument("--compare", nargs=2, metavar=("A.json", "B.json"),
                     help="print the speed-up of B over A per dataset (no program is run)")
     ap.set_defaults(run=run)
@@ -133,7 +138,7 @@ def bench(args: argparse.Namespace) -> int:
         raise L0Error(Loc(str(program), 1, 1), "no datasets: give the program a test block "
                       "with inputs, a .in file beside it, or --datasets DIR", "io-error")
     prog = CompiledProgram(source, str(program), args.backend, optimise=args.optimise,
-                           main_only=True, isolate=False)
+                           main_only=True, isolate=False, profile=args.profile)
     progress = Progress(len(sets) * args.runs)
     results: dict[str, dict[str, Any]] = {}
     wrong = 0
@@ -142,6 +147,8 @@ def bench(args: argparse.Namespace) -> int:
                                           lambda i, k=k: progress.update(k * args.runs + i,
                                                                          sets[k].name))
         results[dataset.name] = summary(runtimes)
+        if args.profile:
+            results[dataset.name]["profile"] = prog.profile_records()
         progress.finish()
         print(_line(dataset.name, results[dataset.name]))
         problem = None if dataset.output is None else output_mismatch(
@@ -166,6 +173,7 @@ def _time_dataset(prog: Any, dataset: Dataset, runs: int,
     inputs = to_ir_arguments(params, read_arguments(bytearray(dataset.input), params, name))
     # The warm-up run: its result is the one checked.
     results = from_ir_results(entry.ret, prog.call_flat("main", copy.deepcopy(inputs)))
+    prog.reset_profile()  # the profile covers the timed runs only
     runtimes = []
     for i in range(runs):
         fresh = copy.deepcopy(inputs)

@@ -19,8 +19,11 @@ from pathlib import Path
 
 from l0.cli.guard import EXIT_USER_ERROR, run_guarded
 from l0.diagnostics import L0Error, Loc, register_source
+from l0.targets import DEFAULT, TARGETS, Target, names
+from l0.targets import target as as_target
 
-BACKENDS = ("cpu", "multicore")
+BACKENDS = names(executable=True)
+"""The back ends that make executables (`l0.targets`)."""
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -37,10 +40,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     ap.add_argument("program", help="the L0 source file (.l0)")
     ap.add_argument("-o", "--output", metavar="FILE",
                     help="the executable to write (default: PROG without .l0)")
-    ap.add_argument("--backend", choices=BACKENDS, default="cpu",
-                    help="the code generator: cpu, or multicore = parallel loops on threads "
-                    "(libgomp; the executable takes --threads N, default L0_NUM_THREADS, else "
-                    "all cores) (default: %(default)s)")
+    ap.add_argument("--backend", choices=BACKENDS, default=DEFAULT.name,
+                    help="the code generator: " + ", ".join(
+                        f"{t.name} = {t.help}" for t in map(TARGETS.get, BACKENDS) if t)
+                    + " (on threads, the executable takes --threads N, default "
+                    "L0_NUM_THREADS, else all cores) (default: %(default)s)")
     ap.add_argument("-O0", dest="optimise", action="store_false", default=True,
                     help="run no optimisation pass (as l0-run -O0)")
     ap.add_argument("--library", action="store_true",
@@ -82,7 +86,7 @@ def _compile(args: argparse.Namespace) -> int:
     output = args.output or _default_output(args.program)
     try:
         build(source, args.program, output, library=args.library, optimise=args.optimise,
-              fast_math=args.fast_math, multicore=args.backend == "multicore")
+              fast_math=args.fast_math, target=args.backend)
     except BuildError as err:
         print(f"l0 compile: error: {err}", file=sys.stderr)
         return EXIT_USER_ERROR
@@ -91,28 +95,29 @@ def _compile(args: argparse.Namespace) -> int:
 
 def build(source: str, filename: str, output: str | os.PathLike[str], *,
           library: bool = False, optimise: bool = True, fast_math: bool = False,
-          multicore: bool = False) -> list[str]:
+          target: str | Target = DEFAULT) -> list[str]:
     """Compile the L0 program `source` (named `filename` in messages) as `l0-run` does
     (the front end, then the default pipeline unless not `optimise`) and make the
     executable `output`, or with `library` libOUTPUT.so, OUTPUT.h and OUTPUT.py; return the
-    paths made; `multicore` as `l0-run --backend multicore`. Raises `L0Error` for errors
-    in the program, `BuildError` when no executable can be made."""
+    paths made; `target`, a back end that makes executables, as `l0-run --backend`.
+    Raises `L0Error` for errors in the program, `BuildError` when no executable can be
+    made."""
     from l0.frontend import load_program, to_module
     from l0.lowering.backends.native import build_executable, build_library
 
+    backend = as_target(target)
     prog = load_program(source, filename)
     entry = next(f for f in prog.fundefs if f.name == "main")  # the checker requires it
     module = to_module(prog, verify=False)
     if optimise:
         from l0.passes.pipeline import optimise as run_pipeline
 
-        run_pipeline(module, target="multicore" if multicore else "cpu")
+        run_pipeline(module, target=backend.pipeline)
     params = [p.type for p in entry.params]
     if library:
         return build_library(module, params, entry.ret, filename, output,
-                             fast_math=fast_math, multicore=multicore)
-    build_executable(module, params, entry.ret, output, fast_math=fast_math,
-                     multicore=multicore)
+                             fast_math=fast_math, target=backend)
+    build_executable(module, params, entry.ret, output, fast_math=fast_math, target=backend)
     return [os.fspath(output)]
 
 

@@ -11,7 +11,8 @@ The module is verified before the first pass and after every pass. `-O` runs the
 default pipeline (`l0.passes.pipeline`, what `l0-run` does) after the passes of `-p`,
 that of `--target`'s back end (`--target=gpu -O` recomputes transcendental functions
 more readily: Note [One pipeline per target]).
-`--time-passes` reports on stderr, so that stdout stays the IR.
+`--time-passes` (`-v`, `--verbose`) reports on stderr, so that stdout stays the IR; `-V`
+(`--version`) prints the version.
 
 Output (`-t`): `mlir`, the IR, or `llvm-ir`, LLVM IR as the CPU back end emits it; for
 `llvm-ir` the lowering passes the IR still needs (`bufferise`, `convert-soac-to-scf`,
@@ -61,15 +62,17 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from l0.cli.guard import EXIT_OK, EXIT_USER_ERROR, run_guarded
 from l0.diagnostics import L0Error, Loc
 from l0.dialects.context import dialect_loaders
-from l0.lowering import CPU_ONLY_LOWERINGS
 from l0.passes import PASSES, describe_passes
+from l0.targets import DEFAULT, names
+from l0.targets import TARGETS as BACK_ENDS
+from l0.targets import Target as BackEnd
 
 PROG = "l0-opt"
 T = TypeVar("T")
 
 TARGETS = ("mlir",)
-BACKEND_TARGETS = ("cpu", "multicore", "gpu")
-"""`--target`: the back ends l0-opt lowers for."""
+BACKEND_TARGETS = names(opt=True)
+"""`--target`: the back ends l0-opt lowers for (`l0.targets`)."""
 """xDSL's output formats (`-t`) l0-opt offers: the IR itself. (xDSL's `llvm` translates
 only the llvm dialect, which l0 never produces; `llvm-ir` is ours.)"""
 
@@ -134,10 +137,11 @@ class LlvmIrTarget(Target):
             text = str(mod)
             output.write(text if text.endswith("\n") else text + "\n")
             return
-        # omp regions (after convert-parallel-to-omp) are the multicore back end's:
-        # emitted for libgomp's default thread count.
-        multicore = any(op.name.startswith("omp.") for op in module.walk())
-        threads = 0 if multicore else None
+        # The IR's level, not the back end: omp regions, wherever they came from (`-p
+        # convert-parallel-to-omp` on any --target), are emitted calling libgomp, for its
+        # default thread count; loop-level IR without them, for one thread.
+        has_regions = any(op.name.startswith("omp.") for op in module.walk())
+        threads = 0 if has_regions else None
         if self.optimize:
             from l0.lowering.backends.jit import optimized_llvm_ir
 
@@ -214,28 +218,33 @@ class L0OptMain(xDSLOptMain):
             if name in targets:
                 self.available_targets[name] = targets[name]
         self.available_targets[LlvmIrTarget.name] = lambda: (
-            GpuLlvmIrTarget if self._backend() == "gpu" else LlvmIrTarget)
+            GpuLlvmIrTarget if self._backend().device else LlvmIrTarget)
         self.available_targets[PtxTarget.name] = lambda: PtxTarget
 
-    def _backend(self) -> str:
-        """The back end of `--target` (`-t ptx` implies gpu)."""
+    def _backend(self) -> BackEnd:
+        """The back end of `--target` (`-t ptx` implies the one with a device)."""
         if parse_spec(self.args.target).name == PtxTarget.name:
-            return "gpu"
-        return str(self.args.backend)
+            return next(t for t in BACK_ENDS.values() if t.opt and t.device)
+        return BACK_ENDS[self.args.backend]
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
         arg_parser.prog = PROG
         _drop_options(arg_parser, DROPPED_OPTIONS)
         _rename_option(arg_parser, "--target")
+        # -v is verbose, -V the version, as in l0-run and l0 (xDSL's -v is --version)
+        _rename_option(arg_parser, "-v")
+        _add_option_strings(arg_parser, "--version", "-V")
+        _add_option_strings(arg_parser, "--time-passes", "-v", "--verbose")
         arg_parser.add_argument(
             "--target",
             dest="backend",
             choices=BACKEND_TARGETS,
-            default="cpu",
-            help="the back end to optimise (-O) and lower for: cpu (default), multicore "
-            "(OpenMP regions), gpu (kernels; -t llvm-ir prints their NVPTX IR, -t ptx "
-            "their PTX)",
+            default=DEFAULT.name,
+            help="the back end to optimise (-O) and lower for: "
+            + ", ".join(f"{t.name} = {t.help}" for t in BACK_ENDS.values() if t.opt)
+            + f" (default: {DEFAULT.name}); for one with a GPU, -t llvm-ir prints the "
+            "kernels' NVPTX IR, -t ptx their PTX",
         )
         for action in arg_parser._actions:
             if action.dest in HELP:
@@ -318,7 +327,7 @@ class L0OptMain(xDSLOptMain):
         if self.args.optimise:
             from l0.passes.pipeline import OptimisePass
 
-            passes.append(OptimisePass(target=self._backend()))
+            passes.append(OptimisePass(target=self._backend().pipeline))
         self.pipeline = PassPipeline(tuple(passes))
 
     def _target(self) -> Target:
@@ -342,12 +351,12 @@ class L0OptMain(xDSLOptMain):
             for p in _lowerings_needed(prog, self.pipeline.passes, self._backend()):
                 self._apply(prog, p, previous)
                 previous = p
-        if self._backend() == "gpu" and isinstance(target, LlvmIrTarget | PtxTarget):
+        if self._backend().device and isinstance(target, LlvmIrTarget | PtxTarget):
             from l0.lowering.llvm.nvptx import is_container
 
             if not is_container(prog):
                 raise UsageError("expected a gpu-level module (a gpu.module of kernels) "
-                                 "for --target=gpu; kernel extraction "
+                                 f"for --target={self._backend().name}; kernel extraction "
                                  "(convert-parallel-to-gpu) did not make one")
 
     def _apply(self, prog: ModuleOp, p: ModulePass, previous: ModulePass | None) -> None:
@@ -378,34 +387,20 @@ class L0OptMain(xDSLOptMain):
             raise blamed from None
 
 
-BACKEND_LOWERINGS: dict[str, tuple[str, ...]] = {
-    "multicore": ("convert-parallel-to-omp",),
-    "gpu": ("convert-parallel-to-gpu",),
-}
-"""The lowerings `--target` adds after the CPU's (kernel extraction where registered)."""
-
-BACKEND_SKIPS: dict[str, frozenset[str]] = {"gpu": CPU_ONLY_LOWERINGS}
-"""The CPU pipeline's lowerings a `--target` does not run."""
-
-
 def _lowerings_needed(prog: ModuleOp, ran: Sequence[ModulePass],
-                      backend: str = "cpu") -> list[ModulePass]:
-    """The lowering passes to run before emitting LLVM IR: those after the last one the
-    pipeline ran, or, if it ran none, those the level of `prog` still needs (none for
-    loop-level IR, which may come without `dealloc`). Lowerings the CPU pipeline does
-    not run (`l0.lowering.OFF_PIPELINE`) run only when asked for; those of the parallel
-    back ends (`MULTICORE_LOWERINGS`) only when asked for, or `BACKEND_LOWERINGS[backend]`
-    for `--target`. Gpu-level and omp-level IR need nothing more."""
-    from l0.lowering import LOWERINGS, MULTICORE_LOWERINGS, OFF_PIPELINE
+                      backend: BackEnd = DEFAULT) -> list[ModulePass]:
+    """The lowering passes to run before emitting LLVM IR: those of `backend` (its
+    record's `lowerings`, `l0.targets`) after the last one the pipeline ran, or, if it
+    ran none, those the level of `prog` still needs (for loop-level IR, which may come
+    without `dealloc`, only the back end's `own_lowerings`). Lowerings no back end runs
+    (`l0.lowering.OFF_PIPELINE`) run only when asked for. Gpu-level and omp-level IR
+    need nothing more."""
+    from l0.lowering import LOWERINGS, OFF_PIPELINE
     from l0.lowering.llvm.nvptx import is_container
 
     if is_container(prog) or any(op.name.startswith("omp.") for op in prog.walk()):
         return []
-    own = BACKEND_LOWERINGS.get(backend, ())
-    others = {*MULTICORE_LOWERINGS, *(n for names in BACKEND_LOWERINGS.values()
-                                      for n in names)} - set(own)
-    others |= BACKEND_SKIPS.get(backend, frozenset())
-    order = [name for name in LOWERINGS if name not in OFF_PIPELINE and name not in others]
+    order = [name for name in backend.lowerings if name not in OFF_PIPELINE]
     done = [order.index(p.name) for p in ran if p.name in order]
     stage = _lowering_stage(prog)
     if done:
@@ -413,7 +408,8 @@ def _lowerings_needed(prog: ModuleOp, ran: Sequence[ModulePass],
     elif stage < LOOP_LEVEL:
         start = stage
     else:  # loop-level IR: only the back end's own lowerings
-        start = min([order.index(name) for name in own if name in order], default=len(order))
+        start = min([order.index(name) for name in backend.own_lowerings if name in order],
+                    default=len(order))
     return [LOWERINGS[name]()() for name in order[start:]]
 
 
@@ -441,6 +437,15 @@ def _rename_option(arg_parser: argparse.ArgumentParser, option: str) -> None:
     """Take the name `option` away from the option that has it (which keeps its others)."""
     action = arg_parser._option_string_actions.pop(option)
     action.option_strings = [o for o in action.option_strings if o != option]
+
+
+def _add_option_strings(arg_parser: argparse.ArgumentParser, option: str,
+                        *more: str) -> None:
+    """Give the option named `option` the further names `more`, first."""
+    action = arg_parser._option_string_actions[option]
+    action.option_strings[:0] = more
+    for name in more:
+        arg_parser._option_string_actions[name] = action
 
 
 def _drop_options(arg_parser: argparse.ArgumentParser, defaults: dict[str, object]) -> None:
@@ -504,6 +509,12 @@ def _render_diagnostic(err: DiagnosticException) -> str:
 
 
 def _opt(argv: Sequence[str] | None) -> int:
+    if list(sys.argv[1:] if argv is None else argv) == ["-v"]:
+        # `l0-opt -v` alone printed the version before -v meant verbose: it still does
+        print(L0OptMain.version_format.format(xdsl_version=version("xdsl")))
+        print(f"{PROG}: note: -v is --verbose (the time of each pass); -V or --version "
+              "prints the version", file=sys.stderr)
+        return EXIT_OK
     try:
         L0OptMain(description="Run l0 passes on soac IR (.mlir) or an L0 program (.l0) "
                   "and print the resulting IR.", args=argv).run()

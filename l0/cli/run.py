@@ -1,7 +1,8 @@
 """`l0-run`: compile an L0 program and run its `main` on values read from standard input.
 
     l0-run [--backend=cpu|multicore|interp|gpu-sim|gpu] [--threads N] [--fast-math] [-O | -O0]
-           [-r N] [-t FILE] [-b] [-v] prog.l0 < input
+           [-r N] [-t FILE] [-b] [-v] [--profile FILE] [--param NAME=V]... [--print-params]
+           prog.l0 < input
 
 Prints `main`'s result exactly as the 2014 compiler did (docs/reference.md §6.3).
 `-r N` runs `main` N times and `-t FILE` writes the time of each run in microseconds,
@@ -21,15 +22,22 @@ strict left-to-right order of the interpreter. `--backend=multicore` compiles as
 does and runs the outermost parallel loops on `--threads N` threads of the OpenMP
 runtime (default: `L0_NUM_THREADS`, else all cores; docs/backend.md). `--backend=gpu-sim`
 compiles through the GPU back end's kernels and runs them on the CPU (docs/gpu.md).
+`--threads` with another back end than multicore, and `--fast-math` with the
+interpreter, are refused (exit status 2), not ignored.
 `--backend=interp` runs the reference interpreter. `--backend=gpu` runs the parallel
 loops as kernels on an NVIDIA GPU (docs/gpu-codegen.md); without a GPU, its driver or
 the gpu extra (`pip install 'l0[gpu]'`) it prints one line, `l0-run: error: ...`, and
 exits with 2.
 
+`--profile FILE` counts every parallel region (multicore) and kernel launch (gpu,
+gpu-sim) and writes them as JSON (`l0/cli/profile_table.py`; docs/tools.md); `--param
+NAME=V` sets a run-time parameter of the compiled code, `--print-params` lists them
+(`l0.lowering.runtime.run_tables`).
+
 The input may mix text values and binary ones (Futhark's binary format,
 `l0/values/binary.py`); `-b` writes the result in binary. `-v` reports the time of
 each stage on stderr (`l0/cli/stages.py`) and, when it compiles for cpu or multicore,
-the decisions of the lowering passes that report them (`l0.lowering.decisions`):
+the decisions of the lowering passes that report them (`l0.lowering.loop_ir.decisions`):
 `l0-run: simd-map: LOC: map went SIMD, 8 lanes`, or why not (docs/backend.md).
 
 Native code is kept in the compile cache (`l0.compile_cache`): a second run of an
@@ -44,15 +52,22 @@ import copy
 import os
 import sys
 import time
+from collections.abc import Callable
 
 from l0.cli.guard import run_guarded
 from l0.diagnostics import L0Error, Loc, register_source
+from l0.targets import DEFAULT, TARGETS, Target
 
-BACKENDS = ("cpu", "multicore", "interp", "gpu-sim", "gpu")
-"""`l0.api.BACKENDS`, not imported: `--help` and `--version` load no compiler module
-(`test_l0_run` checks the two agree)."""
+BACKENDS = tuple(TARGETS)
+"""The back ends (`l0.targets`, which imports nothing else: `--help` and `--version`
+load no compiler module)."""
 ALLOC_STATS_ENV = "L0_COUNT_ALLOCATIONS"
 """`l0.lowering.runtime.alloc_stats.ENV` (not imported: the interpreter needs no back end)."""
+
+
+def _names(has: Callable[[Target], bool]) -> str:
+    """The back ends that `has` something, for a help text: "cpu, multicore"."""
+    return ", ".join(t.name for t in TARGETS.values() if has(t))
 
 
 def build_argparser() -> argparse.ArgumentParser:
@@ -66,25 +81,24 @@ def build_argparser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--backend",
         choices=BACKENDS,
-        default="cpu",
-        help="how to run the program: cpu = compiled to native code, multicore = "
-        "compiled, parallel loops on threads (OpenMP), gpu-sim = compiled to GPU kernels "
-        "run on the CPU, interp = the reference interpreter, "
-        "gpu = compiled, parallel loops as kernels on an NVIDIA GPU "
-        "(default: %(default)s)",
+        default=DEFAULT.name,
+        help="how to run the program: "
+        + ", ".join(f"{t.name} = {t.help}" for t in TARGETS.values())
+        + " (default: %(default)s)",
     )
     ap.add_argument(
         "--threads",
         type=int,
         default=None,
         metavar="N",
-        help="multicore: the number of threads (default: L0_NUM_THREADS, else all cores)",
+        help=f"{_names(lambda t: t.threads)}: the number of threads (default: "
+        "L0_NUM_THREADS, else all cores)",
     )
     ap.add_argument(
         "--fast-math",
         action="store_true",
-        help="cpu: let LLVM reassociate real arithmetic (vectorised reductions; results "
-        "may differ in the last bits)",
+        help="compiled back ends (not interp): let LLVM reassociate real arithmetic "
+        "(vectorised reductions; results may differ in the last bits)",
     )
     ap.add_argument(
         "-O",
@@ -125,13 +139,35 @@ def build_argparser() -> argparse.ArgumentParser:
         "--verbose",
         action="store_true",
         help="report on stderr the time of each stage (parse, check, passes, LLVM, JIT, run) "
-        "and, on cpu and multicore, the heap allocations per run of main and which maps "
-        "run in SIMD lanes",
+        f"and, on {_names(lambda t: t.counts_allocations)}, the heap allocations per run of "
+        "main and which maps run in SIMD lanes",
+    )
+    ap.add_argument(
+        "--profile",
+        metavar="FILE",
+        help="count every parallel region (multicore) or kernel launch (gpu, gpu-sim) and "
+        "write, as JSON, one record per region or kernel: name, launches, threads, "
+        "iterations and time_us, summed over the runs (with -v, also a table on stderr)",
+    )
+    ap.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=V",
+        help="set a run-time parameter of the program (a threshold; repeatable; "
+        "--print-params lists them)",
+    )
+    ap.add_argument(
+        "--print-params",
+        action="store_true",
+        help="print the program's run-time parameters and their values, one "
+        "'NAME VALUE' a line, and exit without running main",
     )
     ap.add_argument(
         "--no-cache",
         action="store_true",
-        help="cpu, multicore: compile even if the compile cache has the code, and do not "
+        help=f"{_names(lambda t: t.loader is not None)}: compile even if the compile cache "
+        "has the code, and do not "
         "keep it there (also L0_NO_CACHE=1; the cache is $XDG_CACHE_HOME/l0)",
     )
     ap.add_argument(
@@ -140,7 +176,7 @@ def build_argparser() -> argparse.ArgumentParser:
         help="skip the occurrence/consumption checks of the type checker (as l0c did); "
         "the program then runs unoptimised in the interpreter, which copies on every update",
     )
-    ap.add_argument("--version", action=_VersionAction)
+    ap.add_argument("-V", "--version", action=_VersionAction)
     return ap
 
 
@@ -166,6 +202,22 @@ def main(argv: list[str] | None = None) -> None:
     if args.threads is not None and args.threads < 1:
         print("l0-run: error: --threads needs a positive number of threads", file=sys.stderr)
         sys.exit(2)
+    # An option the back end would ignore is refused, as the executables of `l0 compile`
+    # refuse `--threads` when not multicore: a user giving it expects it to act.
+    if args.threads is not None and not TARGETS[args.backend].threads:
+        print(f"l0-run: error: --threads applies to --backend="
+              f"{_names(lambda t: t.threads)} only, not {args.backend}", file=sys.stderr)
+        sys.exit(2)
+    if args.fast_math and not TARGETS[args.backend].lowerings:  # not compiled
+        print("l0-run: error: --fast-math applies to the compiled back ends only: the "
+              "interpreter computes every real operation exactly as IEEE arithmetic says",
+              file=sys.stderr)
+        sys.exit(2)
+    try:
+        args.param_values = parse_params(args.param)
+    except ValueError as err:
+        print(f"l0-run: error: {err}", file=sys.stderr)
+        sys.exit(2)
     if args.verbose:
         from l0.cli.stages import run_with_stage_times
 
@@ -178,7 +230,7 @@ def run(args: argparse.Namespace) -> int:
     from l0.values import format_result, from_ir_results, read_arguments, to_ir_arguments
 
     # No isolation: the inputs are ours (a fresh copy per run), and copying would be timed.
-    counting = args.verbose and args.backend in ("cpu", "multicore", "gpu-sim")
+    counting = args.verbose and TARGETS[args.backend].counts_allocations
     if counting:
         # before compiling: the counter is compiled into the code (l0.lowering.runtime.alloc_stats)
         os.environ[ALLOC_STATS_ENV] = "1"
@@ -192,13 +244,19 @@ def run(args: argparse.Namespace) -> int:
             optimise=args.optimise, fast_math=args.fast_math,
             inhibit_uniqueness=args.inhibit_uniqueness_checking, main_only=True,
             isolate=False, threads=args.threads, cache=not args.no_cache,
+            profile=args.profile is not None,
         )
-    except BackendUnavailable as err:
+        prog.set_params(args.param_values)
+    except (BackendUnavailable, ValueError) as err:
         print(f"l0-run: error: {err}", file=sys.stderr)
         return 2
-    if args.verbose and prog.from_cache and args.backend in ("cpu", "multicore"):
+    if args.verbose and prog.from_cache and "simd-map" in TARGETS[args.backend].lowerings:
         print("l0-run: code from the compile cache: no lowering decisions to report "
               "(--no-cache)", file=sys.stderr)
+    if args.print_params:
+        for name, value in prog.param_values().items():
+            print(f"{name} {value}")
+        return 0
     entry = prog.functions["main"]
     params = [p.type for p in entry.params]
     # Without parameters a terminal is not waited on; piped input must then be empty.
@@ -208,6 +266,7 @@ def run(args: argparse.Namespace) -> int:
 
     times: list[int] = []
     allocations = 0
+    prog.reset_profile()
     results: list[object] = []
     for _ in range(args.runs):
         # main may update unique arguments in place: every run gets its own copy.
@@ -233,6 +292,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"l0-run: allocations per run of main: {allocations}", file=sys.stderr)
     if args.timing:
         _write_times(args.timing, times)
+    if args.profile is not None:
+        from l0.cli.profile_table import format_table, write_profile
+
+        records = prog.profile_records()
+        write_profile(args.profile, records)
+        if args.verbose:
+            print(format_table(records), file=sys.stderr)
     return 0
 
 
@@ -244,6 +310,21 @@ def _report_decisions() -> None:
         print(f"l0-run: {pass_name}: {message}", file=sys.stderr)
 
     decisions.report = report
+
+
+def parse_params(settings: list[str]) -> dict[str, int]:
+    """`--param NAME=V` settings as a mapping (ValueError saying what is malformed)."""
+    values: dict[str, int] = {}
+    for setting in settings:
+        name, eq, value = setting.partition("=")
+        try:
+            number = int(value.strip())
+        except ValueError:
+            number = -1
+        if not eq or not name.strip() or number < 0:
+            raise ValueError(f"--param expects NAME=V with V an integer >= 0, not {setting!r}")
+        values[name.strip()] = number
+    return values
 
 
 def _read_stdin() -> bytearray:

@@ -7,7 +7,7 @@ through a module attribute (`l0.syntax.parser.parse_program`, `l0.lowering.backe
 ...), so for the duration of one run `timed_stages` replaces those attributes by timing
 wrappers and puts them back afterwards. Stages nest (the JIT stage calls LLVM IR
 emission and LLVM's optimiser), so each reports its own time, without that of the
-stages inside it. `STAGES` names the functions; `test/unit/test_l0_stages.py` checks
+stages inside it. `STAGES` names the functions; `test/e2e/test_l0_stages.py` checks
 that every one is reached, so a renamed function cannot silently drop out of the report
 (`CACHE_STAGES` only with the compile cache on, "load cached code" only on a hit).
 """

@@ -31,7 +31,7 @@ def build_argparser() -> argparse.ArgumentParser:
         "Run `l0 COMMAND --help` for each command; l0-run runs one program, "
         "l0-opt shows its IR.",
     )
-    ap.add_argument("--version", action="store_true", help="print the version and exit")
+    ap.add_argument("-V", "--version", action="store_true", help="print the version and exit")
     commands = ap.add_subparsers(dest="command", metavar="COMMAND")
     testcmd.add_parser(commands)
     bench.add_parser(commands)

@@ -32,7 +32,8 @@ cache (the tests read them on the workers)."""
 
 class Kernel:
     """A soac-level module whose function `kernel` a task calls, with the options of the
-    back end that compiles it ("cpu", "multicore" or "interp")."""
+    back end that compiles it (a name of `l0.targets`; one that cannot compile kernels
+    hands them to its record's `dask_kernels`)."""
 
     def __init__(self, text: str, backend: str = "cpu", fast_math: bool = False,
                  threads: int | None = None) -> None:
@@ -71,14 +72,15 @@ def _compile(text: str, backend: str, fast_math: bool, threads: int | None) -> A
     """The engine of a kernel: from the compile cache when it is there, else compiled
     (and stored there)."""
     from l0 import compile_cache
+    from l0.targets import target
 
-    key = None if backend == "interp" else compile_cache.program_key(
-        text, KERNEL_FILE, {"backend": backend, "threads": threads, "fast_math": fast_math,
-                            "entries": [KERNEL]})
+    record = target(backend).dask_kernels
+    facts = record.cache_key_facts()  # None: its code is not cached
+    key = None if facts is None else compile_cache.program_key(
+        text, KERNEL_FILE, {"backend": record.name, "threads": threads,
+                            "fast_math": fast_math, "entries": [KERNEL], **facts})
     if key is not None:
-        from l0.lowering.runtime.engine import NativeEngine
-
-        hit = compile_cache.load_engine(key, NativeEngine.load)
+        hit = compile_cache.load_engine(key, record.load_engine)
         if hit is not None:
             counts["loaded"] += 1
             return hit[0]
@@ -88,13 +90,8 @@ def _compile(text: str, backend: str, fast_math: bool, threads: int | None) -> A
 
     module = Parser(l0_context(), text).parse_module()
     counts["compiled"] += 1
-    if backend == "interp":
-        from l0.interp import Interpreter
-
-        return Interpreter(module)
-    from l0.lowering.backends.cpu import CpuEngine
-
-    engine = CpuEngine(module, fast_math=fast_math, threads=threads, entries=[KERNEL])
+    engine = record.make_engine(module, fast_math=fast_math, threads=threads,
+                                entries=[KERNEL])
     if key is not None:
         compile_cache.store_engine(key, engine)
     return engine

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import i64
+from xdsl.dialects.builtin import StringAttr, i64
 from xdsl.ir import Block, Region, SSAValue
 
 from l0.diagnostics import Loc
@@ -174,5 +174,8 @@ def do_loop(ctx: Ctx, e: ast.DoLoop) -> None:
         ctx.emit(scf.YieldOp(*body.values))
     ctx.env.restore(mark)
     loop = scf.ForOp(ctx.const_int(0), bound, ctx.const_int(1), init.values, Region(block))
+    # where the loop is, for what reports on it as a whole (the Dask split's gather
+    # warning); nested ops without a location of their own report it too
+    loop.attributes["loc"] = StringAttr(str(e.loc))
     ctx.emit(loop)
     bind_pattern(ctx, e.pat, e.init.type, Flat.of(loop.results))

@@ -117,7 +117,7 @@ def apply(ctx: Ctx, e: ast.Apply) -> Flat:
         return Flat.of(operators.trace(ctx, arg.values, e.loc), arg.certs)
     if operators.is_scalar_builtin(e.fname):
         (arg,) = args
-        return Flat.of([operators.scalar_builtin(ctx, e.fname, arg.one)])
+        return Flat.of([operators.scalar_builtin(ctx, e.fname, arg.one, e.loc)])
     sig = ctx.sigs[e.fname]
     call = func.CallOp(e.fname, call_operands(ctx, sig, args), list(sig.result_types))
     ctx.emit(call)

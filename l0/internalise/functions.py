@@ -5,13 +5,14 @@ Parameters and results are flattened (`l0.types.flatten`); a parameter that
 right before its values, and such a result a `!soac.cert` result first (thesis 4.2.1).
 Array components of unique (`*`) parameters and results carry the `soac.unique`
 attribute in `arg_attrs` / `res_attrs` (cert slots get an empty dictionary).
-The module keeps the program's function order.
+The module keeps the program's function order. A function that may call itself, directly
+or not, carries where it is defined (Note [Locations of recursive functions]).
 """
 
 from __future__ import annotations
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, UnitAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, UnitAttr
 from xdsl.ir import Attribute, Block, Region
 
 from l0.dialects import soac
@@ -74,4 +75,38 @@ def internalise_function(sigs: dict[str, FunSig], fd: ast.FunDef) -> func.FuncOp
 
 def internalise_program(prog: ast.Program) -> ModuleOp:
     sigs = {fd.name: signature(fd) for fd in prog.fundefs}
-    return ModuleOp([internalise_function(sigs, fd) for fd in prog.fundefs])
+    funcs = [internalise_function(sigs, fd) for fd in prog.fundefs]
+    recursive = _recursive(funcs)
+    for f, fd in zip(funcs, prog.fundefs, strict=True):
+        if fd.name in recursive:
+            f.attributes["loc"] = StringAttr(str(fd.loc))
+    return ModuleOp(funcs)
+
+
+# Note [Locations of recursive functions]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Recursion too deep for the stack is a run-time error like any other, so it needs a
+# location. It is reported at the definition of the function that was entered once too
+# often ("recursion too deep in function f"): compiled code checks the stack on entry to
+# a recursive function, and the interpreter finds the innermost L0 function of the
+# Python stack. Only functions on a call-graph cycle can exhaust the stack (any other
+# call chain is as deep as the program is long), so only they carry a `loc` attribute.
+
+
+def _recursive(funcs: list[func.FuncOp]) -> set[str]:
+    """Names of the functions that may call themselves, directly or through others."""
+    callees = {f.sym_name.data: {c.callee.root_reference.data for c in f.walk()
+                                 if isinstance(c, func.CallOp)} for f in funcs}
+    recursive: set[str] = set()
+    for name in callees:
+        seen: set[str] = set()
+        todo = list(callees[name])
+        while todo:
+            g = todo.pop()
+            if g == name:
+                recursive.add(name)
+                break
+            if g not in seen and g in callees:
+                seen.add(g)
+                todo.extend(callees[g])
+    return recursive

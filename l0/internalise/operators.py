@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.dialects import arith, math, scf
-from xdsl.dialects.builtin import f64, i1, i64
+from xdsl.dialects.builtin import StringAttr, f64, i1, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from l0.diagnostics import Loc
@@ -41,6 +41,8 @@ _REAL_OPS: dict[str, type[Operation]] = {
 
 _BOOL_OPS: dict[str, type[Operation]] = {"&&": arith.AndIOp, "||": arith.OrIOp}
 
+_SHIFTS = frozenset({"<<", ">>"})
+
 _INT_CMP = {"=": "eq", "<": "slt", "<=": "sle"}
 _REAL_CMP = {"=": "oeq", "<": "olt", "<=": "ole"}
 
@@ -49,6 +51,12 @@ def binop(ctx: Ctx, op: str, lhs: SSAValue, rhs: SSAValue, loc: Loc) -> SSAValue
     """`lhs op rhs` on scalars of one type (the type checker guarantees it)."""
     t = lhs.type
     if t == i64:
+        if op in _SHIFTS:
+            shift = ctx.binary(_INT_OPS[op], lhs, rhs)
+            known = const_value(rhs)
+            if known is None or known < 0:
+                located(shift.owner, loc)  # a negative count fails at run time
+            return shift
         if op in _INT_OPS:
             return ctx.binary(_INT_OPS[op], lhs, rhs)
         if op in _INT_CMP:
@@ -69,6 +77,23 @@ def binop(ctx: Ctx, op: str, lhs: SSAValue, rhs: SSAValue, loc: Loc) -> SSAValue
     elif t == i1 and op in _BOOL_OPS:
         return ctx.binary(_BOOL_OPS[op], lhs, rhs)
     raise AssertionError(f"internaliser: operator '{op}' on {t}")
+
+
+def located(op: Operation, loc: Loc) -> None:
+    """Give `op` the source location its run-time fault is reported at (Note
+    [Locations of failing arith ops])."""
+    op.attributes["loc"] = StringAttr(str(loc))
+
+
+# Note [Locations of failing arith ops]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Two arith ops can fail at run time without a `soac.assert` before them: a shift by a
+# negative count and `fptosi` (`trunc`) of NaN, an infinity or a real outside the `int`
+# range. Each carries its source location as a discardable `loc` attribute, which
+# every consumer of locations reads before looking at enclosing ops (the interpreter's
+# `op_loc`, the lowering's `enclosing_loc`), so the error points at the `trunc` or the
+# shift itself, not at the enclosing `map` or nowhere. Passes keep it: they clone or
+# move ops with their attributes, and CSE ignores it as it ignores the `loc` of SOACs.
 
 
 def floor_mod(ctx: Ctx, a: SSAValue, b: SSAValue) -> SSAValue:
@@ -140,8 +165,11 @@ def is_scalar_builtin(name: str) -> bool:
     return name in _BUILTINS
 
 
-def scalar_builtin(ctx: Ctx, name: str, x: SSAValue) -> SSAValue:
-    return ctx.val(_BUILTINS[name](x))
+def scalar_builtin(ctx: Ctx, name: str, x: SSAValue, loc: Loc) -> SSAValue:
+    op = ctx.emit(_BUILTINS[name](x))
+    if name == "trunc":
+        located(op, loc)  # fails on NaN, infinities and reals outside the int range
+    return op.results[0]
 
 
 def trace(ctx: Ctx, values: tuple[SSAValue, ...], loc: Loc) -> list[SSAValue]:

@@ -63,11 +63,11 @@ def prepare(ctx: Ctx, fun: ast.Fun) -> Applier:
     if isinstance(fun, ast.OpSection):
         return _section(fun, curried)
     if operators.is_scalar_builtin(fun.name):
-        name = fun.name
+        name, loc = fun.name, fun.loc
 
         def builtin(ctx: Ctx, args: list[SSAValue]) -> list[SSAValue]:
             (x,) = _with_curried(curried, args, 1)
-            return [operators.scalar_builtin(ctx, name, x)]
+            return [operators.scalar_builtin(ctx, name, x, loc)]
 
         return builtin
     sig = ctx.sigs[fun.name]

@@ -10,8 +10,10 @@ Note [Integer faults]
 The IR guards integer division by an explicit `soac.assert`, but the interpreter still
 raises `L0Error` (kind `runtime-error`) for a zero divisor instead of inventing a value,
 for `fptosi` of NaN, an infinity or a real outside the integer range (the original gave
-a meaningless number), and for a negative shift count. The op's location is that of the
-nearest enclosing op with one (arith ops carry none). xDSL marks `floordivsi` and `remsi`
+a meaningless number), and for a negative shift count. The op's location is its own
+`loc` attribute, which the internaliser gives the shifts and `fptosi` (Note [Locations of
+failing arith ops] in `l0.internalise.operators`), else that of the nearest enclosing op
+with one. xDSL marks `floordivsi` and `remsi`
 `Pure`, so a pass could speculate them above their guard (e.g. out of a loop that runs
 zero times); such a pass breaks the program's meaning and this interpreter reports it.
 

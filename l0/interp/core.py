@@ -62,6 +62,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.traits import IsTerminator
 
 from l0.diagnostics import NOWHERE, L0Error, Loc
+from l0.dialects.soac import CertType
 from l0.values import CHECKED, format_value
 
 
@@ -119,7 +120,7 @@ def parse_loc(text: str) -> Loc:
 
 def op_loc(op: Operation) -> Loc:
     """The location of `op`: its `loc` property (or attribute), else that of the nearest
-    enclosing op that has one (arith ops carry none), else `NOWHERE`."""
+    enclosing op that has one (most arith ops carry none), else `NOWHERE`."""
     cur: Operation | None = op
     while cur is not None:
         loc = cur.properties.get("loc") or cur.attributes.get("loc")
@@ -213,12 +214,15 @@ class CompileUnit:
         self._names: dict[SSAValue, str] = {}
         self._counter = itertools.count()
         self._consts: dict[Any, str] = {}
-        self.pending: list[str] = []  # outlined functions of the function being compiled
+        self.pending: list[Emitter] = []  # outlined functions of the function being compiled
         # Generated names never clash with helpers: SSA values are `v<n>`, temporaries
         # `<word><n>`, constants `k<n>`, functions `fun<n>_<name>`.
         self.py_names = {name: f"fun{i}_{_sanitise(name)}" for i, name in enumerate(functions)}
         self.compiled: dict[str, Callable[..., Any]] = {}
         self.sources: dict[str, str] = {}
+        # Per function, the op each line of its generated source was emitted for (Note
+        # [Locating faults of generated code]).
+        self.line_ops: dict[str, list[Operation | None]] = {}
 
     def name(self, v: SSAValue) -> str:
         n = self._names.get(v)
@@ -280,14 +284,32 @@ class CompileUnit:
             found = "nothing" if term is None else term.name
             raise InternalError(f"function @{name} must end in func.return, found {found}")
         e.line("return " + pack(e.names(term.arguments)))
-        source = "\n\n".join([*self.pending, e.source()]) + "\n"
+        emitters = [*self.pending, e]
+        source = "\n\n".join(em.source() for em in emitters) + "\n"
+        self.line_ops[name] = [op for em in emitters for op in [*em.physical_ops(), None]]
         self.pending = []
-        filename = f"<l0-interp @{name}>"
+        filename = f"{_GENERATED}{name}>"
         # Registered so that tracebacks through generated code show its lines.
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         exec(compile(source, filename, "exec"), self.ns)
         self.sources[name] = source
         return self.ns[py]
+
+
+_GENERATED = "<l0-interp @"
+"""How the file names of generated functions start (`<l0-interp @NAME>`)."""
+
+_NUMPY_TOO_BIG = "array is too big"
+"""How numpy's error for an array of more than 2^63 bytes starts (a `ValueError`)."""
+
+# Note [Locating faults of generated code]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Most faults are raised by helpers that are given the op's location. Some are raised
+# by Python or numpy themselves, wherever an array is made: running out of memory
+# (`MemoryError`, or numpy's `ValueError` for a size beyond 2^63 bytes). Each function's
+# generated source therefore keeps, per line, the op the line was written for
+# (`CompileUnit.line_ops`); the innermost generated frame of the traceback gives the
+# line, and the op its location (`op_loc`).
 
 
 def _sanitise(name: str) -> str:
@@ -321,6 +343,8 @@ class Emitter:
     def __init__(self, unit: CompileUnit) -> None:
         self.unit = unit
         self.lines: list[str] = []
+        self.emitting: Operation | None = None  # the op whose lines are being written
+        self.line_ops: dict[int, Operation] = {}  # index in `lines` -> `emitting`
         self.indent = 1
         self.blocks = 0  # enclosing for/while/try/with statements
 
@@ -347,6 +371,8 @@ class Emitter:
     # -- lines --------------------------------------------------------------------------
 
     def line(self, text: str) -> None:
+        if self.emitting is not None:
+            self.line_ops[len(self.lines)] = self.emitting
         self.lines.append("    " * self.indent + text)
 
     @contextmanager
@@ -366,6 +392,13 @@ class Emitter:
     def source(self) -> str:
         return "\n".join(self.lines)
 
+    def physical_ops(self) -> list[Operation | None]:
+        """The op each line of `source()` was written for (None for a header)."""
+        out: list[Operation | None] = []
+        for i, text in enumerate(self.lines):
+            out.extend([self.line_ops.get(i)] * (text.count("\n") + 1))
+        return out
+
     # -- ops ----------------------------------------------------------------------------
 
     def emit_block(self, block: Block) -> Operation | None:
@@ -384,10 +417,14 @@ class Emitter:
         fn = EMITTERS.get(op.name)
         if fn is None:
             raise InternalError(f"the interpreter does not support the op {op.name}")
-        if op.regions and (self.blocks >= _MAX_BLOCKS or self.indent >= _MAX_INDENT):
-            self.outline(op, fn)
-            return
-        fn(self, op)
+        outer, self.emitting = self.emitting, op
+        try:
+            if op.regions and (self.blocks >= _MAX_BLOCKS or self.indent >= _MAX_INDENT):
+                self.outline(op, fn)
+            else:
+                fn(self, op)
+        finally:
+            self.emitting = outer
 
     def outline(self, op: Operation, fn: OpEmitter) -> None:
         """Emit `op` as a top-level function of its free values and call it."""
@@ -396,9 +433,10 @@ class Emitter:
         py = self.fresh("outlined")
         sub = Emitter(self.unit)
         sub.lines.append(f"def {py}({', '.join(free)}):")
+        sub.emitting = op
         fn(sub, op)
         sub.line(f"return {tuple_of(results)}")
-        self.unit.pending.append(sub.source())
+        self.unit.pending.append(sub)
         call = f"{py}({', '.join(free)})"
         self.line(f"{''.join(r + ', ' for r in results)}= {call}" if results else call)
 
@@ -422,7 +460,7 @@ class Interpreter:
     assertion, an irregular array, an integer division by zero, `trunc` of NaN...) raise
     `L0Error(loc, message, kind="runtime-error")`; IR the interpreter cannot run, or a
     fault the IR should have checked first, raises `InternalError`. `trace` output goes
-    to `trace_stream`.
+    to `trace_stream` (default: `sys.stderr` as it is when the interpreter is made).
 
     Options: `in_place=False` copies arrays on every `soac.update` (Note [Fresh buffers
     and in-place updates]); `vector_min_length` is the least array length for which a
@@ -430,13 +468,15 @@ class Interpreter:
     the same either way, see Note [Vectorised lambdas]).
     """
 
-    def __init__(self, module: builtin.ModuleOp, trace_stream: TextIO = sys.stderr, *,
+    def __init__(self, module: builtin.ModuleOp, trace_stream: TextIO | None = None, *,
                  in_place: bool = True, vector_min_length: int | None = 32) -> None:
         # Importing the dialect modules registers their emitters.
         from l0.interp import arith, math, scf, soac  # noqa: F401
 
         functions = {op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
-        self._unit = CompileUnit(functions, trace_stream, in_place, vector_min_length)
+        # None: the `sys.stderr` of now, not of when this module was imported.
+        stream = sys.stderr if trace_stream is None else trace_stream
+        self._unit = CompileUnit(functions, stream, in_place, vector_min_length)
         for name, py in self._unit.py_names.items():
             self._unit.ns[py] = self._lazy(name)
 
@@ -470,15 +510,69 @@ class Interpreter:
         converted = [_convert_arg(a, t) for a, t in zip(args, params, strict=True)]
         try:
             out = fn(*converted)
-        except RecursionError:
-            raise L0Error(NOWHERE, "recursion too deep: the program ran out of stack",
-                          "runtime-error") from None
+        except RecursionError as err:
+            raise self._too_deep(err) from None
+        except MemoryError as err:
+            raise L0Error(self._fault_loc(err), "out of memory", "runtime-error") from None
+        except ValueError as err:
+            if not str(err).startswith(_NUMPY_TOO_BIG):
+                raise
+            raise L0Error(self._fault_loc(err), "out of memory: the requested array size "
+                          "does not fit in 64 bits", "runtime-error") from None
         n = len(ftype.outputs.data)
         if n == 0:
             return []
         if n == 1:
             return [out]
         return list(out)
+
+
+    def _fault_loc(self, err: BaseException) -> Loc:
+        """Where generated code raised `err`: the location of the op whose line of
+        generated code was running in the innermost generated frame."""
+        loc = NOWHERE
+        tb = err.__traceback__
+        while tb is not None:
+            file = tb.tb_frame.f_code.co_filename
+            if file.startswith(_GENERATED):
+                ops = self._unit.line_ops.get(file[len(_GENERATED):-1], [])
+                op = ops[tb.tb_lineno - 1] if tb.tb_lineno <= len(ops) else None
+                if op is not None:
+                    loc = _fault_site(op)
+            tb = tb.tb_next
+        return loc
+
+    def _too_deep(self, err: RecursionError) -> L0Error:
+        """The error for recursion too deep for the stack, at the definition of the
+        innermost recursive L0 function on it, as compiled code reports it (Note
+        [Locations of recursive functions] in `l0.internalise.functions`)."""
+        functions = self._unit.functions
+        where: func.FuncOp | None = None
+        tb = err.__traceback__
+        while tb is not None:
+            file = tb.tb_frame.f_code.co_filename
+            if file.startswith(_GENERATED):
+                f = functions.get(file[len(_GENERATED):-1])
+                if f is not None and "loc" in f.attributes:
+                    where = f
+            tb = tb.tb_next
+        if where is None:
+            return L0Error(NOWHERE, "stack overflow: recursion too deep", "runtime-error")
+        return L0Error(op_loc(where),
+                       f"stack overflow: recursion too deep in function {where.sym_name.data}",
+                       "runtime-error")
+
+
+def _fault_site(op: Operation) -> Loc:
+    """The location of `op`: its own, else that of the check guarding it (`soac.iota` and
+    `soac.replicate` have none, but take a certificate from a `soac.assert` made for the
+    same construct), else that of the nearest enclosing op with one."""
+    for where in (op, *(v.owner for v in op.operands if isinstance(v.type, CertType))):
+        if isinstance(where, Operation):
+            loc = where.properties.get("loc") or where.attributes.get("loc")
+            if isinstance(loc, builtin.StringAttr):
+                return parse_loc(loc.data)
+    return op_loc(op)
 
 
 def _convert_arg(v: Any, t: Attribute) -> Any:

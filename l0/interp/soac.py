@@ -119,7 +119,10 @@ def zip_mismatch(op: str, n: int, m: int) -> NoReturn:
 def iota(n: int) -> Any:
     if n < 0:
         unchecked(f"soac.iota of a negative count {n}")
-    return np.arange(n, dtype=np.int64)
+    try:
+        return np.arange(n, dtype=np.int64)
+    except ValueError:  # numpy's "maximum allowed size exceeded": more than memory holds
+        raise MemoryError from None
 
 
 @helper
@@ -127,7 +130,10 @@ def replicate(n: int, v: Any, dtype: Any) -> Any:
     """`n` copies of `v`, materialised (a fresh buffer, never a broadcast view)."""
     if n < 0:
         unchecked(f"soac.replicate of a negative count {n}")
-    return vectorise.vbroadcast(v, n, dtype)
+    try:
+        return vectorise.vbroadcast(v, n, dtype)
+    except ValueError:  # numpy's "array is too big": more than memory holds
+        raise MemoryError from None
 
 
 @helper

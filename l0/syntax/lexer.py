@@ -13,7 +13,8 @@ lexer exactly and reports lexical errors well:
   `.5` are lexical errors here, the original crashed on them);
 * char and string literals decode Haskell escapes (`l0.syntax.escapes`); a raw
   tab, newline or other control character inside one is a lexical error;
-* any character that starts no token is `unexpected character '!'`.
+* any character that starts no token is `unexpected character '!'`, with a hint where
+  the user spelled an operator of another language (`!=`, `!`).
 
 Tokens are `L0Token`s, which lark's parser accepts in place of its own.
 
@@ -162,7 +163,8 @@ class _Lexer:
                 if c == "'" or c == '"':
                     self.quoted(c)
                     continue
-                raise self.error(self.pos, f"unexpected character '{describe_char(c)}'")
+                raise self.error(self.pos, f"unexpected character '{describe_char(c)}'"
+                                 + _hint(text, self.pos))
             start, end = m.span()
             group = m.lastgroup
             if group == "word":
@@ -255,3 +257,12 @@ class _Lexer:
 def tokenize(text: str, filename: str) -> list[L0Token]:
     """All tokens of `text`; raises `L0Error` (kind `lexical-error`) at the first bad one."""
     return _Lexer(text, filename).run()
+
+
+def _hint(text: str, pos: int) -> str:
+    """Advice for a character that starts an operator L0 spells differently."""
+    if text.startswith("!=", pos):
+        return " (L0 has no '!=' operator; write 'not (a = b)' for 'a != b')"
+    if text[pos] == "!":
+        return " (L0's negation is 'not': write 'not p')"
+    return ""

@@ -60,6 +60,9 @@ ACCEPTED: dict[Basic, tuple[bytes, ...]] = {
     Basic.BOOL: (b"bool",),
     Basic.CHAR: (b" i32", b"  u8"),
 }
+MAX_BYTES = 2**63 - 1
+"""The most bytes an array may span, its empty dimensions counted as 1: sizes are
+64-bit signed integers in compiled code, and numpy allows no more either."""
 _SPACE_OR_COMMENT = re.compile(rb"(?:\s+|//[^\n]*)*")
 _MAX_CHAR = 0x10FFFF
 
@@ -233,10 +236,14 @@ class _MixedReader:
         dims = [int(d) for d in np.frombuffer(data, "<u8", rank, dims_at)]
         dtype = ELEMENT_TYPES[name]
         count = int(np.prod(dims, dtype=object)) if dims else 1
+        shape = "x".join(map(str, dims)) or "scalar"
+        if _too_large(dims, max(dtype.itemsize, np.dtype(DTYPES[kind]).itemsize)):
+            raise self.fail(start, f"binary value too large: {shape} of '{name.decode()}' "
+                            f"(an array may hold at most {MAX_BYTES} bytes, counting its "
+                            "empty dimensions as 1)")
         elems_at = dims_at + 8 * rank
         end = elems_at + count * dtype.itemsize
         if end > len(data):
-            shape = "x".join(map(str, dims)) or "scalar"
             raise self.fail(start, f"truncated binary value: {shape} of '{name.decode()}' "
                             f"needs {count * dtype.itemsize} bytes, {len(data) - elems_at} "
                             "are left")
@@ -270,6 +277,15 @@ class _MixedReader:
             raise self.fail(start, "binary bool value other than 0 or 1")
         if kind is Basic.CHAR and arr.size and (arr.min() < 0 or arr.max() > _MAX_CHAR):
             raise self.fail(start, f"binary '{name.decode()}' value is not a character code")
+
+
+def _too_large(dims: Sequence[int], itemsize: int) -> bool:
+    """Whether an array of `dims` would span more than MAX_BYTES bytes, its empty
+    dimensions counted as 1 (a dimension of 2^64 - 1 beside a 0 is no size either)."""
+    span = itemsize
+    for d in dims:
+        span *= d or 1
+    return span > MAX_BYTES
 
 
 class _SegmentReader(_Reader):

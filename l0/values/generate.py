@@ -45,9 +45,11 @@ def parse_generator(spec: str) -> tuple[Type, tuple[int, ...]]:
     except ValueError:
         raise GeneratorError(f"{spec}: dimensions are written NxM..., "
                              f"found {dims_text!r}") from None
-    if len(dims) != rank or any(d < 0 for d in dims):
-        raise GeneratorError(f"{spec}: type {t} needs {rank} non-negative dimension(s), "
-                             f"found {len(dims)}")
+    if len(dims) != rank:
+        raise GeneratorError(f"{spec}: type {t} needs {rank} dimension(s), found {len(dims)}")
+    negative = [d for d in dims if d < 0]
+    if negative:
+        raise GeneratorError(f"{spec}: a dimension cannot be negative, found {negative[0]}")
     return ArrayType(t.elem, t.rank) if isinstance(t, ArrayType) else t, dims
 
 

@@ -18,7 +18,8 @@ hid data sets that did not match the program). Accepted:
 * chars `'a'` and strings `"ab"` (a `[char]`) with Haskell escapes, as in programs;
 * `[]` and `empty(T)` are empty arrays, typed by the parameter (`T` must be its row type);
 * `//` comments run to the end of the line (the finpar data sets use them);
-* arrays must be rectangular ("irregular array: row 2 has 3 elements, expected 4").
+* arrays must be rectangular ("irregular array: row 1 has 3 elements, expected 4"; rows
+  are numbered from 0, as in L0 and in run-time errors).
 
 Errors are `L0Error(Loc(source, line, col), message, kind="value-error")` at the input
 position. Big arrays of numbers or bools go through `fast_reader` first.
@@ -240,9 +241,10 @@ class _Reader:
     def array(self, kind: Basic, rank: int) -> np.ndarray:
         """Read an array of `rank` dimensions of `kind` (the careful, general path)."""
         flat: list[Value] = []
-        # levels[L]: (offset, element count, index in parent) of each array at depth L.
+        # levels[L]: (offset, element count, index in parent) of each array at depth L;
+        # indices count from 0 in messages, as L0's indices and run-time errors do.
         levels: list[list[tuple[int, int, int]]] = [[] for _ in range(rank)]
-        self._array_at(kind, rank, 0, 1, flat, levels)
+        self._array_at(kind, rank, 0, 0, flat, levels)
         shape = self._shape(levels, rank)
         if kind is Basic.CERT:
             arr = np.empty(len(flat), dtype=object)
@@ -286,7 +288,7 @@ class _Reader:
                 if sub_rank == 1:
                     flat.append(self.scalar(kind, nested=True))
                 else:
-                    self._array_at(kind, rank, level + 1, count, flat, levels)
+                    self._array_at(kind, rank, level + 1, count - 1, flat, levels)
                 sep = self.next()
                 if sep is not None and sep.text == "]":
                     break

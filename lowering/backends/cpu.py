@@ -3,9 +3,9 @@
     l0.lowering.pipeline.lower -> LLVM IR -> O3 -> MCJIT
     (multicore: LLVM IR calling libgomp; gpu-sim: the kernels made CPU code)
 
-`compile_module` lowers the module for its target (`l0.lowering.pipeline.lower`: `cpu`;
-`multicore` when `threads` is given, a thread count, 0 for all cores; `gpu-sim` with
-`gpu_sim`) and JIT-compiles the result (`l0.lowering.backends.jit`, which caches engines by module
+`compile_module` lowers the module (`l0.lowering.pipeline.lower`) for a back end
+compiled for the CPU (`cpu`, `multicore`, `gpu-sim`: its record in `l0.targets`) and
+JIT-compiles the result (`l0.lowering.backends.jit`, which caches engines by module
 text, so compiling one program twice in a process reuses the first compilation);
 `entries` as for `lower`.
 
@@ -29,58 +29,84 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, TensorTyp
 from l0.dialects.soac import UNIQUE_ATTR, CertType
 from l0.lowering import pipeline
 from l0.lowering.backends.jit import JitModule, link_callbacks
-from l0.lowering.loop_ir import trace
+from l0.lowering.loop_ir import profile as profile_ir
+from l0.lowering.loop_ir import run_params, trace
 from l0.lowering.runtime import alloc_stats, checked_memory
 from l0.lowering.runtime.engine import EntryPoint, NativeEngine, RuntimeLinks
+from l0.lowering.runtime.run_tables import Param, Site
+from l0.targets import DEFAULT, Target
+from l0.targets import target as as_target
 
 
-def compile_module(module: ModuleOp, *, fast_math: bool = False,
-                   entries: Iterable[str] | None = None,
-                   threads: int | None = None, gpu_sim: bool = False,
-                   simd: bool = True) -> JitModule:
-    """Compile the soac-level `module` to native code; `entries` and `simd` as for `lower`;
-    `threads` None for the sequential back end, else multicore's thread count (0: all);
-    `gpu_sim`: through the GPU's kernels, run on the CPU (`docs/gpu.md`)."""
+def compile_module(module: ModuleOp, *, target: str | Target = DEFAULT,
+                   fast_math: bool = False, entries: Iterable[str] | None = None,
+                   threads: int | None = None, simd: bool = True,
+                   profile: bool = False) -> JitModule:
+    """Compile the soac-level `module` to native code for back end `target` (cpu,
+    multicore, gpu-sim: its record, `l0.targets`, or its name); `entries`, `simd` and
+    `profile` as for `lower`; `threads`, where the back end takes them, the thread count
+    (0 or None: libgomp's default)."""
+    backend = as_target(target)
     names = list(entries) if entries is not None else None
     link_callbacks(trace.CALLBACKS)
-    target = "gpu-sim" if gpu_sim else "multicore" if threads is not None else "cpu"
     # through the module: `l0-run -v` times `pipeline.lower` (Note [Stage probes])
-    lowered = pipeline.lower(module, entries=names, target=target, simd=simd)
-    jit = JitModule(lowered, fast_math=fast_math, entries=names, threads=threads)
+    lowered = pipeline.lower(module, entries=names, target=backend, simd=simd,
+                             profile=profile)
+    jit = JitModule(lowered, fast_math=fast_math, entries=names,
+                    threads=(threads or 0) if backend.threads else None)
     jit.trace_sites = trace.sites_in(lowered)
+    note_tables(jit, lowered)
     return jit
+
+
+def note_tables(jit: Any, lowered: ModuleOp) -> None:
+    """Record on `jit` the run-time parameters and profiled sites of its `lowered`
+    module (`l0.lowering.runtime.run_tables`)."""
+    jit.run_params = [Param(name, symbol, default)
+                      for symbol, name, default in run_params.params_in(lowered)]
+    jit.profile_sites = [Site(name, symbol) for symbol, name in profile_ir.sites_in(lowered)]
+
+
+def make_engine(module: ModuleOp, *, target: Target, fast_math: bool = False,
+                entries: Iterable[str] | None = None, isolate: bool = True,
+                threads: int | None = None, profile: bool = False) -> CpuEngine:
+    """The engine of the back ends compiled for the CPU (`Target.make_engine`)."""
+    return CpuEngine(module, target=target, fast_math=fast_math, entries=entries,
+                     isolate=isolate, threads=threads, profile=profile)
 
 
 class CpuEngine(NativeEngine):
     """Runs the functions of a soac-level module as native code (module docstring)."""
 
-    def __init__(self, module: ModuleOp, *, fast_math: bool = False,
-                 entries: Iterable[str] | None = None, isolate: bool = True,
-                 threads: int | None = None, gpu_sim: bool = False,
-                 simd: bool = True) -> None:
+    def __init__(self, module: ModuleOp, *, target: str | Target = DEFAULT,
+                 fast_math: bool = False, entries: Iterable[str] | None = None,
+                 isolate: bool = True, threads: int | None = None, simd: bool = True,
+                 profile: bool = False) -> None:
+        backend = as_target(target)
         names = list(entries) if entries is not None else None
-        self._gpu_sim = gpu_sim
-        self._simd = simd
-        # Kept: a back end's compiled module may own more than the code (GPU kernels).
-        self._jit = jit = self._compile(module, fast_math, names, threads)
-        points: dict[str, EntryPoint] = {}
-        for f in module.ops:
-            if isinstance(f, func.FuncOp) and (names is None or f.sym_name.data in names):
-                unique = _unique_params(f)
-                points[f.sym_name.data] = EntryPoint(
-                    tuple((u, _is_cert_array(t))
-                          for u, t in zip(unique, f.function_type.inputs.data, strict=True)),
-                    tuple(_is_cert_array(t) for t in f.function_type.outputs.data))
+        threads = (threads or 0) if backend.threads else None
+        self._jit = jit = compile_module(module, target=backend, fast_math=fast_math,
+                                         entries=names, threads=threads, simd=simd,
+                                         profile=profile)
         links = RuntimeLinks(checked_memory.enabled(), alloc_stats.enabled(), threads)
-        super().__init__(jit.compiled, points, isolate=isolate, links=links,
-                         trace_sites=getattr(jit, "trace_sites", None))
+        super().__init__(jit.compiled, entry_points(module, names), isolate=isolate,
+                         links=links, trace_sites=jit.trace_sites,
+                         params=jit.run_params, sites=jit.profile_sites)
 
-    def _compile(self, module: ModuleOp, fast_math: bool, names: list[str] | None,
-                 threads: int | None) -> Any:
-        """The compiled module, with `compiled` (a `CompiledModule`) and `trace_sites`
-        (a back end compiling otherwise overrides this)."""
-        return compile_module(module, fast_math=fast_math, entries=names, threads=threads,
-                              gpu_sim=self._gpu_sim, simd=self._simd)
+
+def entry_points(module: ModuleOp, names: Iterable[str] | None) -> dict[str, EntryPoint]:
+    """The soac-level signatures of the functions of `module` called from Python
+    (`names`; None: all)."""
+    wanted = None if names is None else set(names)
+    points: dict[str, EntryPoint] = {}
+    for f in module.ops:
+        if isinstance(f, func.FuncOp) and (wanted is None or f.sym_name.data in wanted):
+            unique = _unique_params(f)
+            points[f.sym_name.data] = EntryPoint(
+                tuple((u, _is_cert_array(t))
+                      for u, t in zip(unique, f.function_type.inputs.data, strict=True)),
+                tuple(_is_cert_array(t) for t in f.function_type.outputs.data))
+    return points
 
 
 def _unique_params(f: func.FuncOp) -> list[bool]:

@@ -1,7 +1,7 @@
 """`--backend=gpu`: a soac-level module to kernels on an NVIDIA GPU and host code
 launching them.
 
-    lower(module, target="gpu")          gpu-level module (kernel extraction)
+    lower(module, target=gpu)            gpu-level module (kernel extraction)
       |-- gpu.module --> l0.lowering.llvm.ptx --> PTX --> numba.cuda's create_module_ptx
       `-- host funcs --> emit_module(handlers=cuda_host.HANDLERS) --> O3 --> MCJIT
 
@@ -10,12 +10,14 @@ convention, same run-time error protocol), with the `gpu` ops calling the CUDA d
 the kernels' handles, from the module numba.cuda loaded, are written into the host
 module's kernel slots (`cuda_host.kernel_slot`) before the first call (Note [numba.cuda
 loads, compiled code launches] in `l0.lowering.runtime.gpu_runtime`). `GpuEngine` has the
-interface of `CpuEngine` (the drivers' engines); its public functions are called
-through `DeviceFunction`, which moves arrays across with numba.cuda (Note [Arrays at
-main's boundary] in `l0.lowering.runtime.gpu_boundary`), in the device's context.
+interface of the other engines and holds the host code's `NativeEngine`, whose public
+functions are called through `DeviceFunction`, which moves arrays across with
+numba.cuda (Note [Arrays at main's boundary] in `l0.lowering.runtime.gpu_boundary`), in
+the device's context.
 
 Without a GPU, a driver, numba.cuda or libdevice (the gpu extra), building a
-`GpuEngine` raises `GpuUnavailable` or `GpuToolMissing`, each one line saying which.
+`GpuEngine` raises `GpuUnavailable` or `GpuToolMissing`, each one line saying which
+(`make_engine`, the gpu record's factory in `l0.targets`: `BackendUnavailable`).
 
 Note [The compile cache on the GPU]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -42,7 +44,7 @@ from xdsl.dialects import gpu
 from xdsl.dialects.builtin import ModuleOp
 
 from l0.diagnostics import L0Error
-from l0.lowering.backends.cpu import CpuEngine
+from l0.lowering.backends.cpu import entry_points
 from l0.lowering.backends.jit import (
     CompiledModule,
     JitFunction,
@@ -52,10 +54,11 @@ from l0.lowering.backends.jit import (
 )
 from l0.lowering.llvm import cuda_host, emit_module
 from l0.lowering.llvm.ptx import GpuToolMissing, compile_ptx, find_libdevice
-from l0.lowering.runtime import abi
-from l0.lowering.runtime.engine import NativeEngine
+from l0.lowering.runtime import abi, alloc_stats, checked_memory
+from l0.lowering.runtime.engine import Calls, NativeEngine, RuntimeLinks
 from l0.lowering.runtime.gpu_boundary import DeviceFunction
 from l0.lowering.runtime.gpu_runtime import Device, GpuUnavailable, LoadedPtx, device, error_name
+from l0.targets import TARGETS, BackendUnavailable, Target
 
 _lock = threading.Lock()
 _cache: dict[tuple[str, bool, tuple[str, ...] | None, str], GpuJitModule] = {}
@@ -83,12 +86,13 @@ class GpuJitModule:
         return fn
 
 
-def lower_for_gpu(module: ModuleOp, entries: Sequence[str] | None) -> ModuleOp:
+def lower_for_gpu(module: ModuleOp, entries: Sequence[str] | None,
+                  profile: bool = False) -> ModuleOp:
     """The gpu-level module of the soac-level `module` (kernel extraction,
-    `l0.lowering.pipeline.lower` with `target="gpu"`)."""
+    `l0.lowering.pipeline.lower` with `target="gpu"`; `profile` as there)."""
     from l0.lowering.pipeline import lower
 
-    return lower(module, entries=entries, target="gpu")
+    return lower(module, entries=entries, target=TARGETS["gpu"], profile=profile)
 
 
 def unavailable() -> str | None:
@@ -172,69 +176,121 @@ def target_arch() -> str | None:
         return None
 
 
-class GpuEngine(CpuEngine):
-    """Runs the functions of a soac-level module on the GPU (`CpuEngine`'s interface)."""
+def make_engine(module: ModuleOp, *, target: Target, fast_math: bool = False,
+                entries: Iterable[str] | None = None, isolate: bool = True,
+                threads: int | None = None, profile: bool = False) -> GpuEngine:
+    """The gpu back end's engine (`Target.make_engine`), or `BackendUnavailable` saying
+    what is missing (a GPU, its driver, numba.cuda, libdevice)."""
+    try:
+        return GpuEngine.compile(module, fast_math=fast_math, entries=entries,
+                                 profile=profile)
+    except (GpuUnavailable, GpuToolMissing) as err:
+        raise BackendUnavailable(str(err)) from None
 
-    def __init__(self, module: ModuleOp, *, fast_math: bool = False,
-                 entries: Iterable[str] | None = None, isolate: bool = True) -> None:
-        self._device = device()  # first, so that a machine without a GPU says so
+
+def cache_facts() -> dict[str, Any] | None:
+    """What a gpu program's compile-cache key holds besides its source and options:
+    the device's architecture (Note [The compile cache on the GPU]); None without one."""
+    arch = target_arch()
+    return None if arch is None else {"arch": arch}
+
+
+class GpuEngine:
+    """Runs the functions of a soac-level module on the GPU, with the interface of the
+    other engines (`call(name, args)`, `save`, `load`): its host code is a
+    `NativeEngine` whose entry points are called through the device boundary
+    (`DeviceFunction`), so arguments are copied to the device and never isolated."""
+
+    def __init__(self, dev: Device, jit: GpuJitModule, host: NativeEngine) -> None:
+        """The engine of code compiled (`compile`) or loaded (`load`) for `dev`."""
+        self._device, self._jit, self._host = dev, jit, host
+
+    @classmethod
+    def compile(cls, module: ModuleOp, *, fast_math: bool = False,
+                entries: Iterable[str] | None = None, profile: bool = False) -> GpuEngine:
+        """Compile the soac-level `module` for GPU 0 (`entries` and `profile` as for
+        `lower`)."""
+        from l0.lowering.backends.cpu import note_tables
+
+        dev = device()  # first, so that a machine without a GPU says so
         find_libdevice()
-        super().__init__(module, fast_math=fast_math, entries=entries, isolate=isolate)
-        self._isolate = False  # arguments are copied to the device anyway
-
-    def _compile(self, module: ModuleOp, fast_math: bool, names: list[str] | None,
-                 threads: int | None) -> Any:
-        lowered = lower_for_gpu(module, names)
-        return compile_gpu_module(lowered, self._device, fast_math=fast_math, entries=names)
+        names = list(entries) if entries is not None else None
+        lowered = lower_for_gpu(module, names, profile)
+        jit = compile_gpu_module(lowered, dev, fast_math=fast_math, entries=names)
+        note_tables(jit, lowered)
+        links = RuntimeLinks(checked_memory.enabled(), alloc_stats.enabled(), None)
+        host = NativeEngine(jit.compiled, entry_points(module, names), isolate=False,
+                            links=links, calls=_device_calls(dev),
+                            params=jit.run_params, sites=jit.profile_sites,
+                            device=_param_device(dev))
+        return cls(dev, jit, host)
 
     def save(self) -> tuple[dict[str, Any], bytes]:
         """`NativeEngine.save`'s data and the host's object code, with the PTX, the
         kernels' names and the architecture (Note [The compile cache on the GPU])."""
-        data, object_code = super().save()
+        data, object_code = self._host.save()
         jit = self._jit
         data["gpu"] = {"arch": self._device.arch, "ptx": jit.ptx, "kernels": jit.names}
         return data, object_code
 
     @classmethod
-    def load(cls, data: Mapping[str, Any], object_code: bytes, *,  # type: ignore[override]
+    def load(cls, data: Mapping[str, Any], object_code: bytes, *,
              isolate: bool = True) -> GpuEngine | None:
         """The engine `save` described: the host's object code loaded as the CPU back
         end loads its own, the PTX loaded on the device and the kernel slots filled;
-        None when the entry is for another architecture or cannot run here."""
+        None when the entry is for another architecture or cannot run here. (`isolate`
+        is the other engines' option: arguments are copied to the device anyway.)"""
         dev = device()
         saved = data.get("gpu")
         if not isinstance(saved, dict) or saved.get("arch") != dev.arch:
             return None
-        native = NativeEngine.load(data, object_code, isolate=isolate)
-        if native is None:
+        host = NativeEngine.load(data, object_code, isolate=False, calls=_device_calls(dev),
+                                 device=_param_device(dev))
+        if host is None:
             return None
         names = {str(k): str(v) for k, v in saved["kernels"].items()}
         dev.make_current()
         loaded = dev.load_ptx(str(saved["ptx"]), names.values())
-        fill_kernel_slots(native.compiled.engine, names, loaded)
-        engine = cls.__new__(cls)
-        engine.__dict__.update(native.__dict__)
-        engine._device = dev
-        engine._isolate = False  # as in __init__
-        engine._jit = GpuJitModule(native.compiled, loaded, str(saved["ptx"]), names)
-        return engine
+        fill_kernel_slots(host.compiled.engine, names, loaded)
+        return cls(dev, GpuJitModule(host.compiled, loaded, str(saved["ptx"]), names), host)
 
-    def function(self, name: str) -> JitFunction:
-        """Public function `name`, called with host arrays (Note [Arrays at main's
-        boundary])."""
-        fn = self._functions.get(name)
-        if fn is None:
-            if name not in self.compiled.addresses:
-                raise KeyError(f"no compiled entry point named {name!r}")
-            fn = self._functions[name] = DeviceFunction(self.compiled, name, self._device)
-        return fn
+    @property
+    def compiled(self) -> CompiledModule:
+        """The host code's compiled module."""
+        return self._host.compiled
+
+    @property
+    def tables(self) -> Any:
+        """The run-time parameters and profile counters of the host code
+        (`l0.lowering.runtime.run_tables.RunTables`)."""
+        return self._host.tables
 
     def call(self, name: str, args: Sequence[Any]) -> list[Any]:
+        """Run `@name` on flattened host `args` (copied to the device and back)."""
         self._device.make_current()
         try:
-            return super().call(name, args)
+            return self._host.call(name, args)
         except L0Error as err:
             raise _named(err, self._device) from None
+
+
+def _param_device(dev: Device) -> Any:
+    """What parameter defaults follow from on `dev`: its resident threads,
+    multiprocessors times threads per multiprocessor (`l0.lowering.runtime.run_tables`)."""
+    from l0.lowering.runtime.run_tables import Device as ParamDevice
+
+    try:
+        gpu_dev = dev.cuda.current_context().device
+        resident = int(gpu_dev.MULTIPROCESSOR_COUNT) * \
+            int(gpu_dev.MAX_THREADS_PER_MULTI_PROCESSOR)
+    except Exception:  # numba.cuda's errors have no common base
+        return ParamDevice()
+    return ParamDevice(gpu_threads=resident)
+
+
+def _device_calls(dev: Device) -> Calls:
+    """Public functions called with host arrays (Note [Arrays at main's boundary])."""
+    return lambda compiled, name: DeviceFunction(compiled, name, dev)
 
 
 def _named(err: L0Error, dev: Device) -> L0Error:

@@ -31,8 +31,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects import func, scf
-from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
+from xdsl.dialects import func, memref, scf
+from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import PassFailedException
@@ -44,6 +44,7 @@ from l0.lowering.bufferise.manifest import manifested
 from l0.lowering.bufferise.readonly import map_is_view, replicate_is_view, unique_params
 from l0.lowering.bufferise.rows_in_place import rows_in_place
 from l0.lowering.loop_ir.builder import CodeBuilder
+from l0.lowering.loop_ir.checks import fault_loc
 
 Handler = Callable[["Converter", Operation, CodeBuilder], None]
 
@@ -170,12 +171,32 @@ class Converter:
     def op(self, op: Operation, b: CodeBuilder) -> None:
         handler = HANDLERS.get(type(op))
         if handler is not None:
+            anchor = b.ip.insert_before
+            last = anchor.prev_op if anchor is not None else b.ip.block.last_op
             handler(self, op, b)
+            _locate_allocs(op, b.ip.block, last, anchor)
             return
         if _touches_arrays(op):
             raise BufferiseError(f"unsupported operation {op.name} on arrays")
         # Scalar code, regions included (e.g. an scf.while on scalars), is kept as it is.
         b.add(op.clone(value_mapper=self.values))
+
+
+def _locate_allocs(op: Operation, block: Block, last: Operation | None,
+                   anchor: Operation | None) -> None:
+    """Give the `memref.alloc`s made for `op` (between `last` and `anchor` in `block`,
+    nested ones included) the location its faults are reported at: running out of
+    memory is reported there."""
+    new = last.next_op if last is not None else block.first_op
+    loc: StringAttr | None = None
+    while new is not None and new is not anchor:
+        for inner in new.walk():
+            if isinstance(inner, memref.AllocOp) and "loc" not in inner.attributes:
+                if loc is None:
+                    loc = StringAttr(fault_loc(op))
+                if loc.data:
+                    inner.attributes["loc"] = loc
+        new = new.next_op
 
 
 def _touches_arrays(op: Operation) -> bool:

@@ -12,8 +12,33 @@ The multicore back end's step between the parallel form and LLVM IR
 
 as xDSL's `convert-scf-to-openmp` builds it (its first dimension; the others stay an
 inner `scf.parallel`, run sequentially by each thread), with an `if` clause: a loop of
-fewer iterations than its grain size (`grain_size`) runs on the calling thread alone.
-The LLVM emitter (`l0.lowering.llvm.omp`) outlines the region and calls libgomp.
+too little work runs on the calling thread alone (Note [Sequential below a
+threshold]). The LLVM emitter (`l0.lowering.llvm.omp`) outlines the region and calls
+libgomp. With `profile`, each region is counted (`l0.lowering.loop_ir.profile`).
+
+Note [Sequential below a threshold]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Waking threads costs a few microseconds on an idle machine and milliseconds on a
+loaded one (a worker waiting for a CPU), so a region forks only when its work pays
+for it: its trip count times the estimated work of one iteration reaches the
+region's threshold, the run-time parameter `SITE.min_work` (`l0.lowering.loop_ir.run_params`;
+SITE the region's name, Note [Names of parallel sites] in `l0.lowering.loop_ir.profile`),
+and it has two iterations or more. Otherwise the `if` clause is false and the
+outlined loop runs on the calling thread as thread 0 of 1: no `GOMP_parallel`, no
+wake-up. The default threshold is WORK_PER_THREAD (2^14) times the thread count, so
+each thread would get some 10^4 operations. An iteration's work is counted at
+compile time (`iteration_work`): one per operation, a call or a copy CALL_WORK, an
+inner loop UNKNOWN_TRIPS times its body (its trip count is not known here), a branch
+its dearer side. A loop over chunks (the reductions, scans and filters of
+`chunk_count`, the allocating loops of `chunk-parallel`) is judged by its rows
+(`chunked_rows`) times the work of one row. The comparison is made when the
+region is reached, against the value the parameter has then, so `--param` changes it
+without compiling again.
+
+Which way a region ran changes no result: the sequential path runs the same
+outlined body over all iterations in order, as one thread whose chunk is everything,
+and a reduction's chunks (their number fixed before the region, from the thread
+count) are folded and combined exactly as on the threaded path.
 
 A parallel loop with reductions (`scf.reduce`) is first made reduction-free: its
 iterations are split into C chunks (Note [Parallel width] in
@@ -56,23 +81,59 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from l0.lowering.loop_ir import profile as profile_ir
+from l0.lowering.loop_ir import run_params
 from l0.lowering.loop_ir.builder import CodeBuilder
-from l0.lowering.loop_ir.parallel_loops import chunk_bounds, chunk_count, parallel_for
+from l0.lowering.loop_ir.parallel_loops import (
+    chunk_bounds,
+    chunk_count,
+    chunked_rows,
+    parallel_for,
+    parallel_width,
+)
 
 GRAIN = 1 << 14
-"""Iterations below which a loop with a straight-line body runs on one thread: forking
-and joining costs a few microseconds, ~10^4 cheap iterations."""
+"""Elements from which a copy of rank >= 2 runs as a parallel loop over its rows (Note
+[Parallel copies])."""
 
-HEAVY_GRAIN = 2
-"""The grain of a loop whose body holds loops or calls: each iteration is real work."""
+WORK_PER_THREAD = 1 << 14
+"""The estimated work (Note [Sequential below a threshold]) a thread should get for a
+fork to pay: forking and joining costs a few microseconds, ~10^4 simple operations."""
+
+UNKNOWN_TRIPS = 16
+"""What an inner loop whose trip count is not known at compile time counts as."""
+
+CALL_WORK = 64
+"""What a call (or a copy) in a loop body counts as."""
+
+MOST_WORK = 1 << 40
+"""Estimates are capped here (deep nests of unknown loops)."""
 
 
-def grain_size(op: Operation) -> int:
-    """The minimum iteration count for which `op` (a parallel loop) forks threads."""
-    heavy = any(isinstance(o, scf.ForOp | scf.WhileOp | scf.ParallelOp | func.CallOp
-                           | memref.CopyOp)
-                for region in op.regions for o in region.walk())
-    return HEAVY_GRAIN if heavy else GRAIN
+def iteration_work(op: scf.ParallelOp, per_row: bool = False) -> int:
+    """The estimated work of one iteration of the parallel loop `op` (Note
+    [Sequential below a threshold]), at least 1; with `per_row`, of one row of an
+    iteration of a loop over chunks (its loops over the chunk's rows count once)."""
+    trips = 1 if per_row else UNKNOWN_TRIPS
+    return max(1, min(MOST_WORK, sum(_work(o, trips) for r in op.regions for b in r.blocks
+                                     for o in b.ops)))
+
+
+def _work(op: Operation, trips: int = UNKNOWN_TRIPS) -> int:
+    """The estimated work of `op`; a loop at this level runs `trips` times."""
+    if isinstance(op, scf.ForOp | scf.WhileOp | scf.ParallelOp):
+        inner = sum(_work(o) for r in op.regions for b in r.blocks for o in b.ops)
+        return min(MOST_WORK, 1 + trips * inner)
+    if isinstance(op, func.CallOp | memref.CopyOp):
+        return CALL_WORK
+    if op.regions:  # a branch: the dearest way through it
+        return 1 + max((sum(_work(o, trips) for b in r.blocks for o in b.ops)
+                        for r in op.regions), default=0)
+    return 1
+
+
+MIN_WORK = "min_work"
+"""The suffix of a region's threshold: `SITE.min_work`."""
 
 
 def outermost(op: Operation) -> bool:
@@ -148,7 +209,7 @@ def chunk_reduction(par: scf.ParallelOp) -> None:
         for v, m in zip(cb.for_(start, hi, first, step), parts, strict=True):
             cb.store(v, m, [c])
 
-    parallel_for(b, b.i64(0), count, chunk)
+    profile_ir.carry_tag(par, parallel_for(b, b.i64(0), count, chunk))
 
     def combine(sb: CodeBuilder, c: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
         return _combine(sb, reduce_op, acc, [sb.load(m, [c]) for m in parts])
@@ -184,7 +245,7 @@ def parallel_copy(op: memref.CopyOp) -> None:
         def row(rb: CodeBuilder, i: SSAValue) -> None:
             rb.copy(rb.row(src, [i]), rb.row(dst, [i]))
 
-        parallel_for(tb, tb.i64(0), rows, row)
+        profile_ir.tag(parallel_for(tb, tb.i64(0), rows, row), profile_ir.site_name(op, "copy"))
         return []
 
     def whole(eb: CodeBuilder) -> list[SSAValue]:
@@ -200,13 +261,24 @@ def parallel_copy(op: memref.CopyOp) -> None:
 # ---------------------------------------------------------------------------------------
 
 
-def to_omp(par: scf.ParallelOp) -> None:
+def to_omp(par: scf.ParallelOp, name: str, profile: bool = False) -> None:
     """The reduction-free `par` -> omp.parallel/wsloop/loop_nest over its first
-    dimension (module docstring)."""
+    dimension (module docstring), forking only above its threshold `NAME.min_work`
+    (Note [Sequential below a threshold]); with `profile`, counted as the site `name`
+    (`l0.lowering.loop_ir.profile`)."""
     b = CodeBuilder.before(par)
     lb, ub, step = par.lowerBound[0], par.upperBound[0], par.step[0]
-    trips = b.to_i64(b.val(arith.SubiOp(ub, lb)))
-    big = b.cmpi("sge", trips, b.i64(grain_size(par)))
+    span = b.to_i64(b.val(arith.SubiOp(ub, lb)))
+    trips = b.maxsi(b.val(arith.CeilDivSIOp(span, b.to_i64(step))), b.i64(0))
+    min_work = run_params.load(b, par, f"{name}.{MIN_WORK}", f"threads*{WORK_PER_THREAD}")
+    # A loop over chunks works on their rows: rows * work per row, else trips * work.
+    rows = chunked_rows(ub)
+    count = trips if rows is None else b.to_i64(rows)
+    work = iteration_work(par, per_row=rows is not None)
+    # count * work >= min_work, without overflow: count >= ceil(min_work / work)
+    least = b.val(arith.CeilDivSIOp(min_work, b.i64(work)))
+    big = b.andi(b.cmpi("sge", trips, b.i64(2)), b.cmpi("sge", count, least))
+    start = profile_ir.now(b, par) if profile else None
     body = par.body.block
     nest_block = Block(arg_types=[lb.type])
     if len(par.lowerBound) > 1:
@@ -235,7 +307,13 @@ def to_omp(par: scf.ParallelOp) -> None:
     wsloop.schedule_kind = omp.ScheduleKindAttr(omp.ScheduleKind("static"))
     parallel = omp.ParallelOp(operands=[[], [], [big], [], [], []],
                               regions=[Region(Block([wsloop, omp.TerminatorOp()]))])
+    profile_ir.tag(parallel, name)
     Rewriter.replace_op(par, parallel, [])
+    if start is not None:
+        after = CodeBuilder.after(parallel)
+        threads = after.select(big, parallel_width(after, parallel), after.i64(1))
+        profile_ir.record(after, parallel, name, threads, trips,
+                          profile_ir.since(after, parallel, start))
 
 
 @dataclass(frozen=True)
@@ -247,6 +325,10 @@ class ConvertParallelToOmpPass(ModulePass):
 
     name = "convert-parallel-to-omp"
 
+    profile: bool = False
+    """Count each region's launches, threads, iterations and time
+    (`l0.lowering.loop_ir.profile`)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for copy in [o for o in op.walk() if copy_by_rows(o)]:
             assert isinstance(copy, memref.CopyOp)
@@ -255,7 +337,9 @@ class ConvertParallelToOmpPass(ModulePass):
             if outermost(par) and par.initVals and len(par.lowerBound) == 1 \
                     and _unit_step(par):
                 chunk_reduction(par)
+        names: set[str] = set()
         for par in [o for o in op.walk() if isinstance(o, scf.ParallelOp)]:
             if par.parent is not None and outermost(par) and not par.initVals:
-                to_omp(par)
+                to_omp(par, profile_ir.unique_name(names, profile_ir.name_of(par, "parallel")),
+                       self.profile)
 

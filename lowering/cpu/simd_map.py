@@ -47,7 +47,7 @@ is). W is the number of 64-bit lanes of the host's widest vectors (8 with AVX-51
 with AVX or AVX2, 2 with SSE2; `lanes` below), or the pass option `width`.
 
 `l0-run -v` reports each candidate loop: `simd-map: LOC: map went SIMD, W lanes`, or why
-not (through `l0.lowering.decisions`).
+not (through `l0.lowering.loop_ir.decisions`).
 """
 
 from __future__ import annotations

@@ -255,7 +255,9 @@ def _rename_calls(op: Operation, device: set[str]) -> None:
 def _host_ops(module: ModuleOp) -> None:
     for op in list(module.walk()):
         if isinstance(op, gpu.AllocOp):
-            Rewriter.replace_op(op, memref.AllocOp(list(op.dynamicSizes), [], op.result.type))
+            alloc = memref.AllocOp(list(op.dynamicSizes), [], op.result.type)
+            alloc.attributes |= op.attributes  # its `loc`
+            Rewriter.replace_op(op, alloc)
         elif isinstance(op, gpu.DeallocOp):
             Rewriter.replace_op(op, memref.DeallocOp.get(op.buffer))
         elif isinstance(op, gpu.MemcpyOp):

@@ -86,6 +86,14 @@ class ConvertParallelToGpuPass(ModulePass):
 
     name = "convert-parallel-to-gpu"
 
+    profile: bool = False
+    """Count each kernel's launches, threads, iterations and time
+    (`l0.lowering.loop_ir.profile`)."""
+
+    cuda_events: bool = False
+    """With `profile`: time each launch with CUDA events, as on a GPU (the `gpu` back
+    end; `gpu-sim`, whose launches are calls, reads the host's clock)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if any(isinstance(o, gpu.ModuleOp) for o in op.ops) or not _uses_device(op):
             return
@@ -93,8 +101,9 @@ class ConvertParallelToGpuPass(ModulePass):
         error_words = 1 + max((len(c.values) for c in checks), default=0)
         functions = [f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks]
         code = DeviceCode(op, error_words)
+        sites: set[str] = set()
         for f in functions:
-            HostFunction(code, f).convert()
+            HostFunction(code, f, self.profile, sites, self.cuda_events).convert()
         for f in functions:
             for call in [o for o in f.walk() if isinstance(o, func.CallOp)]:
                 if call.callee.root_reference.data == WIDTH_FUNCTION:

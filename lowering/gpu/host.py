@@ -52,9 +52,11 @@ from l0.dialects.soac import CertType
 from l0.lowering.gpu import kernels as k
 from l0.lowering.gpu import trace as gpu_trace
 from l0.lowering.gpu.errors import ErrorWord
+from l0.lowering.loop_ir import profile as profile_ir
 from l0.lowering.loop_ir.builder import CodeBuilder
-from l0.lowering.loop_ir.parallel_loops import BLOCKED_REDUCTION_ATTR, MIN_CHUNK, WIDTH_FUNCTION
+from l0.lowering.loop_ir.parallel_loops import BLOCKED_REDUCTION_ATTR, WIDTH_FUNCTION
 from l0.lowering.loop_ir.trace import emit_array_call
+from l0.lowering.runtime.min_chunk import min_chunk
 from l0.lowering.runtime.trace_runtime import ARRAY
 
 
@@ -85,8 +87,15 @@ def dynamic_sizes(b: CodeBuilder, m: SSAValue) -> list[SSAValue]:
 class HostFunction:
     """Converts one function's body (Note [Host and device memory])."""
 
-    def __init__(self, code: k.DeviceCode, f: func.FuncOp) -> None:
+    def __init__(self, code: k.DeviceCode, f: func.FuncOp, profiling: bool = False,
+                 sites: set[str] | None = None, cuda_events: bool = False) -> None:
         self.code, self.f = code, f
+        self.profiling = profiling
+        """Count each launch (`l0.lowering.loop_ir.profile`)."""
+        self.cuda_events = cuda_events
+        """Time launches with CUDA events (a GPU), not the host's clock (gpu-sim)."""
+        self.sites = set() if sites is None else sites
+        """The site names given so far in the module (made unique)."""
         self.name = f.sym_name.data.replace(".", "_")
         self.host_memory: set[SSAValue] = set()
         self._staging: dict[Attribute, SSAValue] = {}
@@ -206,6 +215,7 @@ class HostFunction:
                 self.map(op)
         elif isinstance(op, memref.AllocOp):
             new = gpu.AllocOp(op.memref.type, list(op.dynamic_sizes))  # type: ignore[arg-type]
+            new.attributes |= op.attributes  # its `loc`, where running out of memory is reported
             Rewriter.replace_op(op, new)
         elif isinstance(op, memref.DeallocOp):
             if op.memref not in self.host_memory:
@@ -247,18 +257,36 @@ class HostFunction:
     # -- kernels ------------------------------------------------------------------------
 
     def _launch(self, b: CodeBuilder, name: str, body: Block, grid: SSAValue,
-                threads: int = k.BLOCK) -> None:
+                threads: int = k.BLOCK, *, site: str, iterations: SSAValue) -> None:
+        """Launch `body` as a kernel on `grid` blocks of `threads`; with profiling, count
+        it as the site `site` doing `iterations` work items (`l0.lowering.loop_ir.profile`)."""
         kernel, params, checks = self.code.kernel(self.code.fresh_name(name), body)
         err = self.errors.word() if checks else None
         traced = kernel.attributes.get(gpu_trace.TRACE_ATTR)
+        start: SSAValue | None = None
+        if self.profiling:  # on a GPU, the kernel's time between CUDA events
+            start = profile_ir.events_begin(b, self.f) if self.cuda_events else \
+                profile_ir.now(b, self.f)
         if isinstance(traced, StringAttr):  # Note [Traces in kernels]
             log, host_log = gpu_trace.before_launch(b)
-            k.launch(b, kernel, [*params, log], grid, err, threads)
+            launch = k.launch(b, kernel, [*params, log], grid, err, threads)
             gpu_trace.after_launch(b, log, host_log, traced.data)
         else:
-            k.launch(b, kernel, params, grid, err, threads)
+            launch = k.launch(b, kernel, params, grid, err, threads)
+        if start is not None:
+            elapsed = profile_ir.events_elapsed(b, launch, start) if self.cuda_events else \
+                profile_ir.since(b, launch, start)
+            profile_ir.record(b, launch, site, b.muli(grid, b.i64(threads)), iterations,
+                              elapsed)
         if checks:
             self.errors.check(b, sorted(checks))
+
+    def _site(self, op: Operation, kind: str) -> str:
+        """The unique name of the kernel(s) made for `op` (Note [Names of parallel sites]
+        in `l0.lowering.loop_ir.profile`): its tag, else its location and `kind`."""
+        name = profile_ir.name_of(op, kind) if isinstance(op, scf.ParallelOp) else \
+            profile_ir.site_name(op, kind)
+        return profile_ir.unique_name(self.sites, name)
 
     def map(self, par: scf.ParallelOp) -> None:
         """A map kernel (Note [Kernel forms])."""
@@ -276,7 +304,8 @@ class HostFunction:
         k.grid_stride(kb, total, element)
         grid = b.i64(1) if serial else \
             k.clamp(b, k.ceil_div(b, total, b.i64(k.BLOCK)), 1, k.MAX_GRID)
-        self._launch(b, f"{self.name}_map", body, grid, threads=1 if serial else k.BLOCK)
+        self._launch(b, f"{self.name}_map", body, grid, threads=1 if serial else k.BLOCK,
+                     site=self._site(par, "map"), iterations=total)
         Rewriter.erase_op(par)
 
     def _space(self, b: CodeBuilder, par: scf.ParallelOp
@@ -349,7 +378,9 @@ class HostFunction:
         tid, bid, wg_f, wg_v = k.block_fold(pb, types, total, element, combine,
                                             list(par.initVals), one_chunk=serial)
         bufs.publish(pb, tid, bid, wg_f, wg_v)
-        Rewriter.replace_op(par, [], self._run_reduction(b, first, final, grid, bufs))
+        Rewriter.replace_op(par, [], self._run_reduction(b, first, final, grid, bufs,
+                                                         self._site(par, "reduce"),
+                                                         total))
 
     def blocked_reduction(self, par: scf.ParallelOp, shape: BlockedShape) -> None:
         """A blocked reduction (Note [Blocked reductions] in `l0.lowering.loop_ir.parallel_loops`)
@@ -362,8 +393,9 @@ class HostFunction:
         types = [v.type for v in loop.iter_args]
         single = b.bool(True) if gpu_trace.traces(par) or gpu_trace.traces(loop) else \
             b.cmpi("sle", count, b.i64(1))  # Note [Traces in kernels]: one chunk
-        # count >= 2 means at least count * MIN_CHUNK rows: every thread gets a row.
-        spread = k.clamp(b, b.muli(count, b.i64(MIN_CHUNK // k.BLOCK)), 1, k.REDUCE_GRID)
+        # count >= 2 means at least count * MIN_CHUNK rows: every thread gets a row (with
+        # the tests' smaller MIN_CHUNK, `l0.lowering.runtime.min_chunk`, some fold no row).
+        spread = k.clamp(b, b.muli(count, b.i64(min_chunk() // k.BLOCK)), 1, k.REDUCE_GRID)
         grid = b.select(single, b.i64(1), spread)
         threads = b.select(single, b.i64(1), b.muli(grid, b.i64(k.BLOCK)))
         bufs = Partials.alloc(b, types, grid)
@@ -393,14 +425,18 @@ class HostFunction:
                 tb.store(tb.load(m, [tb.i64(0)]), o, [tb.i64(0)])
 
         k.thread_zero(fb, tid, result)
-        results = self._run_reduction(b, first, final, grid, bufs)
+        results = self._run_reduction(b, first, final, grid, bufs,
+                                      self._site(par, "reduce"), threads)
         self._erase_blocked(par, loop, parts, results)
 
     def _run_reduction(self, b: CodeBuilder, first: Block, final: Block, grid: SSAValue,
-                       bufs: Partials) -> list[SSAValue]:
-        """Launch a reduction's two kernels, read its results back, free its buffers."""
-        self._launch(b, f"{self.name}_reduce", first, grid)
-        self._launch(b, f"{self.name}_reduce_final", final, b.i64(1))
+                       bufs: Partials, site: str, iterations: SSAValue) -> list[SSAValue]:
+        """Launch a reduction's two kernels (the first doing `iterations` work items,
+        the final one a partial result per block of the first), read its results back,
+        free its buffers."""
+        self._launch(b, f"{self.name}_reduce", first, grid, site=site, iterations=iterations)
+        self._launch(b, f"{self.name}_reduce_final", final, b.i64(1), site=f"{site}.final",
+                     iterations=grid)
         results = [self.read_back(b, m) for m in bufs.outs]
         for m in [*bufs.parts, bufs.flags, *bufs.outs]:
             b.add(gpu.DeallocOp(m))
@@ -446,7 +482,8 @@ class HostFunction:
 
         k.grid_stride(kb, total, element)
         grid = k.clamp(b, k.ceil_div(b, total, b.i64(k.BLOCK)), 1, k.MAX_GRID)
-        self._launch(b, f"{self.name}_copy", body, grid)
+        self._launch(b, f"{self.name}_copy", body, grid,
+                     site=self._site(op, "copy"), iterations=total)
         Rewriter.erase_op(op)
 
     def flush(self, run: list[Operation]) -> None:
@@ -454,6 +491,7 @@ class HostFunction:
         if not run:
             return
         last = run[-1]
+        site = self._site(last, "serial")
         anchor = last.next_op
         assert anchor is not None  # a block ends with its terminator, never in a run
         b = CodeBuilder.before(anchor)
@@ -475,7 +513,8 @@ class HostFunction:
         for v, m in outs.items():
             kb.store(v, m, [kb.i64(0)])
         uses = {v: [u for u in v.uses if not k._op_inside(u.operation, body)] for v in live}
-        self._launch(b, f"{self.name}_serial", body, b.i64(1), threads=1)
+        self._launch(b, f"{self.name}_serial", body, b.i64(1), threads=1,
+                     site=site, iterations=b.i64(1))
         for v in live:
             if v in outs:
                 new = self.read_back(b, outs[v])

@@ -83,7 +83,8 @@ from l0.dialects import soac
 from l0.dialects.soac import CertType
 from l0.lowering.gpu import trace as gpu_trace
 from l0.lowering.loop_ir.builder import CodeBuilder
-from l0.lowering.loop_ir.parallel_loops import MIN_CHUNK, WIDTH_FUNCTION
+from l0.lowering.loop_ir.parallel_loops import WIDTH_FUNCTION, chunk_bounds
+from l0.lowering.runtime.min_chunk import min_chunk
 
 MODULE_NAME = "l0_kernels"
 BLOCK = 256
@@ -111,8 +112,10 @@ def x_dim() -> gpu.DimensionAttr:
 
 
 def ceil_div(b: CodeBuilder, n: SSAValue, d: SSAValue) -> SSAValue:
-    """ceil(n / d) for i64 n >= 0, d > 0."""
-    return b.val(arith.DivSIOp(b.addi(n, b.subi(d, b.i64(1))), d))
+    """ceil(n / d) for i64 n >= 0, d > 0 (at most 0 for n < 0), as n / d + (n % d > 0):
+    n + d - 1 would leave 64 bits for n near 2^63."""
+    inexact = b.cmpi("sgt", b.val(arith.RemSIOp(n, d)), b.i64(0))
+    return b.addi(b.val(arith.DivSIOp(n, d)), b.val(arith.ExtUIOp(inexact, i64)))
 
 
 def clamp(b: CodeBuilder, v: SSAValue, lo: int, hi: int) -> SSAValue:
@@ -353,11 +356,12 @@ def block_fold(b: CodeBuilder, types: Sequence[Attribute], count: SSAValue,
     wg_v = [workgroup(b, t) for t in types]
     tid, bid, gt, nthreads = thread_ids(b)
     chunks = b.i64(1) if one_chunk else \
-        b.select(b.cmpi("slt", count, b.i64(2 * MIN_CHUNK)), b.i64(1), nthreads)
+        b.select(b.cmpi("slt", count, b.i64(2 * min_chunk())), b.i64(1), nthreads)
     active = b.cmpi("slt", gt, chunks)
-    lo = b.select(active, b.val(arith.DivSIOp(b.muli(gt, count), chunks)), b.i64(0))
-    hi = b.select(active, b.val(arith.DivSIOp(b.muli(b.addi(gt, b.i64(1)), count), chunks)),
-                  b.i64(0))
+    # Note [Chunk bounds without overflow]: gt*count leaves 64 bits from 2^46 rows.
+    start, end = chunk_bounds(b, gt, count, chunks)
+    lo = b.select(active, start, b.i64(0))
+    hi = b.select(active, end, b.i64(0))
 
     def fold(sb: CodeBuilder, g: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
         has, *vals = acc

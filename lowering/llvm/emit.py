@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
     FunctionType,
     MemRefType,
     ModuleOp,
+    StringAttr,
     UnitAttr,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -395,8 +396,14 @@ class FunctionEmitter:
     def emit(self) -> None:
         params = self._params()
         if self.recursive:
-            name = self.op.sym_name.data
-            site = abi.ErrorSite(f"stack overflow: recursion too deep in function {name}")
+            from l0.lowering.gpu.kernels import MODULE_NAME
+
+            # named as in the source, also as gpu-sim's copy `l0_kernels.f`
+            name = self.op.sym_name.data.removeprefix(MODULE_NAME + ".")
+            # at the function's definition (Note [Locations of recursive functions])
+            loc = self.op.attributes.get("loc")
+            site = abi.ErrorSite(f"stack overflow: recursion too deep in function {name}",
+                                 loc.data if isinstance(loc, StringAttr) else "")
             self.check_stack(i64(0), self.mod.errors.add(site, 0))
         self.emit_cfg(self.op.body, params, self._return)
         self.alloca_b.branch(self.fn.blocks[1])

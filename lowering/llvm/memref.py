@@ -30,7 +30,9 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
     IntegerAttr,
+    IntegerType,
     MemRefType,
+    StringAttr,
     UnitAttr,
 )
 from xdsl.ir import Operation, SSAValue
@@ -56,6 +58,7 @@ from l0.lowering.llvm.types import (
     scalar_type,
 )
 from l0.lowering.runtime import abi
+from l0.lowering.runtime.run_tables import global_symbol
 
 if TYPE_CHECKING:
     from l0.lowering.llvm.emit import FunctionEmitter, Handler, ModuleEmitter
@@ -114,6 +117,19 @@ def _store(fe: FunctionEmitter, op: memref.StoreOp) -> None:
                   op.memref)
 
 
+_ATOMIC_KINDS = {1: "add"}
+"""`memref.atomic_rmw` kinds (MLIR's `AtomicRMWKind`) the emitter supports: `addi`."""
+
+
+def _atomic_rmw(fe: FunctionEmitter, op: memref.AtomicRMWOp) -> None:
+    kind = _ATOMIC_KINDS.get(op.kind.value.data)
+    if kind is None or not isinstance(op.value.type, IntegerType):
+        raise LoweringError(f"convert-to-llvm: unsupported memref.atomic_rmw kind "
+                            f"{op.kind.value.data} on {op.value.type}")
+    ptr = element_ptr(fe, fe.desc(op.memref), [fe.get(i) for i in op.indices])
+    fe.set(op.result, fe.b.atomic_rmw(kind, ptr, fe.get(op.value), "monotonic"))
+
+
 # --------------------------------------------------------------------------- allocation
 
 
@@ -154,7 +170,10 @@ def _alloc(fe: FunctionEmitter, op: memref.AllocOp) -> None:
     sizes = _sizes(fe, t, op.dynamic_sizes)
     nbytes = checked_bytes(fe, sizes, byte_size(memory_type(elem_type(t))))
     ptr = fe.b.call(fe.rt.alloc(), [nbytes])
-    fe.fail_unless(fe.b.icmp_unsigned("!=", ptr, NULL), abi.ERR_OUT_OF_MEMORY, [nbytes])
+    loc = op.attributes.get("loc")  # the construct it is made for, from bufferise
+    error_id = abi.ERR_OUT_OF_MEMORY if not isinstance(loc, StringAttr) else \
+        fe.mod.errors.add(abi.ErrorSite(abi.OUT_OF_MEMORY, loc.data), 1)
+    fe.fail_unless(fe.b.icmp_unsigned("!=", ptr, NULL), error_id, [nbytes])
     fe.set(op.memref, make_desc(fe.b, t, ptr, ptr, i64(0), sizes, []))
 
 
@@ -445,8 +464,9 @@ def declare_global(mod: ModuleEmitter, op: memref.GlobalOp) -> None:
         count *= cast(int, s)
     mty = memory_type(elem_type(t))
     arr = ir.ArrayType(mty, count)
-    gv = ir.GlobalVariable(mod.llvm, arr, name=f"l0.global.{op.sym_name.data}")
-    gv.linkage = "internal"
+    gv = ir.GlobalVariable(mod.llvm, arr, name=global_symbol(op.sym_name.data))
+    # A public global is exported: the driver reads or writes it (run_tables).
+    gv.linkage = "" if op.sym_visibility.data == "public" else "internal"
     gv.global_constant = op.constant is not None
     gv.align = 64
     init = op.initial_value
@@ -492,6 +512,7 @@ HANDLERS: dict[type[Operation], Handler] = {
     memref.AssumeAlignmentOp: _same_buffer(lambda op: op.operands[0], lambda op: op.results[0]),
     memref.CopyOp: cast("Handler", _copy),
     memref.GetGlobalOp: cast("Handler", _get_global),
+    memref.AtomicRMWOp: cast("Handler", _atomic_rmw),
     memref.ExtractStridedMetaDataOp: cast("Handler", _extract_metadata),
     memref.ExtractAlignedPointerAsIndexOp: cast("Handler", _extract_pointer),
 }

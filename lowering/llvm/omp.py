@@ -342,12 +342,16 @@ def _outline(fe: FunctionEmitter, op: omp.ParallelOp, nest: omp.LoopNestOp,
 
     # This thread's static chunk of the iterations.
     lb, ub, step = sub.get(nest.lowerBound[0]), sub.get(nest.upperBound[0]), sub.get(nest.step[0])
-    trips = b.sdiv(b.sub(b.add(b.sub(ub, lb), step), i64(1)), step)
-    trips = b.select(b.icmp_signed("<", trips, i64(0)), i64(0), trips)
-    per = b.sdiv(b.sub(b.add(trips, nt), i64(1)), nt)
+    # Ceilings as (x - 1) / d + 1 and x / d + (x % d != 0), and the end as the trip
+    # count when fewer than `per` trips are left: (x + d - 1) / d and begin + per would
+    # leave 64 bits for trip counts near 2^63 (the chunks are the same).
+    span = b.sub(ub, lb)
+    trips = b.add(b.sdiv(b.sub(span, i64(1)), step), i64(1))
+    trips = b.select(b.icmp_signed(">", span, i64(0)), trips, i64(0))
+    inexact = b.zext(b.icmp_signed("!=", b.srem(trips, nt), i64(0)), I64)
+    per = b.add(b.sdiv(trips, nt), inexact)
     begin = b.mul(t, per)
-    end = b.add(begin, per)
-    end = b.select(b.icmp_signed("<", end, trips), end, trips)
+    end = b.select(b.icmp_signed("<", b.sub(trips, begin), per), trips, b.add(begin, per))
     can_fail = any(isinstance(o, _FAILS) for o in nest.walk())
 
     pre = b.block

@@ -15,7 +15,20 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Operation, SSAValue
 
+from l0.dialects.soac import CertType
 from l0.lowering.loop_ir.builder import CodeBuilder
+
+
+def fault_loc(op: Operation) -> str:
+    """Where a fault of `op` is reported: its own location, else that of the check
+    guarding it (a `soac.iota` or `soac.replicate` has none, but takes a certificate
+    from the `soac.assert` made for the same construct), else `enclosing_loc`."""
+    for where in (op, *(v.owner for v in op.operands if isinstance(v.type, CertType))):
+        if isinstance(where, Operation):
+            loc = where.properties.get("loc") or where.attributes.get("loc")
+            if isinstance(loc, StringAttr):
+                return loc.data
+    return enclosing_loc(op)
 
 
 def enclosing_loc(op: Operation) -> str:

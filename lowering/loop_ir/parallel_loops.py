@@ -7,7 +7,8 @@ induction variable.
 Note [Parallel width]
 ~~~~~~~~~~~~~~~~~~~~~
 The blocked forms (scan, filter, and the multicore reduction) split n iterations into
-C chunks, C = max(1, min(width, n / MIN_CHUNK)), where the width is how many threads can run them:
+C chunks, C = max(1, min(width, n / MIN_CHUNK)) (MIN_CHUNK: `l0.lowering.runtime.min_chunk`,
+4096 unless a test lowers it), where the width is how many threads can run them:
 `func.call @l0_parallel_width() : () -> i64`, a body-less function the LLVM emitter
 defines for the back end at hand (`l0.lowering.llvm.omp`): 1 on the sequential `cpu`
 back end, the thread count on `multicore` (1 inside a thread: nested levels run
@@ -30,6 +31,17 @@ the operator. The marks let the GPU back end give the same reduction a thread pe
 and a tree in workgroup memory (Note [Kernel forms] in `l0.lowering.gpu.kernels`); the
 other back ends ignore them, and a later pass that rebuilds either loop drops the mark
 (the GPU back end then runs the loops as they are).
+
+Note [Chunk bounds without overflow]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Chunk c of C over n rows starts at floor(c*n/C), but c*n leaves 64 bits long before n
+does: with 3 chunks from n = 2^62, with 2^18 GPU threads from n = 2^46 (a reduction over
+`iota(n)` streams its rows and stores none, so such an n runs). With q = n / C and
+r = n % C, c*n = c*q*C + c*r, so floor(c*n/C) = c*q + floor(c*r/C): the same
+boundaries, exactly, so results (and the order in which partial results combine) do
+not change. c*q <= n, and c*r < C*C, which fits for any C below 2^31 (C is at most the
+thread count). `chunk_bounds` builds it; the GPU's block fold
+(`l0.lowering.gpu.kernels.block_fold`) splits its rows with it too.
 """
 
 from __future__ import annotations
@@ -42,14 +54,14 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from l0.lowering.loop_ir.builder import CodeBuilder
-
-MIN_CHUNK = 1 << 12
-"""The fewest rows a chunk gets: below 2 * MIN_CHUNK rows a blocked form runs as one
-chunk, where forking threads would cost more than it saves."""
+from l0.lowering.runtime.min_chunk import min_chunk
 
 WIDTH_FUNCTION = "l0_parallel_width"
 """The function giving the number of chunks a parallel level may use
 (Note [Parallel width])."""
+
+CHUNK_COUNT_ATTR = "l0.chunk_count"
+"""Marks the op computing a chunk count (`chunked_rows`)."""
 
 BLOCKED_REDUCTION_ATTR = "l0.blocked_reduction"
 """Marks the two loops of a blocked reduction (Note [Blocked reductions])."""
@@ -97,21 +109,56 @@ def parallel_width(b: CodeBuilder, anchor: Operation) -> SSAValue:
 
 
 def chunk_count(b: CodeBuilder, n: SSAValue, anchor: Operation) -> SSAValue:
-    """C = max(1, min(width, n / MIN_CHUNK)): the number of chunks for `n` iterations."""
+    """C = max(1, min(width, n / MIN_CHUNK)): the number of chunks for `n` iterations
+    (marked, `chunked_rows`)."""
     width = parallel_width(b, anchor)
-    most = b.val(arith.DivSIOp(n, b.i64(MIN_CHUNK)))
-    return b.maxsi(b.val(arith.MinSIOp(width, most)), b.i64(1))
+    most = b.val(arith.DivSIOp(n, b.i64(min_chunk())))
+    return _marked_count(b, width, most, n)
 
 
-def chunk_start(b: CodeBuilder, c: SSAValue, n: SSAValue, count: SSAValue) -> SSAValue:
-    """The first row of chunk `c` of `count` over `n` rows: c*n/count."""
-    return b.val(arith.DivSIOp(b.muli(c, n), count))
+def _marked_count(b: CodeBuilder, width: SSAValue, most: SSAValue,
+                  rows: SSAValue) -> SSAValue:
+    """max(1, min(width, most)), a chunk count over `rows` rows: the op carries
+    CHUNK_COUNT_ATTR, whose value says which operand of the `min` `rows` is found
+    from (`chunked_rows`)."""
+    least = b.val(arith.MinSIOp(width, most))
+    count = b.maxsi(least, b.i64(1))
+    count.owner.attributes[CHUNK_COUNT_ATTR] = StringAttr(
+        "rows" if most is rows else "rows/min_chunk")
+    return count
+
+
+def chunked_rows(v: SSAValue) -> SSAValue | None:
+    """The rows `v` (through index casts) divides into chunks, when `v` is a chunk count
+    (`chunk_count`, `parallel_chunks`): what a loop over the chunks works on."""
+    owner = v.owner
+    while isinstance(owner, arith.IndexCastOp):
+        owner = owner.input.owner
+    if not isinstance(owner, arith.MaxSIOp):
+        return None
+    kind = owner.attributes.get(CHUNK_COUNT_ATTR)
+    least = owner.lhs.owner
+    if not isinstance(kind, StringAttr) or not isinstance(least, arith.MinSIOp):
+        return None
+    most = least.rhs
+    if kind.data == "rows":
+        return most
+    div = most.owner
+    return div.lhs if isinstance(div, arith.DivSIOp) else None
 
 
 def chunk_bounds(b: CodeBuilder, c: SSAValue, n: SSAValue,
                  count: SSAValue) -> tuple[SSAValue, SSAValue]:
-    """[start, end) of chunk `c` (Note [Parallel width])."""
-    return chunk_start(b, c, n, count), chunk_start(b, b.addi(c, b.i64(1)), n, count)
+    """[start, end) of chunk `c` of `count` over `n` >= 0 rows: chunk c starts at
+    floor(c*n/count), computed without the product c*n (Note [Parallel width], Note
+    [Chunk bounds without overflow])."""
+    q = b.val(arith.DivSIOp(n, count))
+    r = b.val(arith.RemSIOp(n, count))
+
+    def start(k: SSAValue) -> SSAValue:
+        return b.addi(b.muli(k, q), b.val(arith.DivSIOp(b.muli(k, r), count)))
+
+    return start(c), start(b.addi(c, b.i64(1)))
 
 
 ChunkBody = Callable[[CodeBuilder, SSAValue, SSAValue], None]
@@ -126,7 +173,7 @@ def parallel_chunks(b: CodeBuilder, par: scf.ParallelOp, body: ChunkBody) -> scf
     bound. `par` itself is left to the caller."""
     lb = b.to_i64(par.lowerBound[0])
     n = b.maxsi(b.subi(b.to_i64(par.upperBound[0]), lb), b.i64(0))
-    count = b.maxsi(b.val(arith.MinSIOp(parallel_width(b, par), n)), b.i64(1))
+    count = _marked_count(b, parallel_width(b, par), n, n)
 
     def run_chunk(cb: CodeBuilder, c: SSAValue) -> None:
         body(cb, *chunk_bounds(cb, c, n, count))

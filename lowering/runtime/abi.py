@@ -58,16 +58,21 @@ class ErrorSite:
     loc: str = ""
 
 
+OUT_OF_MEMORY = "out of memory: cannot allocate {0} bytes"
+NO_STACK_ROOM = "stack overflow: no room for an array of {0} bytes on the stack"
+SIZE_MESSAGES = (OUT_OF_MEMORY, NO_STACK_ROOM)
+"""The messages of a failed allocation of {0} bytes, also at sites with a location
+(`memref.alloc`s carry their construct's): a negative {0} is a size beyond 64 bits."""
+
+
 @dataclass
 class ErrorTable:
     """Error ids of one compiled module; ids below `ERR_FIRST_SITE` are the built-in ones."""
 
     sites: dict[int, ErrorSite] = field(
         default_factory=lambda: {
-            ERR_OUT_OF_MEMORY: ErrorSite("out of memory: cannot allocate {0} bytes"),
-            ERR_STACK_OVERFLOW: ErrorSite(
-                "stack overflow: no room for an array of {0} bytes on the stack"
-            ),
+            ERR_OUT_OF_MEMORY: ErrorSite(OUT_OF_MEMORY),
+            ERR_STACK_OVERFLOW: ErrorSite(NO_STACK_ROOM),
         }
     )
     max_values: int = 1

@@ -17,13 +17,13 @@ compiler.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from l0.lowering.runtime import jit_call, trace_runtime
+from l0.lowering.runtime import jit_call, openmp_runtime, trace_runtime
 from l0.lowering.runtime.abi import ErrorSite, ErrorTable
 from l0.lowering.runtime.jit_call import (
     CompiledModule,
@@ -32,9 +32,22 @@ from l0.lowering.runtime.jit_call import (
     slot_from_json,
     slot_to_json,
 )
+from l0.lowering.runtime.run_tables import (
+    Device,
+    Param,
+    RunTables,
+    Site,
+    params_from_json,
+    params_to_json,
+    sites_from_json,
+    sites_to_json,
+)
 from l0.types import Type, type_from_json, type_to_json
 
-SAVE_FORMAT = 1
+Calls = Callable[[CompiledModule, str], JitFunction]
+"""How an engine calls an entry point of its compiled module: the callable for a name."""
+
+SAVE_FORMAT = 2
 """The version of `save()`'s data; loading another gives None."""
 
 
@@ -62,21 +75,32 @@ class NativeEngine:
 
     def __init__(self, compiled: CompiledModule, entries: Mapping[str, EntryPoint], *,
                  isolate: bool = True, links: RuntimeLinks = RuntimeLinks(),
-                 trace_sites: Mapping[int, tuple[str, Type]] | None = None) -> None:
+                 trace_sites: Mapping[int, tuple[str, Type]] | None = None,
+                 params: Sequence[Param] = (), sites: Sequence[Site] = (),
+                 calls: Calls | None = None, device: Device | None = None) -> None:
+        """`calls`: how an entry point is called (default: `JitFunction`, on the links'
+        threads); the gpu back end's host code calls through the device boundary.
+        `device`: what parameter defaults follow from (default: the links' threads)."""
         self.compiled = compiled
         self.entries = dict(entries)
         self.links = links
         self.trace_sites = dict(trace_sites or {})
         self._isolate = isolate
         self._functions: dict[str, JitFunction] = {}
+        self._calls = calls or (lambda compiled, name: JitFunction(
+            compiled, name, threads=self.links.threads or 0))
+        if device is None:
+            device = (Device() if links.threads is None
+                      else Device(threads=openmp_runtime.threads_of(links.threads)))
+        self.tables = RunTables(compiled.engine, params, sites, device)
+        """The run-time parameters and profile counters (`l0.lowering.runtime.run_tables`)."""
 
     def function(self, name: str) -> JitFunction:
         fn = self._functions.get(name)
         if fn is None:
             if name not in self.compiled.addresses:
                 raise KeyError(f"no compiled entry point named {name!r}")
-            fn = self._functions[name] = JitFunction(self.compiled, name,
-                                                     threads=self.links.threads or 0)
+            fn = self._functions[name] = self._calls(self.compiled, name)
         return fn
 
     def call(self, name: str, args: Sequence[Any]) -> list[Any]:
@@ -89,6 +113,8 @@ class NativeEngine:
             elif unique and self._isolate and isinstance(a, np.ndarray):
                 a = a.copy()
             ins.append(a)
+        if self.tables.param_specs:
+            self.tables.apply()
         out = self.function(name)(*ins)
         n = len(entry.results)
         results = [] if n == 0 else [out] if n == 1 else list(out)
@@ -120,14 +146,18 @@ class NativeEngine:
                       "threads": self.links.threads},
             "traces": [[k, loc, type_to_json(t)] for k, (loc, t) in
                        sorted(self.trace_sites.items())],
+            "params": params_to_json(self.tables.param_specs),
+            "profile": sites_to_json(self.tables.sites),
         }
         return data, c.object_code
 
     @classmethod
     def load(cls, data: Mapping[str, Any], object_code: bytes, *,
-             isolate: bool = True) -> NativeEngine | None:
+             isolate: bool = True, calls: Calls | None = None,
+             device: Device | None = None) -> NativeEngine | None:
         """The engine `save` described, its object code loaded into this process; None
-        when it cannot run here (another format, trace sites numbered otherwise here)."""
+        when it cannot run here (another format, trace sites numbered otherwise here);
+        `calls` and `device` as for `NativeEngine`."""
         if data.get("format") != SAVE_FORMAT:
             return None
         sites = {int(k): (str(loc), type_from_json(t)) for k, loc, t in data["traces"]}
@@ -148,4 +178,6 @@ class NativeEngine:
         compiled = jit_call.load_object(object_code, signatures, errors,
                                         checked=links.checked, counted=links.counted,
                                         threads=links.threads)
-        return cls(compiled, entries, isolate=isolate, links=links, trace_sites=sites)
+        return cls(compiled, entries, isolate=isolate, links=links, trace_sites=sites,
+                   params=params_from_json(data["params"]),
+                   sites=sites_from_json(data["profile"]), calls=calls, device=device)

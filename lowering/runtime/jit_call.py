@@ -404,8 +404,8 @@ def _runtime_error(errors: abi.ErrorTable, ctx: np.ndarray) -> Exception:
     if site is None:
         return RuntimeError(f"compiled code failed without reporting an error (id {error_id})")
     values = [int(v) for v in ctx[abi.CTX_VALUES:]]
-    if error_id in (abi.ERR_OUT_OF_MEMORY, abi.ERR_STACK_OVERFLOW) and values[0] < 0:
-        what = "out of memory" if error_id == abi.ERR_OUT_OF_MEMORY else "stack overflow"
+    if site.message in abi.SIZE_MESSAGES and values[0] < 0:
+        what = site.message.split(":")[0]
         message = f"{what}: the requested array size does not fit in 64 bits"
     else:
         message = _PLACEHOLDER.sub(

@@ -107,6 +107,11 @@ def thread_count(count: int) -> Iterator[None]:
         lib.omp_set_num_threads(saved)
 
 
+def threads_of(count: int) -> int:
+    """The threads a region forks when run on `count` (0: libgomp's default)."""
+    return count or int(_openmp().omp_get_max_threads())
+
+
 def _openmp() -> ctypes.CDLL:
     """libgomp's functions, callable from Python (`load()` first)."""
     global _library

@@ -94,6 +94,7 @@ from l0.lowering.loop_ir.parallel_loops import (
     nested_in_parallel,
     parallel_for,
 )
+from l0.lowering.loop_ir.profile import site_name, tag_untagged
 from l0.lowering.scf.partition_concat import Concatenation, concatenations
 
 # ---------------------------------------------------------------------------------------
@@ -790,16 +791,19 @@ def _partition_into(b: CodeBuilder, op: msoac.PartitionOp, n: SSAValue, flags: S
         _fill_classes(b, inputs, dests, dests, flags, b.i64(0), n, b.i64(0), total)
     else:
         total = _fill_blocked(b, op, n, flags, lambda _total: (dests, dests), into_one=True)
-    kept_rows, rest = b.to_index(total), b.to_index(b.subi(n, total))
+    rest = b.subi(n, total)
     for c, dest in zip(concats, dests, strict=True):
-        for dim in c.kept_dims:
-            rewriter.replace_op(dim, [], [kept_rows])
-        for dim in c.rejected_dims:
-            rewriter.replace_op(dim, [], [rest])
+        # The classes' sizes: their `memref.dim`s stay (a lowering that follows the ops
+        # after the SOAC's place may hold the first), of views of the two halves.
+        kept = b.subview(dest, [0], [total], c.views[0].result.type)
+        rejected = b.subview(dest, [total], [rest], c.views[1].result.type)
         for copy in c.copies:
             rewriter.erase_op(copy)
         for view in c.views:
             rewriter.erase_op(view)
+        for dims, half in ((c.kept_dims, kept), (c.rejected_dims, rejected)):
+            for dim in dims:
+                dim.operands[0] = half
         rewriter.replace_op(c.buffer, [], [dest])
     rewriter.erase_op(op)
 
@@ -945,6 +949,21 @@ def _fill_loop(b: CodeBuilder, op: Operation, n: SSAValue,
     b.for_(b.i64(0), n, [], step)
 
 
+def _lower_named(patterns: GreedyRewritePatternApplier, soac_op: Operation) -> None:
+    """Lower `soac_op`, naming the parallel loops made for it after it (Note [Names of
+    parallel sites] in `l0.lowering.loop_ir.profile`): they are made where it stood."""
+    name = site_name(soac_op, soac_op.name.partition(".")[2])
+    block, before, after = soac_op.parent_block(), soac_op.prev_op, soac_op.next_op
+    patterns.match_and_rewrite(soac_op, PatternRewriter(soac_op))
+    assert block is not None
+    made: list[Operation] = []
+    cur = before.next_op if before is not None else block.first_op
+    while cur is not None and cur is not after:
+        made.append(cur)
+        cur = cur.next_op
+    tag_untagged(made, (scf.ParallelOp,), name)
+
+
 _LOWERED = (msoac.MapOp, msoac.ReduceOp, msoac.ScanOp, msoac.FilterOp, msoac.PartitionOp,
             msoac.IotaOp, msoac.ReplicateOp)
 
@@ -976,4 +995,4 @@ class ConvertSoacToScfPass(ModulePass):
         while todo := [o for o in op.walk() if isinstance(o, _LOWERED)]:
             for soac_op in todo:
                 if soac_op.get_toplevel_object() is op:  # not in an erased SOAC
-                    patterns.match_and_rewrite(soac_op, PatternRewriter(soac_op))
+                    _lower_named(patterns, soac_op)

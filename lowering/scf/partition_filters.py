@@ -58,7 +58,10 @@ from l0.dialects import msoac, soac
 # at the row, with the message, where the first filter would. The second filter runs
 # after the first in the program, so its checks can only fail if the first filter's
 # all passed: each must require a condition one of the first lambda's checks requires
-# (its message and location may differ), and then it never fails.
+# (its message and location may differ), and then it never fails. The same holds for
+# ops that fail where they stand (a `loc` attribute: a shift by a negative amount): one
+# of the second lambda fails only if the same op, on the same operands, of the first
+# does, so `loc` is left out of the comparison.
 #
 # The yielded values q1, q2 are compared as expressions: two values are the same when
 # they are the same value from outside the lambdas, the same argument (by position),
@@ -121,7 +124,7 @@ class _Lambdas:
             self.known[key] = (
                 a.parent_block() is self.first and b.parent_block() is self.second
                 and x.index == y.index and a.name == b.name
-                and a.attributes == b.attributes and a.properties == b.properties
+                and _unlocated(a) == _unlocated(b) and a.properties == b.properties
                 and [r.type for r in a.results] == [r.type for r in b.results]
                 and self._same_operands(a, b)
             )
@@ -173,6 +176,17 @@ class _Lambdas:
             return False
         (x, keeps_x), (y, keeps_y) = first, second
         return self.same(x, y) and keeps_x.isdisjoint(keeps_y) and keeps_x | keeps_y == {0, 1}
+
+
+def _unlocated(op: Operation) -> dict[str, object]:
+    """The op's attributes but the place it reports a failure at (`loc`)."""
+    return {k: v for k, v in op.attributes.items() if k != "loc"}
+
+
+def _failing(block: Block) -> list[SSAValue]:
+    """The results of the lambda's ops that may fail at run time where they stand (those
+    with a `loc` attribute, as a shift by a negative amount)."""
+    return [o.results[0] for o in block.ops if "loc" in o.attributes and o.results]
 
 
 def _other_props(op: Operation) -> dict[str, object]:
@@ -249,8 +263,9 @@ def complementary(f: msoac.FilterOp, g: msoac.FilterOp) -> bool:
     if not (_plain(a) and _plain(b)):
         return False
     lambdas = _Lambdas(a, b)
-    checked = _checked(a)
+    checked, failing = _checked(a), _failing(a)
     return (all(any(lambdas.same(x, y) for x in checked) for y in _checked(b))
+            and all(any(lambdas.same(x, y) for x in failing) for y in _failing(b))
             and lambdas.complementary(_yielded(f), _yielded(g)))
 
 

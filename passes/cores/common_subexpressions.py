@@ -4,8 +4,8 @@ An op that computes what an op before it (in the same block or an enclosing one,
 has already run) computed is replaced by that op's results, and erased; ops that this
 leaves unused are erased too. Equality is decided on a *key* per op (`Keys.key`):
 
-* name, properties (except the source location `loc`, which only says where a
-  failure would be reported: the earlier op ran without failing), attributes, result
+* name, properties and attributes (except the source location `loc`, which only says
+  where a failure would be reported: the earlier op ran without failing), result
   types, and the operands, with certificate operands taken as a set (their order is
   irrelevant);
 * ops with the `Commutative` trait (`arith.addi/muli/andi/ori/xori/maxsi/minsi/...`,
@@ -285,7 +285,9 @@ def _props(op: Operation) -> Hashable:
 
 def _attrs(op: Operation) -> Hashable:
     attributes = op.attributes
-    return tuple(sorted(attributes.items())) if attributes else ()
+    if not attributes:
+        return ()
+    return tuple(sorted([(k, v) for k, v in attributes.items() if k != "loc"]))
 
 
 # ---------------------------------------------------------------------------------------

@@ -100,6 +100,33 @@ class FakeDriver:
     def synchronize(self) -> int:
         return 0
 
+    # CUDA events (profiling): event k is recorded at k * 0.25 ms of a fake clock.
+
+    def event_create(self, out: Any, flags: int) -> int:
+        self.events = getattr(self, "events", {})
+        handle = 0xE0 + len(self.events)
+        self.events[handle] = None
+        out[0] = handle
+        return 0
+
+    def event_record(self, event: int, stream: int) -> int:
+        self.recorded = getattr(self, "recorded", 0) + 1
+        self.events[event] = self.recorded * 0.25
+        self.log.append(["record", event, stream])
+        return 0
+
+    def event_synchronize(self, event: int) -> int:
+        self.log.append(["sync", event])
+        return 0
+
+    def event_elapsed(self, out: Any, start: int, end: int) -> int:
+        out[0] = self.events[end] - self.events[start]
+        return 0
+
+    def event_destroy(self, event: int) -> int:
+        del self.events[event]
+        return 0
+
     def link(self) -> list[Any]:
         """Make the fake calls the symbols compiled code calls; returns what to keep."""
         i32, u64, vp = ctypes.c_int32, ctypes.c_uint64, ctypes.c_void_p
@@ -111,6 +138,12 @@ class FakeDriver:
             "cuLaunchKernel": ctypes.CFUNCTYPE(i32, u64, u32, u32, u32, u32, u32, u32, u32,
                                                vp, u64, vp)(self.launch),
             "cuCtxSynchronize": ctypes.CFUNCTYPE(i32)(self.synchronize),
+            "cuEventCreate": ctypes.CFUNCTYPE(i32, U64P, u32)(self.event_create),
+            "cuEventRecord": ctypes.CFUNCTYPE(i32, u64, u64)(self.event_record),
+            "cuEventSynchronize": ctypes.CFUNCTYPE(i32, u64)(self.event_synchronize),
+            "cuEventElapsedTime": ctypes.CFUNCTYPE(i32, ctypes.POINTER(ctypes.c_float), u64,
+                                                   u64)(self.event_elapsed),
+            "cuEventDestroy_v2": ctypes.CFUNCTYPE(i32, u64)(self.event_destroy),
         }
         for name, cb in callbacks.items():
             llvm.add_symbol(name, ctypes.cast(cb, ctypes.c_void_p).value)
@@ -288,6 +321,33 @@ def boundary() -> dict[str, Any]:
     return out
 
 
+def profiled() -> dict[str, Any]:
+    """A map on the gpu back end with profiling: the launch timed by two CUDA events
+    around it, the second waited for, and counted (l0-run --profile's records)."""
+    from l0.api import CompiledProgram
+    from l0.lowering.backends import gpu as gpu_backend
+
+    driver = FakeDriver({})
+    keep = driver.link()
+    dev = numba_device(driver)
+    gpu_backend.device = lambda: dev  # type: ignore[assignment]
+    x = np.linspace(0.5, 3.0, 1000)
+
+    def kernel(buffer: Any) -> None:
+        ctypes.memmove(buffer, (2 * x).tobytes(), x.nbytes)
+
+    driver.on_launch = kernel
+    prog = CompiledProgram("fun [real] main([real] xs) = map(fn real (real x) => "
+                           "x * 2.0, xs)\n", "double.l0", "gpu", profile=True)
+    driver.log.clear()
+    y = prog.main(x)
+    out = {"same": bool(np.array_equal(y, 2 * x)), "profile": prog.profile_records(),
+           "log": [e for e in driver.log if e[0] in ("record", "sync", "launch")],
+           "events_left": len(driver.events)}
+    del keep
+    return out
+
+
 def run(scenario: str) -> dict[str, Any]:
     fail = {"oom": {"cuMemAlloc_v2": 2}, "alloc-fails": {"cuMemAlloc_v2": 1},
             "launch-fails": {"cuLaunchKernel": 700}}.get(scenario, {})
@@ -314,5 +374,7 @@ if __name__ == "__main__":
         print(json.dumps(cached(sys.argv[2])))
     elif sys.argv[1] == "boundary":
         print(json.dumps(boundary()))
+    elif sys.argv[1] == "profile":
+        print(json.dumps(profiled()))
     else:
         print(json.dumps(run(sys.argv[1])))

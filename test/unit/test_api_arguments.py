@@ -85,9 +85,12 @@ def test_accepted_arguments(prog) -> None:
     assert prog.rows([[1, 2], [3, 4], [5, 6]]) == 3 and prog.rows([]) == 0
     assert prog.neg(np.bool_(False)) is True
     assert prog.code("x") == 1
-    assert prog.same("ab").tolist() == [97, 98] == prog.same(["a", "b"]).tolist()
-    assert prog.same(np.array([97, 98], dtype=np.int32)).tolist() == [97, 98]
-    assert prog.lines(["ab", "cd"]).shape == (2, 2)
+    # [char] results are text: a str, rows of them a list of str
+    assert prog.same("ab") == "ab" == prog.same(["a", "b"])
+    assert prog.same(np.array([97, 98], dtype=np.int32)) == "ab"
+    assert prog.same("é\x00") == "é\x00" and prog.same("") == ""
+    assert prog.lines(["ab", "cd"]) == ["ab", "cd"]
+    assert prog.lines(prog.lines(["ab", "cd"])) == ["ab", "cd"]
     n, xs = prog.tup((1, [1, 2.5]))
     assert n == 1 and xs.tolist() == [1.0, 2.5]
     a, b = prog.pairs(([1, 2], [0.5, 1.5]))
@@ -99,6 +102,16 @@ def test_arguments_by_name(prog) -> None:
     assert prog.sum(np.arange(3), n=10) == 13
     with pytest.raises(TypeError, match="fun int sum"):
         prog.sum(np.arange(3), m=1)
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"m": 1}, "unexpected keyword argument 'm'$"),
+    ({"nn": 1}, r"unexpected keyword argument 'nn' \(did you mean 'n'\?\)"),
+])
+def test_a_wrong_keyword_is_named(prog, kwargs, message) -> None:
+    """The keyword that is wrong, not only the parameter that is then missing."""
+    with pytest.raises(TypeError, match=message):
+        prog.sum(np.arange(3), **kwargs)
 
 
 @pytest.mark.parametrize("args", [(), (np.arange(2),), (np.arange(2), 1, 2)])

@@ -4,8 +4,6 @@ with text values, its errors, reading without copies, and `l0-run -b`."""
 from __future__ import annotations
 
 import io
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -84,6 +82,18 @@ def test_errors_in_text_after_binary_values_are_located() -> None:
         "found `x`")
 
 
+def _dims(*dims: int, kind: bytes = b" i64") -> bytes:
+    """A binary array header of `dims`, without elements."""
+    return b"b\x02" + bytes([len(dims)]) + kind + b"".join(d.to_bytes(8, "little")
+                                                           for d in dims)
+
+
+# Dimensions that are no size (each beside a 0: no element to be truncated), or whose
+# product leaves 64 bits: errors, never numpy's "maximum allowed dimension exceeded".
+TOO_LARGE = [(2**64 - 1, 0), (0, 2**63), (0, 2**63 - 1), (2**60, 0), (2**32, 2**32),
+             (2**40, 2**40, 0)]
+
+
 @pytest.mark.parametrize("data,types,message", [
     (write_binary(INT, 1), [REAL], "expected a value of type real for parameter 1, found a "
      "binary value of rank 0 of ' i64' (binary form: rank 0 of ' f64')"),
@@ -99,6 +109,15 @@ def test_errors_in_text_after_binary_values_are_located() -> None:
     (write_binary(INT, 1) + b" \xff", [INT, INT], "neither UTF-8 text nor a binary value"),
     (write_binary(INT, 1), [INT, INT], "expected a value of type int for parameter 2, "
      "found end of input"),
+    (b"b\x02\x00 i32" + (-1).to_bytes(4, "little", signed=True), [CHAR],
+     "binary ' i32' value is not a character code"),
+    (b"b\x02\x01 i32" + (2).to_bytes(8, "little") + (65).to_bytes(4, "little")
+     + (-66).to_bytes(4, "little", signed=True), [arr(CHAR)],
+     "binary ' i32' value is not a character code"),
+    *[(_dims(*dims), [arr(INT, len(dims))], "binary value too large: "
+       + "x".join(map(str, dims)) + " of ' i64' (an array may hold at most "
+       "9223372036854775807 bytes, counting its empty dimensions as 1)") for dims in TOO_LARGE],
+    (_dims(2**61, 0, kind=b"  u8"), [arr(CHAR, 2)], "binary value too large"),  # as i32
 ])
 def test_errors(data: bytes, types: list, message: str) -> None:
     assert message in _error(data, types)
@@ -132,35 +151,3 @@ def test_binary_result_of_every_component() -> None:
     t = parse_type("{int, [{real, bool}]}")
     out = write_binary_values(t, [4, np.array([0.5]), np.array([True])])
     assert read_values(out, [INT, arr(REAL), arr(BOOL)])[0] == 4
-
-
-def l0_run(args: list[str], stdin: bytes) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-c", "from l0.cli.run import main; main()", *args],
-                          input=stdin, capture_output=True, timeout=120)
-
-
-@pytest.mark.parametrize("backend", ["cpu", "interp"])
-def test_l0_run_binary_in_and_out(backend: str, tmp_path: Path) -> None:
-    prog = tmp_path / "p.l0"
-    prog.write_text("fun {[[real]], int, [bool]} main([[real]] m, int k, [bool] b) =\n"
-                    "  {map(fn [real] ([real] r) => map(op * (2.0), r), m), k + 1, b}\n")
-    m = np.arange(6.0).reshape(2, 3)
-    data = write_binary(arr(REAL, 2), m) + b" 41 " + write_binary(arr(BOOL), np.array([True]))
-    text = l0_run([f"--backend={backend}", str(prog)], data)
-    assert text.returncode == 0, text.stderr
-    assert text.stdout == b"{[[0.000000, 2.000000, 4.000000], [6.000000, 8.000000, " \
-                          b"10.000000]], 42, [True]}\n"
-    binary = l0_run([f"--backend={backend}", "-b", str(prog)], data)
-    assert binary.returncode == 0, binary.stderr
-    assert binary.stdout == (write_binary(arr(REAL, 2), 2 * m) + write_binary(INT, 42)
-                             + write_binary(arr(BOOL), np.array([True])))
-    again = l0_run([f"--backend={backend}", str(prog)], binary.stdout)
-    assert again.stdout.startswith(b"{[[0.000000, 4.000000, 8.000000], ")
-
-
-def test_l0_run_bad_binary_input_is_located(tmp_path: Path) -> None:
-    prog = tmp_path / "p.l0"
-    prog.write_text("fun int main([int] a) = a[0]\n")
-    r = l0_run([str(prog)], write_binary(arr(REAL), np.ones(2)))
-    assert r.returncode == 2
-    assert r.stderr.decode().startswith("<stdin>:1:1: error: expected a value of type [int]")

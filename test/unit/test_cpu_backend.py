@@ -87,9 +87,9 @@ FAULTS = {
     "division": ("fun int main(int a, int b) =\n  a / b", "7 0", "error: division by zero"),
     "modulo": ("fun int main(int a, int b) =\n  a % b", "7 0", "error: "),
     "shift": ("fun int main(int a, int b) =\n  a << b", "7 -2",
-              "error: shift by a negative amount: -2"),
+              "2:3: error: shift by a negative amount: -2"),
     "trunc": ("fun int main(real x) =\n  trunc(x / 0.0)", "1.0",
-              "to an integer: expected a finite value in the integer range"),
+              "2:3: error: cannot convert"),
 }
 
 

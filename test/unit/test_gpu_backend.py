@@ -83,6 +83,19 @@ def test_arrays_cross_main_boundary_through_numba_cuda() -> None:
                           ["copy_to_host", 8000], ["free", True]]
 
 
+def test_profiled_launches_are_timed_by_cuda_events() -> None:
+    # docs/tools.md, l0-run --profile: on the gpu a launch's time is the time between
+    # two CUDA events recorded on the default stream around it, the second waited for;
+    # the fake clock puts them 0.25 ms apart. Both events are destroyed.
+    out = fake_driver("profile")
+    assert out["same"] is True
+    assert out["log"] == [["record", 0xE0, 0], ["launch", 0x1000, 4, 256],
+                          ["record", 0xE1, 0], ["sync", 0xE1]]
+    assert out["profile"] == [{"name": "main:1:30:map", "launches": 1, "threads": 1024,
+                               "iterations": 1000, "time_us": 250.0}]
+    assert out["events_left"] == 0
+
+
 def test_numba_missing_says_install_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     from l0.lowering.runtime import gpu_runtime
 
@@ -226,3 +239,44 @@ def test_l0_test_and_bench_refuse_gpu_in_one_line(command: list[str], tmp_path: 
     assert done.returncode == 2
     assert done.stderr.startswith(f"l0 {command[0]}: error: --backend=gpu needs an NVIDIA GPU")
     assert done.stderr.count("\n") == 1
+
+
+def test_the_engine_holds_its_host_codes_engine_and_loads_from_its_parts(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`GpuEngine` is composed: it calls its host code's `NativeEngine`, saves that
+    engine's data with the device code, and `load` builds it from loaded parts (an
+    entry of another architecture is not used). Without a GPU: host code compiled for
+    the CPU, a device that loads PTX into nothing."""
+    import numpy as np
+
+    from l0.frontend import load_program, to_module
+    from l0.lowering.backends.cpu import CpuEngine, entry_points
+    from l0.lowering.runtime.engine import NativeEngine
+    from l0.lowering.runtime.gpu_runtime import LoadedPtx
+
+    module = to_module(load_program(PROGRAM, "double.l0"))
+    cpu = CpuEngine(module)
+    loads: list[str] = []
+
+    class Device(_FakeDevice):
+        def load_ptx(self, text: str, names: object) -> LoadedPtx:
+            loads.append(text)
+            return LoadedPtx(None, {})
+
+    dev = Device()
+    host = NativeEngine(cpu.compiled, entry_points(module, None), isolate=False)
+    jit = gpu_backend.GpuJitModule(cpu.compiled, LoadedPtx(None, {}), "// the ptx", {})
+    engine = gpu_backend.GpuEngine(dev, jit, host)  # type: ignore[arg-type]
+    xs = np.arange(4.0)
+    np.testing.assert_array_equal(engine.call("main", [xs])[0], xs * 2.0)
+    data, code = engine.save()
+    data = json.loads(json.dumps(data))  # as the compile cache keeps it
+    assert data["gpu"] == {"arch": "sm_80", "ptx": "// the ptx", "kernels": {}}
+    monkeypatch.setattr(gpu_backend, "device", lambda: dev)
+    loaded = gpu_backend.GpuEngine.load(data, code)
+    assert isinstance(loaded, gpu_backend.GpuEngine) and loads == ["// the ptx"]
+    assert loaded.compiled.addresses.keys() == engine.compiled.addresses.keys()
+    other = Device()
+    other.arch = "sm_90"
+    monkeypatch.setattr(gpu_backend, "device", lambda: other)
+    assert gpu_backend.GpuEngine.load(data, code) is None

@@ -1306,3 +1306,14 @@ func.func @f(%a: tensor<?xi64>) -> tensor<?xf64> {
 def test_generated_code_can_be_inspected() -> None:
     src = Interpreter(parse(FACT)).source("fact")
     assert src.startswith("def ") and "_fact(" in src and "wrap64" in src
+
+
+@pytest.mark.parametrize("src", ["fun int main(int n) = reduce(op +, 0, iota(n))",
+                                 "fun [int] main(int n) = replicate(n, 7)"])
+def test_arrays_larger_than_memory_are_out_of_memory(src: str) -> None:
+    # numpy refuses them with a ValueError ("maximum allowed size exceeded"), which
+    # l0-run reported as an internal compiler error; `out of memory` is exit status 2.
+    import l0
+
+    with pytest.raises(MemoryError):
+        l0.compile(src, backend="interp").main(2**62 + 12345)

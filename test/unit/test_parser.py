@@ -552,7 +552,9 @@ def test_literal_escapes(source: str, value: str) -> None:
         ("1.", 20, "invalid real literal '1.'"),
         (".5", 20, "invalid real literal '.5'"),
         ("1.e5", 20, "invalid real literal '1.e5'"),
-        ("x !", 22, "unexpected character '!'"),
+        ("x !", 22, "unexpected character '!' (L0's negation is 'not': write 'not p')"),
+        ("x != y", 22, "unexpected character '!' (L0 has no '!=' operator; write "
+                       "'not (a = b)' for 'a != b')"),
         ("x $ y", 22, "unexpected character '$'"),
         ("a.b", 21, "unexpected character '.'"),
         ("x ; y", 22, "unexpected character ';'"),

@@ -41,6 +41,8 @@ from xdsl.ir import Attribute
 from l0.diagnostics import L0Error, format_error
 from l0.lowering.llvm import emit_module
 from l0.lowering.runtime import abi
+from l0.targets import DEFAULT, Target
+from l0.targets import target as as_target
 from l0.types import ArrayType, Basic, BasicType, TupleType, Type, flatten, needs_cert
 
 KIND_CODES = {Basic.INT: 0, Basic.REAL: 1, Basic.BOOL: 2, Basic.CHAR: 3, Basic.CERT: 4}
@@ -61,24 +63,26 @@ class CompiledMain:
     ret: Type
     ir_inputs: list[Attribute]  # main's IR signature (memrefs and scalars)
     ir_outputs: list[Attribute]
-    multicore: bool = False  # calls libgomp (runtime.c's L0_MULTICORE part, -lgomp)
+    threads: bool = False  # calls libgomp (runtime.c's L0_MULTICORE part, -lgomp)
 
 
 def compile_main(module: ModuleOp, params: Sequence[Type], ret: Type, *,
-                 fast_math: bool = False, multicore: bool = False) -> CompiledMain:
+                 fast_math: bool = False, target: str | Target = DEFAULT) -> CompiledMain:
     """Compile `main` of the soac-level `module` (optimised or not, as the driver chose),
     whose source parameter and result types are `params` and `ret`, down to the object
-    code of `l0.entry.main`, as the JIT compiles it for `l0-run`. With `multicore`, as
-    the multicore back end does, the thread count chosen at run time (`runtime.c`)."""
+    code of `l0.entry.main`, as the JIT compiles it for `l0-run --backend` `target` (a
+    record of `l0.targets` whose `executable` is set, or its name). On a back end that
+    takes threads, the thread count is chosen at run time (`runtime.c`)."""
     from l0.lowering.pipeline import lower
 
-    lowered = lower(module, entries=["main"], multicore=multicore)
+    backend = as_target(target)
+    lowered = lower(module, entries=["main"], target=backend)
     main_op = next(f for f in lowered.ops
                    if isinstance(f, func.FuncOp) and f.sym_name.data == "main")
     tm = _target_machine()
     emitted = emit_module(lowered, fast_math=fast_math, entries=["main"],
                           triple=llvm.get_process_triple(), data_layout=str(tm.target_data),
-                          threads=0 if multicore else None)
+                          threads=0 if backend.threads else None)
     mod = llvm.parse_assembly(str(emitted.llvm))
     mod.verify()
     from l0.lowering.backends.jit import _optimise  # the JIT's O3 pipeline, the same code
@@ -88,7 +92,7 @@ def compile_main(module: ModuleOp, params: Sequence[Type], ret: Type, *,
     ir_outputs = list(main_op.function_type.outputs.data)
     tables = _tables(params, ret, ir_inputs, ir_outputs, emitted.errors)
     return CompiledMain(_object_code(tm, mod), tables, list(params), ret, ir_inputs,
-                        ir_outputs, multicore)
+                        ir_outputs, backend.threads)
 
 
 def _object_code(tm: llvm.TargetMachine, mod: llvm.ModuleRef) -> bytes:
@@ -103,27 +107,33 @@ def runtime_source() -> str:
 
 def build_executable(module: ModuleOp, params: Sequence[Type], ret: Type,
                      output: str | os.PathLike[str], *, fast_math: bool = False,
-                     multicore: bool = False) -> None:
+                     target: str | Target = DEFAULT) -> None:
     """Compile `main` of the soac-level `module` (source types `params` -> `ret`) to the
-    executable `output` (`multicore`: parallel loops on libgomp's threads). Raises
+    executable `output` for back end `target` (as `compile_main`). Raises
     `BuildError` when there is no C compiler or linking fails."""
     cc = find_cc()
-    compiled = compile_main(module, params, ret, fast_math=fast_math, multicore=multicore)
+    compiled = compile_main(module, params, ret, fast_math=fast_math, target=target)
     link(cc, compiled, os.fspath(output), [])
 
 
 def link(cc: str, compiled: CompiledMain, output: str, flags: Sequence[str]) -> None:
     """Link the runtime, the program's tables and its object code into `output` (with
-    libgomp for multicore code, as the JIT loads it: `l0.lowering.runtime.openmp_runtime`)."""
-    omp = (["-DL0_MULTICORE"], ["-lgomp"]) if compiled.multicore else ([], [])
+    libgomp for code on threads, as the JIT loads it: `l0.lowering.runtime.openmp_runtime`)."""
+    omp = (["-DL0_MULTICORE"], ["-lgomp"]) if compiled.threads else ([], [])
     with tempfile.TemporaryDirectory(prefix="l0-compile-") as tmp:
         obj = Path(tmp, "program.o")
         obj.write_bytes(compiled.object_code)
         c_file = Path(tmp, "main.c")
         c_file.write_text(runtime_source() + "\n" + compiled.tables, encoding="utf-8")
-        command = [cc, "-O2", "-std=gnu11", *flags, *omp[0], "-o", output, str(c_file),
-                   str(obj), *omp[1], "-lm", "-lpthread"]
+        command = [cc, "-O2", "-std=gnu11", *flags, *omp[0], "-o", _not_an_option(output),
+                   str(c_file), str(obj), *omp[1], "-lm", "-lpthread"]
         _run_cc(command)
+
+
+def _not_an_option(path: str) -> str:
+    """`path` as the C compiler cannot read it as an option: gcc takes `-o -lead` as
+    `-o` with the library `-lead` (writing `--library=ead`), so `./-lead`."""
+    return os.path.join(".", path) if path.startswith("-") else path
 
 
 def _run_cc(command: list[str]) -> None:
@@ -287,6 +297,9 @@ def _tables(params: Sequence[Type], ret: Type, ir_inputs: Sequence[Attribute],
         _table("l0_error_site", "L0_ERRORS", rows_err),
         _table("l0_trace_site", "L0_TRACES", rows_trace),
         f"const int L0_CTX_SIZE = {errors.ctx_size};\n",
+        # the messages of allocations of {0} bytes, at whichever site (`abi.SIZE_MESSAGES`)
+        f"const char *const L0_OUT_OF_MEMORY = {_c_string(abi.OUT_OF_MEMORY)};\n",
+        f"const char *const L0_NO_STACK_ROOM = {_c_string(abi.NO_STACK_ROOM)};\n",
     ])
 
 

@@ -30,6 +30,7 @@ from l0.lowering.backends.native.build import (
     printed_components,
     static_offset,
 )
+from l0.targets import DEFAULT, Target
 from l0.types import ArrayType, Basic, BasicType, Type, flatten, needs_cert
 
 _DTYPES = {Basic.INT: "int64", Basic.REAL: "float64", Basic.BOOL: "bool",
@@ -38,12 +39,12 @@ _DTYPES = {Basic.INT: "int64", Basic.REAL: "float64", Basic.BOOL: "bool",
 
 def build_library(module: ModuleOp, params: Sequence[Type], ret: Type, filename: str,
                   base: str | os.PathLike[str], *, fast_math: bool = False,
-                  multicore: bool = False) -> list[str]:
+                  target: str | Target = DEFAULT) -> list[str]:
     """Write `libBASE.so`, `BASE.h` and `BASE.py` for `main` of the soac-level `module`
     (source types `params` -> `ret`; `filename` names the program in their comments);
     return their paths. Raises `BuildError` when there is no C compiler or linking fails."""
     cc = find_cc()
-    compiled = compile_main(module, params, ret, fast_math=fast_math, multicore=multicore)
+    compiled = compile_main(module, params, ret, fast_math=fast_math, target=target)
     base = Path(base)
     # Not BASE.so: Python would import it in place of BASE.py, as an extension module.
     lib = base.with_name(f"lib{base.name}.so")
@@ -177,7 +178,17 @@ def _array(value, dtype, rank):
     arr = np.array(value, dtype=dtype, order="C", copy=True)
     if arr.ndim != rank:
         raise ValueError(f"expected an array of rank {{rank}}, found rank {{arr.ndim}}")
+    if dtype == "int32" and arr.size and (arr.min() < 0 or arr.max() > 0x10FFFF):
+        raise ValueError("expected chars as code points (0 to 0x10FFFF), found "
+                         f"{{int(arr.min()) if arr.min() < 0 else int(arr.max())}}")
     return arr
+
+
+def _char(value):
+    code = ord(value) if isinstance(value, str) else int(value)
+    if not 0 <= code <= 0x10FFFF:
+        raise ValueError(f"expected a char (a code point, 0 to 0x10FFFF), found {{code}}")
+    return code
 
 
 def main(*args):
@@ -192,8 +203,8 @@ def main(*args):
         if rank == 0:
             if dtype == "float64":
                 slots.append(int(np.float64(value).view(np.int64)))
-            elif dtype == "int32" and isinstance(value, str):
-                slots.append(ord(value))
+            elif dtype == "int32":
+                slots.append(_char(value))
             else:
                 slots.append(int(value))
             continue

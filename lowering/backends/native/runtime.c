@@ -48,6 +48,7 @@ extern const l0_group L0_GROUPS[];
 extern const int L0_NGROUPS;
 extern const l0_error_site L0_ERRORS[];
 extern const int L0_NERRORS;
+extern const char *const L0_OUT_OF_MEMORY, *const L0_NO_STACK_ROOM;
 extern const l0_trace_site L0_TRACES[];
 extern const int L0_NTRACES;
 extern const int L0_CTX_SIZE;
@@ -270,9 +271,10 @@ static char *runtime_error_text(const int64_t *ctx) {
         FILE *f = open_memstream(&text, &size);
         if (!f) return NULL;
         fputs(e->prefix, f);
-        if ((id == 1 || id == 2) && ctx[2] < 0) {
+        int heap = strcmp(e->message, L0_OUT_OF_MEMORY) == 0;
+        if ((heap || strcmp(e->message, L0_NO_STACK_ROOM) == 0) && ctx[2] < 0) {
             fprintf(f, "%s: the requested array size does not fit in 64 bits",
-                    id == 1 ? "out of memory" : "stack overflow");
+                    heap ? "out of memory" : "stack overflow");
         } else {
             for (const char *m = e->message; *m; m++) {
                 char *end;
@@ -653,7 +655,8 @@ static void read_string(reader *r, value *v) {
     }
 }
 
-/* Rows at depth `d` must agree in length; `index` is the row's 1-based place. */
+/* Rows at depth `d` must agree in length; `index` is the row's place, from 0 (as the
+   Python reader and run-time errors number rows). */
 static void fix_dim(value *v, int d, int64_t n, size_t at, int64_t index) {
     if (!v->known[d]) { v->known[d] = 1; v->shape[d] = n; return; }
     if (v->shape[d] != n)
@@ -728,7 +731,7 @@ static void read_array(reader *r, int kind, int rank, int d, int64_t index, valu
     for (;;) {
         n++;
         if (d + 1 == rank) read_scalar(r, kind, v, param, 1);
-        else read_array(r, kind, rank, d + 1, n, v, param);
+        else read_array(r, kind, rank, d + 1, n - 1, v, param);
         skip_space(r);
         if (accept(r, ",")) continue;
         if (accept(r, "]")) break;
@@ -892,7 +895,10 @@ static void read_binary(reader *r, int kind, int want_rank, value *v, int param)
     size_t dims_at = start + 7;
     if (r->len < dims_at + 8 * (size_t)rank) input_error(start, 0, "truncated binary value header");
     int size = kind == K_CHAR && name[3] == '8' ? 1 : ELEM_SIZE[kind];
-    unsigned __int128 count = 1;
+    /* `span`: the bytes the array spans in memory, its empty dimensions counted as 1
+       (saturating), at most 2^63 - 1 as in l0/values/binary.py: sizes are int64_t. */
+    unsigned __int128 count = 1, span = ELEM_SIZE[kind] > size ? ELEM_SIZE[kind] : size;
+    const unsigned __int128 cap = (unsigned __int128)1 << 64;
     char shape[400] = "";
     size_t sk = 0;
     for (int d = 0; d < rank; d++) {
@@ -901,8 +907,14 @@ static void read_binary(reader *r, int kind, int want_rank, value *v, int param)
         v->known[d] = 1;
         count *= n;
         if (count > ((unsigned __int128)1 << 62)) count = (unsigned __int128)1 << 62;
+        span *= n ? n : 1;
+        if (span > cap) span = cap;
         sk += snprintf(shape + sk, sizeof shape - sk, d ? "x%" PRIu64 : "%" PRIu64, n);
     }
+    if (span > (unsigned __int128)INT64_MAX)
+        input_error(start, 0, "binary value too large: %s of '%.4s' (an array may hold at "
+                    "most %" PRId64 " bytes, counting its empty dimensions as 1)", shape, name,
+                    INT64_MAX);
     size_t elems_at = dims_at + 8 * (size_t)rank;
     unsigned __int128 bytes = count * (unsigned)size;
     if (bytes > r->len - elems_at)
@@ -1209,7 +1221,7 @@ int main(int argc, char **argv) {
         if (r.pos < r.len && r.text[r.pos] == 'b')
             read_binary(&r, t->kind, t->rank, &values[i], i + 1);
         else if (t->rank == 0) read_scalar(&r, t->kind, &values[i], i + 1, 0);
-        else read_array(&r, t->kind, t->rank, 0, 1, &values[i], i + 1);
+        else read_array(&r, t->kind, t->rank, 0, 0, &values[i], i + 1);
     }
     skip_space(&r);
     if (r.pos < r.len && r.text[r.pos] == 'b')

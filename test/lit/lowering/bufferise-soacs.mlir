@@ -5,7 +5,7 @@
 // computes every row in place (the nested map writes into the row view).
 
 // CHECK-LABEL: func.func @map_writes_into_destination(
-// CHECK:         %[[O:.*]] = memref.alloc(%{{.*}}) : memref<?xf64>
+// CHECK:         %[[O:.*]] = memref.alloc(%{{.*}}) {loc = "a.l0:8:52"} : memref<?xf64>
 // CHECK-NEXT:    msoac.map ins(%{{.*}} : memref<?xf64, strided<[?], offset: ?>>) outs(%[[O]] : memref<?xf64>) at "a.l0:8:52" {
 // CHECK-NEXT:    ^bb0(%[[X:.*]]: f64):
 // CHECK-NEXT:      %[[Y:.*]] = arith.mulf %[[X]], %{{.*}} : f64
@@ -22,7 +22,7 @@ func.func @map_writes_into_destination(%a: tensor<?xf64>) -> tensor<?xf64> {
 
 // The row shape is known (the inner size of %m): one allocation, rows computed in place.
 // CHECK-LABEL: func.func @nested_map_in_place(
-// CHECK:         %[[O:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x?xf64>
+// CHECK:         %[[O:.*]] = memref.alloc(%{{.*}}, %{{.*}}) {loc = "a.l0:9:48"} : memref<?x?xf64>
 // CHECK-NEXT:    msoac.map ins(%{{.*}} : memref<?x?xf64, strided<[?, ?], offset: ?>>) outs(%[[O]] : memref<?x?xf64>)
 // CHECK-NEXT:    ^bb0(%[[R:.*]]: memref<?xf64, strided<[?], offset: ?>>, %[[D:.*]]: memref<?xf64, strided<[1], offset: ?>>):
 // CHECK-NOT:       memref.alloc
@@ -42,7 +42,7 @@ func.func @nested_map_in_place(%m: tensor<?x?xf64>) -> tensor<?x?xf64> {
 
 // iota(n) with n from outside the lambda: replicate/iota also write into the row view.
 // CHECK-LABEL: func.func @iota_rows_in_place(
-// CHECK:         %[[O:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x?xi64>
+// CHECK:         %[[O:.*]] = memref.alloc(%{{.*}}, %{{.*}}) {loc = "a.l0:1:1"} : memref<?x?xi64>
 // CHECK:         ^bb0(%{{.*}}: i64, %[[D:.*]]: memref<?xi64, strided<[1], offset: ?>>):
 // CHECK-NEXT:      msoac.iota %[[D]]
 // CHECK-NEXT:      msoac.yield %[[D]]
@@ -58,7 +58,7 @@ func.func @iota_rows_in_place(%a: tensor<?xi64>, %n: i64) -> tensor<?x?xi64> {
 // row 0 is known, checking the others against it).
 // CHECK-LABEL: func.func @map_of_unknown_shape(
 // CHECK:         %[[R:.*]] = msoac.map ins(%{{.*}} : memref<?xi64, strided<[?], offset: ?>>) at "a.l0:10:45" -> memref<?x?xi64> {
-// CHECK:           %[[B:.*]] = memref.alloc(%{{.*}}) : memref<?xi64>
+// CHECK:           %[[B:.*]] = memref.alloc(%{{.*}}) {loc = "a.l0:10:45"} : memref<?xi64>
 // CHECK-NEXT:      msoac.iota %[[B]]
 // CHECK-NEXT:      msoac.yield %[[B]] : memref<?xi64>
 // CHECK:         func.return %[[R]]

@@ -13,8 +13,21 @@
 // CHECK:         %[[C:.*]] = arith.maxsi %[[MIN]], %{{.*}} : i64
 // CHECK:         "scf.parallel"
 // CHECK-NEXT:    ^bb0(%[[CI:.*]]: index):
-// CHECK:           %[[LO:.*]] = arith.divsi %{{.*}}, %[[C]] : i64
-// CHECK:           %[[HI:.*]] = arith.divsi %{{.*}}, %[[C]] : i64
+// Chunk c starts at floor(c*n/C) = c*q + c*r/C (q, r = n / C, n % C), never computing
+// c*n, which leaves 64 bits for n near 2^63 (Note [Chunk bounds without overflow]).
+// CHECK-NEXT:      %[[CI64:.*]] = arith.index_cast %[[CI]] : index to i64
+// CHECK-NEXT:      %[[Q:.*]] = arith.divsi %[[N]], %[[C]] : i64
+// CHECK-NEXT:      %[[R:.*]] = arith.remsi %[[N]], %[[C]] : i64
+// CHECK-NEXT:      %[[CQ:.*]] = arith.muli %[[CI64]], %[[Q]] : i64
+// CHECK-NEXT:      %[[CR:.*]] = arith.muli %[[CI64]], %[[R]] : i64
+// CHECK-NEXT:      %[[CRC:.*]] = arith.divsi %[[CR]], %[[C]] : i64
+// CHECK-NEXT:      %[[LO:.*]] = arith.addi %[[CQ]], %[[CRC]] : i64
+// CHECK-NOT:       arith.muli %{{.*}}, %[[N]]
+// CHECK:           %[[NEXT:.*]] = arith.addi %[[CI64]], %{{.*}} : i64
+// CHECK-NEXT:      %[[NQ:.*]] = arith.muli %[[NEXT]], %[[Q]] : i64
+// CHECK-NEXT:      %[[NR:.*]] = arith.muli %[[NEXT]], %[[R]] : i64
+// CHECK-NEXT:      %[[NRC:.*]] = arith.divsi %[[NR]], %[[C]] : i64
+// CHECK-NEXT:      %[[HI:.*]] = arith.addi %[[NQ]], %[[NRC]] : i64
 // CHECK:           scf.for %[[K:.*]] = %[[LO]] to %[[HI]] step %{{.*}} : i64 {
 // CHECK-NEXT:        %[[R:.*]] = arith.addi %[[LB]], %[[K]] : i64
 // CHECK-NEXT:        %[[I:.*]] = arith.index_cast %[[R]] : i64 to index

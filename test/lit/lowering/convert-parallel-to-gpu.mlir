@@ -88,10 +88,24 @@ func.func @nest(%m: memref<?x?xf64>) {
 // CHECK:         %[[R:.*]] = memref.load %[[HOST]][%{{.*}}] : memref<1xf64>
 // CHECK:         "gpu.dealloc"(%[[PART]])
 // CHECK:         func.return %[[R]] : f64
+// Thread gt's rows start at floor(gt*n/C) = gt*q + gt*r/C (q, r = n / C, n % C): gt*n
+// would leave 64 bits from n = 2^46 on 2^18 threads (Note [Chunk bounds without
+// overflow] in l0.lowering.parallel_loops).
 // CHECK:       "gpu.func"()
+// CHECK-NEXT:  ^bb0(%[[N:[0-9a-z_]+]]: i64,
 // CHECK:         memref.alloca() : memref<256xi1, 3 : i64>
 // CHECK-NEXT:    memref.alloca() : memref<256xf64, 3 : i64>
-// CHECK:         scf.for {{.*}} iter_args({{.*}}) -> (i1, f64) : i64 {
+// CHECK:         %[[CHUNKS:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT:    %[[ACTIVE:.*]] = arith.cmpi slt, %[[GT:.*]], %[[CHUNKS]] : i64
+// CHECK-NEXT:    %[[Q:.*]] = arith.divsi %[[N]], %[[CHUNKS]] : i64
+// CHECK-NEXT:    %[[R:.*]] = arith.remsi %[[N]], %[[CHUNKS]] : i64
+// CHECK-NEXT:    %[[GQ:.*]] = arith.muli %[[GT]], %[[Q]] : i64
+// CHECK-NEXT:    %[[GR:.*]] = arith.muli %[[GT]], %[[R]] : i64
+// CHECK-NEXT:    %[[GRC:.*]] = arith.divsi %[[GR]], %[[CHUNKS]] : i64
+// CHECK-NEXT:    %[[START:.*]] = arith.addi %[[GQ]], %[[GRC]] : i64
+// CHECK-NOT:     arith.muli %{{.*}}, %[[N]]
+// CHECK:         %[[LO:.*]] = arith.select %[[ACTIVE]], %[[START]], %{{.*}} : i64
+// CHECK:         scf.for %{{.*}} = %[[LO]] to %{{.*}} iter_args({{.*}}) -> (i1, f64) : i64 {
 // CHECK:           arith.addf
 // CHECK:         "gpu.barrier"() : () -> ()
 // CHECK-COUNT-8: "gpu.barrier"() : () -> ()

@@ -2,13 +2,33 @@
 // RUN: l0-opt %s -p convert-parallel-to-omp -t llvm-ir | filecheck %s --check-prefix=LLVM
 // RUN: l0-opt %s -p convert-parallel-to-omp -t llvm-ir | filecheck %s --check-prefix=CONST
 
-// The outermost scf.parallel becomes omp.parallel (forking only from the grain size
-// on) + omp.wsloop (static schedule) + omp.loop_nest over the same bounds.
+// The outermost scf.parallel becomes omp.parallel (forking only when its trips times
+// the work of an iteration, here 3 ops, reach its run-time threshold, and it has two
+// trips or more) + omp.wsloop (static schedule) + omp.loop_nest over the same bounds.
+// The threshold is an exported global named after the region, its default the thread
+// count times 2^14, which the code computes itself while no driver has set it (its
+// initial value -1: Note [Unset parameters]).
+// CHECK-DAG:   "memref.global"() <{sym_name = "[[MAPP:l0_param\..*]]", type = memref<1xi64>, initial_value = dense<-1> : tensor<1xi64>, sym_visibility = "public"}> {l0.param = "map:parallel.min_work", l0.param_default = "threads*16384"}
+// CHECK-DAG:   l0.param = "copy_rows:copy.min_work"
 // CHECK-LABEL: func.func @map(
-// CHECK:         %[[TRIPS:.*]] = arith.subi %[[N:.*]], %[[Z:.*]] : index
-// CHECK-NEXT:    %[[T:.*]] = arith.index_cast %[[TRIPS]] : index to i64
-// CHECK-NEXT:    %[[G:.*]] = arith.constant 16384 : i64
-// CHECK-NEXT:    %[[BIG:.*]] = arith.cmpi sge, %[[T]], %[[G]] : i64
+// CHECK:         %[[SPAN:.*]] = arith.subi %[[N:.*]], %[[Z:.*]] : index
+// CHECK:         %[[TR:.*]] = arith.ceildivsi
+// CHECK-NEXT:    %[[Z64:.*]] = arith.constant 0 : i64
+// CHECK-NEXT:    %[[T:.*]] = arith.maxsi %[[TR]], %[[Z64]] : i64
+// CHECK-NEXT:    %[[PG:.*]] = memref.get_global @[[MAPP]] : memref<1xi64>
+// CHECK:         %[[RAW:.*]] = memref.load %[[PG]]
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK-NEXT:    %[[UNSET:.*]] = arith.cmpi slt, %[[RAW]], %[[ZERO]] : i64
+// CHECK-NEXT:    %[[WIDTH:.*]] = func.call @l0_parallel_width() : () -> i64
+// CHECK-NEXT:    %[[K:.*]] = arith.constant 16384 : i64
+// CHECK-NEXT:    %[[DEF:.*]] = arith.muli %[[WIDTH]], %[[K]] : i64
+// CHECK-NEXT:    %[[MW:.*]] = arith.select %[[UNSET]], %[[DEF]], %[[RAW]] : i64
+// CHECK-NEXT:    %[[W:.*]] = arith.constant 3 : i64
+// CHECK-NEXT:    %[[LEAST:.*]] = arith.ceildivsi %[[MW]], %[[W]] : i64
+// CHECK-NEXT:    %[[TWO:.*]] = arith.constant 2 : i64
+// CHECK-NEXT:    %[[MANY:.*]] = arith.cmpi sge, %[[T]], %[[TWO]] : i64
+// CHECK-NEXT:    %[[ENOUGH:.*]] = arith.cmpi sge, %[[T]], %[[LEAST]] : i64
+// CHECK-NEXT:    %[[BIG:.*]] = arith.andi %[[MANY]], %[[ENOUGH]] : i1
 // CHECK-NEXT:    "omp.parallel"(%[[BIG]])
 // CHECK-NEXT:      "omp.wsloop"() <{{.*}}schedule_kind = #omp<schedulekind static>}> ({
 // CHECK-NEXT:        "omp.loop_nest"(%[[Z]], %[[N]], %{{.*}}) ({
@@ -31,10 +51,11 @@ func.func @map(%a: memref<?xf64>, %o: memref<?xf64>) {
   func.return
 }
 
-// A body with a loop is real work per iteration: grain 2. An inner scf.parallel is not
-// converted (it runs sequentially inside a thread).
+// A body with a loop is more work per iteration: an inner loop counts 16 times its
+// body (4 ops) plus one, and the scf.reduce: 66. An inner scf.parallel is not converted (it
+// runs sequentially inside a thread).
 // CHECK-LABEL: func.func @nest(
-// CHECK:         arith.constant 2 : i64
+// CHECK:         arith.constant 66 : i64
 // CHECK:         "omp.parallel"
 // CHECK:           "omp.loop_nest"
 // CHECK:             "scf.parallel"
@@ -87,10 +108,16 @@ func.func @two_dims(%m: memref<?x?xf64>) {
 
 // A reduction: partial results per chunk (chunk 0 from the initial value, the others
 // from their first value), in parallel, then combined in chunk order.
+// The loop over chunks forks by the work of its rows (n times a row's, 25), not of
+// its few iterations.
 // CHECK-LABEL: func.func @sum(
+// CHECK:         %[[ROWS:.*]] = arith.subi
 // CHECK:         %[[W:.*]] = func.call @l0_parallel_width() : () -> i64
-// CHECK:         %[[C:.*]] = arith.maxsi
+// CHECK:         %[[C:.*]] = arith.maxsi %{{.*}} {l0.chunk_count = "rows/min_chunk"} : i64
 // CHECK:         %[[PARTS:.*]] = memref.alloc(%{{.*}}) : memref<?xf64>
+// CHECK:         %[[ROW:.*]] = arith.constant 25 : i64
+// CHECK-NEXT:    %[[LEAST:.*]] = arith.ceildivsi %{{.*}}, %[[ROW]] : i64
+// CHECK:         arith.cmpi sge, %[[ROWS]], %[[LEAST]] : i64
 // CHECK:         "omp.parallel"
 // CHECK:           "omp.loop_nest"
 // CHECK:             %[[FIRST:.*]] = arith.cmpi eq
@@ -155,6 +182,26 @@ func.func @checked(%a: memref<?xi64>) {
 // LLVM:       define internal void @"l0.omp.map.1"(ptr %{{.*}})
 // LLVM:         call i32 @"omp_get_thread_num"()
 // LLVM:         call i32 @"omp_get_num_threads"()
+// Thread t of nt runs trips [t*per, min(trips, (t+1)*per)), per = ceil(trips/nt), all
+// computed without leaving 64 bits: trips = (span - 1)/step + 1, per = trips/nt +
+// (trips % nt != 0), and the end is the trip count when fewer than per trips are left.
+// LLVM:         %[[SPAN:.*]] = sub i64 %{{.*}}, 0
+// LLVM-NEXT:    %[[S1:.*]] = sub i64 %[[SPAN]], 1
+// LLVM-NEXT:    %[[D:.*]] = sdiv i64 %[[S1]], 1
+// LLVM-NEXT:    %[[T1:.*]] = add i64 %[[D]], 1
+// LLVM-NEXT:    %[[POS:.*]] = icmp sgt i64 %[[SPAN]], 0
+// LLVM-NEXT:    %[[TRIPS:.*]] = select i1 %[[POS]], i64 %[[T1]], i64 0
+// LLVM-NEXT:    %[[REM:.*]] = srem i64 %[[TRIPS]], %[[NT:.*]]
+// LLVM-NEXT:    %[[NZ:.*]] = icmp ne i64 %[[REM]], 0
+// LLVM-NEXT:    %[[UP:.*]] = zext i1 %[[NZ]] to i64
+// LLVM-NEXT:    %[[Q:.*]] = sdiv i64 %[[TRIPS]], %[[NT]]
+// LLVM-NEXT:    %[[PER:.*]] = add i64 %[[Q]], %[[UP]]
+// LLVM-NEXT:    %[[BEGIN:.*]] = mul i64 %{{.*}}, %[[PER]]
+// LLVM-NEXT:    %[[LEFT:.*]] = sub i64 %[[TRIPS]], %[[BEGIN]]
+// LLVM-NEXT:    %[[FEW:.*]] = icmp slt i64 %[[LEFT]], %[[PER]]
+// LLVM-NEXT:    %[[NEXT:.*]] = add i64 %[[BEGIN]], %[[PER]]
+// LLVM-NEXT:    %{{.*}} = select i1 %[[FEW]], i64 %[[TRIPS]], i64 %[[NEXT]]
+// LLVM-NEXT:    br label %"omp.head"
 // A thread whose body can fail stops once an earlier thread has failed; a failing thread
 // records its error and lowers the first failing thread (atomic min).
 // LLVM:       define internal void @"l0.omp.checked.5"(

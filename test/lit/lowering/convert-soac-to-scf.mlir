@@ -298,8 +298,11 @@ func.func @scan_blocked(%a: memref<?xi64>, %o: memref<?xi64>, %z: i64) {
 // CHECK:         memref.store %z, %[[CARRY]]
 // CHECK:         scf.if %{{.*}} {
 // CHECK:           "scf.parallel"
-// CHECK:             %[[LO:.*]] = arith.divsi
-// CHECK:             %[[HI:.*]] = arith.divsi
+// CHECK:             arith.remsi
+// CHECK:             arith.divsi
+// CHECK-NEXT:        %[[LO:.*]] = arith.addi
+// CHECK:             arith.divsi
+// CHECK-NEXT:        %[[HI:.*]] = arith.addi
 // CHECK:             %[[T:.*]] = scf.for %{{.*}} = %[[LO]] to %[[HI]] step %{{.*}} iter_args(%[[A:.*]] = %z) -> (i64) : i64 {
 // CHECK:               arith.muli
 // CHECK:               arith.addi %[[A]]

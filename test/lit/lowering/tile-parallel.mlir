@@ -14,8 +14,12 @@
 // CHECK:         %[[C:.*]] = arith.maxsi %[[MIN]], %{{.*}} : i64
 // CHECK:         "scf.parallel"
 // CHECK-NEXT:    ^bb0(%{{.*}}: index):
-// CHECK:           %[[LO:.*]] = arith.divsi %{{.*}}, %[[C]] : i64
-// CHECK:           %[[HI:.*]] = arith.divsi %{{.*}}, %[[C]] : i64
+// CHECK:           %[[Q:.*]] = arith.divsi %[[N]], %[[C]] : i64
+// CHECK-NEXT:      %[[R:.*]] = arith.remsi %[[N]], %[[C]] : i64
+// CHECK:           arith.divsi %{{.*}}, %[[C]] : i64
+// CHECK-NEXT:      %[[LO:.*]] = arith.addi %{{.*}}, %{{.*}} : i64
+// CHECK:           arith.divsi %{{.*}}, %[[C]] : i64
+// CHECK-NEXT:      %[[HI:.*]] = arith.addi %{{.*}}, %{{.*}} : i64
 // CHECK:           %[[T:.*]] = arith.constant 32 : i64
 // CHECK-NEXT:      scf.for %[[JT:.*]] = %{{.*}} to %[[M]] step %[[T]] : i64 {
 // CHECK:             %[[END:.*]] = arith.minsi %{{.*}}, %[[M]] : i64

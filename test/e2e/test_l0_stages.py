@@ -1,4 +1,8 @@
-"""`l0-run -v`: the time of every stage on stderr (Note [Stage probes])."""
+"""`l0-run -v`: the time of every stage on stderr (Note [Stage probes]).
+
+Every stage is checked in a process of its own, where nothing is compiled yet (the JIT
+keeps what a process compiled, and a second compilation would skip stages); the rest
+call `main` in this process (`in_process.py`)."""
 
 from __future__ import annotations
 
@@ -7,6 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from in_process import run_tool
+
+from l0.cli import run
 from l0.cli.stages import CACHE_STAGES, STAGES, run_with_stage_times, timed_stages
 
 PROG = "fun real main([real] xs) = reduce(op +, 0.0, map(op * (2.0), xs))\n"
@@ -45,10 +52,11 @@ def test_every_stage_is_reported_on_the_cpu_back_end(tmp_path: Path) -> None:
 def test_interpreter_and_errors(tmp_path: Path) -> None:
     prog = tmp_path / "p.l0"
     prog.write_text(PROG)
-    r = l0_run(["-v", "--backend=interp", str(prog)], "[1.0]")
+    r = run_tool(run.main, ["-v", "--backend=interp", str(prog)], "[1.0]")
     assert r.returncode == 0
     assert "LLVM IR" not in r.stderr and "run main" in r.stderr
-    r = l0_run(["-v", str(prog)], "[1]")  # an input error: the stages so far, and the error
+    # an input error: the stages so far, and the error
+    r = run_tool(run.main, ["-v", str(prog)], "[1]")
     assert r.returncode == 2
     assert "<stdin>:1:2: error" in r.stderr and "parse input" in r.stderr
 

@@ -119,6 +119,8 @@ def test_block_structure_mismatch(tmp_path: Path) -> None:
     prog.write_text(BLOCK.replace("map 0 redomap 1", "map 1 redomap 1"))
     v = check_program(prog, "interp")
     assert v.message == "structure: map 0 (expected 1)"
+    prog.write_text(BLOCK.replace("map 0 redomap 1", "map 0 redomap 0"))  # more than said
+    assert check_program(prog, "interp").message == "structure: redomap 1 (expected 0)"
 
 
 EXP_BLOCK = """\
@@ -183,7 +185,7 @@ def test_error_words() -> None:
 
 @pytest.mark.parametrize("block,message", [
     ("// random { 1 }\n", "expected `input` after `random`"),
-    ("// random input { [int]:2x3 }\n", "needs 1 non-negative dimension"),
+    ("// random input { [int]:2x3 }\n", "needs 1 dimension"),
     ("// output { 1 }\n", "output without an input"),
     ("// input { 1 } output { 1\n", "unbalanced"),
     ("// frobnicate { 1 }\n", "unknown entry"),
@@ -198,6 +200,21 @@ def test_malformed_blocks_fail_the_program(tmp_path: Path, block: str, message: 
         spec_of(prog)
     v = check_program(prog, "interp")
     assert not v.passed and message in v.message
+
+
+@pytest.mark.parametrize("block,message", [
+    ("// input { [1, 2, 3]\n//  output { 6 }\n", "test block: 2:10: unbalanced `{`"),
+    ("// input { 1 }\n//    output { 6\n", "test block: 3:14: unbalanced `{`"),
+    ("// input { 1 }\n//   output 1\n", "test block: 3:13: expected `{`"),
+    ("// input { 1 }\n//   frob { 1 }\n", "test block: 3:6: unknown entry 'frob'"),
+])
+def test_malformed_blocks_are_located(tmp_path: Path, block: str, message: str) -> None:
+    """Errors in a test block give the line and column in the program's file."""
+    prog = tmp_path / "p.l0"
+    prog.write_text("// ==\n" + block + "fun int main(int x) = x\n")
+    with pytest.raises(SpecError) as info:
+        spec_of(prog)
+    assert str(info.value).startswith(message)
 
 
 # -- the command ----------------------------------------------------------------------

@@ -22,8 +22,9 @@ from l0.cli.opt import L0OptMain, main
 from l0.diagnostics import L0Error, Loc
 from l0.dialects import soac
 from l0.dialects.context import DIALECTS, SOAC_LEVEL
-from l0.lowering import LOWERINGS, MULTICORE_LOWERINGS, OFF_PIPELINE
+from l0.lowering import LOWERINGS, OFF_PIPELINE
 from l0.passes import PASSES, describe_passes
+from l0.targets import TARGETS
 
 MLIR = """\
 func.func @f(%a: tensor<?xf64>) -> i64 {
@@ -210,9 +211,23 @@ def test_help_drops_the_xdsl_opt_options_that_do_nothing_here(
 
 
 def test_version_is_the_package_version(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run_opt(["--version"], capsys)
-    assert status == 0
-    assert out.startswith(f"l0-opt {version('l0')} ")
+    for flag in ("--version", "-V"):
+        status, out, _ = run_opt([flag], capsys)
+        assert status == 0
+        assert out.startswith(f"l0-opt {version('l0')} ")
+
+
+def test_v_is_verbose_as_in_l0_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`-v` reports the time of each pass (as `--time-passes`); alone, as it printed the
+    version before, it still does, with a note."""
+    prog = tmp_path / "p.l0"
+    prog.write_text("fun int main(int x) = x + 1\n")
+    status, out, err = run_opt(["-v", "-p", "cse", str(prog)], capsys)
+    assert status == 0 and "func.func @main" in out
+    assert err.startswith("Pass cse took ")
+    status, out, err = run_opt(["-v"], capsys)
+    assert status == 0 and out.startswith(f"l0-opt {version('l0')} ")
+    assert "-V or --version prints the version" in err
 
 
 MAP_MLIR = """\
@@ -267,7 +282,7 @@ def test_llvm_ir_target_runs_the_lowerings_still_needed(
     assert ran[len(ran) - len(lowerings):] == lowerings  # after the requested passes
     # each one once; the multicore back end's omp lowering and the off-pipeline ones
     # only when asked for
-    in_pipeline = [n for n in LOWERINGS if n not in OFF_PIPELINE and n not in MULTICORE_LOWERINGS]
+    in_pipeline = [n for n in TARGETS["cpu"].lowerings if n not in OFF_PIPELINE]
     assert [p for p in ran if p in LOWERINGS] == in_pipeline
 
 

@@ -1,4 +1,9 @@
-"""`l0-run` as a user sees it: output, exit statuses, timing files, and a light start-up."""
+"""`l0-run` as a user sees it: output, exit statuses, timing files, binary values, and a
+light start-up.
+
+Most tests call its `main` in this process (`in_process.py`); the real console script,
+the start-up's imports and a missing OpenMP runtime are checked in processes of their own.
+"""
 
 from __future__ import annotations
 
@@ -7,18 +12,29 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+from in_process import Ran, run_tool
+
+from l0.cli.run import main
+from l0.types import ArrayType, Basic, BasicType
+from l0.values.binary import write_binary
+
+INT, REAL, BOOL = (BasicType(k) for k in (Basic.INT, Basic.REAL, Basic.BOOL))
+
+
+def arr(t: BasicType, rank: int = 1) -> ArrayType:
+    return ArrayType(t, rank)
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def l0_run(
-    args: list[str], stdin: str = "", tmp: Path | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", "from l0.cli.run import main; main()", *args],
-        input=stdin, capture_output=True, text=True, timeout=120, cwd=tmp or ROOT,
-    )
+def l0_run(args: list[str], stdin: str = "", tmp: Path | None = None) -> Ran:
+    return run_tool(main, args, stdin, cwd=tmp or ROOT)
+
+
+def l0_run_bytes(args: list[str], stdin: bytes) -> Ran:
+    return run_tool(main, args, stdin)
 
 
 @pytest.fixture
@@ -32,9 +48,14 @@ def prog(tmp_path: Path):
 
 
 def test_runs_example() -> None:
-    r = l0_run(["examples/blackscholes.l0"], (ROOT / "examples/blackscholes.in").read_text())
+    """The console script itself, in a process of its own."""
+    r = subprocess.run([str(Path(sys.executable).parent / "l0-run"), "examples/blackscholes.l0"],
+                       input=(ROOT / "examples/blackscholes.in").read_text(),
+                       capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("[1.471058, ")
+    assert r.stdout == l0_run(["examples/blackscholes.l0"],
+                              (ROOT / "examples/blackscholes.in").read_text()).stdout
 
 
 def test_compile_error_is_located(prog) -> None:
@@ -112,6 +133,20 @@ def test_version_is_the_package_version_and_imports_no_compiler() -> None:
     assert r.stdout.splitlines() == [f"l0-run {version('l0')}", "[]"], r.stderr
 
 
+@pytest.mark.parametrize("tool", ["run", "tool"])
+def test_capital_v_is_the_version(tool: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """`-V` prints the version in every tool (`-v` is verbose: l0-run, l0-opt, l0 compile)."""
+    import importlib
+    from importlib.metadata import version
+
+    main = importlib.import_module(f"l0.cli.{tool}").main
+    with pytest.raises(SystemExit) as info:
+        main(["-V"])
+    assert info.value.code in (0, None)
+    name = "l0-run" if tool == "run" else "l0"
+    assert capsys.readouterr().out == f"{name} {version('l0')}\n"
+
+
 def test_errors_show_the_source_line_with_a_marker(prog) -> None:
     path = prog('fun int main(int x) =\n  let msg = trace("Computed RMS is:") in\n  msg + True')
     r = l0_run([path], "1")
@@ -183,3 +218,60 @@ def test_a_missing_openmp_runtime_is_one_line_and_exit_2(prog, tmp_path: Path) -
     assert "error: the multicore back end cannot load libgomp" in lines[0]
     assert str(missing) in lines[0] and "internal" not in lines[0]
     assert r.stdout == ""
+
+
+@pytest.mark.parametrize("flags,message", [
+    (["--threads", "2"], "--threads applies to --backend=multicore only, not cpu"),
+    (["--backend=gpu-sim", "--threads", "2"], "--threads applies to --backend=multicore only"),
+    (["--backend=interp", "--fast-math"], "--fast-math applies to the compiled back ends only"),
+])
+def test_options_the_back_end_would_ignore_are_refused(
+        flags: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from l0.cli.run import main
+
+    with pytest.raises(SystemExit) as info:
+        main([*flags, "prog.l0"])
+    assert info.value.code == 2
+    assert capsys.readouterr().err.startswith(f"l0-run: error: {message}")
+
+
+
+# -- binary values in and out (`l0-run -b`, Futhark's binary format) --------------------
+
+
+@pytest.mark.parametrize("backend", ["cpu", "interp"])
+def test_l0_run_binary_in_and_out(backend: str, tmp_path: Path) -> None:
+    prog = tmp_path / "p.l0"
+    prog.write_text("fun {[[real]], int, [bool]} main([[real]] m, int k, [bool] b) =\n"
+                    "  {map(fn [real] ([real] r) => map(op * (2.0), r), m), k + 1, b}\n")
+    m = np.arange(6.0).reshape(2, 3)
+    data = write_binary(arr(REAL, 2), m) + b" 41 " + write_binary(arr(BOOL), np.array([True]))
+    text = l0_run_bytes([f"--backend={backend}", str(prog)], data)
+    assert text.returncode == 0, text.stderr
+    assert text.stdout_bytes == b"{[[0.000000, 2.000000, 4.000000], [6.000000, 8.000000, " \
+                          b"10.000000]], 42, [True]}\n"
+    binary = l0_run_bytes([f"--backend={backend}", "-b", str(prog)], data)
+    assert binary.returncode == 0, binary.stderr
+    assert binary.stdout_bytes == (write_binary(arr(REAL, 2), 2 * m) + write_binary(INT, 42)
+                             + write_binary(arr(BOOL), np.array([True])))
+    again = l0_run_bytes([f"--backend={backend}", str(prog)], binary.stdout_bytes)
+    assert again.stdout_bytes.startswith(b"{[[0.000000, 4.000000, 8.000000], ")
+
+
+def test_l0_run_bad_binary_input_is_located(tmp_path: Path) -> None:
+    prog = tmp_path / "p.l0"
+    prog.write_text("fun int main([int] a) = a[0]\n")
+    r = l0_run_bytes([str(prog)], write_binary(arr(REAL), np.ones(2)))
+    assert r.returncode == 2
+    assert r.stderr.startswith("<stdin>:1:1: error: expected a value of type [int]")
+
+
+def test_l0_run_dimensions_past_64_bits_are_located(tmp_path: Path) -> None:
+    # Once an internal error (numpy: "Maximum allowed dimension exceeded").
+    prog = tmp_path / "p.l0"
+    prog.write_text("fun int main([[int]] a) = size(0, a)\n")
+    header = b"b\x02\x02 i64" + (2**64 - 1).to_bytes(8, "little") + (0).to_bytes(8, "little")
+    r = l0_run_bytes(["--backend=interp", str(prog)], header)
+    assert r.returncode == 2
+    assert r.stderr.startswith("<stdin>:1:1: error: binary value too large: "
+                               "18446744073709551615x0 of ' i64'")
