@@ -1,11 +1,11 @@
 # Quick start:  make example   (runs examples/blackscholes.l0 through l0-run)
-#               make test      (lint, then all tests: unit, program corpus, lit)
+#               make test      (lint, type check, then all tests: unit, program corpus, lit)
 # Both create the virtual environment .venv on first use.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: example test lit memcheck mutants native-corpus bench clean
+.PHONY: example test lit memcheck mutants fuzz native-corpus bench clean
 
 $(BIN)/l0-run: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,12 +16,15 @@ $(BIN)/l0-run: pyproject.toml
 example: $(BIN)/l0-run
 	$(BIN)/l0-run examples/blackscholes.l0 < examples/blackscholes.in
 
+# mypy reads its configuration from pyproject.toml ([tool.mypy]) and keeps its incremental
+# cache in .mypy_cache, so a run after a small change takes seconds.
 # One xdist group per corpus program: its front end and pipeline run once (test/test_matrix.py).
 # Bytecode is written even where the environment says not to (PYTHONDONTWRITEBYTECODE):
 # without it each worker rewrites and compiles every test module again (half of the
 # collection's time), and every l0-run the tests start compiles l0 again.
 test: $(BIN)/l0-run
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n 2 --dist loadgroup
 
 lit: $(BIN)/l0-run
@@ -37,6 +40,13 @@ memcheck: $(BIN)/l0-run
 MODULE ?= passes/fuse
 mutants: $(BIN)/l0-run
 	$(BIN)/python test/mutants.py $(MODULE) $(ARGS)
+
+# The differential fuzzer at scale (docs/testing.md): N random functions on every back end
+# against the interpreter, e.g. `make fuzz N=2000 ARGS="--seed 1000"`; reproductions of
+# what it finds go to build/fuzz/.
+N ?= 2000
+fuzz: $(BIN)/l0-run
+	$(BIN)/python test/fuzzing/fuzz.py -n $(N) --out build/fuzz $(ARGS)
 
 # Every runnable corpus program as an executable of `l0 compile`, compared with l0-run
 # byte for byte (the default test run compiles a subset).

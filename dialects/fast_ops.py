@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
-from xdsl.dialects.builtin import DenseArrayBase, i32
+from xdsl.dialects.builtin import DenseArrayBase, IntegerType, i32
 from xdsl.ir import Attribute, Operation, Region, SSAValue, SSAValues
 from xdsl.irdl.operations import (
     AttrSizedOperandSegments,
@@ -46,7 +46,7 @@ _slice_of = tuple.__getitem__
 index's type and wraps the result, three times slower."""
 
 
-def _segments(attr: DenseArrayBase) -> tuple[slice, ...]:
+def _segments(attr: DenseArrayBase[IntegerType]) -> tuple[slice, ...]:
     """The slices of the operands that the segment sizes `attr` describes."""
     data = attr.data.data
     known = _DECODED.get(data)
@@ -89,7 +89,7 @@ class _SegmentOperands(_ReadOnly):
         if op is None:
             return self
         container = op.properties if self.as_property else op.attributes
-        part = _segments(container[self.name])[self.idx]  # type: ignore[arg-type]
+        part = _segments(container[self.name])[self.idx]  # type: ignore[arg-type]  # segment sizes are i32 arrays; unchecked on this hot path
         return SSAValues(_slice_of(op._operands, part))  # pyright: ignore[reportPrivateUsage]
 
 

@@ -87,7 +87,7 @@ def rank_of(t: Attribute) -> int:
 
 
 def element_type(t: MemRefType) -> Attribute:
-    return cast(Attribute, t.get_element_type())
+    return t.get_element_type()
 
 
 def row_kind(kind: Kind) -> Kind:

@@ -410,7 +410,7 @@ class CompiledProgram:
             return value
 
         call.__name__ = call.__qualname__ = name
-        call.__signature__ = signature  # type: ignore[attr-defined]
+        call.__signature__ = signature  # type: ignore[attr-defined]  # inspect.signature reads it
         call.__doc__ = (
             f"The L0 function `{_header(fundef)}` ({self.filename}).\n\n"
             "Arguments follow the L0 types: ints (Python or numpy, 64 bits), reals (ints or\n"
@@ -490,9 +490,10 @@ def _signature(fundef: Function) -> inspect.Signature:
     names = [p.name for p in fundef.params]
     usable = len(set(names)) == len(names) and all(
         n.isidentifier() and not keyword.iskeyword(n) for n in names)
-    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    kind = (inspect.Parameter.POSITIONAL_OR_KEYWORD if usable
+            else inspect.Parameter.POSITIONAL_ONLY)
     if not usable:  # then all are positional (one may not follow a keyword parameter)
-        names, kind = [f"arg{i}_" for i in range(len(names))], inspect.Parameter.POSITIONAL_ONLY
+        names = [f"arg{i}_" for i in range(len(names))]
     params = [inspect.Parameter(n, kind, annotation=str(p.type))
               for n, p in zip(names, fundef.params, strict=True)]
     return inspect.Signature(params, return_annotation=str(fundef.ret))

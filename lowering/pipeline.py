@@ -23,10 +23,11 @@ gives them no public wrapper.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.passes import ModulePass
 
 from l0.dialects.context import l0_context
 from l0.lowering import LOWERINGS
@@ -34,14 +35,22 @@ from l0.targets import DEFAULT, SHARED_LOWERINGS, Target, target
 from l0.targets import target as as_target
 
 
-def passes_of(backend: str | Target) -> tuple[type, ...]:
+def passes_of(backend: str | Target) -> tuple[type[ModulePass], ...]:
     """The lowering pass classes of back end `backend`, in order (its record's
     `lowerings`, `l0.targets`)."""
     return tuple(LOWERINGS[name]() for name in target(backend).lowerings)
 
 
-PIPELINE: tuple[type, ...] = tuple(LOWERINGS[name]() for name in SHARED_LOWERINGS)
+PIPELINE: tuple[type[ModulePass], ...] = tuple(LOWERINGS[name]() for name in SHARED_LOWERINGS)
 """The passes every native back end runs first (`l0.targets.SHARED_LOWERINGS`)."""
+
+
+_PROFILE_OPTIONS: dict[str, Callable[[Target], dict[str, bool]]] = {
+    "convert-parallel-to-omp": lambda _backend: {"profile": True},
+    "convert-parallel-to-gpu": lambda backend: {"profile": True, "cuda_events": backend.device},
+}
+"""The options of the lowerings that count parallel regions and launches, for `lower`'s
+`profile` (on a device, launches are timed by CUDA events)."""
 
 
 def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
@@ -66,11 +75,9 @@ def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
     for pass_class in passes:
         if not simd and pass_class.name == "simd-map":
             continue
-        step = pass_class()
-        if profile and pass_class.name == "convert-parallel-to-omp":
-            step = pass_class(profile=True)
-        elif profile and pass_class.name == "convert-parallel-to-gpu":
-            step = pass_class(profile=True, cuda_events=backend.device)
+        options = _PROFILE_OPTIONS.get(pass_class.name) if profile else None
+        # a pass's options are the fields of its dataclass
+        step = pass_class() if options is None else pass_class(**options(backend))
         step.apply(ctx, lowered)
         if verify:
             lowered.verify()

@@ -26,6 +26,7 @@ from collections import Counter
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -62,7 +63,7 @@ def inline_call(call: func.CallOp, callee: func.FuncOp, rewriter: PatternRewrite
     ret = block.last_op
     assert isinstance(ret, func.ReturnOp)
     # A returned parameter is the argument itself (inline_block rebinds only uses).
-    params = {arg: value for arg, value in zip(block.args, call.arguments, strict=True)}
+    params: dict[SSAValue, SSAValue] = dict(zip(block.args, call.arguments, strict=True))
     results = [params.get(v, v) for v in ret.arguments]
     rewriter.erase(ret, safe_erase=False)
     nested = [op for inlined in block.ops for op in inlined.walk()

@@ -473,7 +473,7 @@ def row_part_values(lam: soac.MapOp, output: int, depth: int) -> list[SSAValue]:
     if inner is None:
         return []
     block = lam.body.block
-    values = [v for v in free_values(inner)
+    values: list[SSAValue] = [v for v in free_values(inner)
               if isinstance(v, OpResult) and v.op.parent_block() is block]
     return values if all(is_value_type(v.type) for v in values) else []
 

@@ -59,10 +59,10 @@ def tolerant_syntax(op_class: _Op) -> _Op:
     prints parses."""
     parse, print_ = op_class.parse, op_class.print
 
-    def parse_located(cls: _Op, parser: Parser) -> IRDLOperation:
+    def parse_located(cls: type[IRDLOperation], parser: Parser) -> IRDLOperation:
         start = parser.pos
         try:
-            return parse.__func__(cls, parser)  # type: ignore[attr-defined]
+            return parse.__func__(cls, parser)  # type: ignore[attr-defined]  # parse is a bound classmethod
         except VerifyException as err:
             # up to the end of the op's text, not to the next token
             end = len(parser.lexer.input.content[: parser.pos].rstrip())
@@ -74,8 +74,8 @@ def tolerant_syntax(op_class: _Op) -> _Op:
         else:
             printer.print_op_with_default_format(op)
 
-    op_class.parse = classmethod(parse_located)  # type: ignore[assignment]
-    op_class.print = print_or_generic  # type: ignore[assignment]
+    op_class.parse = classmethod(parse_located)  # type: ignore[assignment]  # wraps the declared parser
+    op_class.print = print_or_generic  # type: ignore[assignment]  # wraps the declared printer
     return op_class
 
 

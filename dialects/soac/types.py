@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
-from typing import TypeVar
 
+from typing_extensions import TypeVar  # as xDSL's constraints name it
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType, f64, i1, i32, i64
 from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition

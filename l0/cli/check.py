@@ -9,6 +9,7 @@ first error of a wrong one is printed as every tool prints it (`FILE:LINE:COL: e
 from __future__ import annotations
 
 import argparse
+from functools import partial
 
 from l0.cli.guard import EXIT_OK, run_guarded
 from l0.diagnostics import L0Error, Loc, register_source
@@ -30,7 +31,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    statuses = [run_guarded(lambda p=p: _check(p, args.inhibit_uniqueness_checking), what=p)
+    statuses = [run_guarded(partial(_check, p, args.inhibit_uniqueness_checking), what=p)
                 for p in args.programs]
     return max(statuses, default=EXIT_OK)
 

@@ -37,7 +37,7 @@ import dataclasses
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
 from typing import IO, ClassVar, TypeVar
@@ -334,7 +334,8 @@ class L0OptMain(xDSLOptMain):
         """The output target with its options, as `output_resulting_program` builds it."""
         spec = parse_spec(self.args.target)
         try:
-            return self.available_targets[spec.name]().from_spec(spec)  # type: ignore[call-arg]
+            factory = self.available_targets[spec.name]
+            return factory().from_spec(spec)  # type: ignore[call-arg,union-attr]  # all `() -> type[Target]` here
         except Exception as err:
             raise UsageError(f"bad options for target '{spec.name}': {err}") from None
 
@@ -443,12 +444,12 @@ def _add_option_strings(arg_parser: argparse.ArgumentParser, option: str,
                         *more: str) -> None:
     """Give the option named `option` the further names `more`, first."""
     action = arg_parser._option_string_actions[option]
-    action.option_strings[:0] = more
+    action.option_strings = [*more, *action.option_strings]
     for name in more:
         arg_parser._option_string_actions[name] = action
 
 
-def _drop_options(arg_parser: argparse.ArgumentParser, defaults: dict[str, object]) -> None:
+def _drop_options(arg_parser: argparse.ArgumentParser, defaults: Mapping[str, object]) -> None:
     """Remove the options whose `dest` is in `defaults`, which then give their values."""
     for action in list(arg_parser._actions):
         if action.dest in defaults:

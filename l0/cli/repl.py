@@ -76,7 +76,7 @@ def terminal_reader(session: Session) -> Callable[[str], str | None]:
     try:
         import readline
     except ImportError:  # not on every platform: plain input() then
-        readline = None  # type: ignore[assignment]
+        readline = None  # type: ignore[assignment]  # None: this Python has no readline
     if readline is not None:
         import atexit
 

@@ -31,6 +31,7 @@ import numpy as np
 from dask.base import tokenize
 from dask.delayed import Delayed
 from dask.highlevelgraph import HighLevelGraph
+from dask.typing import Key
 from xdsl.dialects.builtin import Float32Type, Float64Type, IndexType, IntegerType, TensorType
 
 from l0.distributed import kernels
@@ -192,11 +193,13 @@ def _array(name: str, tasks: Sequence[Delayed], j: int, lengths: Sequence[float]
     inner = tuple((float(s) if s >= 0 else np.nan,) for s in shape[1:])
     ndim = len(shape)
     statuses = _statuses(tasks)
-    layer = {(name, i) + (0,) * (ndim - 1):
-             (kernels.pick, task.key, j, None if before is None else before.key)
-             for i, (task, before) in enumerate(zip(tasks, statuses, strict=True))}
+    layer: dict[Key, Any] = {
+        (name, i) + (0,) * (ndim - 1):
+        (kernels.pick, task.key, j, None if before is None else before.key)
+        for i, (task, before) in enumerate(zip(tasks, statuses, strict=True))}
+    deps = list(tasks) + [s for s in statuses if s is not None]
     graph = HighLevelGraph.from_collections(
-        name, layer, dependencies=list(tasks) + [s for s in statuses if s is not None])
+        name, layer, dependencies=deps)  # type: ignore[arg-type]  # Delayed: not a DaskCollection to dask's annotations
     dtype = element_dtype(t)
     return da.Array(graph, name, (tuple(lengths),) + inner, dtype=dtype,
                     meta=np.empty((0,) * ndim, dtype=dtype))

@@ -80,7 +80,7 @@ def _compile(text: str, backend: str, fast_math: bool, threads: int | None) -> A
         text, KERNEL_FILE, {"backend": record.name, "threads": threads,
                             "fast_math": fast_math, "entries": [KERNEL], **facts})
     if key is not None:
-        hit = compile_cache.load_engine(key, record.load_engine)
+        hit: tuple[Any, Any] | None = compile_cache.load_engine(key, record.load_engine)
         if hit is not None:
             counts["loaded"] += 1
             return hit[0]
@@ -139,10 +139,11 @@ def run_client(kernel: Kernel, *args: Any) -> tuple[Any, ...]:
 
 def pick(results: tuple[Any, ...] | Failed, j: int, before: Failed | None) -> Any:
     """Result `j` of a chunk's task, unless it or a chunk before it failed."""
-    first = before or results
-    if isinstance(first, Failed):
-        raise first.error
-    return results[j]  # type: ignore[index]
+    if before is not None:
+        raise before.error
+    if isinstance(results, Failed):
+        raise results.error
+    return results[j]
 
 
 def status(before: Failed | None, results: tuple[Any, ...] | Failed) -> Failed | None:
@@ -157,10 +158,12 @@ def run_stacked(kernel: Kernel, neutral: Sequence[Any], free: Sequence[Any],
     """A combine task of a tree reduction: the kernel (a reduce from `neutral` over
     arrays of partial results, then the captured values `free`) over `parts`, each a
     tuple of partial results, taken in order; the first failure among them instead."""
+    rows: list[tuple[Any, ...]] = []
     for p in parts:
         if isinstance(p, Failed):
             return p
-    columns = [np.stack([np.asarray(p[j]) for p in parts]) for j in range(len(neutral))]  # type: ignore[index]
+        rows.append(p)
+    columns = [np.stack([np.asarray(r[j]) for r in rows]) for j in range(len(neutral))]
     return run(kernel, *neutral, *columns, *free)
 
 

@@ -11,6 +11,7 @@ uses are copied into it rather than passed, so LLVM still folds them.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
@@ -34,7 +35,16 @@ from l0.dialects.soac import (
 from l0.distributed.kernels import KERNEL
 
 
-def used_values(ops: Sequence[Operation]) -> list[SSAValue]:
+class _Walkable(Protocol):
+    """An op, or a lone region (`_RegionHolder`): what `used_values` walks."""
+
+    @property
+    def regions(self) -> Sequence[Region]: ...
+
+    def walk(self) -> Iterable[Operation]: ...
+
+
+def used_values(ops: Sequence[_Walkable]) -> list[SSAValue]:
     """The values the ops (their regions included) use but do not define, in order of
     first use, constants excluded."""
     inside: set[SSAValue] = set()
@@ -60,14 +70,14 @@ def _is_constant(v: SSAValue) -> bool:
     return isinstance(v.owner, arith.ConstantOp)
 
 
-def _constants(ops: Iterable[Operation]) -> list[arith.ConstantOp]:
-    found: dict[Operation, None] = {}
+def _constants(ops: Iterable[_Walkable]) -> list[arith.ConstantOp]:
+    found: dict[arith.ConstantOp, None] = {}
     for op in ops:
         for nested in op.walk():
             for v in nested.operands:
-                if _is_constant(v):
-                    found.setdefault(v.owner)  # type: ignore[arg-type]
-    return list(found)  # type: ignore[arg-type]
+                if isinstance(owner := v.owner, arith.ConstantOp):
+                    found.setdefault(owner)
+    return list(found)
 
 
 def outline(ops: Sequence[Operation], params: Sequence[SSAValue],
@@ -92,8 +102,8 @@ def outline(ops: Sequence[Operation], params: Sequence[SSAValue],
         copied.operands[i] = block.args[i]
     outs = [mapping.get(r, r) for r in results]
     for r in results:
-        if r not in mapping and _is_constant(r):
-            block.add_op(copy := r.owner.clone())  # type: ignore[union-attr]
+        if r not in mapping and isinstance(owner := r.owner, arith.ConstantOp):
+            block.add_op(copy := owner.clone())
             outs[outs.index(r)] = mapping[r] = copy.results[0]
     block.add_op(func.ReturnOp(*outs))
     return _module(block, [r.type for r in results])

@@ -44,11 +44,12 @@ import os
 import sys
 import warnings
 from collections.abc import Iterable, Sequence
+from types import FrameType
 from typing import Any
 
 import numpy as np
 from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 
 from l0.dialects.soac import (
@@ -258,6 +259,7 @@ class Split:
         arrays = graphs.align([self.value_of(v) for v in inputs])
         free = [graphs.shared(self.local(v)) for v in others]
         types = [r.type for r in op.results]
+        outs: Sequence[Any]  # Dask arrays, or delayed values of a reduction
         if isinstance(op, MapOp | FilterOp):
             kernel = self.piece((op,), lambda: self.kernel(
                 outline([op], inputs + others, list(op.results))))
@@ -365,7 +367,7 @@ class Split:
             at, x = self.value_of(op.at), graphs.measured(self.env[op.array])
             self.env[op.first], self.env[op.second] = x[:at], x[at:]
             return True
-        if op.result.type.get_num_dims() != 1:  # type: ignore[attr-defined]
+        if not isinstance(t := op.result.type, TensorType) or t.get_num_dims() != 1:
             return False  # rows of different shapes: the local run's error
         parts = [self.env[v] if self.is_distributed(v)
                  else graphs.from_array(np.asarray(self.value_of(v))) for v in (op.a, op.b)]
@@ -409,7 +411,8 @@ def _iterate(outer: Split, block: Block, indices: range, carried: list[Any],
 def _caller_level() -> int:
     """The `stacklevel` of the first frame outside l0: the user's call of the function."""
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frame, level = sys._getframe(1), 1
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
         frame, level = frame.f_back, level + 1
     return level
@@ -434,7 +437,8 @@ def _constant(op: arith.ConstantOp) -> Any:
     t = op.result.type
     if isinstance(t, TensorType):
         dtype = graphs.element_dtype(t)
-        flat = np.asarray(value.get_values())  # type: ignore[attr-defined]
+        assert isinstance(value, DenseIntOrFPElementsAttr)
+        flat = np.asarray(value.get_values())
         if dtype == np.bool_:
             flat = flat != 0  # i1 elements read back as 0 and -1
         return flat.astype(dtype).reshape(t.get_shape())

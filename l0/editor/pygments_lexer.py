@@ -11,7 +11,7 @@ Pygments is needed only when this module is imported (the extra `l0[lsp]`).
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pygments.lexer import RegexLexer, words
 from pygments.token import (
@@ -33,8 +33,8 @@ from l0.typecheck.builtins import BUILTIN_NAMES
 IDENTIFIER = r"[a-zA-Z][a-zA-Z0-9_]*"
 
 
-def _role(role: str) -> str:
-    return words(sorted(KEYWORD_ROLES[role]), suffix=r"\b")  # type: ignore[no-any-return]
+def _role(role: str) -> words:
+    return words(sorted(KEYWORD_ROLES[role]), suffix=r"\b")
 
 
 class L0Lexer(RegexLexer):
@@ -43,7 +43,8 @@ class L0Lexer(RegexLexer):
     filenames: ClassVar[list[str]] = ["*.l0"]
     mimetypes: ClassVar[list[str]] = ["text/x-l0"]
 
-    tokens: ClassVar[dict] = {
+    # Each rule: (regex, token type or action[, next state]), as RegexLexer reads them.
+    tokens: ClassVar[dict[str, list[Any]]] = {
         "root": [
             (r"\s+", Whitespace),
             (r"//.*?$", Comment.Single),

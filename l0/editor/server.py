@@ -113,7 +113,7 @@ def did_close(ls: L0LanguageServer, params: lsp.DidCloseTextDocumentParams) -> N
 
 
 def _at(
-    ls: L0LanguageServer, params: lsp.TextDocumentPositionParams
+    ls: L0LanguageServer, params: lsp.HoverParams | lsp.DefinitionParams | lsp.CompletionParams
 ) -> tuple[TextDocument, D.Analysis | None, int, int]:
     uri = params.text_document.uri
     doc = ls.workspace.get_text_document(uri)
@@ -195,9 +195,9 @@ class _LogFormat(logging.Formatter):
     theirs."""
 
     def format(self, record: logging.LogRecord) -> str:
-        if record.exc_info and isinstance(record.exc_info[1], json.JSONDecodeError):
+        if record.exc_info and isinstance(err := record.exc_info[1], json.JSONDecodeError):
             record = logging.makeLogRecord(record.__dict__)
-            record.msg = f"{record.getMessage()}: {record.exc_info[1]}"  # type: ignore[index]
+            record.msg = f"{record.getMessage()}: {err}"
             record.args, record.exc_info, record.exc_text = None, None, None
         return super().format(record)
 

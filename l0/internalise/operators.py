@@ -55,6 +55,7 @@ def binop(ctx: Ctx, op: str, lhs: SSAValue, rhs: SSAValue, loc: Loc) -> SSAValue
             shift = ctx.binary(_INT_OPS[op], lhs, rhs)
             known = const_value(rhs)
             if known is None or known < 0:
+                assert isinstance(shift.owner, Operation)
                 located(shift.owner, loc)  # a negative count fails at run time
             return shift
         if op in _INT_OPS:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 import numpy as np
@@ -296,7 +296,7 @@ def _dense_array(v: builtin.DenseIntOrFPElementsAttr) -> Any:
     in-place updates] in core.py: updating it in place would be a bug)."""
     t = v.type
     assert isinstance(t, builtin.TensorType)
-    values = v.get_values()
+    values: Sequence[object] = v.get_values()
     if is_i1(t.element_type):
         values = [bool(x) for x in values]
     a = np.array(values, dtype=dtype_of(t)).reshape(tuple(t.get_shape()))

@@ -405,10 +405,10 @@ class Emitter:
         """Emit every op of `block` but its terminator, which is returned (None if the
         block has none); the caller binds the block's arguments and uses the terminator's
         operands."""
-        term: Operation | None = None
+        last = block.last_op
+        term = last if last is not None and is_terminator(last) else None
         for op in block.ops:
-            if op is block.last_op and is_terminator(op):
-                term = op
+            if op is term:
                 break
             self.emit_op(op)
         return term

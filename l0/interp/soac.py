@@ -67,6 +67,18 @@ def normal_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
     return shape
 
 
+@helper
+def transpose(a: Any, k: int, n: int) -> Any:
+    """`transpose(k, n, a)`: dimension k moved to k + n, of the shape `soac.size`
+    reports (Note [Empty arrays and irregularity]): the sizes after an empty dimension
+    are 0 before they move, so that moving the empty one inwards brings none of them
+    out (`transpose(replicate(0, [1, 2]))` has no rows, not two empty ones), and a
+    transposition is the same permutation of sizes whatever the array holds."""
+    if not a.size:
+        a = a.reshape(normal_shape(a.shape))
+    return np.moveaxis(a, k, k + n)
+
+
 def _shape_text(shape: tuple[int, ...]) -> str:
     return "[" + ", ".join(map(str, shape)) + "]"
 
@@ -327,11 +339,7 @@ def _reshape(e: Emitter, op: Operation) -> None:
 def _transpose(e: Emitter, op: Operation) -> None:
     assert isinstance(op, d.TransposeOp)
     k, n = op.k.data, op.n.data
-    r = _result(e, op)
-    e.line(f"{r} = np.moveaxis({e.name(op.array)}, {k}, {k + n})")
-    # An array without elements has every dimension 0 (docs/reference.md §5, `size`), also
-    # after a transpose moves its zero dimension inwards.
-    e.line(f"{r} = {r} if {r}.size else {r}.reshape((0,) * {r}.ndim)")
+    e.line(f"{_result(e, op)} = transpose({e.name(op.array)}, {k}, {n})")
 
 
 @emits("soac.split")

@@ -531,7 +531,9 @@ class AstBuilder:
 
     def _small(self, t: L0Token) -> int:
         """An int literal that must be an int64 on its own (a dimension of `size` etc.)."""
-        return _int64(A.IntLit(self.tok_loc(t), value=_lit(t))).value  # type: ignore[attr-defined]
+        lit = A.IntLit(self.tok_loc(t), value=_lit(t))
+        _int64(lit)
+        return lit.value
 
     def tfun(self, c: Children) -> A.Fun:  # fn { [typelist] } ( params ) => e
         ret = T.TupleType(tuple(c[2] or []))

@@ -207,12 +207,12 @@ class _Lexer:
                     start,
                     f"invalid real literal '{lexeme}': write digits on both sides of '.'",
                 )
-        value = float(lexeme)
-        if math.isinf(value):
+        real = float(lexeme)
+        if math.isinf(real):
             raise self.error(
                 start, f"real literal '{lexeme}' is too large for a 64-bit real", end - start
             )
-        self.emit("REALLIT", start, end, value)
+        self.emit("REALLIT", start, end, real)
 
     def quoted(self, quote: str) -> None:
         """A char (`'`) or string (`"`) literal starting at the current position."""

@@ -71,7 +71,7 @@ class _TokenList(Lexer):
     def __init__(self, lexer_conf: Any) -> None:
         pass
 
-    def lex(self, data: Any) -> Iterator[Any]:  # type: ignore[override]
+    def lex(self, data: Any) -> Iterator[Any]:  # type: ignore[override]  # the one-argument interface
         return iter(data)
 
 
@@ -111,7 +111,7 @@ class _Parser:
         with self.lock:
             self.builder.file = filename
             try:
-                return self.lark.parse(tokens, start=start)  # type: ignore[arg-type]
+                return self.lark.parse(tokens, start=start)
             except UnexpectedToken as e:
                 raise self.unexpected(e, tokens, filename) from None
             except UnexpectedInput as e:  # not raised by LALR with our lexer; be safe

@@ -133,9 +133,9 @@ def _pattern_ids(p: A.Pattern) -> Iterator[A.PId]:
             stack.extend(reversed(q.elems))
 
 
-def _children(node: object) -> Iterator[A.Exp | A.FunArg]:
+def _children(node: A.Exp | A.FunArg) -> Iterator[A.Exp | A.FunArg]:
     """The sub-expressions and functional arguments of `node`, in source order."""
-    for f in dataclasses.fields(node):  # type: ignore[arg-type]
+    for f in dataclasses.fields(node):
         value = getattr(node, f.name)
         if isinstance(value, A.Exp | A.FunArg):
             yield value

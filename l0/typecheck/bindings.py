@@ -119,6 +119,7 @@ def let_with(ck: Checker, e: A.LetWith) -> Generator[A.Exp, Res, Res]:
     if not (isinstance(st, ArrayType) and st.unique) and isinstance(st, ArrayType | TupleType):
         raise errors.not_unique_source(src.loc, src.name, _not_unique_hint(env, b, st))
     k = len(e.indices)
+    slice_t: Type
     if k == 0:
         slice_t = st
     elif isinstance(st, ArrayType) and k <= st.rank:

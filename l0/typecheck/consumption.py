@@ -123,9 +123,9 @@ def seq(a: Occ, b: Occ) -> Occ:
     else:
         for k, v in b.uses.items():
             if v.cons:
-                u = a.uses.get(k)
-                if u is not None:
-                    u.obs = []
+                ua = a.uses.get(k)
+                if ua is not None:
+                    ua.obs = []
     return concat(_prune(a), b)
 
 

@@ -30,10 +30,10 @@ has been read by then. Other inputs (`bytes`) are copied into fresh arrays.
 from __future__ import annotations
 
 import ctypes
+import io
 import os
 import re
 from collections.abc import Sequence
-from typing import BinaryIO
 
 import numpy as np
 
@@ -64,6 +64,14 @@ MAX_BYTES = 2**63 - 1
 """The most bytes an array may span, its empty dimensions counted as 1: sizes are
 64-bit signed integers in compiled code, and numpy allows no more either."""
 _SPACE_OR_COMMENT = re.compile(rb"(?:\s+|//[^\n]*)*")
+
+
+def _past_space(data: bytes | bytearray, pos: int) -> int:
+    """Where the white space and comments from `pos` end (the pattern matches the empty
+    string, so it always matches)."""
+    m = _SPACE_OR_COMMENT.match(data, pos)
+    assert m is not None
+    return m.end()
 _MAX_CHAR = 0x10FFFF
 
 
@@ -100,7 +108,7 @@ def _elem_kind(t: Type) -> Basic | None:
 # -- reading ------------------------------------------------------------------------------
 
 
-def read_input_bytes(stream: BinaryIO) -> bytearray:
+def read_input_bytes(stream: io.BufferedIOBase) -> bytearray:
     """All of `stream`, in a `bytearray` (Note [Binary arrays without copies]): sized once
     from the file's length when it is a regular file, else grown as it is read."""
     try:
@@ -173,7 +181,7 @@ class _MixedReader:
         out = [self.value(t, n) for n, t in enumerate(types, 1)]
         expected = f"(expected {_values(len(types))})"
         if not self._text_left():
-            self.pos = _SPACE_OR_COMMENT.match(self.data, self.pos).end()
+            self.pos = _past_space(self.data, self.pos)
             if self.pos >= len(self.data):
                 return out
             if self.data[self.pos] == ord("b"):
@@ -197,7 +205,7 @@ class _MixedReader:
 
     def value(self, t: Type, param: int) -> Value:
         if not self._text_left():
-            self.pos = _SPACE_OR_COMMENT.match(self.data, self.pos).end()
+            self.pos = _past_space(self.data, self.pos)
             if self.pos < len(self.data) and self.data[self.pos] == ord("b"):
                 return self.binary(t, param)
             self._start_text()

@@ -58,6 +58,7 @@ def random_value(t: Type, dims: tuple[int, ...], rng: np.random.Generator,
                  reals: tuple[float, float] = REAL_BOUNDS) -> Any:
     """A random value of type `t` (from `parse_generator`) with dimensions `dims`."""
     kind = _kind(t)
+    arr: np.ndarray
     if kind is Basic.INT:
         arr = rng.integers(ints[0], ints[1], size=dims, endpoint=True, dtype=np.int64)
     elif kind is Basic.REAL:

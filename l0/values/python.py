@@ -19,7 +19,7 @@ message starts with the argument's name, given by the caller as `what`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -41,7 +41,8 @@ def from_python(t: Type, v: Any, what: str) -> list[Value]:
     if isinstance(t, ArrayType):
         if isinstance(t.elem, BasicType):
             return [_array(t, v, what)]
-        comps = flatten(t)
+        # An array's components are arrays (of each tuple component, flattened).
+        comps = cast(list[ArrayType], flatten(t))
         if len(comps) == 1:
             return [_array(comps[0], v, what)]
         parts = _tuple_parts(t, v, len(comps), what, f"a tuple of {len(comps)} arrays")
@@ -155,7 +156,7 @@ def _from_objects(t: ArrayType, arr: np.ndarray, what: str) -> np.ndarray:
     """An object array (Python ints beyond 64 bits, mixed types) checked element by element."""
     assert isinstance(t.elem, BasicType)
     elem = BasicType(t.elem.kind)
-    out = np.empty(arr.shape, dtype=DTYPES[t.elem.kind])
+    out: np.ndarray = np.empty(arr.shape, dtype=DTYPES[t.elem.kind])
     for index, x in np.ndenumerate(arr):
         if t.elem.kind is Basic.CHAR and isinstance(x, int | np.integer):
             x = _scalar(BasicType(Basic.INT), x, what)

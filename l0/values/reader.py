@@ -51,6 +51,7 @@ _TOKEN = re.compile(
 _SPACE = re.compile(r"\s*")
 _NUMBER_TAIL = re.compile(r"[\w.]")  # a number glued to these is malformed (`1.5.3`, `2x`)
 _MALFORMED = re.compile(r"[\w.+-]*")
+
 _COMMENT = re.compile(r"//[^\n]*")
 # Quoted literals are matched too so that a `//` inside a string is not a comment.
 _COMMENT_OR_QUOTED = re.compile(rf"{_CHAR}|{_STRING}|//[^\n]*")
@@ -74,6 +75,13 @@ def _blank_comments(text: str) -> str:
     return _COMMENT_OR_QUOTED.sub(
         lambda m: " " * len(m.group()) if m.group().startswith("//") else m.group(), text
     )
+
+
+def _match_end(pattern: re.Pattern[str], text: str, pos: int) -> int:
+    """Where `pattern`, which matches the empty string (so always matches), ends from `pos`."""
+    m = pattern.match(text, pos)
+    assert m is not None
+    return m.end()
 
 
 def _shown(tok: _Tok | None, limit: int = 30) -> str:
@@ -141,7 +149,7 @@ class _Reader:
         return tok
 
     def _lex(self) -> _Tok | None:
-        start = _SPACE.match(self.text, self.pos).end()
+        start = _match_end(_SPACE, self.text, self.pos)
         if start >= len(self.text):
             return None
         m = _TOKEN.match(self.text, start)
@@ -149,7 +157,7 @@ class _Reader:
             self._bad_token(start)
         kind = m.lastgroup or ""
         if kind in ("int", "real") and _NUMBER_TAIL.match(self.text, m.end()):
-            bad = _MALFORMED.match(self.text, start).group()
+            bad = self.text[start:_match_end(_MALFORMED, self.text, start)]
             self.fail(start, f"malformed number `{bad}`")
         return _Tok(kind, m.group(), start, m.end())
 
@@ -176,7 +184,7 @@ class _Reader:
         tok = self.next()
         if tok is not None:
             if kind is Basic.INT and tok.kind == "int":
-                return self.int(tok)
+                return self.integer(tok)
             if kind is Basic.REAL and tok.kind == "real":
                 return self.real(tok)
             if kind is Basic.REAL and tok.text in _SPECIAL_REALS:
@@ -189,7 +197,7 @@ class _Reader:
                 return CHECKED
         self.fail_expected(BasicType(kind), tok, nested)
 
-    def int(self, tok: _Tok) -> int:
+    def integer(self, tok: _Tok) -> int:
         # The length test first: `int()` refuses strings of thousands of digits.
         if len(tok.text.lstrip("-").lstrip("0")) <= 19:
             v = int(tok.text)

@@ -91,7 +91,8 @@ class CpuEngine(NativeEngine):
         links = RuntimeLinks(checked_memory.enabled(), alloc_stats.enabled(), threads)
         super().__init__(jit.compiled, entry_points(module, names), isolate=isolate,
                          links=links, trace_sites=jit.trace_sites,
-                         params=jit.run_params, sites=jit.profile_sites)
+                         params=getattr(jit, "run_params", ()),
+                         sites=getattr(jit, "profile_sites", ()))
 
 
 def entry_points(module: ModuleOp, names: Iterable[str] | None) -> dict[str, EntryPoint]:

@@ -221,7 +221,8 @@ class GpuEngine:
         links = RuntimeLinks(checked_memory.enabled(), alloc_stats.enabled(), None)
         host = NativeEngine(jit.compiled, entry_points(module, names), isolate=False,
                             links=links, calls=_device_calls(dev),
-                            params=jit.run_params, sites=jit.profile_sites,
+                            params=getattr(jit, "run_params", ()),
+                            sites=getattr(jit, "profile_sites", ()),
                             device=_param_device(dev))
         return cls(dev, jit, host)
 

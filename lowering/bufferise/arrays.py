@@ -126,6 +126,11 @@ def _transpose(cv: Converter, op: Operation, b: CodeBuilder) -> None:
         cv.set(op.result, a)
         return
     offset, sizes, strides = metadata(b, a)
+    # The sizes `soac.size` reports move (Note [Empty arrays and irregularity] in
+    # `l0.interp.soac`): a size after an empty dimension may be anything in the buffer,
+    # and moving the empty one inwards must not bring it out
+    # (`transpose(replicate(0, [1, 2]))` has no rows, not two empty ones).
+    sizes = normalised(b, [b.to_i64(s) for s in sizes])
     for lst in (sizes, strides):
         moved = lst.pop(k)
         lst.insert(k + n, moved)
@@ -250,7 +255,8 @@ def _copy_elidable(cv: Converter, op: soac.CopyOp, a: SSAValue) -> bool:
     fresh_buffer = isinstance(owner, memref.AllocOp) or (
         isinstance(owner, msoac.MapOp | msoac.ScanOp | msoac.FilterOp)
         and a in owner.results)
-    return fresh_buffer and kind_of(a.type) == Kind.IDENTITY
+    t = a.type
+    return fresh_buffer and isinstance(t, MemRefType) and kind_of(t) == Kind.IDENTITY
 
 
 @handles(soac.IotaOp)

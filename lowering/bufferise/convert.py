@@ -161,9 +161,10 @@ class Converter:
 
     def block(self, old: Block, b: CodeBuilder) -> Operation | None:
         """Convert every op of `old` but its terminator (returned) at `b`."""
-        term = old.last_op
+        last = old.last_op
+        term = last if last is not None and last.has_trait(IsTerminator) else None
         for op in old.ops:
-            if op is term and op.has_trait(IsTerminator):
+            if op is term:
                 return op
             self.op(op, b)
         return None

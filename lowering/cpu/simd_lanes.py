@@ -49,7 +49,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat
+from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, SymbolRefAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import is_side_effect_free
 
@@ -124,7 +124,9 @@ def _refusal(op: Operation) -> str | None:
     if op.name == "soac.assert":
         return "its body may fail (a check): the smallest failing index must be reported"
     if op.name == "func.call":
-        return f"its body calls @{op.properties['callee'].string_value()}"  # type: ignore[union-attr]
+        callee = op.properties["callee"]
+        assert isinstance(callee, SymbolRefAttr)
+        return f"its body calls @{callee.string_value()}"
     if isinstance(op, memref.AllocOp | memref.AllocaOp | memref.DeallocOp):
         return "its body allocates or frees memory"
     if not is_side_effect_free(op):

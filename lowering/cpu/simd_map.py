@@ -286,7 +286,7 @@ def _jam_for(lanes_: Lanes, op: scf.ForOp, b: CodeBuilder, env: Env, width: int)
 
 def _jam_if(lanes_: Lanes, op: scf.IfOp, b: CodeBuilder, env: Env, width: int) -> None:
     """A branch every lane takes the same way: one branch, each arm jammed."""
-    regions = []
+    regions: list[Region | None] = []  # None: an absent else
     for region in op.regions:
         if not region.blocks:
             regions.append(None)
@@ -299,7 +299,9 @@ def _jam_if(lanes_: Lanes, op: scf.IfOp, b: CodeBuilder, env: Env, width: int) -
         inner.add(scf.YieldOp(*_per_lane(list(term.operands), env, width)))
         regions.append(Region(new))
     types = [r.type for r in op.results for _ in range(width)]
-    branch = b.add(scf.IfOp(_lane(env, 0, op.cond), types, regions[0], regions[1]))
+    then, otherwise = regions
+    assert then is not None  # the then region always has its block
+    branch = b.add(scf.IfOp(_lane(env, 0, op.cond), types, then, otherwise))
     _bind(list(op.results), list(branch.results), env, width)
 
 

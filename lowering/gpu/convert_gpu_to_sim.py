@@ -48,7 +48,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolRefAttr,
 )
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
@@ -177,14 +177,14 @@ def sim_kernel(kernel: gpu.FuncOp, publish: bool = False) -> func.FuncOp:
             op.detach()
             tid_block.add_op(op)
         tid_block.add_op(scf.YieldOp())
-        starts.append(CodeBuilder.before(tid_block.first_op))  # type: ignore[arg-type]
+        starts.append(CodeBuilder.before(tid_block.first_op))  # type: ignore[arg-type]  # the block has its yield
         prologue.add(scf.ForOp(zero, bdim, one, [], Region(tid_block)))
     across = _Crossing(name, uniform, phase_of, tids, starts)
     for ops in phases:
         for op in ops:
             for r in op.results:
                 for use in list(r.uses):
-                    q = phase_of[_phase_op(use.operation, phase_of)]  # type: ignore[index]
+                    q = phase_of[_phase_op(use.operation, phase_of)]  # type: ignore[index]  # uses inside the phases
                     if q != phase_of[op]:
                         use.operation.operands[use.index] = across.value(r, q)
     for ops in phases:
@@ -192,7 +192,7 @@ def sim_kernel(kernel: gpu.FuncOp, publish: bool = False) -> func.FuncOp:
             for inner in [o for o in op.walk() if isinstance(o, gpu.ThreadIdOp)]:
                 for use in list(inner.result.uses):
                     top = _phase_op(use.operation, phase_of)
-                    use.operation.operands[use.index] = tids[phase_of[top]]  # type: ignore[index]
+                    use.operation.operands[use.index] = tids[phase_of[top]]  # type: ignore[index]  # uses inside the phases
                 Rewriter.erase_op(inner)
     body.add_op(scf.YieldOp())
     b.add(scf.ForOp(zero, grid, one, [], Region(body)))
@@ -233,7 +233,8 @@ class _Crossing:
             for k, operand in enumerate(owner.operands):
                 clone.operands[k] = self.value(operand, q)
             self._made[key] = self.starts[q].add(clone)
-        return self._made[key].results[v.index]  # type: ignore[union-attr]
+        assert isinstance(v, OpResult)  # its owner is an op
+        return self._made[key].results[v.index]
 
 
 def _phase_op(op: Operation, phase_of: dict[Operation, int]) -> Operation | None:

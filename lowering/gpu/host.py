@@ -37,7 +37,9 @@ from enum import Enum
 from xdsl.dialects import arith, func, gpu, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    IndexType,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     StringAttr,
     i1,
@@ -214,7 +216,7 @@ class HostFunction:
             else:
                 self.map(op)
         elif isinstance(op, memref.AllocOp):
-            new = gpu.AllocOp(op.memref.type, list(op.dynamic_sizes))  # type: ignore[arg-type]
+            new = gpu.AllocOp(op.memref.type, list(op.dynamic_sizes))
             new.attributes |= op.attributes  # its `loc`, where running out of memory is reported
             Rewriter.replace_op(op, new)
         elif isinstance(op, memref.DeallocOp):
@@ -242,7 +244,7 @@ class HostFunction:
         sizes = dynamic_sizes(b, array)
         source = array
         if t.layout != dense.layout:
-            source = b.val(gpu.AllocOp(dense, sizes))  # type: ignore[arg-type]
+            source = b.val(gpu.AllocOp(dense, sizes))
             copy = b.add(memref.CopyOp(array, source))
             self.copy(copy)
         host = b.val(memref.AllocOp(sizes, [], dense))
@@ -647,7 +649,9 @@ def _apply_combining(b: CodeBuilder, loop: scf.ForOp, parts: Sequence[SSAValue],
     assert isinstance(term, scf.YieldOp)
     out = list(term.operands)
     Rewriter.erase_op(term)
-    iv = b.val(arith.ConstantOp(IntegerAttr(0, loop.lb.type)))  # type: ignore[arg-type]
+    lb_type = loop.lb.type
+    assert isinstance(lb_type, IntegerType | IndexType)
+    iv = b.val(arith.ConstantOp(IntegerAttr(0, lb_type)))
     Rewriter.inline_block(block, b.ip, [iv, *acc])
     return out
 

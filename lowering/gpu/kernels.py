@@ -60,9 +60,11 @@ the error word with the block's later phases still run (`test/test_gpu_sim.py`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from xdsl.dialects import arith, func, gpu, memref, scf
 from xdsl.dialects.builtin import (
+    AnyFloat,
     FloatAttr,
     FunctionType,
     IndexType,
@@ -126,7 +128,8 @@ def zero(b: CodeBuilder, t: Attribute) -> SSAValue:
     """A placeholder value of scalar type `t` (never read before it is overwritten)."""
     if isinstance(t, IntegerType | IndexType):
         return b.val(arith.ConstantOp(IntegerAttr(0, t)))
-    return b.val(arith.ConstantOp(FloatAttr(0.0, t)))  # type: ignore[arg-type]
+    assert isinstance(t, AnyFloat)
+    return b.val(arith.ConstantOp(FloatAttr(0.0, t)))
 
 
 def is_scalar(t: Attribute) -> bool:
@@ -207,7 +210,7 @@ class DeviceCode:
         self.error_type = MemRefType(i64, [error_words])
         """The type of the error word (Note [The error word] in `l0.lowering.gpu.errors`)."""
         module.attributes["gpu.container_module"] = UnitAttr()
-        self.gmod = gpu.ModuleOp(StringAttr(MODULE_NAME), Region(Block()))  # type: ignore[arg-type]
+        self.gmod = gpu.ModuleOp(StringAttr(MODULE_NAME), Region(Block()))  # type: ignore[arg-type]  # xDSL types the name as SymbolRefAttr
         module.body.block.add_op(self.gmod)
         self.host = {f.sym_name.data: f.clone() for f in module.ops
                      if isinstance(f, func.FuncOp)}
@@ -374,12 +377,12 @@ def block_fold(b: CodeBuilder, types: Sequence[Attribute], count: SSAValue,
         return [sb.ori(has, flag), *kept]
 
     if inits is None:
-        start = [b.bool(False), *[zero(b, t) for t in types]]
+        carried = [b.bool(False), *[zero(b, t) for t in types]]
     else:
         first = b.cmpi("eq", gt, b.i64(0))
-        start = [first, *[b.select(first, v, zero(b, t)) for v, t in zip(inits, types,
-                                                                            strict=True)]]
-    has, *acc = b.for_(lo, hi, start, fold)
+        carried = [first, *[b.select(first, v, zero(b, t)) for v, t in zip(inits, types,
+                                                                              strict=True)]]
+    has, *acc = b.for_(lo, hi, carried, fold)
     block_combine(b, tid, has, acc, wg_f, wg_v, combine)
     return tid, bid, wg_f, wg_v
 
@@ -398,7 +401,7 @@ def block_combine(b: CodeBuilder, tid: SSAValue, has: SSAValue, acc: Sequence[SS
     d = 1
     while d < BLOCK:
         take = b.cmpi("eq", b.val(arith.AndIOp(tid, b.i64(2 * d - 1))), b.i64(0))
-        b.if_(take, [], lambda tb, d=d: _tree_step(tb, tid, d, wg_f, wg_v, combine))
+        b.if_(take, [], partial(_tree_step, tid=tid, d=d, wg_f=wg_f, wg_v=wg_v, combine=combine))
         b.add(gpu.BarrierOp())
         d *= 2
 

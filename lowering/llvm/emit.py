@@ -21,7 +21,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import cast
+from typing import TypeAlias, cast
 
 import llvmlite.ir as ir
 from xdsl.dialects import cf, func, memref
@@ -60,7 +60,7 @@ from l0.lowering.llvm.types import (
 )
 from l0.lowering.runtime import abi
 
-Value = ir.Value | MemRefDesc
+Value: TypeAlias = ir.Value | MemRefDesc
 Handler = Callable[["FunctionEmitter", Operation], None]
 
 # Loop nests and scf regions recurse in the emitter; their depth is the program's nesting
@@ -176,11 +176,11 @@ class ModuleEmitter:
         ]
         out = EmittedModule(self.llvm, self.errors)
         for name in wanted:
-            info = self.funcs.get(name)
-            if info is None or info.external:
+            entry = self.funcs.get(name)
+            if entry is None or entry.external:
                 raise LoweringError(f"expected a function with a body named @{name}")
-            emit_entry(self, name, info)
-            out.entries[name] = info.op.function_type
+            emit_entry(self, name, entry)
+            out.entries[name] = entry.op.function_type
         return out
 
     def _declare(self, op: func.FuncOp) -> None:

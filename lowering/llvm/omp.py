@@ -270,6 +270,7 @@ def _outlined_emitter_class() -> type:
 
         state: ir.Value
         thread: ir.Value
+        _fail: ir.Block | None  # FunctionEmitter's, declared here for the import cycle
 
         @property
         def fail_block(self) -> ir.Block:

@@ -53,7 +53,7 @@ def _cuda_roots() -> list[Path]:
     """Where CUDA files may be: the nvidia-cuda-nvcc wheel, then a CUDA installation."""
     roots: list[Path] = []
     try:
-        import nvidia.cuda_nvcc as wheel  # type: ignore[import-not-found]
+        import nvidia.cuda_nvcc as wheel
 
         roots += [Path(p) for p in getattr(wheel, "__path__", [])]
     except ImportError:

@@ -16,7 +16,6 @@ L0's own integer arithmetic never gets `nsw` (it wraps), see `arith.py`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import cast
 
 import llvmlite.ir as ir
 from xdsl.dialects.builtin import (
@@ -152,7 +151,7 @@ def layout_of(t: MemRefType) -> Layout:
 
 
 def elem_type(t: MemRefType) -> Attribute:
-    return cast(Attribute, t.get_element_type())
+    return t.get_element_type()
 
 
 # --------------------------------------------------------------------------- index math

@@ -123,6 +123,7 @@ def _marked_count(b: CodeBuilder, width: SSAValue, most: SSAValue,
     from (`chunked_rows`)."""
     least = b.val(arith.MinSIOp(width, most))
     count = b.maxsi(least, b.i64(1))
+    assert isinstance(count.owner, Operation)
     count.owner.attributes[CHUNK_COUNT_ATTR] = StringAttr(
         "rows" if most is rows else "rows/min_chunk")
     return count

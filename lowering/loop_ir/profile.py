@@ -210,7 +210,7 @@ def _counters(anchor: Operation, name: str) -> str:
 
 
 def _unique(module: ModuleOp, name: str) -> str:
-    names = {g.attributes[SITE_ATTR].data for g in module.ops  # type: ignore[union-attr]
+    names = {g.attributes[SITE_ATTR].data for g in module.ops  # type: ignore[attr-defined]  # a StringAttr: ours
              if isinstance(g, memref.GlobalOp) and SITE_ATTR in g.attributes}
     if name not in names:
         return name
@@ -240,5 +240,5 @@ def sites_in(module: ModuleOp) -> list[tuple[str, str]]:
     found = [g for g in module.ops
              if isinstance(g, memref.GlobalOp) and g.sym_name.data.startswith(COUNTERS_PREFIX)]
     found.sort(key=lambda g: int(g.sym_name.data[len(COUNTERS_PREFIX):]))
-    return [(global_symbol(g.sym_name.data), g.attributes[SITE_ATTR].data)  # type: ignore[union-attr]
+    return [(global_symbol(g.sym_name.data), g.attributes[SITE_ATTR].data)  # type: ignore[attr-defined]  # a StringAttr: ours
             for g in found]

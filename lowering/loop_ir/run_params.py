@@ -92,6 +92,6 @@ def params_in(module: ModuleOp) -> list[tuple[str, str, str]]:
     """(LLVM symbol, name, default) of every parameter of `module`, in order."""
     from l0.lowering.runtime.run_tables import global_symbol
 
-    return [(global_symbol(g.sym_name.data), g.attributes[NAME_ATTR].data,  # type: ignore[union-attr]
-             g.attributes[DEFAULT_ATTR].data)  # type: ignore[union-attr]
+    return [(global_symbol(g.sym_name.data), g.attributes[NAME_ATTR].data,  # type: ignore[attr-defined]  # a StringAttr: ours
+             g.attributes[DEFAULT_ATTR].data)  # type: ignore[attr-defined]  # an IntegerAttr: ours
             for g in _params(module)]

@@ -42,9 +42,10 @@ def forward_invariant_carries(root: Operation) -> bool:
 
 
 def fold_constant_ifs(root: Operation) -> bool:
-    """Inline the taken branch of every `scf.if` on a constant; whether any was."""
+    """Inline the taken branch of every `scf.if` on a constant, innermost first (Note
+    [Folding nested ifs]); whether any was."""
     changed = False
-    for op in [op for op in root.walk() if isinstance(op, scf.IfOp)]:
+    for op in [op for op in root.walk(region_first=True) if isinstance(op, scf.IfOp)]:
         cond = _constant_bool(op.cond)
         if cond is None:
             continue
@@ -60,6 +61,17 @@ def fold_constant_ifs(root: Operation) -> bool:
         Rewriter.erase_op(op)
         changed = True
     return changed
+
+
+# Note [Folding nested ifs]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Folding an `if` erases it with the branch it does not take, and everything nested in
+# that branch. Visited outermost first, an `if` nested in the erased branch would come
+# next, detached, and inlining its branch "before" it has nowhere to go (`if False then
+# (if True then 1 else 2) else x`). Visited innermost first (`walk(region_first=True)`),
+# every `if` is folded while it is still in place: one in a branch that is later
+# erased goes with that branch, one in a branch that is later taken is inlined into it
+# first and then moves with it. The cost is folding a few ifs that are thrown away.
 
 
 def fold_agreeing_ifs(root: Operation) -> bool:
@@ -83,7 +95,7 @@ def fold_agreeing_ifs(root: Operation) -> bool:
 
 def _outside(v: SSAValue, op: Operation) -> SSAValue | None:
     """`v` if it is defined outside `op` (so usable in its place)."""
-    owner = v.op if isinstance(v, OpResult) else v.block.parent_op()
+    owner = v.op if isinstance(v, OpResult) else v.owner.parent_op()
     while owner is not None:
         if owner is op:
             return None

@@ -416,6 +416,7 @@ def _guarded_load(op: memref.LoadOp, b: CodeBuilder, scope: Scope,
     ok = b.all_of(inside)
     scope.guards.append(ok)
     t = op.res.type
+    assert isinstance(t, IntegerType | IndexType)
     (value,) = b.if_(ok, [t],
                      lambda bb: [bb.val(memref.LoadOp.get(m, indices))],
                      lambda bb: [bb.val(arith.ConstantOp(IntegerAttr(0, t)))])
@@ -455,8 +456,8 @@ def _prepass(allocs: list[memref.AllocOp], levels: list[Level],
                     for a, acc in zip(allocs, accs, strict=True)]
         op = levels[k].op
         if isinstance(op, scf.ParallelOp):
-            dims = list(zip(op.body.block.args, op.lowerBound, op.upperBound, op.step,
-                            strict=True))
+            dims: list[tuple[SSAValue, SSAValue, SSAValue, SSAValue]] = list(zip(
+                op.body.block.args, op.lowerBound, op.upperBound, op.step, strict=True))
             return nest(dims, k, bb, scope, accs)
         if isinstance(op, scf.ForOp):
             return nest([(op.body.block.args[0], op.lb, op.ub, op.step)], k, bb, scope, accs)
@@ -585,5 +586,5 @@ class PresizeAllocsPass(ModulePass):
                     continue
                 groups.setdefault(tuple(levels), []).append((alloc, free))
                 used.setdefault(tuple(levels), set()).update(s.used_ivs)
-            for levels, allocs in groups.items():
-                _presize(allocs, list(levels), used[levels])
+            for nest_levels, allocs in groups.items():
+                _presize(allocs, list(nest_levels), used[nest_levels])

@@ -93,7 +93,7 @@ def use_trip_fact(loop: scf.ForOp | scf.ParallelOp, bound: SSAValue) -> None:
                     if block not in trues:  # at the block's start: it dominates `op`
                         trues[block] = CodeBuilder.at_start(block).bool(True)
                     op.operands[k] = trues[block]
-                elif replacement is not None:
+                elif isinstance(replacement, SSAValue):
                     op.operands[k] = replacement
 
 

@@ -52,7 +52,7 @@ def enabled() -> bool:
 
 
 def _alloc(align: int, nbytes: int) -> int:
-    ptr = _aligned_alloc(align, nbytes)
+    ptr: int | None = _aligned_alloc(align, nbytes)  # c_void_p: None for NULL
     if not ptr:
         return 0
     ctypes.memset(ptr, FRESH, nbytes)

@@ -161,7 +161,7 @@ class NativeEngine:
         if data.get("format") != SAVE_FORMAT:
             return None
         sites = {int(k): (str(loc), type_from_json(t)) for k, loc, t in data["traces"]}
-        if not trace_runtime.adopt(sites):  # type: ignore[arg-type]
+        if not trace_runtime.adopt(sites):  # type: ignore[arg-type]  # traced values are basic or arrays
             return None
         errors = ErrorTable(sites={int(k): ErrorSite(str(m), str(loc))
                                    for k, m, loc in data["errors"]["sites"]},

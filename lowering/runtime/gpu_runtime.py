@@ -92,13 +92,14 @@ def numba_cuda() -> ModuleType:
     """`numba.cuda`, or GpuUnavailable saying to install the gpu extra (Note [numba.cuda
     loads, compiled code launches]: numpy 2.5's missing `row_stack` put back first)."""
     if not hasattr(np, "row_stack"):
-        np.row_stack = np.vstack  # type: ignore[attr-defined]
+        np.row_stack = np.vstack
     try:
         from numba import cuda
     except ImportError:
         raise GpuUnavailable("--backend=gpu needs numba.cuda: install the gpu extra "
                              "(pip install 'l0[gpu]')") from None
-    return cuda
+    module: ModuleType = cuda  # numba has no types: say what it is
+    return module
 
 
 def handle_address(handle: Any) -> int:

@@ -403,7 +403,7 @@ def _writes_only_own(lam: Region, accumulators: int) -> bool:
     arguments and the buffers it allocates (Note [Array accumulators]): every use of an
     array rooted in a free value or an input row is a load, a size, a view, the source of
     a copy or an input of a nested SOAC."""
-    args = list(lam.block.args)
+    args: list[SSAValue] = list(lam.block.args)
 
     def shared(v: SSAValue) -> bool:
         if v in args:
@@ -481,7 +481,9 @@ def _scalar_partials(b: CodeBuilder, op: msoac.ReduceOp, n: SSAValue,
         return inline_lambda(operator.clone().block, lb, [*acc, *[lb.load(m, [c]) for m in parts]])
 
     results = b.for_(b.i64(1), count, [b.load(m, [b.i64(0)]) for m in parts], combine)
-    mark_blocked_reduction(chunks, results[0].owner)
+    loop = results[0].owner
+    assert isinstance(loop, Operation)
+    mark_blocked_reduction(chunks, loop)
     return results
 
 

@@ -142,7 +142,7 @@ def consumed_operands(op: Operation) -> list[SSAValue]:
     # with `isinstance` (never subclassed), and this is asked of every op.
     kind = type(op)
     if kind is soac.UpdateOp:
-        return [op.array]  # type: ignore[attr-defined]
+        return [op.array]  # type: ignore[attr-defined]  # kind is UpdateOp (tested by class)
     if kind in _LOOPS_AND_CALLS:
         return [x for x in op.operands if is_array(x)]
     if kind in _SOAC_CLASSES:

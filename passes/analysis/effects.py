@@ -140,7 +140,7 @@ def effectful_functions(module: ModuleOp, graph: CallGraph | None = None) -> set
     contain an op with effects, call a function this module does not define, or call
     such a function (transitively). `graph`: the module's call graph, if known."""
     return functions_calling(
-        module, lambda f: any(local_effects(op, ()) for op in walk_ops(f) if op is not f),
+        module, lambda f: any(local_effects(op, frozenset()) for op in walk_ops(f) if op is not f),
         graph)
 
 

@@ -182,7 +182,10 @@ def _transpose(op: Operation, index: int, scope: Operation) -> Shape | None:
     shape = row_shape(op.array, scope)
     if shape is None:
         return None
-    return transposed(shape, op.k.data, op.n.data)
+    # The sizes that move are `soac.size`'s, 0 after an empty dimension (docs/reference.md
+    # section 5): `transpose(replicate(0, [x, 2]))` has no rows, not two empty ones.
+    sizes = [shape[0], *(Norm(tuple(shape), k) for k in range(1, len(shape)))]
+    return transposed(sizes, op.k.data, op.n.data)
 
 
 def _trace(op: Operation, index: int, scope: Operation) -> Shape | None:

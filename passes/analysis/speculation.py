@@ -77,7 +77,7 @@ class Speculation:
         if kind is soac.TraceOp:
             return True
         if kind is func.CallOp:
-            return _callee(op) in self.printing or _callee(op) not in self.defined  # type: ignore[arg-type]
+            return _callee(op) in self.printing or _callee(op) not in self.defined  # type: ignore[arg-type]  # a CallOp, tested by class
         return False
 
     def prints(self, op: Operation) -> bool:
@@ -100,14 +100,14 @@ class Speculation:
         if kind is soac.ReshapeOp or kind is soac.SplitOp:
             return "its shape arguments may be invalid"
         if kind is soac.IotaOp or kind is soac.ReplicateOp:
-            if not known_non_negative(op.n):  # type: ignore[attr-defined]
+            if not known_non_negative(op.n):  # type: ignore[attr-defined]  # iota or replicate, tested by class
                 return "its count may be negative"
             return None
         if kind is func.CallOp:
-            if _callee(op) in self.failing or _callee(op) not in self.defined:  # type: ignore[arg-type]
-                return f"the function @{_callee(op)} may fail or not terminate"  # type: ignore[arg-type]
+            if _callee(op) in self.failing or _callee(op) not in self.defined:  # type: ignore[arg-type]  # a CallOp, tested by class
+                return f"the function @{_callee(op)} may fail or not terminate"  # type: ignore[arg-type]  # as above
             return None
-        if kind in _SOAC_CLASSES and len(op.inputs) > 1:  # type: ignore[attr-defined]
+        if kind in _SOAC_CLASSES and len(op.inputs) > 1:  # type: ignore[attr-defined]  # a SOAC, tested by class
             return "the arrays it takes together may differ in size"
         if local_effects(op, self.failing):
             return "it may fail at run time"

@@ -217,9 +217,9 @@ class ProveCheck(RewritePattern):
         check.attributes |= op.attributes
         rewriter.insert(check, InsertPoint.before(op))
         rewriter.replace_all_uses_with(op.cert, check.cert)
-        old = op.cond
+        old_cond = op.cond
         rewriter.erase(op)
-        erase_dead_chain([old], rewriter, self.speculation.failing)
+        erase_dead_chain([old_cond], rewriter, self.speculation.failing)
 
 
 # ---------------------------------------------------------------------------------------

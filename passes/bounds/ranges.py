@@ -320,7 +320,9 @@ class Ranges:
 
     def select_arm(self, s: Sym) -> Affine:
         """The `n` of the row-size select `s`."""
-        found = self.row_size_select(s.value.owner)  # type: ignore[arg-type]
+        owner = s.value.owner
+        assert isinstance(owner, arith.SelectOp)  # what a "select" symbol stands for
+        found = self.row_size_select(owner)
         assert found is not None
         return found[1]
 
@@ -392,7 +394,9 @@ class Ranges:
         """`e` with each row-size select over a count in `positive` replaced by its `n`."""
         for s in e.symbols():
             if s.kind == "select":
-                found = self.row_size_select(s.value.owner)  # type: ignore[arg-type]
+                owner = s.value.owner
+                assert isinstance(owner, arith.SelectOp)
+                found = self.row_size_select(owner)
                 if found is not None and self.affine(found[0]) in positive:
                     e = e.substitute(s, found[1])
         return e
@@ -472,7 +476,9 @@ class Ranges:
             if step is None or step < 1:
                 return None
             return Iterator(self.affine(owner.lb), self.affine(owner.ub).plus(-1), owner)
-        for p, source in row_params(owner) if owner is not None else []:
+        if owner is None:
+            return None
+        for p, source in row_params(owner):
             if p is v and isinstance(source.owner, soac.IotaOp):
                 return Iterator(Affine(0), self.affine(source.owner.n).plus(-1), owner)
         return None

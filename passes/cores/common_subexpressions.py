@@ -46,7 +46,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import Any, TypeGuard
 
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp
@@ -305,7 +305,7 @@ _IS_OPERATION: dict[type, bool] = {}
 """Whether objects of a class are ops, by class (Note [Class tests by class])."""
 
 
-def _is_operation(owner: object) -> bool:
+def _is_operation(owner: object) -> TypeGuard[Operation]:
     """`isinstance(owner, Operation)`, asked once per class."""
     kind = type(owner)
     known = _IS_OPERATION.get(kind)

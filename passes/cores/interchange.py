@@ -94,7 +94,7 @@ def lambda_groups(block: Block, k: int, checks_inside: bool = False) -> list[Gro
     head = [op for op in ops[:-1] if op not in maps]
     if not maps or (head and not checks_inside) or not _only_checks(head, maps):
         return "its lambda is not maps over its accumulators and rows"
-    position = {a: i for i, a in enumerate(block.args)}
+    position: dict[SSAValue, int] = {a: i for i, a in enumerate(block.args)}
     taken = [position[v] for m in maps for v in m.inputs]
     if sorted(taken) != list(range(2 * k)):
         return "the maps do not take every accumulator and row once"
@@ -231,7 +231,7 @@ def _column_nest(scan: Scan, fold: Group, operator: Group, inputs: list[SSAValue
     the group's map at that level (and the scan's own, outermost)."""
     n = len(fold.accs)
     lam = Block(arg_types=[soac.row_type(v.type) or v.type for v in inputs])
-    args = list(lam.args)
+    args: list[SSAValue] = list(lam.args)
     if level == len(fold.nest) - 1:
         inner: Operation = _element_scan(scan, fold, operator, args[:n], args[n:])
     else:

@@ -57,7 +57,6 @@ class RewriteWalker(PatternRewriteWalker):
             if op is _MISSING:  # removed from the worklist after it was pushed
                 continue
             del index[op]
-            op = cast(Operation, op)
             if rewriter is None:
                 rewriter = _Rewriter(op)
                 rewriter.extend_from_listener(listener)
@@ -84,7 +83,7 @@ class _Rewriter(PatternRewriter):
     _point_block: Block
     _point_op: Operation
 
-    @property  # type: ignore[override]
+    @property
     def insertion_point(self) -> InsertPoint:  # pyright: ignore[reportIncompatibleVariableOverride]
         point = self._point
         if point is None:

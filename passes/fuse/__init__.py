@@ -140,10 +140,10 @@ def _fused(rewriter: PatternRewriter, producer: soac.MapOp | soac.FilterOp,
                                         detach_region(original.body), certs)
         new.attributes |= original.attributes
     else:
-        new = rebuilt(consumer, new_inputs, certs)  # type: ignore[arg-type]
+        new = rebuilt(consumer, new_inputs, certs)  # type: ignore[arg-type]  # legality made it a Consumer
     if isinstance(new, soac.FilterOp):  # its results follow its inputs, the producer's
-        where = {r: i for i, r in enumerate(producer.results)}
-        values = [new.results[where[v]] for v in inputs]
+        where: dict[SSAValue, int] = {r: i for i, r in enumerate(producer.results)}
+        values: list[SSAValue] = [new.results[where[v]] for v in inputs]
     else:
         values = list(new.results)
     if consumer is not original:
@@ -170,7 +170,7 @@ class FuseProducer(RewritePattern):
             return consumers
         outputs = set(op.results)
         for c in consumers:
-            if isinstance(op, soac.FilterOp) and not all(v in outputs for v in c.inputs):  # type: ignore[attr-defined]
+            if isinstance(op, soac.FilterOp) and not all(v in outputs for v in c.inputs):  # type: ignore[attr-defined]  # consumers are SOACs
                 return "a consumer of the filter has other inputs too"
             why = check.problem(op, c)
             if why is not None:

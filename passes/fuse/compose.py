@@ -60,7 +60,7 @@ def compose_map(rewriter: PatternRewriter, block: Block, first: int,
     """Map composition (7.2.1) into `block`, whose arguments from `first` on take rows of
     `inputs`; `producer_block` is (a copy of) the producer's lambda and is consumed.
     Returns the new inputs of the block's op."""
-    outputs = {r: i for i, r in enumerate(producer.results)}
+    outputs: dict[SSAValue, int] = {r: i for i, r in enumerate(producer.results)}
     kept = [(arg, v) for arg, v in zip(block.args[first:], inputs, strict=True)
             if v not in outputs]
     new_inputs = [v for _, v in kept]
@@ -95,7 +95,7 @@ def compose_guarded(rewriter: PatternRewriter, block: Block, first: int,
     take rows of `inputs`, all outputs of the filter `producer`. The block's ops run
     under the filter's predicate; when it fails, the block yields `otherwise` (None:
     `false`, for a filter consumer). Returns the new inputs: the producer's."""
-    outputs = {r: i for i, r in enumerate(producer.results)}
+    outputs: dict[SSAValue, int] = {r: i for i, r in enumerate(producer.results)}
     old_rows = list(block.args[first:])
     new_rows = [rewriter.insert_block_argument(block, len(block.args), a.type)
                 for a in producer_block.args]
@@ -131,8 +131,8 @@ def compose_guarded(rewriter: PatternRewriter, block: Block, first: int,
 
 def merged_certs(consumer: Operation, producer: Operation) -> list[SSAValue]:
     """The consumer's certificates, then those of the producer it does not have."""
-    certs = list(consumer.certs)
-    return certs + [c for c in producer.certs if c not in certs]
+    certs = list(consumer.certs)  # type: ignore[attr-defined]  # every SOAC has a cert list
+    return certs + [c for c in producer.certs if c not in certs]  # type: ignore[attr-defined]  # as above
 
 
 def dedupe_inputs(rewriter: PatternRewriter, block: Block, first: int,

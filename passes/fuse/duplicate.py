@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue, Use
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsTerminator
@@ -134,8 +134,8 @@ def _input_use(user: Operation, index: int) -> bool:
     """Whether operand `index` of `user` is one of its input arrays."""
     if not isinstance(user, SOACS):
         return False
-    start = len(user.neutral) if hasattr(user, "neutral") else 0  # type: ignore[attr-defined]
-    return start <= index < start + len(user.inputs)  # type: ignore[attr-defined]
+    start = len(user.neutral) if hasattr(user, "neutral") else 0
+    return start <= index < start + len(user.inputs)
 
 
 @dataclass
@@ -191,7 +191,7 @@ class SplitProducer(RewritePattern):
         if len(parts) == 1 and not kept:
             return "no consumer to split it between"
         lam = op.body.block
-        yielded = list(lam.last_op.operands)  # type: ignore[union-attr]
+        yielded = list(lam.last_op.operands)  # type: ignore[union-attr]  # a lambda ends with its yield
         slices = [slice_of(lam, [yielded[i] for i in outs]) for _, outs in parts]
         if kept:
             slices.append(slice_of(lam, [yielded[i] for i in kept]))
@@ -226,8 +226,7 @@ class SplitProducer(RewritePattern):
             part = pruned(op, outputs)
             rewriter.insert(part, InsertPoint.before(op))
             for j, i in enumerate(outputs):
-                rewriter.replace_uses_with_if(op.results[i], part.results[j],
-                                              lambda u, c=consumer: u.operation is c)
+                rewriter.replace_uses_with_if(op.results[i], part.results[j], _by(consumer))
             new, values = self.fuse(rewriter, part, part.body.block, consumer)
             rewriter.replace(consumer, new, values)
             rewriter.erase(part)
@@ -239,3 +238,8 @@ class SplitProducer(RewritePattern):
         rewriter.erase(op)
         self.unfused.pop(op, None)
         self.changed()
+
+
+def _by(user: Operation) -> Callable[[Use], bool]:
+    """Whether a use is one of `user`'s."""
+    return lambda u: u.operation is user

@@ -187,7 +187,7 @@ class _Sweep:
             self.close_all(f"'{op.name}' may consume an array")
         family = None if consumes else _family(op)
         if family is not None:
-            self._join(op, family, effects)  # type: ignore[arg-type]
+            self._join(op, family, effects)  # type: ignore[arg-type]  # ops with a family are SOACs
         self._unite(_same_size(op))
 
     def _unite(self, values: list[SSAValue]) -> SSAValue | None:
@@ -281,7 +281,7 @@ def _rows(into: Block, inputs: list[SSAValue], shared: dict[SSAValue, SSAValue],
 def _certs(members: Sequence[Operation]) -> list[SSAValue]:
     certs: list[SSAValue] = []
     for m in members:
-        certs += [c for c in m.certs if c not in certs]  # type: ignore[attr-defined]
+        certs += [c for c in m.certs if c not in certs]  # type: ignore[attr-defined]  # members are SOACs
     return certs
 
 
@@ -407,11 +407,11 @@ def fuse_siblings(root: Operation, failing: Set[str],
             if members[0].parent is None:
                 continue  # inside a SOAC merged away already
             if isinstance(members[0], soac.MapOp):
-                merge_maps(members)  # type: ignore[arg-type]
+                merge_maps(members)  # type: ignore[arg-type]  # a family has one class
             elif isinstance(members[0], Fold):
-                merge_folds(members)  # type: ignore[arg-type]
+                merge_folds(members)  # type: ignore[arg-type]  # a family has one class
             else:
-                merge_scans(members)  # type: ignore[arg-type]
+                merge_scans(members)  # type: ignore[arg-type]  # a family has one class
             merged += len(members) - 1
     return merged
 

@@ -128,9 +128,9 @@ def interchange(rewriter: PatternRewriter, scan: soac.ScanOp | soac.ScanomapOp) 
                 rewriter.replace(t, [], [v])
     transposes = list(dict.fromkeys(a.owner for a in scan.inputs))
     rewriter.erase(scan)
-    for t in transposes:
-        if isinstance(t, soac.TransposeOp) and not t.result.uses:
-            rewriter.erase(t)  # else it would keep its array from fusing
+    for owner in transposes:
+        if isinstance(owner, soac.TransposeOp) and not owner.result.uses:
+            rewriter.erase(owner)  # else it would keep its array from fusing
 
 
 @dataclass

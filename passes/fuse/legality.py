@@ -176,8 +176,8 @@ class Fusibility:
 
 
 def _inputs_start(op: Operation) -> int:
-    return len(op.neutral) if isinstance(op, FOLDS + (soac.ScanOp,)) else 0  # type: ignore[attr-defined]
+    return len(op.neutral) if isinstance(op, FOLDS + (soac.ScanOp,)) else 0
 
 
 def _inputs_end(op: Operation) -> int:
-    return _inputs_start(op) + len(op.inputs) if isinstance(op, SOACS) else 0  # type: ignore[attr-defined]
+    return _inputs_start(op) + len(op.inputs) if isinstance(op, SOACS) else 0

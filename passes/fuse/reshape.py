@@ -113,7 +113,7 @@ def why_not(producer: soac.MapOp, reshapes: Sequence[soac.ReshapeOp], check: Fus
     kn = {(t.k.data, t.n.data) if isinstance(t, soac.TransposeOp) and not t.certs else None
           for t in transposes}
     if transposes and len(kn) == 1 and None not in kn:
-        k, n = next(iter(kn))  # type: ignore[misc]
+        k, n = next(iter(kn))  # type: ignore[misc]  # None is not in kn
         if n == 0 or moved_depth(k, n) > len(first.shape) or lambda_effects(producer, failing):
             return ("it is reshaped then transposed, and the map nest it would become is "
                     "too shallow, or may fail or print (8.1, 8.2)")
@@ -152,7 +152,7 @@ def pull_reshape(rewriter: PatternRewriter, producer: soac.MapOp,
     nest = _nest(moved, len(shape), innermost, list(producer.certs), loc)
     rewriter.insert(nest, InsertPoint.before(first))
     for r in reshapes:
-        index = producer.results.index(r.array)  # type: ignore[arg-type]
+        index = producer.results.index(r.array)
         rewriter.replace(r, [], [nest.results[index]])
     rewriter.erase(producer)
     return nest

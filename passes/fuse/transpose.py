@@ -161,7 +161,7 @@ def _sources(levels: Sequence[soac.MapOp]) -> tuple[list[_Source], list[list[int
         here: list[int] = []
         for v in inner.inputs:
             if v in above:
-                here.append(of_inputs[-1][above.index(v)])  # type: ignore[arg-type]
+                here.append(of_inputs[-1][above.index(v)])
             else:
                 here.append(len(sources))
                 sources.append(_Source(v, depth))
@@ -208,7 +208,7 @@ def _permuted_nest(rewriter: PatternRewriter, op: soac.MapOp, k: int, n: int,
     index_of: dict[int, SSAValue] = {}  # new dimension -> its index, an `iota` element
 
     def build_level(depth: int, values: dict[int, SSAValue],
-                    put: Callable[[Operation], None]) -> soac.MapOp:
+                    put: Callable[[Operation], object]) -> soac.MapOp:
         # `values`: each source's array at this depth; `put` inserts an op before it
         old = levels[depth]
         kept = [s for s in of_inputs[depth] if s not in indexed]
@@ -232,12 +232,12 @@ def _permuted_nest(rewriter: PatternRewriter, op: soac.MapOp, k: int, n: int,
                     at = [index_of[position[dim]] for dim in range(src.level, d)]
                     certs = list(dict.fromkeys(c for lv in levels[src.level:] for c in lv.certs))
                     element = soac.IndexOp(src.value, at, row, certs)
-                    block.insert_op_before(element, block.first_op)  # type: ignore[arg-type]
+                    block.insert_op_before(element, block.first_op)  # type: ignore[arg-type]  # the yield, at least
                     arg.replace_all_uses_with(element.result)
                     block.erase_arg(arg)
         else:
             row_types = [soac.row_type(v.type) for v in inputs]
-            block = Block(arg_types=row_types)  # type: ignore[arg-type]
+            block = Block(arg_types=row_types)  # type: ignore[arg-type]  # inputs are arrays: all have rows
             names = dict(zip(of_inputs[depth], old.body.block.args, strict=True))
             for s, arg in zip(kept, block.args, strict=False):
                 arg.name_hint = names[s].name_hint
@@ -271,7 +271,7 @@ def pull_transpose(rewriter: PatternRewriter, producer: soac.MapOp, k: int, n: i
         rewriter.insert(t, InsertPoint.before(producer))
     new = _permuted_nest(rewriter, producer, k, n, [t.result for t in moved])
     for t in transposes:
-        index = producer.results.index(t.array)  # type: ignore[arg-type]
+        index = producer.results.index(t.array)
         rewriter.replace(t, [], [new.results[index]])
     rewriter.erase(producer)
     return new

@@ -89,7 +89,7 @@ def _table(module: ModuleOp, walker: Callable[[], PatternRewriteWalker]
     add((OrIOp,), ProveDisjunction())
     add(CERTIFIED_OPS, PruneCerts())
     for op_class in soac.SOAC.operations:  # the ops' own rewrites (canonicalisation)
-        for trait in op_class.get_traits_of_type(HasCanonicalizationPatternsTrait):
+        for trait in op_class.get_traits_of_type(HasCanonicalizationPatternsTrait):  # type: ignore[type-abstract]  # its concrete subclasses
             add((op_class,), *trait.get_patterns(op_class))
     consumed = Consumption(module).may_be_consumed
     add((soac.SizeOp,), FoldSize(consumed))

@@ -308,7 +308,8 @@ _COMMUTATIVE_INT = {"arith.addi", "arith.muli", "arith.andi", "arith.ori", "arit
                     "arith.maxsi", "arith.minsi"}
 _COMMUTATIVE_REAL = {"arith.addf", "arith.mulf"}
 _ASSOCIATIVE_INT = {"arith.addi", "arith.muli", "arith.andi", "arith.ori", "arith.xori"}
-_INT_OP_CLASSES: dict[str, type[Operation]] = {
+# Each class is built from its two operands.
+_INT_OP_CLASSES: dict[str, Callable[[SSAValue | Operation, SSAValue | Operation], Operation]] = {
     "arith.addi": arith.AddiOp, "arith.muli": arith.MuliOp, "arith.andi": arith.AndIOp,
     "arith.ori": arith.OrIOp, "arith.xori": arith.XOrIOp, "arith.subi": arith.SubiOp,
 }

@@ -81,9 +81,9 @@ def _same_shape_source(v: SSAValue) -> SSAValue | None:
         case soac.CopyOp() | soac.UpdateOp():
             return op.array
         case soac.TraceOp():
-            return op.inputs[list(op.outputs).index(v)]
+            return op.inputs[tuple(op.outputs).index(v)]
         case scf.ForOp():
-            i = list(op.results).index(v)
+            i = tuple(op.results).index(v)
             return op.iter_args[i] if _loop_keeps_shape(op, i) else None
         case _:
             if isinstance(v, BlockArgument):
@@ -110,7 +110,7 @@ def _loop_keeps_shape(loop: scf.ForOp, i: int) -> bool:
         if isinstance(op, soac.CopyOp | soac.UpdateOp):
             v = op.array
         elif isinstance(op, soac.TraceOp):
-            v = op.inputs[list(op.outputs).index(v)]
+            v = op.inputs[tuple(op.outputs).index(v)]
         else:
             return False
     return False
@@ -285,8 +285,9 @@ class FoldIndex(RewritePattern):
         source_indices: list[SSAValue | None] = [None] * len(indices)
         for j, i in enumerate(indices):
             source_indices[perm[j]] = i
-        assert all(i is not None for i in source_indices)
-        rewriter.replace(op, soac.IndexOp(src.array, source_indices, op.result.type,
+        placed = [i for i in source_indices if i is not None]
+        assert len(placed) == len(source_indices)
+        rewriter.replace(op, soac.IndexOp(src.array, placed, op.result.type,
                                           join_certs(certs, src.certs)))
 
     def reshape(self, op: soac.IndexOp, src: soac.ReshapeOp, indices: list[SSAValue],

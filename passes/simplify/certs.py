@@ -33,7 +33,8 @@ class PruneCerts(RewritePattern):
             return
         if not any(isinstance(v.type, soac.CertType) for v in op.operands):
             return  # no cert list (cheap to see: `op.certs` decodes the segment sizes)
-        certs = list(op.certs)
+        assert isinstance(op, IRDLOperation)
+        certs = list(op.certs)  # type: ignore[attr-defined]  # every op of CERTIFIED_OPS has one
         if not any(is_checked(c) for c in certs) and len(set(certs)) == len(certs):
             return
         set_certs(op, join_certs(certs), rewriter)

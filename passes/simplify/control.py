@@ -59,7 +59,7 @@ def _inline_region_before(region: Region, op: Operation, args: list[SSAValue],
     block = region.block
     terminator = block.last_op
     assert terminator is not None
-    bound = dict(zip(block.args, args, strict=True))
+    bound: dict[SSAValue, SSAValue] = dict(zip(block.args, args, strict=True))
     values = [bound.get(v, v) for v in terminator.operands]
     rewriter.erase(terminator, safe_erase=False)
     moved = list(block.ops)
@@ -297,7 +297,9 @@ class FoldConstantCall(RewritePattern):
             constants.append(c)
             arg.replace_all_uses_with(c.results[0])
         if constants:
-            block.insert_ops_before(constants, block.first_op)
+            first = block.first_op
+            assert first is not None  # the return, at least
+            block.insert_ops_before(constants, first)
         ModuleOp([copy])  # a symbol table of its own while it is simplified
         self.walker().rewrite_region(copy.body)
         ret = block.last_op

@@ -209,7 +209,7 @@ def _array(values: Sequence[Attribute], t: Attribute, loc: str | None
     if not values:
         e = soac.EmptyOp(t)
         return [e], e.result
-    consts: list[Operation] = [arith.ConstantOp(v) for v in values]
+    consts: list[Operation] = [arith.ConstantOp(v) for v in values]  # type: ignore[arg-type]  # the evaluated scalars: int or float attributes
     lit = soac.ArrayOp([c.results[0] for c in consts], t, loc)
     return [*consts, lit], lit.result
 
@@ -240,7 +240,8 @@ class EmptySoac(RewritePattern):
                 return
             rewriter.replace(op, [], list(op.neutral))
             return
-        rewriter.replace(op, [soac.EmptyOp(t) for t in op.result_types])
+        empties = [soac.EmptyOp(t) for t in op.result_types]  # one per output
+        rewriter.replace(op, empties, [e.result for e in empties])
 
 
 class UnrollConstantSoac(RewritePattern):
@@ -333,7 +334,7 @@ class UnrollConstantSoac(RewritePattern):
             return
         k = len(neutral)
         if not isinstance(op, soac.ScanOp | soac.ScanomapOp):
-            consts = [arith.ConstantOp(v) for v in values[-k:]]
+            consts = [arith.ConstantOp(v) for v in values[-k:]]  # type: ignore[arg-type]  # the evaluated scalars: int or float attributes
             rewriter.replace(op, consts, [c.result for c in consts])
             return
         # inclusive: the neutral elements are not among the results

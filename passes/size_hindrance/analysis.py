@@ -419,7 +419,7 @@ class SizeAnalysis:
             seen.add((v, d))
             if isinstance(v, BlockArgument) and v.block is body:
                 continue  # another merge parameter: nothing is assumed about it
-            stack.extend(_dims_of(e) for e in self.alternatives(v, d) if _dims_of(e))
+            stack.extend(dims for e in self.alternatives(v, d) if (dims := _dims_of(e)))
             row = self._yielded_row(v, d)
             if row is not None and self._empty_with(loop, v, target, k):
                 stack.append((row, d - 1))
@@ -439,4 +439,4 @@ class SizeAnalysis:
         is 0: its rows are some earlier dimension of `target`."""
         assert isinstance(v, OpResult)
         return any(self._leads_to(loop, a, 0, target, j)
-                   for a in v.op.inputs for j in range(k))
+                   for a in v.op.inputs for j in range(k))  # type: ignore[attr-defined]  # a soac.MapOp

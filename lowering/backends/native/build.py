@@ -24,7 +24,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import cast
 
 import llvmlite.binding as llvm
 from xdsl.dialects import func
@@ -191,9 +190,9 @@ def _kind_rank(t: BasicType | ArrayType) -> tuple[int, int]:
 def _elem_size(t: Attribute) -> int:
     if not isinstance(t, MemRefType):
         return 8
-    elem = cast(Attribute, t.get_element_type())
+    elem = t.get_element_type()
     if isinstance(elem, IntegerType):
-        return max(1, elem.width.data // 8)
+        return max(1, elem.bitwidth // 8)
     if isinstance(elem, Float32Type):
         return 4
     if isinstance(elem, Float64Type | IndexType):

@@ -48,11 +48,11 @@ def build_library(module: ModuleOp, params: Sequence[Type], ret: Type, filename:
     base = Path(base)
     # Not BASE.so: Python would import it in place of BASE.py, as an extension module.
     lib = base.with_name(f"lib{base.name}.so")
-    header, module = base.with_name(base.name + ".h"), base.with_name(base.name + ".py")
+    header, py_module = base.with_name(base.name + ".h"), base.with_name(base.name + ".py")
     link(cc, compiled, str(lib), ["-shared", "-fPIC", "-DL0_LIBRARY"])
     header.write_text(_header(compiled, base.name, filename), encoding="utf-8")
-    module.write_text(_python_module(compiled, lib.name, filename), encoding="utf-8")
-    return [str(lib), str(header), str(module)]
+    py_module.write_text(_python_module(compiled, lib.name, filename), encoding="utf-8")
+    return [str(lib), str(header), str(py_module)]
 
 
 def _component(t: BasicType | ArrayType) -> tuple[Basic, int]:

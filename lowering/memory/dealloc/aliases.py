@@ -249,7 +249,7 @@ def summarise(module: ModuleOp) -> tuple[Summaries, dict[str, Aliases]]:
             aliases[name] = a
             ret = block.last_op
             assert ret is not None
-            params = {arg: arg.index for arg in block.args if is_memref(arg)}
+            params: dict[SSAValue, int] = {arg: arg.index for arg in block.args if is_memref(arg)}
             new = [frozenset(params[m] for m in uf.members(v) if m in params)
                    if is_memref(v) else frozenset() for v in ret.operands]
             if new != summaries[name]:

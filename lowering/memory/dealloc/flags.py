@@ -154,8 +154,8 @@ def _for(op: scf.ForOp, flags: Flags) -> None:
     for old, r in zip(op.results, new.results, strict=False):
         old.replace_all_uses_with(r)
     results = [r for r in new.results[: len(inits)] if is_memref(r)]
-    for r, f in zip(results, new.results[len(inits):], strict=True):
-        flags.of_value[r] = f
+    for r, flag in zip(results, new.results[len(inits):], strict=True):
+        flags.of_value[r] = flag
     Rewriter.erase_op(op)
 
 

@@ -6,7 +6,8 @@
 
 // P1 after fusion: every row of x meets every row of transpose(y).
 // CHECK-LABEL: func.func @matmul(
-// CHECK:         %[[V:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [%[[S1:.*]], %[[S0:.*]]], strides: [%{{.*}}] : {{.*}} to memref<?x?xi64, strided<[?, ?], offset: ?>>
+// CHECK:         %[[V:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [%{{.*}}, %[[S0:.*]]], strides: [%{{.*}}] : {{.*}} to memref<?x?xi64, strided<[?, ?], offset: ?>>
+// CHECK-NEXT:    %[[S1:.*]] = arith.index_cast %{{.*}} : i64 to index
 // CHECK-NEXT:    %[[T:.*]] = memref.alloc(%[[S1]], %[[S0]]) : memref<?x?xi64>
 // CHECK-NEXT:    "memref.copy"(%[[V]], %[[T]])
 // CHECK:         msoac.map ins(%x

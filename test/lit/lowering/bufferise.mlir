@@ -46,13 +46,30 @@ func.func @row_is_a_view(%m: tensor<?x?xi64>, %i: i64) -> tensor<?xi64> {
   func.return %r : tensor<?xi64>
 }
 
-// transpose swaps sizes and strides of the same buffer.
+// transpose swaps sizes and strides of the same buffer. The sizes it swaps are those
+// `size` reports: the inner one is 0 when the outer one is (an array without rows has
+// none after the swap either, whatever the buffer's second size).
 // CHECK-LABEL: func.func @transpose_is_a_view(
 // CHECK:         %{{.*}}, %[[OFF:.*]], %[[S0:.*]], %[[S1:.*]], %[[T0:.*]], %[[T1:.*]] = memref.extract_strided_metadata %[[M:.*]] :
-// CHECK-NEXT:    memref.reinterpret_cast %[[M]] to offset: [%[[OFF]]], sizes: [%[[S1]], %[[S0]]], strides: [%[[T1]], %[[T0]]]
+// CHECK-NEXT:    %[[ROWS:.*]] = arith.index_cast %[[S0]] : index to i64
+// CHECK-NEXT:    %[[COLS:.*]] = arith.index_cast %[[S1]] : index to i64
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK-NEXT:    %[[SOME:.*]] = arith.cmpi ne, %[[ROWS]], %[[ZERO]] : i64
+// CHECK-NEXT:    %[[N:.*]] = arith.select %[[SOME]], %[[COLS]], %[[ZERO]] : i64
+// CHECK-NEXT:    %[[NI:.*]] = arith.index_cast %[[N]] : i64 to index
+// CHECK-NEXT:    memref.reinterpret_cast %[[M]] to offset: [%[[OFF]]], sizes: [%[[NI]], %[[S0]]], strides: [%[[T1]], %[[T0]]]
 // CHECK-NOT:     memref.alloc
 func.func @transpose_is_a_view(%m: tensor<?x?xi64>) -> tensor<?x?xi64> {
   %t = soac.transpose(0, 1) %m : tensor<?x?xi64>
+  func.return %t : tensor<?x?xi64>
+}
+
+// A transposition that moves nothing is its operand.
+// CHECK-LABEL: func.func @transpose_moving_nothing(
+// CHECK-NOT:     memref.extract_strided_metadata
+// CHECK:         func.return %m
+func.func @transpose_moving_nothing(%m: tensor<?x?xi64>) -> tensor<?x?xi64> {
+  %t = soac.transpose(0, 0) %m : tensor<?x?xi64>
   func.return %t : tensor<?x?xi64>
 }
 

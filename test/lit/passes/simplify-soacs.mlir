@@ -242,6 +242,32 @@ func.func @over_empty(%k: i64, %z: i64) -> (tensor<?x?xi64>, tensor<?xi64>, i64)
 
 // -----
 
+// SOACs of several outputs over empty (a map to pairs, a filter of a zip): one empty
+// array per output (found by the differential fuzzer: the rewrite gave one value for
+// two and crashed).
+func.func @pairs_over_empty(%k: i64) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>) {
+  %v = soac.empty : tensor<?xi64>
+  %a, %b = soac.map(%x = %v : tensor<?xi64>) -> tensor<?xi64>, tensor<?xi64> {
+    %y = arith.addi %x, %k : i64
+    soac.yield %x, %y : i64, i64
+  }
+  %c, %d = soac.filter(%x = %v, %y = %v : tensor<?xi64>, tensor<?xi64>) {
+    %p = arith.cmpi slt, %x, %y : i64
+    soac.yield %p : i1
+  }
+  func.return %a, %b, %c, %d : tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
+}
+// CHECK-LABEL: func.func @pairs_over_empty
+// CHECK-NOT:     soac.map
+// CHECK-NOT:     soac.filter
+// CHECK:         %[[A:.*]] = soac.empty : tensor<?xi64>
+// CHECK-NEXT:    %[[B:.*]] = soac.empty : tensor<?xi64>
+// CHECK:         %[[C:.*]] = soac.empty : tensor<?xi64>
+// CHECK-NEXT:    %[[D:.*]] = soac.empty : tensor<?xi64>
+// CHECK:         func.return %[[A]], %[[B]], %[[C]], %[[D]]
+
+// -----
+
 // Must not fire: a fold over empty with an array accumulator (its result would alias
 // the neutral element), and a map whose input is not known to be empty.
 func.func @not_over_empty(%row: tensor<?xi64>, %a: tensor<?xi64>) -> (tensor<?xi64>, tensor<?xi64>) {
