@@ -120,6 +120,11 @@ def gen_hotspot(n: int, rng: np.random.Generator) -> Arrays:
     return [np.asarray(20, dtype=np.int64), temp, power]
 
 
+def gen_radix_sort(n: int, rng: np.random.Generator) -> Arrays:
+    """Radix sort: n keys in [0, 2^16), sorted on their 16 bits."""
+    return [np.asarray(16, dtype=np.int64), rng.integers(0, 1 << 16, n, dtype=np.int64)]
+
+
 GENERATORS: dict[str, Callable[[int, np.random.Generator], Arrays]] = {
     "blackscholes": gen_blackscholes,
     "matmul": gen_matmul,
@@ -128,6 +133,7 @@ GENERATORS: dict[str, Callable[[int, np.random.Generator], Arrays]] = {
     "nbody": gen_nbody,
     "kmeans": gen_kmeans,
     "hotspot": gen_hotspot,
+    "radix_sort": gen_radix_sort,
 }
 
 

@@ -289,6 +289,15 @@ def hotspot(steps: np.ndarray, temp: np.ndarray, power: np.ndarray) -> np.ndarra
     return t
 
 
+def radix_sort(bits: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Radix sort: per bit, the keys whose bit is 0 then those whose bit is 1 (boolean
+    masks keep each class in order)."""
+    for b in range(int(bits)):
+        ones = ((keys >> b) & 1).astype(bool)
+        keys = np.concatenate([keys[~ones], keys[ones]])
+    return keys
+
+
 VERSIONS: dict[str, Callable[..., np.ndarray]] = {
     "blackscholes": blackscholes,
     "matmul": matmul,
@@ -298,4 +307,5 @@ VERSIONS: dict[str, Callable[..., np.ndarray]] = {
     "nbody": nbody,
     "kmeans": kmeans,
     "hotspot": hotspot,
+    "radix_sort": radix_sort,
 }

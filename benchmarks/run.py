@@ -174,6 +174,9 @@ BENCHMARKS: dict[str, Benchmark] = {
                   c_target=1.2),
         Benchmark("hotspot", "n x n grid, 20 steps", {"tiny": 16, "small": 256, "full": 1024},
                   real_result=True),
+        Benchmark("radix_sort", "keys of 16 bits, a pass per bit",
+                  {"tiny": 1000, "small": 100_000, "full": 2_000_000}, real_result=False,
+                  c_target=1.3),
     )
 }  # fmt: skip
 

@@ -24,7 +24,7 @@ Outputs come two ways:
   the op's `loc` otherwise.
 
 Ops: `msoac.map`, `msoac.reduce` (a left fold; also `soac.redomap`), `msoac.scan` (also
-`soac.scanomap`), `msoac.filter`, `msoac.iota`, `msoac.replicate`, `msoac.yield`.
+`soac.scanomap`), `msoac.filter`, `msoac.partition`, `msoac.iota`, `msoac.replicate`, `msoac.yield`.
 """
 
 from __future__ import annotations
@@ -303,6 +303,55 @@ class FilterOp(IRDLOperation):
 
 
 @irdl_op_definition
+class PartitionOp(IRDLOperation):
+    """The rows of `inputs` for which the lambda yields true, then those for which it
+    yields false (each class in input order): fresh buffers, one per input for each
+    class. Two complementary `msoac.filter`s over the same inputs, as one counting pass
+    and one writing pass (`partition-filters` makes them).
+
+    Syntax:
+        %t, %f = msoac.partition ins(%a : memref<?xi64>) -> memref<?xi64>, memref<?xi64> {
+        ^bb0(%x: i64):
+          ...
+          msoac.yield %p : i1
+        }
+    """
+
+    name = "msoac.partition"
+    inputs = var_operand_def(MemRefType)
+    outputs = var_result_def(MemRefType)
+    body = region_def("single_block")
+    traits = traits_def(RecursiveMemoryEffect(), MemoryReadEffect(), MemoryAllocEffect())
+    assembly_format = (
+        "`ins` `(` $inputs `:` type($inputs) `)` attr-dict-with-keyword `->` type($outputs) "
+        "$body"
+    )
+
+    def __init__(self, inputs: Sequence[SSAValue], result_types: Sequence[Attribute],
+                 body: Region) -> None:
+        super().__init__(operands=[inputs], result_types=[result_types], regions=[body])
+
+    @property
+    def kept(self) -> Sequence[SSAValue]:
+        """The rows for which the predicate holds, one buffer per input."""
+        return self.outputs[:len(self.inputs)]
+
+    @property
+    def rejected(self) -> Sequence[SSAValue]:
+        """The other rows, one buffer per input."""
+        return self.outputs[len(self.inputs):]
+
+    def verify_(self) -> None:
+        y = _check_args(self.body, _rows(self.inputs), "the input rows")
+        if [v.type for v in y.values] != [i1]:
+            raise VerifyException("expected the lambda to yield one i1")
+        _check_count("results (two per input)", 2 * len(self.inputs), len(self.outputs))
+        half = len(self.inputs)
+        if [r.type for r in self.outputs[:half]] != [r.type for r in self.outputs[half:]]:
+            raise VerifyException("expected both classes to have the same types")
+
+
+@irdl_op_definition
 class IotaOp(IRDLOperation):
     """Fills the destination with 0, 1, ..., n-1.
 
@@ -361,12 +410,13 @@ class YieldOp(LambdaYield):
 
     name = "msoac.yield"
     traits = lazy_traits_def(
-        lambda: (IsTerminator(), Pure(), HasParent(MapOp, ReduceOp, ScanOp, FilterOp))
+        lambda: (IsTerminator(), Pure(), HasParent(MapOp, ReduceOp, ScanOp, FilterOp,
+                                                    PartitionOp))
     )
 
 
 MSOAC = Dialect(
     "msoac",
-    [MapOp, ReduceOp, ScanOp, FilterOp, IotaOp, ReplicateOp, YieldOp],
+    [MapOp, ReduceOp, ScanOp, FilterOp, PartitionOp, IotaOp, ReplicateOp, YieldOp],
     [],
 )

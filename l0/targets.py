@@ -22,10 +22,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 SHARED_LOWERINGS: tuple[str, ...] = (
-    "bufferise", "convert-soac-to-scf", "forward-iota", "size-facts", "dealloc",
-    "presize-allocs", "chunk-parallel", "hoist-allocs", "expand-allocs", "reuse-freed")
+    "bufferise", "partition-filters", "convert-soac-to-scf", "forward-iota", "size-facts",
+    "dealloc", "presize-allocs", "chunk-parallel", "hoist-allocs", "expand-allocs",
+    "reuse-freed")
 """The lowering passes every native back end runs first, in order: bufferisation,
-SOACs to loops, memory planning (`l0.lowering.LOWERINGS` names)."""
+filters splitting an array as partitions, SOACs to loops, memory planning
+(`l0.lowering.LOWERINGS` names)."""
 
 
 class BackendUnavailable(Exception):

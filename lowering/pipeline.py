@@ -1,8 +1,8 @@
 """The lowering pipeline of every back end: a soac-level module to the loop level.
 
-    bufferise -> convert-soac-to-scf -> forward-iota -> size-facts -> dealloc -> presize-allocs
-        -> chunk-parallel -> hoist-allocs -> expand-allocs -> reuse-freed -> tile-parallel
-        -> simd-map
+    bufferise -> partition-filters -> convert-soac-to-scf -> forward-iota -> size-facts
+        -> dealloc -> presize-allocs -> chunk-parallel -> hoist-allocs -> expand-allocs
+        -> reuse-freed -> tile-parallel -> simd-map
     multicore: ... -> tile-parallel -> simd-map -> convert-parallel-to-omp (omp regions)
     gpu:       ... -> reuse-freed -> convert-parallel-to-gpu (the gpu level, docs/gpu.md)
     gpu-sim:   ... -> convert-parallel-to-gpu -> convert-gpu-to-sim (CPU code)

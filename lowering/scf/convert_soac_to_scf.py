@@ -30,6 +30,8 @@ becomes a sequential `scf.for` with an i64 induction variable, a thread's inner 
 * `filter`: per chunk the predicate into a flag per row and a count, an exclusive scan
   of the counts, then per chunk the kept rows copied from the chunk's offset (nested:
   count then fill, sequentially);
+* `partition` (two complementary filters): the filter's loops, the filling loop writing
+  each row to the buffers of its class (Note [Partition]);
 * `iota`, `replicate`: a loop storing into the destination.
 
 The chunks of the blocked forms: Note [Parallel width] in `l0.lowering.loop_ir.parallel_loops`
@@ -93,6 +95,7 @@ from l0.lowering.loop_ir.parallel_loops import (
     parallel_for,
 )
 from l0.lowering.loop_ir.profile import site_name, tag_untagged
+from l0.lowering.scf.partition_concat import Concatenation, concatenations
 
 # ---------------------------------------------------------------------------------------
 # Helpers
@@ -686,7 +689,8 @@ class LowerFilter(RewritePattern):
         rewriter.replace(op, [], outs)
 
 
-def _count_kept(b: CodeBuilder, op: msoac.FilterOp, flags: SSAValue, lo: SSAValue,
+def _count_kept(b: CodeBuilder, op: msoac.FilterOp | msoac.PartitionOp, flags: SSAValue,
+                lo: SSAValue,
                 hi: SSAValue) -> SSAValue:
     """A loop over rows [lo, hi) of `op`'s inputs storing the predicate in `flags`; the
     number of rows kept."""
@@ -753,6 +757,154 @@ def _filter_blocked(b: CodeBuilder, op: msoac.FilterOp, n: SSAValue,
     return outs
 
 
+class LowerPartition(RewritePattern):
+    """`msoac.partition` -> the filter's loops, the filling loop writing each row to
+    the buffers of its class: one pass computing and counting the flags, one pass
+    writing (Note [Partition])."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: msoac.PartitionOp, rewriter: PatternRewriter) -> None:
+        b = CodeBuilder.before(op)
+        inputs = list(op.inputs)
+        n = b.dim(inputs[0], 0)
+        flags = b.alloc(MemRefType(i1, [DYNAMIC_INDEX]), [n])
+        concats = concatenations(op)
+        if concats is not None:
+            _partition_into(b, op, n, flags, concats, rewriter)
+            return
+        if not nested_in_parallel(op):
+            rewriter.replace(op, [], _partition_blocked(b, op, n, flags))
+            return
+        total = _count_kept(b, op, flags, b.i64(0), n)
+        kept, rejected = _partition_outputs(b, op, n, total)
+        _fill_classes(b, inputs, kept, rejected, flags, b.i64(0), n, b.i64(0), b.i64(0))
+        rewriter.replace(op, [], [*kept, *rejected])
+
+
+def _partition_into(b: CodeBuilder, op: msoac.PartitionOp, n: SSAValue, flags: SSAValue,
+                    concats: Sequence[Concatenation], rewriter: PatternRewriter) -> None:
+    """The partition writing each input's concatenation of its classes, a buffer of n
+    rows: the kept rows first, the others from row `total` on (Note [Partition into
+    its concatenation] in `l0.lowering.scf.partition_concat`)."""
+    dests = [b.alloc(c.buffer.memref.type, [n]) for c in concats]
+    inputs = list(op.inputs)
+    if nested_in_parallel(op):
+        total = _count_kept(b, op, flags, b.i64(0), n)
+        _fill_classes(b, inputs, dests, dests, flags, b.i64(0), n, b.i64(0), total)
+    else:
+        total = _fill_blocked(b, op, n, flags, lambda _total: (dests, dests), into_one=True)
+    rest = b.subi(n, total)
+    for c, dest in zip(concats, dests, strict=True):
+        # The classes' sizes: their `memref.dim`s stay (a lowering that follows the ops
+        # after the SOAC's place may hold the first), of views of the two halves.
+        kept = b.subview(dest, [0], [total], c.views[0].result.type)
+        rejected = b.subview(dest, [total], [rest], c.views[1].result.type)
+        for copy in c.copies:
+            rewriter.erase_op(copy)
+        for view in c.views:
+            rewriter.erase_op(view)
+        for dims, half in ((c.kept_dims, kept), (c.rejected_dims, rejected)):
+            for dim in dims:
+                dim.operands[0] = half
+        rewriter.replace_op(c.buffer, [], [dest])
+    rewriter.erase_op(op)
+
+
+# Note [Partition]
+# ~~~~~~~~~~~~~~~~
+# Two filters with complementary predicates read their input twice each (flags, then
+# the kept rows) and evaluate the predicate twice per row. As one partition, the flags
+# pass counts the kept rows (per chunk, as the blocked filter does); the rejected rows
+# before chunk c are then its start minus the kept rows before it, so the one writing
+# pass sends each row to its class, at the next free row of the class's buffers: each
+# class keeps the input order, as the two filters did.
+
+
+def _partition_outputs(b: CodeBuilder, op: msoac.PartitionOp, n: SSAValue,
+                       total: SSAValue) -> tuple[list[SSAValue], list[SSAValue]]:
+    """The buffers of the kept (`total` rows) and the rejected (the other rows) class."""
+    inputs = list(op.inputs)
+    rest = b.subi(n, total)
+    kept = [b.alloc(_memref(r), [total, *b.dims(a)[1:]])
+            for r, a in zip(op.kept, inputs, strict=True)]
+    rejected = [b.alloc(_memref(r), [rest, *b.dims(a)[1:]])
+                for r, a in zip(op.rejected, inputs, strict=True)]
+    return kept, rejected
+
+
+def _fill_classes(b: CodeBuilder, inputs: Sequence[SSAValue], kept: Sequence[SSAValue],
+                  rejected: Sequence[SSAValue], flags: SSAValue, lo: SSAValue,
+                  hi: SSAValue, first_kept: SSAValue, first_rejected: SSAValue) -> None:
+    """A loop copying the rows [lo, hi) of `inputs` to `kept` (flag set) or `rejected`,
+    from rows `first_kept` and `first_rejected` of them on."""
+
+    def step(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+        j, k = acc
+
+        def copy_row(cb: CodeBuilder, outs: Sequence[SSAValue], at: SSAValue) -> SSAValue:
+            for a, o in zip(inputs, outs, strict=True):
+                store_row(cb, cb.row(a, [i]), o, at)
+            return cb.addi(at, cb.i64(1))
+
+        return lb.if_(lb.load(flags, [i]), [i64, i64],
+                      lambda then: [copy_row(then, kept, j), k],
+                      lambda other: [j, copy_row(other, rejected, k)])
+
+    b.for_(lo, hi, [first_kept, first_rejected], step)
+
+
+def _partition_blocked(b: CodeBuilder, op: msoac.PartitionOp, n: SSAValue,
+                       flags: SSAValue) -> list[SSAValue]:
+    """The blocked partition (Note [Parallel width], Note [Partition]): the blocked
+    filter's counting pass and scan, then in parallel each chunk writes its rows to
+    their classes."""
+    outputs: list[SSAValue] = []
+
+    def buffers(total: SSAValue) -> tuple[list[SSAValue], list[SSAValue]]:
+        kept, rejected = _partition_outputs(b, op, n, total)
+        outputs.extend([*kept, *rejected])
+        return kept, rejected
+
+    _fill_blocked(b, op, n, flags, buffers, into_one=False)
+    return outputs
+
+
+def _fill_blocked(b: CodeBuilder, op: msoac.PartitionOp, n: SSAValue, flags: SSAValue,
+                  buffers: Callable[[SSAValue], tuple[list[SSAValue], list[SSAValue]]],
+                  into_one: bool) -> SSAValue:
+    """The counting pass and scan, then the writing pass into `buffers(total)`, the
+    kept and the rejected classes' buffers (with `into_one`, the same buffers, the
+    rejected rows from row `total` on); the number of kept rows."""
+    inputs = list(op.inputs)
+    count = chunk_count(b, n, op)
+    offsets = b.alloc(MemRefType(i64, [DYNAMIC_INDEX]), [count])
+
+    def count_chunk(cb: CodeBuilder, c: SSAValue) -> None:
+        lo, hi = chunk_bounds(cb, c, n, count)
+        cb.store(_count_kept(cb, op, flags, lo, hi), offsets, [c])
+
+    parallel_for(b, b.i64(0), count, count_chunk)
+
+    def exclusive(lb: CodeBuilder, c: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+        kept = lb.load(offsets, [c])
+        lb.store(acc[0], offsets, [c])
+        return [lb.addi(acc[0], kept)]
+
+    (total,) = b.for_(b.i64(0), count, [b.i64(0)], exclusive)
+    kept, rejected = buffers(total)
+
+    def fill_chunk(cb: CodeBuilder, c: SSAValue) -> None:
+        lo, hi = chunk_bounds(cb, c, n, count)
+        first = cb.load(offsets, [c])
+        first_rejected = cb.subi(lo, first)
+        if into_one:
+            first_rejected = cb.addi(total, first_rejected)
+        _fill_classes(cb, inputs, kept, rejected, flags, lo, hi, first, first_rejected)
+
+    parallel_for(b, b.i64(0), count, fill_chunk)
+    return total
+
+
 def _extui(v: SSAValue) -> Operation:
     return arith.ExtUIOp(v, i64)
 
@@ -814,8 +966,8 @@ def _lower_named(patterns: GreedyRewritePatternApplier, soac_op: Operation) -> N
     tag_untagged(made, (scf.ParallelOp,), name)
 
 
-_LOWERED = (msoac.MapOp, msoac.ReduceOp, msoac.ScanOp, msoac.FilterOp, msoac.IotaOp,
-            msoac.ReplicateOp)
+_LOWERED = (msoac.MapOp, msoac.ReduceOp, msoac.ScanOp, msoac.FilterOp, msoac.PartitionOp,
+            msoac.IotaOp, msoac.ReplicateOp)
 
 
 @dataclass(frozen=True)
@@ -836,8 +988,8 @@ class ConvertSoacToScfPass(ModulePass):
         # lambda into the new loop, where they are lowered in turn. (xDSL's greedy
         # walker would revisit the lambdas' yields, which the lowering erases.)
         patterns = GreedyRewritePatternApplier(
-            [LowerMap(), LowerReduce(), LowerScan(), LowerFilter(), LowerIota(),
-             LowerReplicate()],
+            [LowerMap(), LowerReduce(), LowerScan(), LowerFilter(), LowerPartition(),
+             LowerIota(), LowerReplicate()],
             dce_enabled=False,
         )
         # The blocked forms clone lambdas, and the SOACs in the clones are new: repeat

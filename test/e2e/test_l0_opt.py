@@ -190,7 +190,8 @@ def test_help_lists_every_registered_pass_with_its_summary(
                                           "convert-parallel-to-gpu", "convert-parallel-to-omp",
                                           "convert-soac-to-scf", "dealloc",
                                           "expand-allocs", "forward-iota", "hoist-allocs",
-                                          "presize-allocs", "reuse-freed", "simd-map",
+                                          "partition-filters", "presize-allocs", "reuse-freed",
+                                          "simd-map",
                                           "size-facts", "tile-parallel"]
 
 
@@ -258,13 +259,15 @@ LOOPS = ["forward-iota", "size-facts", "dealloc"]
 
 
 @pytest.mark.parametrize(("args", "lowerings"), [
-    ([], ["bufferise", "convert-soac-to-scf", *LOOPS, *PLANNING]),
-    (["-O"], ["bufferise", "convert-soac-to-scf", *LOOPS, *PLANNING]),
-    (["-p", "cse,bufferise"], ["convert-soac-to-scf", *LOOPS, *PLANNING]),
-    (["-p", "bufferise,convert-soac-to-scf"], [*LOOPS, *PLANNING]),
-    (["-p", "bufferise,convert-soac-to-scf,forward-iota,size-facts,dealloc"], PLANNING),
-    (["-p", "bufferise,convert-soac-to-scf,forward-iota,size-facts,dealloc,presize-allocs,"
-           "chunk-parallel,hoist-allocs,expand-allocs,reuse-freed"], ["tile-parallel", "simd-map"]),
+    ([], ["bufferise", "partition-filters", "convert-soac-to-scf", *LOOPS, *PLANNING]),
+    (["-O"], ["bufferise", "partition-filters", "convert-soac-to-scf", *LOOPS, *PLANNING]),
+    (["-p", "cse,bufferise"], ["partition-filters", "convert-soac-to-scf", *LOOPS, *PLANNING]),
+    (["-p", "bufferise,partition-filters,convert-soac-to-scf"], [*LOOPS, *PLANNING]),
+    (["-p", "bufferise,partition-filters,convert-soac-to-scf,forward-iota,size-facts,dealloc"],
+     PLANNING),
+    (["-p", "bufferise,partition-filters,convert-soac-to-scf,forward-iota,size-facts,dealloc,"
+           "presize-allocs,chunk-parallel,hoist-allocs,expand-allocs,reuse-freed"],
+     ["tile-parallel", "simd-map"]),
 ])
 def test_llvm_ir_target_runs_the_lowerings_still_needed(
     args: list[str], lowerings: list[str], tmp_path: Path,
@@ -294,7 +297,7 @@ def test_llvm_ir_target_lowers_bufferised_ir_from_where_it_is(
     bufferised.write_text(out)
     status, out, err = run_opt([str(bufferised), "-t", "llvm-ir", "--time-passes"], capsys)
     assert status == 0, err
-    assert _passes_run(err) == ["convert-soac-to-scf", *LOOPS, *PLANNING]
+    assert _passes_run(err) == ["partition-filters", "convert-soac-to-scf", *LOOPS, *PLANNING]
     status, out, _ = run_opt([str(src), "-p", "bufferise,convert-soac-to-scf"], capsys)
     loops = tmp_path / "l.mlir"
     loops.write_text(out)

@@ -401,3 +401,60 @@ func.func @iota_and_replicate(%o: memref<?xi64>, %v: memref<?xf64>, %p: memref<?
   msoac.replicate %v, %p : memref<?xf64>, memref<?x?xf64>
   func.return
 }
+
+// partition: the filter's counting pass (flags, count per chunk, prefix sum), then one
+// writing pass sending each row to its class: the kept rows from the chunk's offset,
+// the rejected ones from the chunk's start minus that offset.
+// CHECK-LABEL: func.func @partition_count_then_write(
+// CHECK:         %[[FLAGS:.*]] = memref.alloc(%{{.*}}) : memref<?xi1>
+// CHECK:         %[[OFFS:.*]] = memref.alloc(%{{.*}}) : memref<?xi64>
+// CHECK:         "scf.parallel"
+// CHECK:           scf.for
+// CHECK:             %[[P:.*]] = arith.cmpi sgt
+// CHECK:             memref.store %[[P]], %[[FLAGS]]
+// CHECK:         %[[TOTAL:.*]] = scf.for {{.*}} -> (i64) : i64 {
+// CHECK:         %[[REST:.*]] = arith.subi %[[N:.*]], %[[TOTAL]] : i64
+// CHECK:         %[[T:.*]] = arith.index_cast %[[TOTAL]] : i64 to index
+// CHECK-NEXT:    %[[KEPT:.*]] = memref.alloc(%[[T]]) : memref<?xi64>
+// CHECK:         %[[R:.*]] = arith.index_cast %[[REST]] : i64 to index
+// CHECK-NEXT:    %[[REJ:.*]] = memref.alloc(%[[R]]) : memref<?xi64>
+// CHECK:         "scf.parallel"
+// CHECK:           %[[J0:.*]] = memref.load %[[OFFS]]
+// CHECK:           %[[K0:.*]] = arith.subi %[[LO:.*]], %[[J0]] : i64
+// CHECK:           scf.for {{.*}} iter_args(%[[J:.*]] = %[[J0]], %[[K:.*]] = %[[K0]]) -> (i64, i64) : i64 {
+// CHECK:             %[[F:.*]] = memref.load %[[FLAGS]]
+// CHECK-NEXT:        %{{.*}}, %{{.*}} = scf.if %[[F]] -> (i64, i64) {
+// CHECK:               memref.store %{{.*}}, %[[KEPT]][%{{.*}}]
+// CHECK:             } else {
+// CHECK:               memref.store %{{.*}}, %[[REJ]][%{{.*}}]
+// CHECK:         func.return %[[KEPT]], %[[REJ]]
+// CHECK-NOT:     msoac
+func.func @partition_count_then_write(%a: memref<?xi64>, %z: i64) -> (memref<?xi64>, memref<?xi64>) {
+  %t, %f = msoac.partition ins(%a : memref<?xi64>) -> memref<?xi64>, memref<?xi64> {
+  ^bb0(%x: i64):
+    %p = arith.cmpi sgt, %x, %z : i64
+    msoac.yield %p : i1
+  }
+  func.return %t, %f : memref<?xi64>, memref<?xi64>
+}
+
+// A partition inside a parallel map: count, then write, sequentially.
+// CHECK-LABEL: func.func @nested_partition_is_sequential(
+// CHECK:         "scf.parallel"
+// CHECK-NOT:       "scf.parallel"
+// CHECK-NOT:       l0_parallel_width
+// CHECK:           scf.for
+// CHECK:           scf.for {{.*}} -> (i64, i64)
+// CHECK:         func.return
+func.func @nested_partition_is_sequential(%m: memref<?x?xi64>, %z: i64) {
+  msoac.map ins(%m : memref<?x?xi64>) {
+  ^bb0(%r: memref<?xi64, strided<[1], offset: ?>>):
+    %t, %f = msoac.partition ins(%r : memref<?xi64, strided<[1], offset: ?>>) -> memref<?xi64>, memref<?xi64> {
+    ^bb1(%x: i64):
+      %p = arith.cmpi sgt, %x, %z : i64
+      msoac.yield %p : i1
+    }
+    msoac.yield
+  }
+  func.return
+}
