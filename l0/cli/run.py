@@ -48,11 +48,12 @@ nothing of the compiler). `--no-cache` (or `L0_NO_CACHE=1`) compiles afresh.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from l0.cli.guard import run_guarded
 from l0.diagnostics import L0Error, Loc, register_source
@@ -236,16 +237,15 @@ def run(args: argparse.Namespace) -> int:
         os.environ[ALLOC_STATS_ENV] = "1"
     source = _read_source(args.program)
     register_source(args.program, source)
-    if args.verbose:
-        _report_decisions()
     try:
-        prog = CompiledProgram(
-            source, args.program, args.backend,
-            optimise=args.optimise, fast_math=args.fast_math,
-            inhibit_uniqueness=args.inhibit_uniqueness_checking, main_only=True,
-            isolate=False, threads=args.threads, cache=not args.no_cache,
-            profile=args.profile is not None,
-        )
+        with _reporting_decisions(args.verbose):
+            prog = CompiledProgram(
+                source, args.program, args.backend,
+                optimise=args.optimise, fast_math=args.fast_math,
+                inhibit_uniqueness=args.inhibit_uniqueness_checking, main_only=True,
+                isolate=False, threads=args.threads, cache=not args.no_cache,
+                profile=args.profile is not None,
+            )
         prog.set_params(args.param_values)
     except (BackendUnavailable, ValueError) as err:
         print(f"l0-run: error: {err}", file=sys.stderr)
@@ -302,14 +302,23 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report_decisions() -> None:
-    """Print the lowering passes' decisions on stderr as they are made."""
+@contextlib.contextmanager
+def _reporting_decisions(verbose: bool) -> Iterator[None]:
+    """With `verbose`, print the lowering passes' decisions on stderr as they are made,
+    while compiling (the probe is put back after: tools also run in one process)."""
+    if not verbose:
+        yield
+        return
     from l0.lowering.loop_ir import decisions
 
     def report(pass_name: str, message: str) -> None:
         print(f"l0-run: {pass_name}: {message}", file=sys.stderr)
 
-    decisions.report = report
+    saved, decisions.report = decisions.report, report
+    try:
+        yield
+    finally:
+        decisions.report = saved
 
 
 def parse_params(settings: list[str]) -> dict[str, int]:

@@ -299,8 +299,9 @@ class CompileUnit:
 _GENERATED = "<l0-interp @"
 """How the file names of generated functions start (`<l0-interp @NAME>`)."""
 
-_NUMPY_TOO_BIG = "array is too big"
-"""How numpy's error for an array of more than 2^63 bytes starts (a `ValueError`)."""
+_NUMPY_TOO_BIG = ("array is too big", "Maximum allowed size exceeded")
+"""How numpy's errors for an array of more than 2^63 bytes start (a `ValueError`; the
+second is `arange`'s in some numpy versions)."""
 
 # Note [Locating faults of generated code]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~

@@ -131,10 +131,8 @@ def zip_mismatch(op: str, n: int, m: int) -> NoReturn:
 def iota(n: int) -> Any:
     if n < 0:
         unchecked(f"soac.iota of a negative count {n}")
-    try:
-        return np.arange(n, dtype=np.int64)
-    except ValueError:  # numpy's "maximum allowed size exceeded": more than memory holds
-        raise MemoryError from None
+    # more than 2^63 bytes: numpy's ValueError, located as "out of memory" by the caller
+    return np.arange(n, dtype=np.int64)
 
 
 @helper
@@ -142,10 +140,7 @@ def replicate(n: int, v: Any, dtype: Any) -> Any:
     """`n` copies of `v`, materialised (a fresh buffer, never a broadcast view)."""
     if n < 0:
         unchecked(f"soac.replicate of a negative count {n}")
-    try:
-        return vectorise.vbroadcast(v, n, dtype)
-    except ValueError:  # numpy's "array is too big": more than memory holds
-        raise MemoryError from None
+    return vectorise.vbroadcast(v, n, dtype)
 
 
 @helper

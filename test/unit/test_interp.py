@@ -1311,9 +1311,9 @@ def test_generated_code_can_be_inspected() -> None:
 @pytest.mark.parametrize("src", ["fun int main(int n) = reduce(op +, 0, iota(n))",
                                  "fun [int] main(int n) = replicate(n, 7)"])
 def test_arrays_larger_than_memory_are_out_of_memory(src: str) -> None:
-    # numpy refuses them with a ValueError ("maximum allowed size exceeded"), which
-    # l0-run reported as an internal compiler error; `out of memory` is exit status 2.
+    # numpy refuses them with a ValueError ("array is too big"), which l0-run reported
+    # as an internal compiler error; `out of memory` is a located error (exit status 2).
     import l0
 
-    with pytest.raises(MemoryError):
+    with pytest.raises(L0Error, match="out of memory: the requested array size does not fit"):
         l0.compile(src, backend="interp").main(2**62 + 12345)
