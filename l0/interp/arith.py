@@ -35,10 +35,10 @@ from xdsl.ir import Attribute, Operation
 
 from l0.diagnostics import L0Error, Loc
 from l0.interp.core import Emitter, InternalError, dtype_of, emits, helper, int_width
+from l0.scalars import fdiv0, wrap64, wrap_signed
 
 _MIN64 = "-0x8000000000000000"
 _MAX64 = "0x7fffffffffffffff"
-_INF = float("inf")
 _NAN = float("nan")
 
 
@@ -47,19 +47,15 @@ _NAN = float("nan")
 # ---------------------------------------------------------------------------------------
 
 
-@helper
-def wrap64(x: int) -> int:
-    """`x` wrapped to a signed 64-bit integer."""
-    return ((x + 0x8000000000000000) & 0xFFFFFFFFFFFFFFFF) - 0x8000000000000000
+# The scalar semantics shared with `simplify` (`l0.scalars`), callable by generated code.
+helper(wrap64)
+helper(fdiv0)
 
 
 @helper
 def wrapn(x: int, w: int) -> Any:
     """`x` wrapped to a signed `w`-bit integer (a bool for w = 1)."""
-    if w == 1:
-        return bool(x & 1)
-    half = 1 << (w - 1)
-    return ((x + half) & ((1 << w) - 1)) - half
+    return bool(x & 1) if w == 1 else wrap_signed(x, w)
 
 
 def _unsigned(x: int, w: int) -> int:
@@ -147,14 +143,6 @@ def maxui(a: int, b: int, w: int) -> int:
 @helper
 def minui(a: int, b: int, w: int) -> int:
     return a if _unsigned(a, w) <= _unsigned(b, w) else b
-
-
-@helper
-def fdiv0(a: float, b: float) -> float:
-    """`a / b` for a zero `b` (IEEE: a signed infinity, or NaN for 0/0 and NaN/0)."""
-    if a != a or a == 0.0:
-        return _NAN
-    return math.copysign(_INF, a) * math.copysign(1.0, b)
 
 
 @helper

@@ -1,9 +1,9 @@
 """Scalar `math` ops in the interpreter (docs/reference.md §§3 and 5).
 
-Reals follow the C library (the CPU back end calls the same libm): Python's `math`
-functions are libm's, and where they raise instead of returning an IEEE special value
-(`sqrt(-1)`, `log(0)`, `exp(1000)`, `pow(0, -1)`) the value is taken from numpy, which
-returns it: NaN, -inf, inf. No Python exception escapes a math op.
+Reals follow the C library (the CPU back end calls the same libm); the real functions
+that need more than Python's `math` (an IEEE result where it raises: `sqrt(-1)`,
+`log(0)`, `exp(1000)`, `pow(0, -1)`) are `l0.scalars`', which `simplify` folds with.
+No Python exception escapes a math op.
 
 `math.ipowi` is L0's integer `pow` for exponents >= 0: exact repeated multiplication
 wrapped to 64 bits, `0 pow 0 = 1`. The internaliser composes negative exponents from
@@ -13,90 +13,15 @@ it with floor division; a negative exponent reaching `ipowi` is a run-time error
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, NoReturn
 
-import numpy as np
 from xdsl.ir import Operation
 
 from l0.diagnostics import L0Error, Loc
 from l0.interp.arith import emit_wrap, is_i1
 from l0.interp.core import HELPERS, Emitter, InternalError, emits, helper, int_width
-
-_NAN = float("nan")
-
-
-def _ieee(scalar: Callable[..., float], vector: np.ufunc) -> Callable[..., float]:
-    """`scalar` (from `math`), with numpy's IEEE result where `math` raises."""
-
-    def fn(*xs: float) -> float:
-        try:
-            return scalar(*xs)
-        except (ValueError, OverflowError, ZeroDivisionError):
-            with np.errstate(all="ignore"):
-                return float(vector(*xs))
-
-    return fn
-
-
-def _numpy_only(vector: np.ufunc) -> Callable[..., float]:
-    def fn(*xs: float) -> float:
-        with np.errstate(all="ignore"):
-            return float(vector(*xs))
-
-    return fn
-
-
-def _round_away(x: float) -> float:
-    """Round half away from zero (`math.round`)."""
-    if not math.isfinite(x):
-        return x
-    t = float(math.trunc(x))
-    if abs(x - t) >= 0.5:
-        t += math.copysign(1.0, x)
-    return math.copysign(t, x)
-
-
-def _rsqrt(x: float) -> float:
-    with np.errstate(all="ignore"):
-        return float(np.float64(1.0) / np.sqrt(np.float64(x)))
-
-
-UNARY_REAL: dict[str, tuple[Callable[[float], float], np.ufunc | None]] = {
-    "math.sqrt": (_ieee(math.sqrt, np.sqrt), np.sqrt),
-    "math.exp": (_ieee(math.exp, np.exp), np.exp),
-    "math.exp2": (_ieee(math.exp2, np.exp2), np.exp2),
-    "math.expm1": (_ieee(math.expm1, np.expm1), np.expm1),
-    "math.log": (_ieee(math.log, np.log), np.log),
-    "math.log2": (_ieee(math.log2, np.log2), np.log2),
-    "math.log10": (_ieee(math.log10, np.log10), np.log10),
-    "math.log1p": (_ieee(math.log1p, np.log1p), np.log1p),
-    "math.sin": (_ieee(math.sin, np.sin), np.sin),
-    "math.cos": (_ieee(math.cos, np.cos), np.cos),
-    "math.tan": (_ieee(math.tan, np.tan), np.tan),
-    "math.asin": (_ieee(math.asin, np.arcsin), np.arcsin),
-    "math.acos": (_ieee(math.acos, np.arccos), np.arccos),
-    "math.atan": (_ieee(math.atan, np.arctan), np.arctan),
-    "math.sinh": (_ieee(math.sinh, np.sinh), np.sinh),
-    "math.cosh": (_ieee(math.cosh, np.cosh), np.cosh),
-    "math.tanh": (_ieee(math.tanh, np.tanh), np.tanh),
-    "math.asinh": (_ieee(math.asinh, np.arcsinh), np.arcsinh),
-    "math.acosh": (_ieee(math.acosh, np.arccosh), np.arccosh),
-    "math.atanh": (_ieee(math.atanh, np.arctanh), np.arctanh),
-    "math.erf": (math.erf, None),  # never raises; numpy has no erf
-    "math.cbrt": (_ieee(math.cbrt, np.cbrt), np.cbrt),
-    # math.floor/ceil/trunc return ints and lose -0.0: numpy's are IEEE.
-    "math.floor": (_numpy_only(np.floor), np.floor),
-    "math.ceil": (_numpy_only(np.ceil), np.ceil),
-    "math.trunc": (_numpy_only(np.trunc), np.trunc),
-    "math.roundeven": (_numpy_only(np.rint), np.rint),
-    "math.round": (_round_away, None),
-    "math.rsqrt": (_rsqrt, None),
-}
-"""Real functions of one real: op name -> (scalar function, numpy ufunc or None).
-The ufunc is what `vectorise.py` may use on whole arrays, after checking that it agrees
-with the scalar function on this machine."""
+from l0.scalars import UNARY_REAL, powf
 
 
 def _helper_name(op_name: str) -> str:
@@ -128,14 +53,7 @@ def _absi(e: Emitter, op: Operation) -> None:
     emit_wrap(e, r, int_width(op.results[0].type))
 
 
-@helper
-def powf(x: float, y: float) -> float:
-    """C `pow` (IEEE: `0.0 pow 0.0 = 1.0`, `0.0 pow -1.0 = inf`, overflow to inf)."""
-    try:
-        return math.pow(x, y)
-    except (ValueError, OverflowError, ZeroDivisionError):
-        with np.errstate(all="ignore"):
-            return float(np.power(np.float64(x), np.float64(y)))
+helper(powf)
 
 
 @emits("math.powf")

@@ -47,6 +47,7 @@ import numpy as np
 from xdsl.dialects import arith, builtin
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
 
+from l0 import scalars
 from l0.diagnostics import L0Error
 from l0.interp import math as interp_math
 from l0.interp.arith import wrap64
@@ -206,9 +207,9 @@ def numpy_agrees(op_name: str) -> bool:
         with np.errstate(all="ignore"):
             vec = np.power(x, y)
         pairs = zip(x.tolist(), y.tolist(), strict=True)
-        scalar = np.array([interp_math.powf(a, b) for a, b in pairs])
+        scalar = np.array([scalars.powf(a, b) for a, b in pairs])
         return _same(vec, scalar)
-    scalar_fn, ufunc = interp_math.UNARY_REAL[op_name]
+    scalar_fn, ufunc = scalars.UNARY_REAL[op_name]
     if ufunc is None:
         return False
     xs = _sample()
@@ -383,7 +384,7 @@ def _vunary(e: Emitter, op: Operation) -> str:
     return f"vmap1(real_{op.name.removeprefix('math.')}, {x})"
 
 
-for _name in interp_math.UNARY_REAL:
+for _name in scalars.UNARY_REAL:
     _vector(_name, when=_types(_F64))(_vunary)
 
 

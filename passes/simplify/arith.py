@@ -20,8 +20,8 @@ a shift by a negative count, `fptosi` of NaN, an infinity or an out-of-range rea
 do; `floordivsi` floors, `divsi` and `remsi` truncate; shifts by 64 or more shift
 every bit out. Reals are Python floats, i.e. IEEE doubles rounded as at run time;
 where Python raises (division by zero, `sqrt(-1)`, `log(0)`, overflow in `exp` or
-`pow`) the IEEE result is taken from numpy: the real functions are the interpreter's
-own (`l0.interp.math`, `l0.interp.arith.fdiv0`), so the two cannot disagree.
+`pow`) the IEEE result is taken from numpy: the real functions are `l0.scalars`', which
+the interpreter runs, so the two cannot disagree.
 """
 
 from __future__ import annotations
@@ -35,8 +35,6 @@ from xdsl.dialects.builtin import f64, i1
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-from l0.interp.arith import fdiv0
-from l0.interp.math import UNARY_REAL, powf
 from l0.passes.analysis.constants import constant_float, constant_int
 from l0.passes.simplify.common import (
     make_constant,
@@ -46,6 +44,7 @@ from l0.passes.simplify.common import (
     width_of,
     wrap,
 )
+from l0.scalars import UNARY_REAL, divf, powf
 
 # ---------------------------------------------------------------------------------------
 # Integer semantics (Note [Exact folding]); None means "do not fold"
@@ -166,15 +165,11 @@ _CMPF_NEGATED |= {v: k for k, v in _CMPF_NEGATED.items()}
 # ---------------------------------------------------------------------------------------
 
 
-def _divf(a: float, b: float) -> float:
-    return a / b if b else fdiv0(a, b)
-
-
 _REAL_BINARY: dict[str, Callable[[float, float], float]] = {
     "arith.addf": lambda a, b: a + b,
     "arith.subf": lambda a, b: a - b,
     "arith.mulf": lambda a, b: a * b,
-    "arith.divf": _divf,
+    "arith.divf": divf,
     "math.powf": powf,
 }
 

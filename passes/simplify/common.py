@@ -23,6 +23,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 
 from l0.dialects.soac import is_checked, join_certs
 from l0.passes.analysis.constants import constant_float, constant_int
+from l0.scalars import wrap_signed
 
 __all__ = [
     "is_checked",
@@ -45,10 +46,7 @@ def width_of(t: Attribute) -> int | None:
 
 def wrap(x: int, width: int) -> int:
     """`x` wrapped to a `width`-bit integer: signed, except i1 which is 0 or 1."""
-    if width == 1:
-        return x & 1
-    half = 1 << (width - 1)
-    return ((x + half) & ((1 << width) - 1)) - half
+    return x & 1 if width == 1 else wrap_signed(x, width)
 
 
 def signed(x: int, width: int) -> int:

@@ -22,11 +22,11 @@ from hypothesis.extra import numpy as hnp
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
+from l0 import scalars
 from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error
 from l0.dialects.context import l0_context
 from l0.interp import InternalError, Interpreter, vectorise
-from l0.interp import math as interp_math
 from l0.values import CHECKED
 
 I64_MIN = -(2**63)
@@ -1112,9 +1112,9 @@ def test_vectorised_division_by_zero_reports_the_first_element() -> None:
 def test_numpy_disagreeing_with_libm_is_detected(monkeypatch: pytest.MonkeyPatch) -> None:
     # numpy's SIMD exp/log/pow (AVX-512 builds) may differ from libm in the last bit; the
     # vectoriser then calls the scalar function per element instead.
-    scalar, _ = interp_math.UNARY_REAL["math.exp"]
+    scalar, _ = scalars.UNARY_REAL["math.exp"]
     assert vectorise.numpy_agrees.__wrapped__("math.sqrt")  # IEEE requires exact sqrt
-    monkeypatch.setitem(interp_math.UNARY_REAL, "math.exp",
+    monkeypatch.setitem(scalars.UNARY_REAL, "math.exp",
                         (scalar, lambda x: np.nextafter(np.exp(x), np.inf)))
     assert not vectorise.numpy_agrees.__wrapped__("math.exp")
     monkeypatch.setattr(vectorise, "numpy_agrees", lambda name: False)
