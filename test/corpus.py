@@ -10,6 +10,9 @@ The l0c test protocol (`test/programs/README.md`), with one addition:
 * `X.trace` (with a run test): what `trace` prints on stderr, byte for byte; without it a
   run must trace nothing.
 
+The expectations are read as `l0 test` reads them, by `l0.testing.spec_of` under the 2014
+protocol (Note [Two protocols] there); the corpus adds `.trace` and the rule below.
+
 A program with an input must have exactly one of `X.out` and `X.err`: the 2014 suite's
 compile-only tests (`X.l0` + `X.in`) compiled programs but ran none of their code, so the
 corpus has none (`incomplete()` lists offenders; the matrix fails on them).
@@ -21,13 +24,18 @@ where the checkout is.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 
-from l0.diagnostics import L0Error
+from l0.testing import ErrorSpec, RunCase, Spec, spec_of
 
 ROOT = Path(__file__).parent / "programs"
+
+
+@cache
+def _spec(path: Path) -> Spec:
+    return spec_of(path, protocol="2014")
 
 
 @dataclass(frozen=True)
@@ -52,14 +60,28 @@ class Program:
         return self.sibling(".in").read_text(encoding="utf-8")
 
     @property
-    def expected_output(self) -> str | None:
-        out = self.sibling(".out")
-        return out.read_text(encoding="utf-8") if out.exists() else None
+    def spec(self) -> Spec:
+        """Everything `l0 test` expects of the program (`l0.testing.spec_of`)."""
+        return _spec(self.path)
 
     @property
-    def expected_error(self) -> str | None:
-        err = self.sibling(".err")
-        return err.read_text(encoding="utf-8").strip() if err.exists() else None
+    def _sibling_run(self) -> RunCase | None:
+        """The run of `X.in`, with the output of `X.out` or the error of `X.err`."""
+        name = self.sibling(".in").name
+        return next((r for r in self.spec.runs if r.name == name), None)
+
+    @property
+    def expected_output(self) -> str | None:
+        run = self._sibling_run
+        return None if run is None else run.output
+
+    @property
+    def expected_error(self) -> ErrorSpec | None:
+        """The error of `X.err`, which is a run-time failure."""
+        run = self._sibling_run
+        if run is None or run.error is None:
+            return None
+        return replace(run.error, kind="runtime-error")
 
     @property
     def expected_trace(self) -> str:
@@ -100,24 +122,7 @@ def incomplete() -> list[str]:
     return problems
 
 
-def squash(s: str) -> str:
-    """`s` without whitespace: how the 2014 runner compared outputs."""
-    return re.sub(r"\s+", "", s)
-
-
 def expected_kind(path: Path) -> str | None:
     """The error kind a rejected program's first line names (`// error: KIND`)."""
-    first = path.read_text(encoding="utf-8").splitlines()[0]
-    m = re.match(r"//\s*error:\s*([a-z-]+)", first)
-    return m.group(1) if m else None
-
-
-def error_mismatch(expected: str, err: L0Error) -> str | None:
-    """Why `err` is not the run-time error `expected` (`LINE:COL: error: PHRASE`), or None."""
-    where, _, phrase = expected.partition("error:")
-    rendered = err.render()
-    if err.kind != "runtime-error":
-        return f"expected a runtime-error, found a {err.kind}: {rendered}"
-    if f":{where.strip()} error:" not in rendered or phrase.strip() not in rendered:
-        return f"expected `{expected}`, found: {rendered}"
-    return None
+    error = _spec(path).compile_error
+    return None if error is None else error.kind

@@ -22,10 +22,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from corpus import ROOT, runnable, squash
+from corpus import ROOT, runnable
 
 from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error
+from l0.testing import squash
 
 
 def _device():  # noqa: ANN202

@@ -97,16 +97,7 @@ from typing import Any, Protocol
 
 import pytest
 from compiled import front_end, optimised, same_worker
-from corpus import (
-    ROOT,
-    Program,
-    error_mismatch,
-    expected_kind,
-    incomplete,
-    rejected,
-    runnable,
-    squash,
-)
+from corpus import ROOT, Program, expected_kind, incomplete, rejected, runnable
 from xdsl.dialects.builtin import ModuleOp
 
 from l0.bigstack import call_with_big_stack
@@ -117,6 +108,7 @@ from l0.lowering.runtime import checked_memory, min_chunk
 from l0.passes import PASSES
 from l0.passes.pipeline import optimisation_passes, run_pass
 from l0.targets import TARGETS
+from l0.testing import squash
 from l0.values import format_result, from_ir_results, read_arguments, to_ir_arguments
 
 
@@ -367,8 +359,11 @@ def _check_cell(prog: Program, backend_name: str, pipeline: str) -> list[str]:
             failures.append(f"expected {expected_out.strip()!r}, printed {outcome.printed!r}")
     elif outcome.error is None:
         failures.append(f"expected the error `{expected_err}`, printed {outcome.printed!r}")
+    elif expected_err is None:
+        failures.append(f"expected neither an output nor an error, failed: "
+                        f"{outcome.error.render()}")
     else:
-        mismatch = error_mismatch(expected_err or "", outcome.error)
+        mismatch = expected_err.mismatch(outcome.error)
         if mismatch:
             failures.append(mismatch)
     if backend.trace_in_order:
