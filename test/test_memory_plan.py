@@ -87,7 +87,22 @@ def _outlives_block(op: memref.AllocOp, summaries: dict) -> bool:
     return any(v in members for v in block.last_op.operands)
 
 
-@pytest.mark.parametrize("prog", [pytest.param(p, id=p.name, marks=same_worker(p))
+KNOWN_GAPS = {
+    "fuzz/map_if_in_loop.l0": "presize-allocs' buffer for a parallel loop inside a "
+    "sequential one is sized in each iteration and freed after it (docs/lowering.md, "
+    "What is left: a pre-pass under a sequential loop)",
+}
+"""Corpus programs with an allocation memory planning does not yet remove (strict: the
+test fails once the gap is closed, so the entry goes)."""
+
+
+def _known_gap(p: Program) -> list[pytest.MarkDecorator]:
+    why = KNOWN_GAPS.get(p.name)
+    return [] if why is None else [pytest.mark.xfail(reason=why, strict=True)]
+
+
+@pytest.mark.parametrize("prog", [pytest.param(p, id=p.name,
+                                               marks=[same_worker(p), *_known_gap(p)])
                                   for p in runnable()])
 def test_no_allocation_left_in_loops(prog: Program) -> None:
     """The loop level every back end starts from (`PIPELINE`), and the LLVM IR of the
