@@ -1,0 +1,268 @@
+"""`interchange`: move a sequential loop out of a map (map-loop interchange).
+
+`map(fn (x) => P; loop (acc) = for i < n do B, xs)`, with `n` invariant to the map,
+becomes `inits = map(fn (x) => P; init, xs)` followed by
+`loop (accs) = for i < n do map(fn (x, acc) => B, xs, accs)`: the sequential loop
+goes around the map, and the parallel work of each step is one map over all elements
+(Futhark's kernel extraction does the same before it distributes the map).
+
+Note [When the interchange keeps the meaning]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The new form runs the steps of all elements in lockstep (step 0 of every element, then
+step 1, ...) where the map ran all steps of element 0, then all of element 1. The
+values are the same when each element's steps see only that element's state, so:
+* the loop's bounds and step are defined outside the map (the same trip count for
+  every element);
+* the loop body uses, besides its own accumulators and the loop index, only values
+  from outside the map, the map's parameters (rows of the inputs, which the new map
+  takes again) and values the map's lambda binds before the loop (the prelude: they
+  are computed by the first map and handed to the loop's map as extra inputs); an
+  array among those must have a row shape known before the map (`row_shape`), or the
+  first map could build an irregular array the original never built;
+* the body neither fails nor prints: the original reports the error of the smallest
+  failing element, after all steps of the elements before it; the lockstep form would
+  report whichever fails at the earliest step. Indexing and updates guarded by a
+  certificate made outside the body are safe (the check passed). The prelude may
+  fail: it runs for all elements, in order, before any step, and with a body that
+  cannot fail the first error is the same element's;
+* the body consumes only its own accumulators (never an array from outside the loop:
+  each element would consume the same one);
+* every array accumulator keeps its shape from step to step and starts with a shape
+  known before the map, so the arrays of accumulators stay regular;
+* the lambda yields loop results and nothing else: work after the loop is not split
+  off (a later distribution can), and a `while` loop (the form with an early exit)
+  is not interchanged.
+"""
+
+from __future__ import annotations
+
+from xdsl.context import Context
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.rewriter import InsertPoint
+
+from l0.dialects import soac
+from l0.dialects.soac.types import CertType, array_of
+from l0.passes.analysis.consumption import alias_sources, consumed_operands
+from l0.passes.analysis.scope import defined_inside, defined_outside, free_values
+from l0.passes.analysis.shapes import row_shape
+from l0.passes.analysis.speculation import Speculation
+from l0.passes.analysis.walk import walk_ops
+
+
+def _loop_of(op: soac.MapOp) -> scf.ForOp | None:
+    """The loop a map's lambda ends with, when it yields only that loop's results."""
+    block = op.body.block
+    last = block.last_op
+    loop = None if last is None else last.prev_op
+    if not isinstance(loop, scf.ForOp) or not isinstance(last, soac.YieldOp):
+        return None
+    if any(not (isinstance(v, OpResult) and v.op is loop) for v in last.operands):
+        return None
+    return loop
+
+
+def _guarded(op: Operation, loop: scf.ForOp) -> bool:
+    """An index or update whose certificates were all made outside the loop."""
+    if not isinstance(op, soac.IndexOp | soac.UpdateOp):
+        return False
+    return bool(op.certs) and all(defined_outside(c, loop) for c in op.certs)
+
+
+def _body_may_fail(loop: scf.ForOp, speculation: Speculation) -> bool:
+    """Whether an op of the loop's body may print, or fail unguarded."""
+    for inner in walk_ops(loop):
+        if inner is loop:
+            continue
+        if speculation.prints(inner):
+            return True
+        if not _guarded(inner, loop) and speculation.why_may_fail_locally(inner) is not None:
+            return True
+    return False
+
+
+def _consumes_outside(loop: scf.ForOp) -> bool:
+    """Whether the body may consume an array that is not one of its accumulators."""
+    accumulators = set(loop.body.block.args[1:])
+    for inner in walk_ops(loop):
+        for consumed in consumed_operands(inner) if inner is not loop else ():
+            seen: set[SSAValue] = set()
+            work = [consumed]
+            while work:
+                v = work.pop()
+                if v in seen or v in accumulators:
+                    continue
+                seen.add(v)
+                if defined_outside(v, loop):
+                    return True
+                work.extend(alias_sources(v))
+    return False
+
+
+def _keeps_shape(v: SSAValue, arg: BlockArgument) -> bool:
+    """Whether the array `v` yielded for accumulator `arg` has `arg`'s shape: `arg`
+    updated, copied, or mapped element by element (a rank-1 map over it)."""
+    while v is not arg:
+        if not isinstance(v, OpResult):
+            return False
+        op = v.op
+        if isinstance(op, soac.UpdateOp | soac.CopyOp):
+            v = op.array
+        elif isinstance(op, soac.MapOp) and isinstance(v.type, TensorType) \
+                and v.type.get_num_dims() == 1:
+            return any(_keeps_shape(i, arg) for i in op.inputs)
+        else:
+            return False
+    return True
+
+
+def why_not(op: soac.MapOp, speculation: Speculation) -> str | None:
+    """Why the map cannot be interchanged with its loop (Note [When the interchange
+    keeps the meaning]), or None when it can."""
+    loop = _loop_of(op)
+    if loop is None:
+        return "the lambda does not end with a for loop whose results it yields"
+    if not all(defined_outside(v, op) for v in (loop.lb, loop.ub, loop.step)):
+        return "the trip count depends on the element"
+    params = set(op.body.block.args)
+    for v in free_values(loop, own_operands=False):
+        if defined_outside(v, op) or v in params:
+            continue
+        if isinstance(v.type, CertType):
+            return "the body uses a certificate made in the lambda"
+        if isinstance(v.type, TensorType) and row_shape(v, op) is None:
+            return "the body uses an array of the lambda whose shape may differ"
+    if _body_may_fail(loop, speculation):
+        return "the body may fail or print"
+    if _consumes_outside(loop):
+        return "the body consumes an array from outside the loop"
+    body = loop.body.block
+    assert isinstance(body.last_op, scf.YieldOp)
+    for k, (arg, init) in enumerate(zip(body.args[1:], loop.iter_args, strict=True)):
+        if not isinstance(arg.type, TensorType):
+            continue
+        if row_shape(init, op) is None or not _keeps_shape(body.last_op.operands[k], arg):
+            return "an array accumulator's shape may differ between elements"
+    return None
+
+
+def _replace_uses_within(old: SSAValue, new: SSAValue, scope: Operation) -> None:
+    for use in list(old.uses):
+        if scope.is_ancestor(use.operation):
+            use.operation.operands[use.index] = new
+
+
+def interchange(op: soac.MapOp, rewriter: PatternRewriter) -> None:
+    """Rewrite a map that `why_not` accepts (see the module docstring)."""
+    loop = _loop_of(op)
+    assert loop is not None
+    lam = op.body.block
+    old_yield = lam.last_op
+    assert isinstance(old_yield, soac.YieldOp)
+    result_of = [v.index for v in old_yield.operands if isinstance(v, OpResult)]
+    # Values of the prelude the body uses: the first map hands them on as arrays.
+    prelude = [v for v in free_values(loop, own_operands=False)
+               if defined_inside(v, op) and v not in lam.args]
+    inits = list(loop.iter_args)
+    count = len(inits)
+    loc = None if op.loc is None else op.loc.data
+
+    # The loop's map: the old body as a lambda over rows of the inputs, the
+    # accumulators and the prelude's values.
+    body = loop.body.block
+    rows = Block(arg_types=[*(a.type for a in lam.args), *(a.type for a in body.args[1:]),
+                            *(v.type for v in prelude)])
+    for old, new in zip([*lam.args, *body.args[1:], *prelude], rows.args, strict=True):
+        _replace_uses_within(old, new, loop)
+        new.name_hint = old.name_hint
+    outer_body = Block(arg_types=[body.args[0].type, *(array_of(v.type) for v in inits)])
+    body.args[0].replace_all_uses_with(outer_body.args[0])
+    outer_body.args[0].name_hint = body.args[0].name_hint
+    steps = body.last_op
+    assert isinstance(steps, scf.YieldOp)
+    for inner in list(body.ops):
+        if inner is not steps:
+            inner.detach()
+            rows.add_op(inner)
+    rows.add_op(soac.YieldOp(*steps.operands))
+    rewriter.erase_op(steps)
+
+    # The first map: the prelude, yielding the initial accumulators and its values.
+    rewriter.erase_op(old_yield)
+    rewriter.erase_op(loop)
+    lam.add_op(soac.YieldOp(*inits, *prelude))
+    first = soac.MapOp(op.inputs, [array_of(v.type) for v in (*inits, *prelude)],
+                       rewriter.move_region_contents_to_new_regions(op.body), op.certs, loc)
+    rewriter.insert(first, InsertPoint.before(op))
+
+    step = soac.MapOp([*op.inputs, *outer_body.args[1:], *first.results[count:]],
+                      list(outer_body.arg_types[1:]), Region(rows), op.certs, loc)
+    outer_body.add_ops([step, scf.YieldOp(*step.results)])
+    outer = scf.ForOp(loop.lb, loop.ub, loop.step, first.results[:count], Region(outer_body))
+    outer.attributes |= loop.attributes
+    rewriter.replace_op(op, outer, [outer.results[k] for k in result_of])
+
+
+class InterchangeMapLoop(RewritePattern):
+    def __init__(self, speculation: Speculation) -> None:
+        self.speculation = speculation
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, soac.MapOp) and why_not(op, self.speculation) is None:
+            interchange(op, rewriter)
+
+
+class InterchangePass(ModulePass):
+    """Move a sequential loop out of a map: `map(fn (x) => loop (acc) = for i < n do B, xs)`
+    becomes `loop (accs) = for i < n do map(fn (x, acc) => B, xs, accs)`.
+
+    The map's lambda may bind values before the loop (a prelude): the initial
+    accumulators and those values are computed first, by a map of the prelude, and
+    handed to the loop's map as arrays. Scalar, tuple and array accumulators
+    interchange; an array accumulator must keep its shape from step to step (updated
+    in place, copied, or mapped element by element) and start with a shape known
+    before the map. The trip count (`n`, the loop's start and step) must be defined
+    outside the map.
+
+    Does not fire when the trip count depends on the element, when the body uses an
+    array of the lambda whose shape may differ between elements, when the body may fail
+    or print (the lockstep form would report another element's error first), when it
+    consumes an array other than its own accumulators, when an array accumulator may
+    change shape, when the lambda does work after the loop or yields anything but the
+    loop's results, or for a `while` loop (Note [When the interchange keeps the
+    meaning] in `l0.passes.interchange`).
+
+    Not in any `-O` pipeline yet: on the CPU the interchanged loop walks all the
+    elements' state at every step instead of one element's at a time. The flattening
+    work on the gpu and multicore targets will enable it, with run-time versioning
+    between the two forms.
+
+        %r = soac.map(%x = %xs : tensor<?xf64>) -> tensor<?xf64> {
+          %a = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (f64) : i64 {
+            %b = arith.mulf %acc, %h : f64
+            scf.yield %b : f64
+          }
+          soac.yield %a : f64
+        }
+      becomes
+        %inits = soac.map(%x = %xs : tensor<?xf64>) -> tensor<?xf64> {
+          soac.yield %x : f64
+        }
+        %r = scf.for %i = %c0 to %n step %c1 iter_args(%accs = %inits) -> (tensor<?xf64>) : i64 {
+          %s = soac.map(%x = %xs, %acc = %accs : tensor<?xf64>, tensor<?xf64>) -> tensor<?xf64> {
+            %b = arith.mulf %acc, %h : f64
+            soac.yield %b : f64
+          }
+          scf.yield %s : tensor<?xf64>
+        }
+    """
+
+    name = "interchange"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        speculation = Speculation(op)
+        PatternRewriteWalker(InterchangeMapLoop(speculation),
+                             apply_recursively=False).rewrite_module(op)
