@@ -37,7 +37,7 @@ values are the same when each element's steps see only that element's state, so:
 from __future__ import annotations
 
 from xdsl.context import Context
-from xdsl.dialects import scf
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -63,6 +63,16 @@ def _loop_of(op: soac.MapOp) -> scf.ForOp | None:
     if any(not (isinstance(v, OpResult) and v.op is loop) for v in last.operands):
         return None
     return loop
+
+
+def _is_constant(v: SSAValue) -> bool:
+    return isinstance(v, OpResult) and type(v.op) is arith.ConstantOp
+
+
+def _invariant(v: SSAValue, op: Operation) -> bool:
+    """Whether `v` is the same for every element of the map `op` (a constant bound in
+    the lambda is: the rewrite makes a copy of it where it is needed)."""
+    return defined_outside(v, op) or _is_constant(v)
 
 
 def _guarded(op: Operation, loop: scf.ForOp) -> bool:
@@ -125,11 +135,11 @@ def why_not(op: soac.MapOp, speculation: Speculation) -> str | None:
     loop = _loop_of(op)
     if loop is None:
         return "the lambda does not end with a for loop whose results it yields"
-    if not all(defined_outside(v, op) for v in (loop.lb, loop.ub, loop.step)):
+    if not all(_invariant(v, op) for v in (loop.lb, loop.ub, loop.step)):
         return "the trip count depends on the element"
     params = set(op.body.block.args)
     for v in free_values(loop, own_operands=False):
-        if defined_outside(v, op) or v in params:
+        if _invariant(v, op) or v in params:
             continue
         if isinstance(v.type, CertType):
             return "the body uses a certificate made in the lambda"
@@ -164,8 +174,11 @@ def interchange(op: soac.MapOp, rewriter: PatternRewriter) -> None:
     assert isinstance(old_yield, soac.YieldOp)
     result_of = [v.index for v in old_yield.operands if isinstance(v, OpResult)]
     # Values of the prelude the body uses: the first map hands them on as arrays.
-    prelude = [v for v in free_values(loop, own_operands=False)
-               if defined_inside(v, op) and v not in lam.args]
+    # Constants of the lambda are copied where they are used.
+    free = free_values(loop, own_operands=False)
+    prelude = [v for v in free
+               if defined_inside(v, op) and v not in lam.args and not _is_constant(v)]
+    constants = [v for v in free if defined_inside(v, op) and _is_constant(v)]
     inits = list(loop.iter_args)
     count = len(inits)
     loc = None if op.loc is None else op.loc.data
@@ -178,6 +191,19 @@ def interchange(op: soac.MapOp, rewriter: PatternRewriter) -> None:
     for old, new in zip([*lam.args, *body.args[1:], *prelude], rows.args, strict=True):
         _replace_uses_within(old, new, loop)
         new.name_hint = old.name_hint
+    for old in constants:
+        assert isinstance(old, OpResult)
+        copy = old.op.clone()
+        rows.add_op(copy)
+        _replace_uses_within(old, copy.results[0], loop)
+    bounds = []
+    for v in (loop.lb, loop.ub, loop.step):
+        if defined_inside(v, op):
+            assert isinstance(v, OpResult)
+            copy = v.op.clone()
+            rewriter.insert(copy, InsertPoint.before(op))
+            v = copy.results[0]
+        bounds.append(v)
     outer_body = Block(arg_types=[body.args[0].type, *(array_of(v.type) for v in inits)])
     body.args[0].replace_all_uses_with(outer_body.args[0])
     outer_body.args[0].name_hint = body.args[0].name_hint
@@ -201,7 +227,7 @@ def interchange(op: soac.MapOp, rewriter: PatternRewriter) -> None:
     step = soac.MapOp([*op.inputs, *outer_body.args[1:], *first.results[count:]],
                       list(outer_body.arg_types[1:]), Region(rows), op.certs, loc)
     outer_body.add_ops([step, scf.YieldOp(*step.results)])
-    outer = scf.ForOp(loop.lb, loop.ub, loop.step, first.results[:count], Region(outer_body))
+    outer = scf.ForOp(*bounds, first.results[:count], Region(outer_body))
     outer.attributes |= loop.attributes
     rewriter.replace_op(op, outer, [outer.results[k] for k in result_of])
 
