@@ -214,11 +214,11 @@ def interchange(op: soac.MapOp, rewriter: PatternRewriter) -> None:
             inner.detach()
             rows.add_op(inner)
     rows.add_op(soac.YieldOp(*steps.operands))
-    rewriter.erase_op(steps)
+    rewriter.erase(steps)
 
     # The first map: the prelude, yielding the initial accumulators and its values.
-    rewriter.erase_op(old_yield)
-    rewriter.erase_op(loop)
+    rewriter.erase(old_yield)
+    rewriter.erase(loop)
     lam.add_op(soac.YieldOp(*inits, *prelude))
     first = soac.MapOp(op.inputs, [array_of(v.type) for v in (*inits, *prelude)],
                        rewriter.move_region_contents_to_new_regions(op.body), op.certs, loc)
@@ -229,7 +229,7 @@ def interchange(op: soac.MapOp, rewriter: PatternRewriter) -> None:
     outer_body.add_ops([step, scf.YieldOp(*step.results)])
     outer = scf.ForOp(*bounds, first.results[:count], Region(outer_body))
     outer.attributes |= loop.attributes
-    rewriter.replace_op(op, outer, [outer.results[k] for k in result_of])
+    rewriter.replace(op, outer, [outer.results[k] for k in result_of])
 
 
 class InterchangeMapLoop(RewritePattern):
