@@ -196,7 +196,7 @@ def interchange(op: soac.MapOp, rewriter: PatternRewriter) -> None:
         copy = old.op.clone()
         rows.add_op(copy)
         _replace_uses_within(old, copy.results[0], loop)
-    bounds = []
+    bounds: list[SSAValue] = []
     for v in (loop.lb, loop.ub, loop.step):
         if defined_inside(v, op):
             assert isinstance(v, OpResult)
@@ -227,7 +227,8 @@ def interchange(op: soac.MapOp, rewriter: PatternRewriter) -> None:
     step = soac.MapOp([*op.inputs, *outer_body.args[1:], *first.results[count:]],
                       list(outer_body.arg_types[1:]), Region(rows), op.certs, loc)
     outer_body.add_ops([step, scf.YieldOp(*step.results)])
-    outer = scf.ForOp(*bounds, first.results[:count], Region(outer_body))
+    lb, ub, step_size = bounds
+    outer = scf.ForOp(lb, ub, step_size, first.results[:count], Region(outer_body))
     outer.attributes |= loop.attributes
     rewriter.replace(op, outer, [outer.results[k] for k in result_of])
 
