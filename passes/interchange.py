@@ -21,10 +21,13 @@ values are the same when each element's steps see only that element's state, so:
   first map could build an irregular array the original never built;
 * the body neither fails nor prints: the original reports the error of the smallest
   failing element, after all steps of the elements before it; the lockstep form would
-  report whichever fails at the earliest step. Indexing and updates guarded by a
-  certificate made outside the body are safe (the check passed). The prelude may
-  fail: it runs for all elements, in order, before any step, and with a body that
-  cannot fail the first error is the same element's;
+  report whichever fails at the earliest step. The ops a certificate guards (indexing,
+  updates, `iota`, zips) do not fail where they stand: their checks are the
+  `soac.assert`s, which count wherever they are in the body. The prelude may fail: it
+  runs for all elements, in order, before any step, and with a body that cannot fail
+  the first error is the same element's. So when the loop runs, every check of the
+  prelude has passed: a certificate of the prelude that the body uses becomes
+  `soac.checked` there;
 * the body consumes only its own accumulators (never an array from outside the loop:
   each element would consume the same one);
 * every array accumulator keeps its shape from step to step and starts with a shape
@@ -37,7 +40,7 @@ values are the same when each element's steps see only that element's state, so:
 from __future__ import annotations
 
 from xdsl.context import Context
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -47,6 +50,7 @@ from xdsl.rewriter import InsertPoint
 from l0.dialects import soac
 from l0.dialects.soac.types import CertType, array_of
 from l0.passes.analysis.consumption import alias_sources, consumed_operands
+from l0.passes.analysis.effects import local_effects
 from l0.passes.analysis.scope import defined_inside, defined_outside, free_values
 from l0.passes.analysis.shapes import row_shape
 from l0.passes.analysis.speculation import Speculation
@@ -75,23 +79,20 @@ def _invariant(v: SSAValue, op: Operation) -> bool:
     return defined_outside(v, op) or _is_constant(v)
 
 
-def _guarded(op: Operation, loop: scf.ForOp) -> bool:
-    """An index or update whose certificates were all made outside the loop."""
-    if not isinstance(op, soac.IndexOp | soac.UpdateOp):
-        return False
-    return bool(op.certs) and all(defined_outside(c, loop) for c in op.certs)
+def _fails_where_it_stands(op: Operation, speculation: Speculation) -> bool:
+    """Whether `op` itself may fail or print where it is (Note [When the interchange
+    keeps the meaning]): a check, a trace, a call of a function that may fail or print,
+    or a scalar op that fails by itself. An op a certificate guards (indexing, an
+    update, `iota`, a zip) does not: its check is a `soac.assert` of its own."""
+    if isinstance(op, func.CallOp):
+        return speculation.why_may_fail_locally(op) is not None or speculation.prints(op)
+    return local_effects(op, speculation.failing)
 
 
 def _body_may_fail(loop: scf.ForOp, speculation: Speculation) -> bool:
-    """Whether an op of the loop's body may print, or fail unguarded."""
-    for inner in walk_ops(loop):
-        if inner is loop:
-            continue
-        if speculation.prints(inner):
-            return True
-        if not _guarded(inner, loop) and speculation.why_may_fail_locally(inner) is not None:
-            return True
-    return False
+    """Whether an op of the loop's body may fail or print."""
+    return any(inner is not loop and _fails_where_it_stands(inner, speculation)
+               for inner in walk_ops(loop))
 
 
 def _consumes_outside(loop: scf.ForOp) -> bool:
@@ -141,8 +142,6 @@ def why_not(op: soac.MapOp, speculation: Speculation) -> str | None:
     for v in free_values(loop, own_operands=False):
         if _invariant(v, op) or v in params:
             continue
-        if isinstance(v.type, CertType):
-            return "the body uses a certificate made in the lambda"
         if isinstance(v.type, TensorType) and row_shape(v, op) is None:
             return "the body uses an array of the lambda whose shape may differ"
     if _body_may_fail(loop, speculation):
@@ -176,9 +175,11 @@ def interchange(op: soac.MapOp, rewriter: PatternRewriter) -> None:
     # Values of the prelude the body uses: the first map hands them on as arrays.
     # Constants of the lambda are copied where they are used.
     free = free_values(loop, own_operands=False)
-    prelude = [v for v in free
-               if defined_inside(v, op) and v not in lam.args and not _is_constant(v)]
+    prelude = [v for v in free if defined_inside(v, op) and v not in lam.args
+               and not _is_constant(v) and not isinstance(v.type, CertType)]
     constants = [v for v in free if defined_inside(v, op) and _is_constant(v)]
+    # Certificates of the prelude: its checks have all passed before the loop.
+    passed = [v for v in free if defined_inside(v, op) and isinstance(v.type, CertType)]
     inits = list(loop.iter_args)
     count = len(inits)
     loc = None if op.loc is None else op.loc.data
@@ -196,6 +197,10 @@ def interchange(op: soac.MapOp, rewriter: PatternRewriter) -> None:
         copy = old.op.clone()
         rows.add_op(copy)
         _replace_uses_within(old, copy.results[0], loop)
+    for old in passed:
+        checked = soac.CheckedOp()
+        rows.add_op(checked)
+        _replace_uses_within(old, checked.result, loop)
     bounds: list[SSAValue] = []
     for v in (loop.lb, loop.ub, loop.step):
         if defined_inside(v, op):
