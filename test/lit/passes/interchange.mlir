@@ -122,3 +122,39 @@ func.func @mapped_rows(%n: i64, %xss: tensor<?x?xi64>, %c0: i64, %c1: i64) -> te
 // CHECK-NEXT:      soac.map(%{{.*}} = %xss, %acc = %{{.*}} : tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64> {
 // CHECK-NEXT:        %m = soac.map(%y = %acc : tensor<?xi64>) -> tensor<?xi64> {
 // CHECK-NEXT:          %z = arith.addi %y, %i : i64
+
+// -----
+
+// A check of the prelude guards an index in the body: the first map makes every
+// element's check before the loop runs, so the loop's map takes `soac.checked`. The
+// guarded index itself cannot fail where it stands.
+func.func @prelude_check(%n: i64, %xss: tensor<?x?xf64>, %c0: i64, %c1: i64, %j: i64, %z: f64) -> tensor<?xf64> {
+  %r = soac.map(%xs = %xss : tensor<?x?xf64>) -> tensor<?xf64> {
+    %m = soac.size(0) %xs : tensor<?xf64>
+    %in = arith.cmpi slt, %j, %m : i64
+    %ok = soac.assert %in, "index {0} out of bounds" (%j : i64) at "p.l0:1:1"
+    %a = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (f64) : i64 {
+      %e = soac.index %xs[%j] <%ok> : tensor<?xf64> -> f64
+      %b = arith.addf %acc, %e : f64
+      scf.yield %b : f64
+    }
+    soac.yield %a : f64
+  }
+  func.return %r : tensor<?xf64>
+}
+// CHECK-LABEL: func.func @prelude_check
+// CHECK:         %[[I:.*]] = soac.map(%xs = %xss : tensor<?x?xf64>) -> tensor<?xf64> {
+// CHECK-NEXT:      %m = soac.size(0) %xs : tensor<?xf64>
+// CHECK-NEXT:      %in = arith.cmpi slt, %j, %m : i64
+// CHECK-NEXT:      %ok = soac.assert %in, "index {0} out of bounds" (%j : i64) at "p.l0:1:1"
+// CHECK-NEXT:      soac.yield %z : f64
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %r = scf.for %i = %c0 to %n step %c1 iter_args(%[[ACCS:.*]] = %[[I]]) -> (tensor<?xf64>) : i64 {
+// CHECK-NEXT:      %[[M:.*]] = soac.map(%[[XS:.*]] = %xss, %acc = %[[ACCS]] : tensor<?x?xf64>, tensor<?xf64>) -> tensor<?xf64> {
+// CHECK-NEXT:        %[[C:.*]] = soac.checked
+// CHECK-NEXT:        %e = soac.index %[[XS]][%j] <%[[C]]> : tensor<?xf64> -> f64
+// CHECK-NEXT:        %b = arith.addf %acc, %e : f64
+// CHECK-NEXT:        soac.yield %b : f64
+// CHECK-NEXT:      }
+// CHECK-NEXT:      scf.yield %[[M]] : tensor<?xf64>
+// CHECK-NEXT:    }
