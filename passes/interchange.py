@@ -57,16 +57,29 @@ from l0.passes.analysis.speculation import Speculation
 from l0.passes.analysis.walk import walk_ops
 
 
-def _loop_of(op: soac.MapOp) -> scf.ForOp | None:
-    """The loop a map's lambda ends with, when it yields only that loop's results."""
-    block = op.body.block
-    last = block.last_op
-    loop = None if last is None else last.prev_op
-    if not isinstance(loop, scf.ForOp) or not isinstance(last, soac.YieldOp):
-        return None
-    if any(not (isinstance(v, OpResult) and v.op is loop) for v in last.operands):
-        return None
-    return loop
+def _split(op: soac.MapOp) -> tuple[list[Operation], scf.ForOp, list[Operation]] | None:
+    """The lambda's ops before its last top-level for loop (the prelude), the loop,
+    and the ops after it (the tail, its yield included), or None without a loop."""
+    ops = list(op.body.block.ops)
+    for k in range(len(ops) - 1, -1, -1):
+        if isinstance(ops[k], scf.ForOp):
+            loop = ops[k]
+            assert isinstance(loop, scf.ForOp)
+            return ops[:k], loop, ops[k + 1:]
+    return None
+
+
+def _needs(scopes: list[Operation], op: soac.MapOp, *, own_operands: bool = True,
+           ) -> list[SSAValue]:
+    """The values of `op`'s lambda (defined inside `op`, outside `scopes`) that the ops
+    `scopes` use."""
+    found: dict[SSAValue, None] = {}
+    for scope in scopes:
+        for v in free_values(scope, own_operands=own_operands):
+            if defined_inside(v, op) and not any(defined_inside(v, s) or v.owner is s
+                                                 for s in scopes):
+                found[v] = None
+    return list(found)
 
 
 def _is_constant(v: SSAValue) -> bool:
@@ -130,19 +143,28 @@ def _keeps_shape(v: SSAValue, arg: BlockArgument) -> bool:
     return True
 
 
+def _irregular(v: SSAValue, op: soac.MapOp) -> bool:
+    """Whether `v`, an array of `op`'s lambda, may differ in shape between elements."""
+    return isinstance(v.type, TensorType) and row_shape(v, op) is None
+
+
+def _may_fail(ops: list[Operation], speculation: Speculation) -> bool:
+    return any(_fails_where_it_stands(inner, speculation)
+               for top in ops for inner in walk_ops(top))
+
+
 def why_not(op: soac.MapOp, speculation: Speculation) -> str | None:
     """Why the map cannot be interchanged with its loop (Note [When the interchange
     keeps the meaning]), or None when it can."""
-    loop = _loop_of(op)
-    if loop is None:
-        return "the lambda does not end with a for loop whose results it yields"
+    parts = _split(op)
+    if parts is None:
+        return "the lambda has no for loop"
+    prelude, loop, tail = parts
     if not all(_invariant(v, op) for v in (loop.lb, loop.ub, loop.step)):
         return "the trip count depends on the element"
     params = set(op.body.block.args)
     for v in free_values(loop, own_operands=False):
-        if _invariant(v, op) or v in params:
-            continue
-        if isinstance(v.type, TensorType) and row_shape(v, op) is None:
+        if not (_invariant(v, op) or v in params) and _irregular(v, op):
             return "the body uses an array of the lambda whose shape may differ"
     if _body_may_fail(loop, speculation):
         return "the body may fail or print"
@@ -155,52 +177,76 @@ def why_not(op: soac.MapOp, speculation: Speculation) -> str | None:
             continue
         if row_shape(init, op) is None or not _keeps_shape(body.last_op.operands[k], arg):
             return "an array accumulator's shape may differ between elements"
+    # The tail becomes a map after the loop (Note [Work after the loop]).
+    if any(isinstance(inner, scf.ForOp | scf.WhileOp) for top in tail for inner in walk_ops(top)):
+        return "the lambda has another loop after the loop"
+    if any(consumed_operands(inner) for top in tail for inner in walk_ops(top)):
+        return "the work after the loop consumes an array"
+    needed = _needs(tail, op)
+    if any(v not in loop.results and not _is_constant(v) and _irregular(v, op)
+           for v in needed):
+        return "the work after the loop uses an array of the lambda whose shape may differ"
+    tail_fails = _may_fail(tail[:-1], speculation) \
+        or any(_irregular(v, op) for v in tail[-1].operands)
+    if tail_fails and _may_fail(prelude, speculation):
+        return "both the work before the loop and the work after it may fail"
     return None
 
 
-def _replace_uses_within(old: SSAValue, new: SSAValue, scope: Operation) -> None:
+def _replace_uses_within(old: SSAValue, new: SSAValue, scopes: list[Operation]) -> None:
     for use in list(old.uses):
-        if scope.is_ancestor(use.operation):
+        if any(scope.is_ancestor(use.operation) for scope in scopes):
             use.operation.operands[use.index] = new
+
+
+def _lambda(scopes: list[Operation], args: list[SSAValue], needed: list[SSAValue]) -> Block:
+    """A lambda block for the ops `scopes`: the values `args` become its arguments (rows
+    of the arrays the new map takes), and the other values `needed` of the old lambda
+    are constants, copied, and certificates of the prelude, whose checks have all
+    passed (`soac.checked`)."""
+    rows = Block(arg_types=[v.type for v in args])
+    for old, new in zip(args, rows.args, strict=True):
+        _replace_uses_within(old, new, scopes)
+        new.name_hint = old.name_hint
+    for old in needed:
+        if old in args:
+            continue
+        assert isinstance(old, OpResult)
+        if isinstance(old.type, CertType):
+            made: Operation = soac.CheckedOp()
+        else:
+            assert _is_constant(old)
+            made = old.op.clone()
+        rows.add_op(made)
+        _replace_uses_within(old, made.results[0], scopes)
+    return rows
 
 
 def interchange(op: soac.MapOp, rewriter: PatternRewriter) -> None:
     """Rewrite a map that `why_not` accepts (see the module docstring)."""
-    loop = _loop_of(op)
-    assert loop is not None
+    parts = _split(op)
+    assert parts is not None
+    _, loop, tail = parts
     lam = op.body.block
-    old_yield = lam.last_op
-    assert isinstance(old_yield, soac.YieldOp)
-    result_of = [v.index for v in old_yield.operands if isinstance(v, OpResult)]
-    # Values of the prelude the body uses: the first map hands them on as arrays.
-    # Constants of the lambda are copied where they are used.
-    free = free_values(loop, own_operands=False)
-    prelude = [v for v in free if defined_inside(v, op) and v not in lam.args
-               and not _is_constant(v) and not isinstance(v.type, CertType)]
-    constants = [v for v in free if defined_inside(v, op) and _is_constant(v)]
-    # Certificates of the prelude: its checks have all passed before the loop.
-    passed = [v for v in free if defined_inside(v, op) and isinstance(v.type, CertType)]
+    body = loop.body.block
+    old_yield = tail[-1]
+    # A lambda that yields the loop's results and does nothing else needs no map after
+    # the loop.
+    only_loop = len(tail) == 1 and all(v in loop.results for v in old_yield.operands)
+    loc = None if op.loc is None else op.loc.data
+    # The values of the prelude the loop and the tail use: the first map hands them
+    # on as arrays.
+    in_body = _needs([loop], op, own_operands=False)
+    in_tail = [v for v in _needs(tail, op) if v not in loop.results]
+    prelude = [v for v in dict.fromkeys([*in_body, *in_tail])
+               if v not in lam.args and not _is_constant(v)
+               and not isinstance(v.type, CertType)]
     inits = list(loop.iter_args)
     count = len(inits)
-    loc = None if op.loc is None else op.loc.data
 
     # The loop's map: the old body as a lambda over rows of the inputs, the
     # accumulators and the prelude's values.
-    body = loop.body.block
-    rows = Block(arg_types=[*(a.type for a in lam.args), *(a.type for a in body.args[1:]),
-                            *(v.type for v in prelude)])
-    for old, new in zip([*lam.args, *body.args[1:], *prelude], rows.args, strict=True):
-        _replace_uses_within(old, new, loop)
-        new.name_hint = old.name_hint
-    for old in constants:
-        assert isinstance(old, OpResult)
-        copy = old.op.clone()
-        rows.add_op(copy)
-        _replace_uses_within(old, copy.results[0], loop)
-    for old in passed:
-        checked = soac.CheckedOp()
-        rows.add_op(checked)
-        _replace_uses_within(old, checked.result, loop)
+    rows = _lambda([loop], [*lam.args, *body.args[1:], *prelude], in_body)
     bounds: list[SSAValue] = []
     for v in (loop.lb, loop.ub, loop.step):
         if defined_inside(v, op):
@@ -221,8 +267,18 @@ def interchange(op: soac.MapOp, rewriter: PatternRewriter) -> None:
     rows.add_op(soac.YieldOp(*steps.operands))
     rewriter.erase(steps)
 
+    # The map after the loop: the tail over rows of the inputs, the loop's results and
+    # the prelude's values (Note [Work after the loop]).
+    if only_loop:
+        result_of = [loop.results.index(v) for v in old_yield.operands]
+        rewriter.erase(old_yield)
+    else:
+        last = _lambda(tail, [*lam.args, *loop.results, *prelude], _needs(tail, op))
+        for inner in tail:
+            inner.detach()
+            last.add_op(inner)
+
     # The first map: the prelude, yielding the initial accumulators and its values.
-    rewriter.erase(old_yield)
     rewriter.erase(loop)
     lam.add_op(soac.YieldOp(*inits, *prelude))
     first = soac.MapOp(op.inputs, [array_of(v.type) for v in (*inits, *prelude)],
@@ -235,7 +291,13 @@ def interchange(op: soac.MapOp, rewriter: PatternRewriter) -> None:
     lb, ub, step_size = bounds
     outer = scf.ForOp(lb, ub, step_size, first.results[:count], Region(outer_body))
     outer.attributes |= loop.attributes
-    rewriter.replace(op, outer, [outer.results[k] for k in result_of])
+    if only_loop:
+        rewriter.replace(op, outer, [outer.results[k] for k in result_of])
+        return
+    rewriter.insert(outer, InsertPoint.before(op))
+    after = soac.MapOp([*op.inputs, *outer.results, *first.results[count:]],
+                       list(op.result_types), Region(last), op.certs, loc)
+    rewriter.replace(op, after)
 
 
 class InterchangeMapLoop(RewritePattern):

@@ -40,21 +40,25 @@ func.func @consumes_row(%n: i64, %xss: tensor<?x?xi64>, %c0: i64, %c1: i64, %ok:
 
 // -----
 
-// The lambda does work after the loop.
-func.func @work_after(%n: i64, %xs: tensor<?xi64>, %c0: i64, %c1: i64) -> tensor<?xi64> {
+// The work after the loop may fail (a check), and so may the work before it: the
+// original reports the first element's failure after it, the split form every
+// element's failure before it first.
+func.func @fails_before_and_after(%n: i64, %xs: tensor<?xi64>, %c0: i64, %c1: i64) -> tensor<?xi64> {
   %r = soac.map(%x = %xs : tensor<?xi64>) -> tensor<?xi64> {
+    %pos = arith.cmpi sle, %c0, %x : i64
+    %p = soac.assert %pos, "negative" at "p.l0:1:1"
     %a = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (i64) : i64 {
       %b = arith.addi %acc, %i : i64
       scf.yield %b : i64
     }
-    %d = arith.muli %a, %x : i64
-    soac.yield %d : i64
+    %small = arith.cmpi slt, %a, %n : i64
+    %q = soac.assert %small, "too big" at "p.l0:2:1"
+    soac.yield %a : i64
   }
   func.return %r : tensor<?xi64>
 }
-// CHECK-LABEL: func.func @work_after
+// CHECK-LABEL: func.func @fails_before_and_after
 // CHECK-NEXT:    %r = soac.map(%x = %xs : tensor<?xi64>) -> tensor<?xi64> {
-// CHECK-NEXT:      %a = scf.for
 
 // -----
 

@@ -158,3 +158,26 @@ func.func @prelude_check(%n: i64, %xss: tensor<?x?xf64>, %c0: i64, %c1: i64, %j:
 // CHECK-NEXT:      }
 // CHECK-NEXT:      scf.yield %[[M]] : tensor<?xf64>
 // CHECK-NEXT:    }
+
+// -----
+
+// Work after the loop that uses only the loop's results, the element and values from
+// outside becomes a map after the loop.
+func.func @work_after(%n: i64, %xs: tensor<?xi64>, %c0: i64, %c1: i64) -> tensor<?xi64> {
+  %r = soac.map(%x = %xs : tensor<?xi64>) -> tensor<?xi64> {
+    %a = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (i64) : i64 {
+      %b = arith.addi %acc, %i : i64
+      scf.yield %b : i64
+    }
+    %d = arith.muli %a, %x : i64
+    soac.yield %d : i64
+  }
+  func.return %r : tensor<?xi64>
+}
+// CHECK-LABEL: func.func @work_after
+// CHECK:         %[[L:.*]] = scf.for %i = %c0 to %n step %c1
+// CHECK:         %r = soac.map(%[[X:.*]] = %xs, %a = %[[L]] : tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64> {
+// CHECK-NEXT:      %d = arith.muli %a, %[[X]] : i64
+// CHECK-NEXT:      soac.yield %d : i64
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %r : tensor<?xi64>
