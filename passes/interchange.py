@@ -1,10 +1,12 @@
 """`interchange`: move a sequential loop out of a map (map-loop interchange).
 
-`map(fn (x) => P; loop (acc) = for i < n do B, xs)`, with `n` invariant to the map,
-becomes `inits = map(fn (x) => P; init, xs)` followed by
-`loop (accs) = for i < n do map(fn (x, acc) => B, xs, accs)`: the sequential loop
-goes around the map, and the parallel work of each step is one map over all elements
-(Futhark's kernel extraction does the same before it distributes the map).
+`map(fn (x) => P; loop (acc) = for i < n do B; T, xs)`, with `n` invariant to the map,
+becomes `inits = map(fn (x) => P; init, xs)`, then
+`loop (accs) = for i < n do map(fn (x, acc) => B, xs, accs)`, then
+`map(fn (x, acc) => T, xs, accs)`: the sequential loop goes around the map, and the
+parallel work of each step is one map over all elements (Futhark's kernel extraction
+does the same before it distributes the map). `P` (the prelude) and `T` (the tail)
+may be empty; without a tail the loop's results are the map's.
 
 Note [When the interchange keeps the meaning]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -15,10 +17,10 @@ values are the same when each element's steps see only that element's state, so:
   every element);
 * the loop body uses, besides its own accumulators and the loop index, only values
   from outside the map, the map's parameters (rows of the inputs, which the new map
-  takes again) and values the map's lambda binds before the loop (the prelude: they
-  are computed by the first map and handed to the loop's map as extra inputs); an
-  array among those must have a row shape known before the map (`row_shape`), or the
-  first map could build an irregular array the original never built;
+  takes again) and values the prelude binds (computed by the first map and handed to
+  the loop's map as extra inputs); an array among those must have a row shape known
+  before the map (`row_shape`), or the first map could build an irregular array the
+  original never built;
 * the body neither fails nor prints: the original reports the error of the smallest
   failing element, after all steps of the elements before it; the lockstep form would
   report whichever fails at the earliest step. The ops a certificate guards (indexing,
@@ -29,12 +31,22 @@ values are the same when each element's steps see only that element's state, so:
   prelude has passed: a certificate of the prelude that the body uses becomes
   `soac.checked` there;
 * the body consumes only its own accumulators (never an array from outside the loop:
-  each element would consume the same one);
+  each element would consume the same one, or its row once per step);
 * every array accumulator keeps its shape from step to step and starts with a shape
   known before the map, so the arrays of accumulators stay regular;
-* the lambda yields loop results and nothing else: work after the loop is not split
-  off (a later distribution can), and a `while` loop (the form with an early exit)
-  is not interchanged.
+* a `while` loop (the form with an early exit) is not interchanged: only `scf.for`.
+
+Note [Work after the loop]
+~~~~~~~~~~~~~~~~~~~~~~~~~~
+The tail (the lambda's ops after its last loop) becomes a map after the loop over the
+inputs, the arrays of the loop's results and the prelude's values it uses. It then
+runs for all elements after all preludes, where the original ran element 0's tail
+before element 1's prelude: the same when at most one of the two may fail or print
+(an array the tail yields whose shape is not known before the map counts as failing:
+the map reports irregular rows). The tail is not split off when it consumes an array
+(a row of an array the first map built, which the loop's map also reads), holds
+another loop (the interchange moves the last loop only), or uses an array of the
+prelude whose shape may differ between elements.
 """
 
 from __future__ import annotations
@@ -315,19 +327,25 @@ class InterchangePass(ModulePass):
 
     The map's lambda may bind values before the loop (a prelude): the initial
     accumulators and those values are computed first, by a map of the prelude, and
-    handed to the loop's map as arrays. Scalar, tuple and array accumulators
-    interchange; an array accumulator must keep its shape from step to step (updated
-    in place, copied, or mapped element by element) and start with a shape known
-    before the map. The trip count (`n`, the loop's start and step) must be defined
-    outside the map.
+    handed to the loop's map as arrays; its checks have then all passed, so a
+    certificate of the prelude becomes `soac.checked` in the loop's map. Scalar, tuple
+    and array accumulators interchange; an array accumulator must keep its shape from
+    step to step (updated in place, copied, or mapped element by element) and start
+    with a shape known before the map. The trip count (`n`, the loop's start and
+    step) must be defined outside the map (or be a constant).
+
+    Work the lambda does after the loop becomes a map after the new loop, over the
+    inputs, the loop's results and the prelude's values; a lambda that yields the
+    loop's results needs none.
 
     Does not fire when the trip count depends on the element, when the body uses an
     array of the lambda whose shape may differ between elements, when the body may fail
     or print (the lockstep form would report another element's error first), when it
     consumes an array other than its own accumulators, when an array accumulator may
-    change shape, when the lambda does work after the loop or yields anything but the
-    loop's results, or for a `while` loop (Note [When the interchange keeps the
-    meaning] in `l0.passes.interchange`).
+    change shape, for a `while` loop, or when the work after the loop cannot be split
+    off: it consumes an array, holds another loop, or may fail while the work before
+    the loop may too (Notes [When the interchange keeps the meaning] and [Work after
+    the loop] in `l0.passes.interchange`).
 
     Not in any `-O` pipeline yet: on the CPU the interchanged loop walks all the
     elements' state at every step instead of one element's at a time. The flattening
