@@ -21,7 +21,8 @@ values are the same when each element's steps see only that element's state, so:
   the loop's map as extra inputs); an array among those must have a row shape known
   before the map (`row_shape`), or the first map could build an irregular array the
   original never built;
-* the body neither fails nor prints: the original reports the error of the smallest
+* the body never prints, and fails only the same way for every element (Note [Checks
+  the same for every element]): the original reports the error of the smallest
   failing element, after all steps of the elements before it; the lockstep form would
   report whichever fails at the earliest step. The ops a certificate guards (indexing,
   updates, `iota`, zips) do not fail where they stand: their checks are the
@@ -35,6 +36,17 @@ values are the same when each element's steps see only that element's state, so:
 * every array accumulator keeps its shape from step to step and starts with a shape
   known before the map, so the arrays of accumulators stay regular;
 * a `while` loop (the form with an early exit) is not interchanged: only `scf.for`.
+
+Note [Checks the same for every element]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A check in the body whose condition and message use only values that are the same
+for every element (from outside the map, constants, the loop index, sizes of the
+array accumulators, and what is computed from those alone) fails, if it does, at the
+same step for every element: the original reports element 0's failure at that step,
+and so does the lockstep form (the steps before pass for all elements alike, and the
+step's map reports its smallest failing element). LocVolCalib's time loop holds such
+checks (`iota(numY)`, indexing by the grid's sizes). It needs a prelude that cannot
+fail: the first map runs every element's prelude before any step.
 
 Note [Work after the loop]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -61,10 +73,10 @@ from xdsl.rewriter import InsertPoint
 
 from l0.dialects import soac
 from l0.dialects.soac.types import CertType, array_of
-from l0.passes.analysis.consumption import alias_sources, consumed_operands
+from l0.passes.analysis.consumption import alias_sources, consumes_operand
 from l0.passes.analysis.effects import local_effects
 from l0.passes.analysis.scope import defined_inside, defined_outside, free_values
-from l0.passes.analysis.shapes import row_shape
+from l0.passes.analysis.shapes import Dim, Item, Norm, Val, row_shape
 from l0.passes.analysis.speculation import Speculation
 from l0.passes.analysis.walk import walk_ops
 
@@ -114,17 +126,61 @@ def _fails_where_it_stands(op: Operation, speculation: Speculation) -> bool:
     return local_effects(op, speculation.failing)
 
 
-def _body_may_fail(loop: scf.ForOp, speculation: Speculation) -> bool:
-    """Whether an op of the loop's body may fail or print."""
-    return any(inner is not loop and _fails_where_it_stands(inner, speculation)
-               for inner in walk_ops(loop))
+def _varying(loop: scf.ForOp, op: soac.MapOp) -> set[SSAValue]:
+    """The values of the loop's body that may differ between the map's elements: those
+    computed from the element, its accumulators or the prelude (Note [Checks the same
+    for every element]). The size of an array accumulator is not: it keeps the shape
+    it started with, known before the map (`why_not` checks that first)."""
+    accumulators = set(loop.body.block.args[1:])
+    varying: set[SSAValue] = {*op.body.block.args, *accumulators}
+
+    def differs(v: SSAValue) -> bool:
+        return v in varying or (defined_inside(v, op) and defined_outside(v, loop)
+                                and not _same_everywhere(v, op))
+
+    for inner in walk_ops(loop):
+        if inner is loop:
+            continue
+        if isinstance(inner, soac.SizeOp) and inner.array in accumulators:
+            continue
+        used = free_values(inner) if inner.regions else inner.operands
+        if any(differs(v) for v in used):
+            varying.update(inner.results)
+            for region in inner.regions:
+                for block in region.blocks:
+                    varying.update(block.args)
+    return varying
+
+
+def _body_may_fail(loop: scf.ForOp, op: soac.MapOp,
+                   speculation: Speculation) -> str | None:
+    """"prints" when an op of the loop's body may print, "differs" when one may fail
+    for some elements and not others, "same" when one may fail but the same way for
+    every element, None when none may fail."""
+    varying = _varying(loop, op)
+    found = None
+    for inner in walk_ops(loop):
+        if inner is loop or not _fails_where_it_stands(inner, speculation):
+            continue
+        if speculation.prints(inner):
+            return "prints"
+        used = free_values(inner) if inner.regions else inner.operands
+        if any(v in varying or (defined_inside(v, op) and defined_outside(v, loop)
+                                and not _same_everywhere(v, op)) for v in used):
+            return "differs"
+        found = "same"
+    return found
 
 
 def _consumes_outside(loop: scf.ForOp) -> bool:
-    """Whether the body may consume an array that is not one of its accumulators."""
+    """Whether the body may consume an array that is not one of its accumulators: an
+    array that a consumption point in it (an update, a call's unique argument) may
+    alias, followed back to where it was made."""
     accumulators = set(loop.body.block.args[1:])
     for inner in walk_ops(loop):
-        for consumed in consumed_operands(inner) if inner is not loop else ():
+        for k, consumed in enumerate(inner.operands):
+            if inner is loop or not consumes_operand(inner, k):
+                continue
             seen: set[SSAValue] = set()
             work = [consumed]
             while work:
@@ -165,6 +221,54 @@ def _may_fail(ops: list[Operation], speculation: Speculation) -> bool:
                for top in ops for inner in walk_ops(top))
 
 
+def _prelude_may_fail(prelude: list[Operation], op: soac.MapOp,
+                      speculation: Speculation) -> bool:
+    """Whether the prelude may fail or print for some elements and not others (a check
+    of values the same for every element fails, if at all, for element 0 first, in
+    both forms)."""
+    for top in prelude:
+        for inner in walk_ops(top):
+            if not _fails_where_it_stands(inner, speculation):
+                continue
+            if speculation.prints(inner) or inner.regions or inner is not top:
+                return True
+            if not all(_same_everywhere(v, op) for v in inner.operands):
+                return True
+    return False
+
+
+def _same_everywhere(v: SSAValue, op: soac.MapOp) -> bool:
+    """Whether `v` is the same for every element of the map: defined outside it, or
+    computed in its lambda by ops without regions from such values alone."""
+    if defined_outside(v, op):
+        return True
+    if not isinstance(v, OpResult) or v.op.regions or v.op.parent_op() is not op:
+        return False
+    return all(_same_everywhere(x, op) for x in v.op.operands)
+
+
+def _before_map(items: list[Item] | tuple[Item, ...], op: soac.MapOp) -> bool:
+    """Whether a row shape is the same for every element of the map."""
+    for item in items:
+        if isinstance(item, Dim) and not _same_everywhere(item.array, op):
+            return False
+        if isinstance(item, Val) and not _same_everywhere(item.value, op):
+            return False
+        if isinstance(item, Norm) and not _before_map(item.shape, op):
+            return False
+    return True
+
+
+def _regular_step(v: SSAValue, arg: BlockArgument, loop: scf.ForOp, op: soac.MapOp) -> bool:
+    """Whether the array `v` the body yields for accumulator `arg` has the same shape
+    for every element: `arg`'s own (`_keeps_shape`), or one computed from values outside
+    the map alone."""
+    if _keeps_shape(v, arg):
+        return True
+    shape = row_shape(v, loop)
+    return shape is not None and _before_map(shape, op)
+
+
 def why_not(op: soac.MapOp, speculation: Speculation) -> str | None:
     """Why the map cannot be interchanged with its loop (Note [When the interchange
     keeps the meaning]), or None when it can."""
@@ -178,8 +282,6 @@ def why_not(op: soac.MapOp, speculation: Speculation) -> str | None:
     for v in free_values(loop, own_operands=False):
         if not (_invariant(v, op) or v in params) and _irregular(v, op):
             return "the body uses an array of the lambda whose shape may differ"
-    if _body_may_fail(loop, speculation):
-        return "the body may fail or print"
     if _consumes_outside(loop):
         return "the body consumes an array from outside the loop"
     body = loop.body.block
@@ -187,12 +289,21 @@ def why_not(op: soac.MapOp, speculation: Speculation) -> str | None:
     for k, (arg, init) in enumerate(zip(body.args[1:], loop.iter_args, strict=True)):
         if not isinstance(arg.type, TensorType):
             continue
-        if row_shape(init, op) is None or not _keeps_shape(body.last_op.operands[k], arg):
+        if row_shape(init, op) is None \
+                or not _regular_step(body.last_op.operands[k], arg, loop, op):
             return "an array accumulator's shape may differ between elements"
+    body_fails = _body_may_fail(loop, op, speculation)
+    if body_fails == "prints":
+        return "the body may print"
+    if body_fails == "differs":
+        return "the body may fail, differently for different elements"
+    if body_fails == "same" and _prelude_may_fail(prelude, op, speculation):
+        return "both the body and the work before the loop may fail"
     # The tail becomes a map after the loop (Note [Work after the loop]).
     if any(isinstance(inner, scf.ForOp | scf.WhileOp) for top in tail for inner in walk_ops(top)):
         return "the lambda has another loop after the loop"
-    if any(consumed_operands(inner) for top in tail for inner in walk_ops(top)):
+    if any(consumes_operand(inner, k) for top in tail for inner in walk_ops(top)
+           for k in range(len(inner.operands))):
         return "the work after the loop consumes an array"
     needed = _needs(tail, op)
     if any(v not in loop.results and not _is_constant(v) and _irregular(v, op)
@@ -200,7 +311,7 @@ def why_not(op: soac.MapOp, speculation: Speculation) -> str | None:
         return "the work after the loop uses an array of the lambda whose shape may differ"
     tail_fails = _may_fail(tail[:-1], speculation) \
         or any(_irregular(v, op) for v in tail[-1].operands)
-    if tail_fails and _may_fail(prelude, speculation):
+    if tail_fails and _prelude_may_fail(prelude, op, speculation):
         return "both the work before the loop and the work after it may fail"
     return None
 
