@@ -161,3 +161,26 @@ func.func @irregular_prelude(%n: i64, %xs: tensor<?xi64>, %c0: i64, %c1: i64, %o
 // CHECK-NEXT:    %r = soac.map(%x = %xs : tensor<?xi64>) -> tensor<?xi64> {
 // CHECK-NEXT:      %io = soac.iota %x <%ok>
 // CHECK-NEXT:      %a = scf.for
+
+// -----
+
+// A check in the body that is the same for every element, after a prelude whose
+// check depends on the element: the original reports element 0's failing step before
+// element 1's prelude runs; the first map would run element 1's prelude first.
+func.func @fails_in_prelude_and_body(%n: i64, %xs: tensor<?xi64>, %c0: i64, %c1: i64, %lim: i64) -> tensor<?xi64> {
+  %r = soac.map(%x = %xs : tensor<?xi64>) -> tensor<?xi64> {
+    %pos = arith.cmpi sle, %c0, %x : i64
+    %p = soac.assert %pos, "negative" at "p.l0:1:1"
+    %a = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (i64) : i64 {
+      %small = arith.cmpi slt, %i, %lim : i64
+      %q = soac.assert %small, "too many steps" at "p.l0:2:1"
+      %b = arith.addi %acc, %i : i64
+      scf.yield %b : i64
+    }
+    soac.yield %a : i64
+  }
+  func.return %r : tensor<?xi64>
+}
+// CHECK-LABEL: func.func @fails_in_prelude_and_body
+// CHECK-NEXT:    %r = soac.map(%x = %xs : tensor<?xi64>) -> tensor<?xi64> {
+// CHECK-NEXT:      %pos = arith.cmpi sle, %c0, %x : i64

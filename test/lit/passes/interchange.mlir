@@ -181,3 +181,30 @@ func.func @work_after(%n: i64, %xs: tensor<?xi64>, %c0: i64, %c1: i64) -> tensor
 // CHECK-NEXT:      soac.yield %d : i64
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return %r : tensor<?xi64>
+
+// -----
+
+// A check in the body whose values are the same for every element (one from outside
+// the map and the size of an array accumulator) fails, if at all, at the same step
+// for every element: it stays in the loop's map.
+func.func @same_check(%n: i64, %xss: tensor<?x?xf64>, %c0: i64, %c1: i64, %j: i64, %ok: !soac.cert) -> tensor<?x?xf64> {
+  %r = soac.map(%xs = %xss : tensor<?x?xf64>) -> tensor<?x?xf64> {
+    %fresh = soac.copy %xs : tensor<?xf64>
+    %a = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %fresh) -> (tensor<?xf64>) : i64 {
+      %m = soac.size(0) %acc : tensor<?xf64>
+      %in = arith.cmpi slt, %j, %m : i64
+      %c = soac.assert %in, "index {0} out of bounds" (%j : i64) at "p.l0:1:1"
+      %e = soac.index %acc[%j] <%c> : tensor<?xf64> -> f64
+      %u = soac.update %acc[%c0] = %e <%ok> : tensor<?xf64>
+      scf.yield %u : tensor<?xf64>
+    }
+    soac.yield %a : tensor<?xf64>
+  }
+  func.return %r : tensor<?x?xf64>
+}
+// CHECK-LABEL: func.func @same_check
+// CHECK:         %r = scf.for %i = %c0 to %n step %c1
+// CHECK-NEXT:      soac.map(%{{.*}} = %xss, %acc = %{{.*}} : tensor<?x?xf64>, tensor<?x?xf64>) -> tensor<?x?xf64> {
+// CHECK-NEXT:        %m = soac.size(0) %acc : tensor<?xf64>
+// CHECK-NEXT:        %in = arith.cmpi slt, %j, %m : i64
+// CHECK-NEXT:        %c = soac.assert %in, "index {0} out of bounds" (%j : i64) at "p.l0:1:1"
