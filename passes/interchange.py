@@ -449,9 +449,14 @@ class InterchangePass(ModulePass):
     inputs, the loop's results and the prelude's values; a lambda that yields the
     loop's results needs none.
 
+    A check in the body stays there when its values are the same for every element
+    (it then fails, if at all, at the same step for every element, and element 0
+    reports it in both forms) and the prelude has no check that depends on the element.
+
     Does not fire when the trip count depends on the element, when the body uses an
-    array of the lambda whose shape may differ between elements, when the body may fail
-    or print (the lockstep form would report another element's error first), when it
+    array of the lambda whose shape may differ between elements, when the body prints
+    or may fail for some elements and not others (the lockstep form would report
+    another element's error first), when it
     consumes an array other than its own accumulators, when an array accumulator may
     change shape, for a `while` loop, or when the work after the loop cannot be split
     off: it consumes an array, holds another loop, or may fail while the work before
