@@ -51,6 +51,7 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     # fusion (thesis 7)
     "fuse": _lazy("l0.passes.fuse", "FusePass"),
     # fusion-enabling transformations (thesis 8)
+    "interchange": _lazy("l0.passes.interchange", "InterchangePass"),
     "iswim": _lazy("l0.passes.iswim", "IswimPass"),
     # hindrance removal (thesis 9)
     "inline-map-index": _lazy("l0.passes.inline_map_index", "InlineMapIndexPass"),
