@@ -9,6 +9,9 @@ build of a runtime would:
 * a freed buffer is filled with `FREED` bytes and kept (quarantined, not reused), so a
   read after the free sees garbage deterministically: the corpus tests, which compare
   every result with the interpreter's, then fail;
+* every buffer is followed by `GUARD_BYTES` or more bytes of `GUARD`, checked when it is
+  freed: a write past its end (a buffer sized one row short, say) is recorded in
+  `problems()` instead of going unseen in memory that happens to be free;
 * freeing a pointer that is not a live buffer of ours (a double free, a free of a
   view's interior) is recorded in `problems()` instead of corrupting the heap;
 * `live()` counts the buffers not yet freed, for leak checks (buffers returned to
@@ -27,7 +30,9 @@ from collections import deque
 
 ENV = "L0_CHECK_MEMORY"
 ALLOC, FREE = "l0_checked_alloc", "l0_checked_free"
-FRESH, FREED = 0xCB, 0xA5
+FRESH, FREED, GUARD = 0xCB, 0xA5, 0xFD
+GUARD_BYTES = 64
+"""The fewest guard bytes after a buffer (more where its alignment rounds the size up)."""
 QUARANTINE_BYTES = 256 << 20
 """Freed memory kept poisoned before it really goes back to libc (oldest first)."""
 
@@ -40,7 +45,8 @@ _free.argtypes = [ctypes.c_void_p]
 _free.restype = None
 
 _lock = threading.Lock()
-_live: dict[int, int] = {}
+_live: dict[int, tuple[int, int]] = {}
+"""Each live buffer: its size and the size of its allocation, guard bytes included."""
 _quarantine: deque[tuple[int, int]] = deque()
 _quarantined = 0
 _problems: list[str] = []
@@ -52,12 +58,15 @@ def enabled() -> bool:
 
 
 def _alloc(align: int, nbytes: int) -> int:
-    ptr: int | None = _aligned_alloc(align, nbytes)  # c_void_p: None for NULL
+    # aligned_alloc takes a size that is a multiple of the alignment
+    total = -(-(nbytes + GUARD_BYTES) // align) * align
+    ptr: int | None = _aligned_alloc(align, total)  # c_void_p: None for NULL
     if not ptr:
         return 0
     ctypes.memset(ptr, FRESH, nbytes)
+    ctypes.memset(ptr + nbytes, GUARD, total - nbytes)
     with _lock:
-        _live[ptr] = nbytes
+        _live[ptr] = (nbytes, total)
     return ptr
 
 
@@ -67,14 +76,18 @@ def free(ptr: int | None) -> None:
     if not ptr:
         return
     with _lock:
-        nbytes = _live.pop(ptr, None)
-        if nbytes is None:
+        sizes = _live.pop(ptr, None)
+        if sizes is None:
             _problems.append(f"free of 0x{ptr:x}, which is not a live buffer "
                              "(a double free, or a pointer into a buffer)")
             return
-        ctypes.memset(ptr, FREED, nbytes)
-        _quarantine.append((ptr, nbytes))
-        _quarantined += nbytes
+        nbytes, total = sizes
+        if ctypes.string_at(ptr + nbytes, total - nbytes) != bytes([GUARD]) * (total - nbytes):
+            _problems.append(f"a write past the end of a buffer of {nbytes} bytes "
+                             f"at 0x{ptr:x}")
+        ctypes.memset(ptr, FREED, total)
+        _quarantine.append((ptr, total))
+        _quarantined += total
         while _quarantined > QUARANTINE_BYTES:
             old, size = _quarantine.popleft()
             _quarantined -= size

@@ -17,3 +17,16 @@ def test_checker_sees_use_after_free() -> None:
     checked_memory.free(ptr)
     assert len(checked_memory.problems()) == 1
     checked_memory.reset_problems()
+
+
+def test_checker_sees_a_write_past_the_end() -> None:
+    checked_memory.reset_problems()
+    ok = checked_memory._alloc(8, 24)
+    checked_memory.free(ok)  # its guard bytes untouched: no problem
+    assert checked_memory.problems() == []
+    ptr = checked_memory._alloc(8, 24)
+    ctypes.memset(ptr + 24, 0, 1)  # one byte past the buffer
+    checked_memory.free(ptr)
+    assert checked_memory.problems() == [
+        f"a write past the end of a buffer of 24 bytes at 0x{ptr:x}"]
+    checked_memory.reset_problems()
