@@ -53,6 +53,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, SymbolRefAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import is_side_effect_free
 
+from l0.lowering.loop_ir.parallel_loops import defined_inside
 from l0.passes.analysis.walk import walk_ops
 
 CHEAP_ARM = 16
@@ -225,21 +226,11 @@ def _same_size_in_lanes(op: memref.DimOp, varying: set[SSAValue]) -> bool:
 
 def _store(op: memref.StoreOp, iv: SSAValue, lanes: Lanes) -> None:
     target = _root(op.memref)
-    if target in lanes.varying or _defined_in(target, lanes.loop):
+    if target in lanes.varying or defined_inside(target, lanes.loop):
         raise _CannotVectorise("it stores into a buffer of its own body")
     if not _own_place(op.memref, op.indices, iv):
         raise _CannotVectorise("it stores at another index than its own (a dependence "
                                "between iterations)")
-
-
-def _defined_in(v: SSAValue, loop: Operation) -> bool:
-    owner = v.owner
-    op = owner if isinstance(owner, Operation) else owner.parent_op()
-    while op is not None:
-        if op is loop:
-            return True
-        op = op.parent_op()
-    return False
 
 
 def _branch(lanes: Lanes, op: scf.IfOp, iv: SSAValue, written: set[SSAValue]) -> None:

@@ -724,13 +724,12 @@ def _fill_kept(b: CodeBuilder, inputs: Sequence[SSAValue], outs: Sequence[SSAVal
     b.for_(lo, hi, [first], step)
 
 
-def _filter_blocked(b: CodeBuilder, op: msoac.FilterOp, n: SSAValue,
-                    flags: SSAValue) -> list[SSAValue]:
-    """The blocked filter (Note [Parallel width]): in parallel, each chunk evaluates the
-    predicate into `flags` and counts what it keeps; an exclusive scan of the counts
-    gives each chunk's first output row (and the total, the result's size); in
-    parallel, each chunk copies its kept rows from there."""
-    inputs = list(op.inputs)
+def _counted_chunks(b: CodeBuilder, op: msoac.FilterOp | msoac.PartitionOp, n: SSAValue,
+                    flags: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue]:
+    """The counting pass of a blocked filter or partition: in parallel, each chunk
+    evaluates the predicate into `flags` and counts what it keeps; then an exclusive
+    scan of the counts. The chunk count, each chunk's first kept row (`offsets`) and
+    the number of kept rows."""
     count = chunk_count(b, n, op)
     offsets = b.alloc(MemRefType(i64, [DYNAMIC_INDEX]), [count])
 
@@ -746,6 +745,17 @@ def _filter_blocked(b: CodeBuilder, op: msoac.FilterOp, n: SSAValue,
         return [lb.addi(acc[0], kept)]
 
     (total,) = b.for_(b.i64(0), count, [b.i64(0)], exclusive)
+    return count, offsets, total
+
+
+def _filter_blocked(b: CodeBuilder, op: msoac.FilterOp, n: SSAValue,
+                    flags: SSAValue) -> list[SSAValue]:
+    """The blocked filter (Note [Parallel width]): in parallel, each chunk evaluates the
+    predicate into `flags` and counts what it keeps; an exclusive scan of the counts
+    gives each chunk's first output row (and the total, the result's size); in
+    parallel, each chunk copies its kept rows from there."""
+    inputs = list(op.inputs)
+    count, offsets, total = _counted_chunks(b, op, n, flags)
     outs = [b.alloc(_memref(r), [total, *b.dims(a)[1:]])
             for r, a in zip(op.outputs, inputs, strict=True)]
 
@@ -876,21 +886,7 @@ def _fill_blocked(b: CodeBuilder, op: msoac.PartitionOp, n: SSAValue, flags: SSA
     kept and the rejected classes' buffers (with `into_one`, the same buffers, the
     rejected rows from row `total` on); the number of kept rows."""
     inputs = list(op.inputs)
-    count = chunk_count(b, n, op)
-    offsets = b.alloc(MemRefType(i64, [DYNAMIC_INDEX]), [count])
-
-    def count_chunk(cb: CodeBuilder, c: SSAValue) -> None:
-        lo, hi = chunk_bounds(cb, c, n, count)
-        cb.store(_count_kept(cb, op, flags, lo, hi), offsets, [c])
-
-    parallel_for(b, b.i64(0), count, count_chunk)
-
-    def exclusive(lb: CodeBuilder, c: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
-        kept = lb.load(offsets, [c])
-        lb.store(acc[0], offsets, [c])
-        return [lb.addi(acc[0], kept)]
-
-    (total,) = b.for_(b.i64(0), count, [b.i64(0)], exclusive)
+    count, offsets, total = _counted_chunks(b, op, n, flags)
     kept, rejected = buffers(total)
 
     def fill_chunk(cb: CodeBuilder, c: SSAValue) -> None:
