@@ -1017,37 +1017,51 @@ static void set_threads(void) {
 }
 #endif
 
+/* The lowest address compiled code may push this thread's stack to (abi.py
+   CTX_STACK_FLOOR); 0 when the stack is not known. */
+static int64_t stack_floor(void) {
+    pthread_attr_t attr;
+    void *addr;
+    size_t size;
+    int64_t floor = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        if (pthread_attr_getstack(&attr, &addr, &size) == 0 && addr) {
+            int64_t margin = STACK_MARGIN < (int64_t)size / 4 ? STACK_MARGIN : (int64_t)size / 4;
+            floor = (int64_t)(intptr_t)addr + margin;
+        }
+        pthread_attr_destroy(&attr);
+    }
+    return floor;
+}
+
+/* Run `work(arg)` on a thread with a big stack (on this one if none can be made). */
+static void on_big_stack(void *(*work)(void *), void *arg) {
+    pthread_attr_t attr;
+    pthread_t thread;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, STACK_BYTES);
+    if (pthread_create(&thread, &attr, work, arg) != 0) work(arg);
+    else pthread_join(thread, NULL);
+    pthread_attr_destroy(&attr);
+}
+
+#ifdef L0_LIBRARY
 static void *call_main(void *arg) {
     call *c = arg;
 #ifdef L0_MULTICORE
     set_threads();
 #endif
-    /* The lowest address compiled code may push the stack to (abi.py CTX_STACK_FLOOR). */
-    pthread_attr_t attr;
-    void *addr;
-    size_t size;
-    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-        if (pthread_attr_getstack(&attr, &addr, &size) == 0 && addr) {
-            int64_t margin = STACK_MARGIN < (int64_t)size / 4 ? STACK_MARGIN : (int64_t)size / 4;
-            c->ctx[1] = (int64_t)(intptr_t)addr + margin;
-        }
-        pthread_attr_destroy(&attr);
-    }
+    c->ctx[1] = stack_floor();
     c->status = l0_entry_main(c->ctx, c->slots);
     return NULL;
 }
 
 static int run_main(int64_t *ctx, int64_t *slots) {
     call c = {slots, ctx, 0};
-    pthread_attr_t attr;
-    pthread_t thread;
-    pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, STACK_BYTES);
-    if (pthread_create(&thread, &attr, call_main, &c) != 0) call_main(&c);
-    else pthread_join(thread, NULL);
-    pthread_attr_destroy(&attr);
+    on_big_stack(call_main, &c);
     return c.status;
 }
+#endif
 
 #ifndef L0_LIBRARY
 static char *read_all(FILE *f, size_t *len) {
@@ -1154,6 +1168,51 @@ static void check_groups(value *values) {
     }
 }
 
+/* `-r N`: every run on one big-stack thread, so that the threads of libgomp, which
+   belong to the thread that starts a parallel region, are made once and reused. */
+typedef struct {
+    long runs, nin;
+    int64_t *slots, *ctx, *times;
+    value *values;
+    void **owned;
+} repeat;
+
+static void *run_repeatedly(void *arg) {
+    repeat *job = arg;
+    int64_t *slots = job->slots, *ctx = job->ctx;
+    long nin = job->nin;
+#ifdef L0_MULTICORE
+    set_threads();
+#endif
+    int64_t floor = stack_floor();
+    for (long run = 0; run < job->runs; run++) {
+        if (run > 0) {  /* free what the previous run allocated and was passed */
+            int pos = nin;
+            for (int i = 0; i < L0_NRESULTS; i++) {
+                if (L0_RESULTS[i].rank) {
+                    void *a = (void *)(intptr_t)slots[pos];
+                    for (int j = 0, q = nin; j < i; q += slot_count(L0_RESULTS[j].rank), j++)
+                        if (L0_RESULTS[j].rank && slots[q] == slots[pos]) a = NULL;
+                    free(a);
+                }
+                pos += slot_count(L0_RESULTS[i].rank);
+            }
+            for (int i = 0; i < L0_NPARAMS; i++) free(job->owned[i]);
+        }
+        fill_slots(slots, job->values, job->owned);
+        memset(ctx, 0, L0_CTX_SIZE * 8);
+        ctx[1] = floor;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        int status = l0_entry_main(ctx, slots);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if (status != 0) runtime_error(ctx);
+        job->times[run] = ((int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 +
+                           (t1.tv_nsec - t0.tv_nsec)) / 1000;
+    }
+    return NULL;
+}
+
 /* `-t FILE`: the time of each run in microseconds, one a line. */
 static int write_times(const char *timing, const int64_t *times, long runs) {
     if (!timing) return 0;
@@ -1241,30 +1300,8 @@ int main(int argc, char **argv) {
     int64_t *ctx = calloc(L0_CTX_SIZE, 8);
     void **owned = calloc(L0_NPARAMS + 1, sizeof(void *));
     int64_t *times = calloc(runs, 8);
-    for (long run = 0; run < runs; run++) {
-        if (run > 0) {  /* free what the previous run allocated and was passed */
-            int pos = nin;
-            for (int i = 0; i < L0_NRESULTS; i++) {
-                if (L0_RESULTS[i].rank) {
-                    void *a = (void *)(intptr_t)slots[pos];
-                    for (int j = 0, q = nin; j < i; q += slot_count(L0_RESULTS[j].rank), j++)
-                        if (L0_RESULTS[j].rank && slots[q] == slots[pos]) a = NULL;
-                    free(a);
-                }
-                pos += slot_count(L0_RESULTS[i].rank);
-            }
-            for (int i = 0; i < L0_NPARAMS; i++) free(owned[i]);
-        }
-        fill_slots(slots, values, owned);
-        memset(ctx, 0, L0_CTX_SIZE * 8);
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        int status = run_main(ctx, slots);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        if (status != 0) runtime_error(ctx);
-        times[run] = ((int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 +
-                      (t1.tv_nsec - t0.tv_nsec)) / 1000;
-    }
+    repeat job = {runs, nin, slots, ctx, times, values, owned};
+    on_big_stack(run_repeatedly, &job);
 
     if (binary_output) {
         for (int i = 0; i < L0_NPRINTED; i++) {
