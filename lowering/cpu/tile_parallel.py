@@ -54,7 +54,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.traits import is_side_effect_free
 
 from l0.lowering.loop_ir.builder import CodeBuilder
-from l0.lowering.loop_ir.parallel_loops import defined_inside, parallel_chunks
+from l0.lowering.loop_ir.parallel_loops import defined_inside, parallel_chunks, stepped_for
 from l0.lowering.memory.memory_plan import constant_int
 
 TILE = 32
@@ -138,8 +138,10 @@ def tile(t: Tileable) -> None:
         return cb.to_index(v) if isinstance(col_type, IndexType) else v
 
     def run_chunk(cb: CodeBuilder, lo: SSAValue, hi: SSAValue) -> None:
-        def run_tile(tb: CodeBuilder, jt: SSAValue, _: object) -> list[SSAValue]:
-            end = tb.val(arith.MinSIOp(tb.addi(jt, tb.i64(TILE)), last))
+        def run_tile(tb: CodeBuilder, jt: SSAValue) -> None:
+            # min(jt + T, last) as jt + min(T, last - jt): jt + T may leave 64 bits
+            # (Note [Stepped loops without overflow]).
+            end = tb.addi(jt, tb.val(arith.MinSIOp(tb.subi(last, jt), tb.i64(TILE))))
 
             def row(rb: CodeBuilder, k: SSAValue, _: object) -> list[SSAValue]:
                 # Built once: the body moves into the row loop.
@@ -152,9 +154,8 @@ def tile(t: Tileable) -> None:
                 return []
 
             tb.for_(lo, hi, [], row)
-            return []
 
-        cb.for_(first, last, [], run_tile, step=cb.i64(TILE))
+        stepped_for(cb, first, last, cb.i64(TILE), run_tile)
 
     parallel_chunks(b, par, run_chunk)
     Rewriter.erase_op(par)
