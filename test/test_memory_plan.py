@@ -21,7 +21,6 @@ than 100 per run of `main`, and the same whatever the number of time steps.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -373,7 +372,7 @@ def test_iteration_slices_are_reported_to_the_checking_heap(
     assert checked_memory.problems() == []
 
 
-def test_overlapping_iteration_slices_are_reported() -> None:
+def test_overlapping_iteration_slices_are_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     """The same program's loop-level IR with each slice at offset i instead of
     i * elements (the slices overlap, a race only a parallel run could show): on the
     checking heap, one run on 3 threads reports the overlap, every time."""
@@ -392,15 +391,8 @@ def test_overlapping_iteration_slices_are_reported() -> None:
         (offset,) = view.offsets
         assert isinstance(offset.owner, arith.MuliOp)  # linear index * elements
         view.operands[1] = offset.owner.lhs
-    saved = os.environ.get(checked_memory.ENV)
-    os.environ[checked_memory.ENV] = "1"
-    try:
-        main = JitModule(lowered, entries=["main"], threads=3).function("main")
-    finally:
-        if saved is None:
-            del os.environ[checked_memory.ENV]
-        else:
-            os.environ[checked_memory.ENV] = saved
+    monkeypatch.setenv(checked_memory.ENV, "1")
+    main = JitModule(lowered, entries=["main"], threads=3).function("main")
     for _ in range(3):
         checked_memory.reset_problems()
         main(50, np.arange(7, dtype=np.int64))
