@@ -75,6 +75,12 @@ def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
     for pass_class in passes:
         if not simd and pass_class.name == "simd-map":
             continue
+        if pass_class.name == "convert-soac-to-scf" and backend.segmented is not None:
+            # Segmented reductions where the back end runs them (`l0.targets.Target.segmented`).
+            segment = LOWERINGS["segment-reductions"]()
+            segment(**{"threshold": backend.segmented}).apply(ctx, lowered)
+            if verify:
+                lowered.verify()
         options = _PROFILE_OPTIONS.get(pass_class.name) if profile else None
         # a pass's options are the fields of its dataclass
         step = pass_class() if options is None else pass_class(**options(backend))

@@ -66,6 +66,7 @@ from l0.lowering.cpu.simd_lanes import Lanes, analyse, gathers_pay
 from l0.lowering.loop_ir import decisions
 from l0.lowering.loop_ir.builder import CodeBuilder
 from l0.lowering.loop_ir.parallel_loops import BLOCKED_REDUCTION_ATTR, CHUNK_LOOP_ATTR, MAP_LOC_ATTR
+from l0.lowering.loop_ir.profile import carry_tag
 from l0.lowering.memory.memory_plan import constant_int
 from l0.passes.analysis.walk import walk_ops
 
@@ -213,6 +214,7 @@ def strip_mine(lanes_: Lanes, width: int) -> None:
                                 Region(block))
     if MAP_LOC_ATTR in loop.attributes:
         strip_loop.attributes[MAP_LOC_ATTR] = loop.attributes[MAP_LOC_ATTR]
+    carry_tag(loop, strip_loop)  # the profile's and the threshold's name of the map
     b.add(strip_loop)
     Rewriter.erase_op(loop)
 

@@ -1,0 +1,296 @@
+"""The `segment-reductions` pass: a map of reductions runs over all elements when it has few rows.
+
+`map(fn row => reduce(op, z, row), rows)` (or a redomap, or a tuple operator) over m
+rows of n elements runs, as `convert-soac-to-scf` makes it, one row per thread with its
+fold sequential: with 4 rows of 10^6 elements, 4 threads work and the rest of the
+machine waits. This pass (multicore, gpu and gpu-sim; before `convert-soac-to-scf`,
+on `msoac`) keeps that code and adds the segmented form beside it, chosen at run time
+(Note [Segmented reductions], Note [Choosing the segmented form]).
+
+Before:
+    msoac.map ins(%rows : memref<?x?xf64>) outs(%o : memref<?xf64>) at "..." {
+    ^bb0(%row: memref<?xf64>):
+      %s = msoac.reduce(%zero : f64) over(%row : memref<?xf64>) attributes {operator} ...
+      msoac.yield %s : f64
+    }
+After:
+    %T = <the parameter SITE.segmented_below>
+    %C = max(1, min(ceil(T / m), n / MIN_CHUNK))
+    scf.if (0 < m < T and C > 1) {
+      scf.parallel (%k) = (0) to (m * C) {l0.chunks}     // chunk k % C of row k / C
+        scf.for ... fold the chunk ... ; store partial[k]
+      scf.parallel (%s) = (0) to (m)                     // each row's partials, in order
+        scf.for %c = 1 to C ... operator ... ; store %o[s]
+    } else {
+      msoac.map ... (as it was, marked so that it is not segmented again)
+    }
+
+Note [Segmented reductions]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Row s of the m rows is cut into C contiguous chunks (the blocked reduction's chunks,
+Note [Parallel width] and `chunk_bounds` in `l0.lowering.loop_ir.parallel_loops`), and
+one parallel loop over the m * C (row, chunk) pairs, row-major, folds every chunk:
+on multicore one OpenMP region over all elements, on the GPU one kernel with a thread
+per chunk. Chunk 0 of a row folds from the neutral elements; with a `combine`
+operator (redomap) every chunk does, as the blocked reduction's; when the lambda is
+the operator itself (a plain reduce), chunk c > 0 folds from its first element, as
+`multicore`'s plain reductions do, so that an initial value that is not neutral is
+counted once. A second parallel loop, over the rows, folds each row's C partial
+results in chunk order with the operator. The order of combination depends only on n
+and C (fixed before the loops from the parameter): no atomics, results independent of
+timing; the operator must be associative (thesis 2.3), need not commute.
+
+Errors: a fold that fails stops its chunk at its first failing element; the chunks of
+the flattened loop are in element order (row-major), and the back ends report the
+failure of the lowest failing iteration, so the error is the lowest failing element's,
+the one the sequential fold reports. The operator itself is applied to partial results
+the sequential fold never forms, so a reduction whose operator may fail (a check, a
+call) is left alone, and so is one whose chunks could not be folded from the row alone:
+its input computed in the map's lambda (a filtered or iota row: irregular segments), a
+value of the lambda used by the fold, anything else in the lambda, array accumulators.
+
+Note [Choosing the segmented form]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Both forms are in the code; which runs is decided each time the map is reached, from
+m, n and the run-time parameter `SITE.segmented_below` (T; `l0.lowering.loop_ir.run_params`,
+SITE the map's name, Note [Names of parallel sites]): the segmented form runs when
+0 < m < T and C = max(1, min(ceil(T / m), n / MIN_CHUNK)) > 1, i.e. when the rows
+alone would leave the device's T threads idle and each row is long enough to split
+into chunks of at least MIN_CHUNK elements. C * m is then about T: each thread (or GPU
+thread) gets one chunk. T defaults to the device's parallelism (the pass option
+`threshold`, a `run_tables.default_value` spec: `threads*1` on multicore, the GPU's
+resident threads `gpu_threads*1` on gpu and gpu-sim); `--param SITE.segmented_below=0`
+forces the map as it was, a large value the segmented form wherever rows split.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp, UnitAttr
+from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from l0.dialects import msoac, soac
+from l0.dialects.memref_types import rank_of
+from l0.dialects.soac import CertType
+from l0.lowering.loop_ir import run_params
+from l0.lowering.loop_ir.builder import CodeBuilder
+from l0.lowering.loop_ir.parallel_loops import (
+    CHUNK_LOOP_ATTR,
+    chunk_bounds,
+    chunk_count_over,
+    nested_in_parallel,
+    parallel_for,
+)
+from l0.lowering.loop_ir.profile import site_name, tag
+from l0.lowering.runtime.min_chunk import min_chunk
+
+PARAM_SUFFIX = "segmented_below"
+"""The suffix of a map's threshold: `SITE.segmented_below`."""
+
+KEPT_ATTR = "l0.unsegmented"
+"""Marks the map of the version that runs as it was (never segmented again)."""
+
+_SHAPE_QUERIES = (arith.ConstantOp, arith.IndexCastOp, memref.DimOp)
+_SPEC = re.compile(r"((threads|gpu_threads)\*)?[0-9]+")
+
+
+@dataclass(frozen=True)
+class SegmentedReduction:
+    """A map of one reduction over its rows (`segmented`): the map, the reduction, and
+    for each input of the reduction the map's input whose rows it folds."""
+
+    map: msoac.MapOp
+    reduce: msoac.ReduceOp
+    arrays: list[SSAValue]
+
+
+def segmented(op: msoac.MapOp) -> SegmentedReduction | None:
+    """`op` as a segmented reduction (Note [Segmented reductions]), or None."""
+    if KEPT_ATTR in op.attributes or nested_in_parallel(op) or op.allocated or not op.outs:
+        return None
+    if any(rank_of(o.type) != 1 for o in op.outs):
+        return None
+    block = op.body.block
+    reduces = [o for o in block.ops if isinstance(o, msoac.ReduceOp)]
+    term = block.last_op
+    if len(reduces) != 1 or not isinstance(term, msoac.YieldOp):
+        return None
+    red = reduces[0]
+    if list(term.values) != list(red.outputs) or len(red.outputs) != len(op.outs):
+        return None
+    # Besides the reduction only shape queries, which the segmented form drops.
+    if any(o is not red and o is not term and not isinstance(o, _SHAPE_QUERIES)
+           for o in block.ops):
+        return None
+    operator = red.operator()
+    if operator is None or _may_fail(operator):
+        return None
+    if any(isinstance(z.type, MemRefType | CertType) for z in red.neutral):
+        return None
+    k = len(op.inputs)
+    arrays: list[SSAValue] = []
+    for v in red.inputs:
+        if v.owner is not block or block.args.index(v) >= k:
+            return None
+        array = op.inputs[block.args.index(v)]
+        if rank_of(array.type) != 2:
+            return None
+        arrays.append(array)
+    if red.combine is None or not red.combine.blocks:
+        # Chunks past the first fold from their first element (Note [Segmented
+        # reductions]): the accumulators are elements.
+        if [z.type for z in red.neutral] != [_element(a) for a in arrays]:
+            return None
+    # The fold and the operator may use only values from outside the map.
+    if any(_defined_in_block(v, op) for v in red.neutral) or _uses_lambda_values(red, op):
+        return None
+    return SegmentedReduction(op, red, arrays)
+
+
+def _element(array: SSAValue) -> Attribute:
+    t = array.type
+    assert isinstance(t, MemRefType)
+    return t.element_type
+
+
+def _may_fail(region: Region) -> bool:
+    return any(isinstance(o, soac.AssertOp | func.CallOp) for o in region.walk())
+
+
+def _defined_in_block(v: SSAValue, op: Operation) -> bool:
+    owner = v.owner
+    cur: Operation | None = owner if isinstance(owner, Operation) else owner.parent_op()
+    while cur is not None:
+        if cur is op:
+            return True
+        cur = cur.parent_op()
+    return False
+
+
+def _uses_lambda_values(red: msoac.ReduceOp, op: msoac.MapOp) -> bool:
+    """Whether the reduction's regions use a value the map's lambda defines outside
+    the reduction (its rows count: they are the reduction's inputs, not its lambda's)."""
+    for inner in red.walk():
+        if inner is red:
+            continue
+        for v in inner.operands:
+            if _defined_in_block(v, op) and not _defined_in_block(v, red):
+                return True
+    return False
+
+
+def segment(seg: SegmentedReduction, threshold: str) -> None:
+    """Replace the map by the choice between it and its segmented form (module
+    docstring)."""
+    op = seg.map
+    b = CodeBuilder.before(op)
+    name = site_name(op, "map")
+    m = b.dim(op.inputs[0], 0)
+    n = b.dim(seg.arrays[0], 1)
+    below = run_params.load(b, op, f"{name}.{PARAM_SUFFIX}", threshold)
+    per_row = b.val(arith.CeilDivSIOp(below, b.maxsi(m, b.i64(1))))
+    count = b.maxsi(b.val(arith.MinSIOp(per_row, b.val(arith.DivSIOp(n, b.i64(min_chunk()))))),
+                    b.i64(1))
+    # Rows of equal length only (the map as it was reports a mismatch, if anything).
+    same = [b.cmpi("eq", b.dim(a, 1), n) for a in seg.arrays[1:]]
+    use = b.all_of([b.cmpi("sgt", m, b.i64(0)), b.cmpi("slt", m, below),
+                    b.cmpi("sgt", count, b.i64(1)), *same])
+
+    def segmented_form(sb: CodeBuilder) -> list[SSAValue]:
+        _segmented_form(sb, seg, m, n, count, name)
+        return []
+
+    b.if_(use, [], segmented_form, lambda eb: [])
+    # The map as it was moves into the else branch.
+    choice = op.prev_op
+    assert isinstance(choice, scf.IfOp)
+    op.detach()
+    Rewriter.insert_op(op, InsertPoint.at_start(choice.false_region.block))
+    op.attributes[KEPT_ATTR] = UnitAttr()
+
+
+def _segmented_form(b: CodeBuilder, seg: SegmentedReduction, m: SSAValue, n: SSAValue,
+                    count: SSAValue, name: str) -> None:
+    red = seg.reduce
+    operator = red.operator()
+    assert operator is not None
+    plain = operator is red.body
+    types = [z.type for z in red.neutral]
+    pairs = chunk_count_over(b, b.muli(m, count), b.muli(m, n))
+    parts = [b.alloc(MemRefType(t, [DYNAMIC_INDEX]), [pairs]) for t in types]
+
+    def fold_chunk(cb: CodeBuilder, k: SSAValue) -> None:
+        s = cb.val(arith.DivSIOp(k, count))
+        c = cb.subi(k, cb.muli(s, count))
+        lo, hi = chunk_bounds(cb, c, n, count)
+        if plain:
+            first = cb.cmpi("eq", c, cb.i64(0))
+            start = cb.select(first, lo, cb.addi(lo, cb.i64(1)))
+            accs = [cb.select(first, z, cb.load(a, [s, lo]))
+                    for z, a in zip(red.neutral, seg.arrays, strict=True)]
+        else:
+            start, accs = lo, list(red.neutral)
+
+        def step(lb: CodeBuilder, j: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+            return _apply(lb, red.body, [*acc, *[lb.load(a, [s, j]) for a in seg.arrays]])
+
+        for v, p in zip(cb.for_(start, hi, accs, step), parts, strict=True):
+            cb.store(v, p, [k])
+
+    chunks = parallel_for(b, b.i64(0), pairs, fold_chunk)
+    chunks.attributes[CHUNK_LOOP_ATTR] = UnitAttr()
+    tag(chunks, f"{name}.segments")
+
+    def combine_row(cb: CodeBuilder, s: SSAValue) -> None:
+        base = cb.muli(s, count)
+
+        def step(lb: CodeBuilder, c: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+            at = lb.addi(base, c)
+            return _apply(lb, operator, [*acc, *[lb.load(p, [at]) for p in parts]])
+
+        first = [cb.load(p, [base]) for p in parts]
+        for v, o in zip(cb.for_(cb.i64(1), count, first, step), seg.map.outs, strict=True):
+            cb.store(v, o, [s])
+
+    rows = parallel_for(b, b.i64(0), m, combine_row)
+    tag(rows, f"{name}.segments.combine")
+
+
+def _apply(b: CodeBuilder, region: Region, args: Sequence[SSAValue]) -> list[SSAValue]:
+    """A copy of the lambda `region` applied to `args` where `b` inserts: its results."""
+    term = b.inline(region, args)
+    assert isinstance(term, msoac.YieldOp)
+    values = list(term.values)
+    Rewriter.erase_op(term)
+    return values
+
+
+@dataclass(frozen=True)
+class SegmentReductionsPass(ModulePass):
+    """A map of reductions with few rows runs its reductions over all elements: chunks
+    of every row folded in one parallel loop, then combined per row in order; chosen
+    at run time against the map as it was (`SITE.segmented_below`, default
+    `threshold`: `threads*1`, `gpu_threads*1`, or a number)."""
+
+    name = "segment-reductions"
+
+    threshold: str = "threads*1"
+
+    def __post_init__(self) -> None:
+        if not _SPEC.fullmatch(self.threshold):
+            raise ValueError(f"segment-reductions: threshold must be N, threads*N or "
+                             f"gpu_threads*N, not {self.threshold!r}")
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for found in [s for o in op.walk() if isinstance(o, msoac.MapOp)
+                      if (s := segmented(o)) is not None]:
+            segment(found, self.threshold)
+
+
