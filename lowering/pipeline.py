@@ -7,6 +7,10 @@
     gpu:       ... -> reuse-freed -> convert-parallel-to-gpu (the gpu level, docs/gpu.md)
     gpu-sim:   ... -> convert-parallel-to-gpu -> convert-gpu-to-sim (CPU code)
 
+Before `convert-soac-to-scf`, the back ends whose record names a default threshold
+(`l0.targets.Target.segmented`: multicore, gpu, gpu-sim) run `segment-reductions`
+with it (maps of reductions over few rows, docs/gpu.md "Kernel forms").
+
 The sequential back end (`cpu`) runs the parallel loops of `convert-soac-to-scf` as
 plain loops; `multicore` turns the outermost ones into OpenMP regions run by libgomp's
 threads (`docs/backend.md`). The back ends compile the result (`l0.lowering.backends`).
