@@ -1,7 +1,8 @@
-"""Segmented reductions (`segment-reductions`, docs/gpu.md "Kernel forms", docs/backend.md
-"Multicore"): a map of reductions over few long rows folds chunks of every row in one
-parallel loop, then combines each row's partial results in order; the map as it was
-runs otherwise, chosen at run time by the threshold `SITE.segmented_below`.
+"""Segmented reductions and scans (`segment-reductions`, docs/gpu.md "Kernel forms",
+docs/backend.md "Multicore"): a map of reductions over few long rows folds chunks of
+every row in one parallel loop, then combines each row's partial results in order (a
+map of scans: chunk totals, carries per row, chunks scanned); the map as it was runs
+otherwise, chosen at run time by the threshold `SITE.segmented_below`.
 
 The structure is read from the profile (`profile=True`: launches, threads, iterations
 per kernel or region); results and errors are the interpreter's in both versions,
@@ -25,7 +26,7 @@ SITE = "main:2:3:map"
 THRESHOLD = f"{SITE}.segmented_below"
 
 SPLIT = Path(__file__).parent / "programs" / "split"
-PROGRAMS = ("segmented_rows", "segmented_error")
+PROGRAMS = ("segmented_rows", "segmented_error", "segmented_scans", "segmented_scan_error")
 
 
 def _compile(source: str, backend: str, **options: Any) -> Any:
@@ -65,6 +66,18 @@ def test_many_short_rows_run_as_before_on_gpu_sim() -> None:
     assert {name: r["iterations"] for name, r in _launched(sim).items()} == {SITE: 100_000}
 
 
+def test_few_long_rows_scan_over_all_elements_on_gpu_sim() -> None:
+    source = ROW_SUMS.replace("[real] main", "[[real]] main").replace(
+        "real ([real] row) => reduce", "[real] ([real] row) => scan")
+    sim = _compile(source, "gpu-sim")
+    rows = _rows(3, 100_000)
+    np.testing.assert_allclose(sim.main(rows), np.cumsum(rows, axis=1), rtol=1e-9, atol=1e-9)
+    chunks = 3 * (100_000 // 4096)
+    assert {name: (r["launches"], r["iterations"]) for name, r in _launched(sim).items()} == {
+        f"{SITE}.segments": (1, chunks), f"{SITE}.segments.carries": (1, 3),
+        f"{SITE}.segments.scan": (1, chunks)}
+
+
 def test_the_threshold_chooses_on_multicore() -> None:
     mc = _compile(ROW_SUMS, "multicore", threads=2)
     assert mc.param_defaults()[THRESHOLD] == 2  # the thread count
@@ -90,7 +103,8 @@ def _expected(name: str) -> tuple[str, str | None]:
     return out.read_text().strip(), None
 
 
-PASSING = {"segmented_error": "[[1, 2, 0], [4, 3, 1]] [5, 6, 7, 8, 9]"}
+PASSING = {"segmented_error": "[[1, 2, 0], [4, 3, 1]] [5, 6, 7, 8, 9]",
+           "segmented_scan_error": "[[1, 2, 0], [4, 3, 1]] [5, 6, 7, 8, 9]"}
 """An input the failing programs run to the end on: which version ran is read from the
 profile, which a failing run does not finish."""
 

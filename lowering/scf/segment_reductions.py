@@ -66,7 +66,7 @@ forces the map as it was, a large value the segmented form wherever rows split.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -103,55 +103,70 @@ _SPEC = re.compile(r"((threads|gpu_threads)\*)?[0-9]+")
 
 @dataclass(frozen=True)
 class SegmentedReduction:
-    """A map of one reduction over its rows (`segmented`): the map, the reduction, and
-    for each input of the reduction the map's input whose rows it folds."""
+    """A map of one reduction or scan over its rows (`segmented`): the map, the fold (a
+    `msoac.reduce`, or a `msoac.scan` into the map's destination rows), its operator,
+    and for each input of the fold the map's input whose rows it folds."""
 
     map: msoac.MapOp
-    reduce: msoac.ReduceOp
+    fold: msoac.ReduceOp | msoac.ScanOp
+    operator: Region
     arrays: list[SSAValue]
+
+    @property
+    def plain(self) -> bool:
+        """Whether the fold's lambda is its operator (a chunk past a row's first then
+        folds from its first element, Note [Segmented reductions])."""
+        return self.operator is self.fold.body
 
 
 def segmented(op: msoac.MapOp) -> SegmentedReduction | None:
-    """`op` as a segmented reduction (Note [Segmented reductions]), or None."""
+    """`op` as a segmented reduction or scan (Note [Segmented reductions]), or None."""
     if KEPT_ATTR in op.attributes or nested_in_parallel(op) or op.allocated or not op.outs:
         return None
-    if any(rank_of(o.type) != 1 for o in op.outs):
-        return None
     block = op.body.block
-    reduces = [o for o in block.ops if isinstance(o, msoac.ReduceOp)]
+    folds = [o for o in block.ops if isinstance(o, msoac.ReduceOp | msoac.ScanOp)]
     term = block.last_op
-    if len(reduces) != 1 or not isinstance(term, msoac.YieldOp):
+    if len(folds) != 1 or not isinstance(term, msoac.YieldOp):
         return None
-    red = reduces[0]
-    if list(term.values) != list(red.outputs) or len(red.outputs) != len(op.outs):
-        return None
-    # Besides the reduction only shape queries, which the segmented form drops.
-    if any(o is not red and o is not term and not isinstance(o, _SHAPE_QUERIES)
+    fold = folds[0]
+    k = len(op.inputs)
+    if isinstance(fold, msoac.ReduceOp):
+        # One scalar per row, each the map's result.
+        if any(rank_of(o.type) != 1 for o in op.outs) or \
+                list(term.values) != list(fold.outputs) or len(fold.outputs) != len(op.outs):
+            return None
+        operator = fold.operator()
+    else:
+        # The scan of each row into the map's destination row, which the lambda yields.
+        dests = list(block.args[k:])
+        if fold.allocated or any(rank_of(o.type) != 2 for o in op.outs) or \
+                list(fold.outs) != dests or list(term.values) != dests:
+            return None
+        operator = fold.operator if fold.operator is not None else fold.body
+    # Besides the fold only shape queries, which the segmented form drops.
+    if any(o is not fold and o is not term and not isinstance(o, _SHAPE_QUERIES)
            for o in block.ops):
         return None
-    operator = red.operator()
     if operator is None or _may_fail(operator):
         return None
-    if any(isinstance(z.type, MemRefType | CertType) for z in red.neutral):
+    if any(isinstance(z.type, MemRefType | CertType) for z in fold.neutral):
         return None
-    k = len(op.inputs)
     arrays: list[SSAValue] = []
-    for v in red.inputs:
+    for v in fold.inputs:
         if v.owner is not block or block.args.index(v) >= k:
             return None
         array = op.inputs[block.args.index(v)]
         if rank_of(array.type) != 2:
             return None
         arrays.append(array)
-    if red.combine is None or not red.combine.blocks:
-        # Chunks past the first fold from their first element (Note [Segmented
-        # reductions]): the accumulators are elements.
-        if [z.type for z in red.neutral] != [_element(a) for a in arrays]:
-            return None
-    # The fold and the operator may use only values from outside the map.
-    if any(_defined_in_block(v, op) for v in red.neutral) or _uses_lambda_values(red, op):
+    seg = SegmentedReduction(op, fold, operator, arrays)
+    # A plain fold's accumulators are elements (a chunk folds from its first).
+    if seg.plain and [z.type for z in fold.neutral] != [_element(a) for a in arrays]:
         return None
-    return SegmentedReduction(op, red, arrays)
+    # The fold and the operator may use only values from outside the map.
+    if any(_defined_in_block(v, op) for v in fold.neutral) or _uses_lambda_values(fold, op):
+        return None
+    return seg
 
 
 def _element(array: SSAValue) -> Attribute:
@@ -174,9 +189,9 @@ def _defined_in_block(v: SSAValue, op: Operation) -> bool:
     return False
 
 
-def _uses_lambda_values(red: msoac.ReduceOp, op: msoac.MapOp) -> bool:
-    """Whether the reduction's regions use a value the map's lambda defines outside
-    the reduction (its rows count: they are the reduction's inputs, not its lambda's)."""
+def _uses_lambda_values(red: msoac.ReduceOp | msoac.ScanOp, op: msoac.MapOp) -> bool:
+    """Whether the fold's regions use a value the map's lambda defines outside the fold
+    (its rows and destinations count: they are the fold's operands, not its lambda's)."""
     for inner in red.walk():
         if inner is red:
             continue
@@ -204,7 +219,10 @@ def segment(seg: SegmentedReduction, threshold: str) -> None:
                     b.cmpi("sgt", count, b.i64(1)), *same])
 
     def segmented_form(sb: CodeBuilder) -> list[SSAValue]:
-        _segmented_form(sb, seg, m, n, count, name)
+        if isinstance(seg.fold, msoac.ReduceOp):
+            _segmented_reduction(sb, seg, m, n, count, name)
+        else:
+            _segmented_scan(sb, seg, m, n, count, name)
         return []
 
     b.if_(use, [], segmented_form, lambda eb: [])
@@ -216,44 +234,85 @@ def segment(seg: SegmentedReduction, threshold: str) -> None:
     op.attributes[KEPT_ATTR] = UnitAttr()
 
 
-def _segmented_form(b: CodeBuilder, seg: SegmentedReduction, m: SSAValue, n: SSAValue,
-                    count: SSAValue, name: str) -> None:
-    red = seg.reduce
-    operator = red.operator()
-    assert operator is not None
-    plain = operator is red.body
-    types = [z.type for z in red.neutral]
+def _chunk(b: CodeBuilder, k: SSAValue, n: SSAValue,
+           count: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue]:
+    """Row s, chunk c and its elements [lo, hi) of the pair k = s * count + c."""
+    s = b.val(arith.DivSIOp(k, count))
+    c = b.subi(k, b.muli(s, count))
+    lo, hi = chunk_bounds(b, c, n, count)
+    return s, c, lo, hi
+
+
+def _fold_chunk(b: CodeBuilder, seg: SegmentedReduction, s: SSAValue, c: SSAValue,
+                lo: SSAValue, hi: SSAValue, *, total: bool = False) -> list[SSAValue]:
+    """The fold of chunk c of row s, elements [lo, hi): from the neutral elements, or,
+    for a plain fold, from the chunk's first element, except chunk 0 of a reduction
+    (a scan's `total` of chunk 0 is combined after the neutral elements, its carry)."""
+    fold = seg.fold
+    if seg.plain and total:
+        accs = [b.load(a, [s, lo]) for a in seg.arrays]
+        return _fold_elements(b, seg, s, b.addi(lo, b.i64(1)), hi, accs)
+    if seg.plain:
+        first = b.cmpi("eq", c, b.i64(0))
+        start = b.select(first, lo, b.addi(lo, b.i64(1)))
+        accs = [b.select(first, z, b.load(a, [s, lo]))
+                for z, a in zip(fold.neutral, seg.arrays, strict=True)]
+    else:
+        start, accs = lo, list(fold.neutral)
+    return _fold_elements(b, seg, s, start, hi, accs)
+
+
+def _fold_elements(b: CodeBuilder, seg: SegmentedReduction, s: SSAValue, lo: SSAValue,
+                   hi: SSAValue, accs: Sequence[SSAValue],
+                   outs: Sequence[SSAValue] = ()) -> list[SSAValue]:
+    """Fold elements [lo, hi) of row s into `accs` with the fold's lambda; with `outs`,
+    store each accumulator at its element (a scan)."""
+
+    def step(lb: CodeBuilder, j: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+        ys = _apply(lb, seg.fold.body, [*acc, *[lb.load(a, [s, j]) for a in seg.arrays]])
+        for y, o in zip(ys, outs, strict=False):
+            lb.store(y, o, [s, j])
+        return ys
+
+    return b.for_(lo, hi, list(accs), step)
+
+
+def _chunk_loop(b: CodeBuilder, m: SSAValue, n: SSAValue, count: SSAValue,
+                body: Callable[[CodeBuilder, SSAValue], None], name: str) -> None:
+    """The parallel loop over the m * count (row, chunk) pairs, judged by the m * n
+    elements it works on (`chunk_count_over`)."""
     pairs = chunk_count_over(b, b.muli(m, count), b.muli(m, n))
-    parts = [b.alloc(MemRefType(t, [DYNAMIC_INDEX]), [pairs]) for t in types]
+    loop = parallel_for(b, b.i64(0), pairs, body)
+    loop.attributes[CHUNK_LOOP_ATTR] = UnitAttr()
+    tag(loop, name)
+
+
+def _partials(b: CodeBuilder, seg: SegmentedReduction, m: SSAValue,
+              count: SSAValue) -> list[SSAValue]:
+    """An array of m * count partial results per accumulator."""
+    return [b.alloc(MemRefType(z.type, [DYNAMIC_INDEX]), [b.muli(m, count)])
+            for z in seg.fold.neutral]
+
+
+def _segmented_reduction(b: CodeBuilder, seg: SegmentedReduction, m: SSAValue, n: SSAValue,
+                         count: SSAValue, name: str) -> None:
+    """Every chunk folded into parts[k], in one parallel loop; then each row's partials
+    combined in chunk order into the map's results."""
+    parts = _partials(b, seg, m, count)
 
     def fold_chunk(cb: CodeBuilder, k: SSAValue) -> None:
-        s = cb.val(arith.DivSIOp(k, count))
-        c = cb.subi(k, cb.muli(s, count))
-        lo, hi = chunk_bounds(cb, c, n, count)
-        if plain:
-            first = cb.cmpi("eq", c, cb.i64(0))
-            start = cb.select(first, lo, cb.addi(lo, cb.i64(1)))
-            accs = [cb.select(first, z, cb.load(a, [s, lo]))
-                    for z, a in zip(red.neutral, seg.arrays, strict=True)]
-        else:
-            start, accs = lo, list(red.neutral)
-
-        def step(lb: CodeBuilder, j: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
-            return _apply(lb, red.body, [*acc, *[lb.load(a, [s, j]) for a in seg.arrays]])
-
-        for v, p in zip(cb.for_(start, hi, accs, step), parts, strict=True):
+        s, c, lo, hi = _chunk(cb, k, n, count)
+        for v, p in zip(_fold_chunk(cb, seg, s, c, lo, hi), parts, strict=True):
             cb.store(v, p, [k])
 
-    chunks = parallel_for(b, b.i64(0), pairs, fold_chunk)
-    chunks.attributes[CHUNK_LOOP_ATTR] = UnitAttr()
-    tag(chunks, f"{name}.segments")
+    _chunk_loop(b, m, n, count, fold_chunk, f"{name}.segments")
 
     def combine_row(cb: CodeBuilder, s: SSAValue) -> None:
         base = cb.muli(s, count)
 
         def step(lb: CodeBuilder, c: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
             at = lb.addi(base, c)
-            return _apply(lb, operator, [*acc, *[lb.load(p, [at]) for p in parts]])
+            return _apply(lb, seg.operator, [*acc, *[lb.load(p, [at]) for p in parts]])
 
         first = [cb.load(p, [base]) for p in parts]
         for v, o in zip(cb.for_(cb.i64(1), count, first, step), seg.map.outs, strict=True):
@@ -261,6 +320,51 @@ def _segmented_form(b: CodeBuilder, seg: SegmentedReduction, m: SSAValue, n: SSA
 
     rows = parallel_for(b, b.i64(0), m, combine_row)
     tag(rows, f"{name}.segments.combine")
+
+
+def _segmented_scan(b: CodeBuilder, seg: SegmentedReduction, m: SSAValue, n: SSAValue,
+                    count: SSAValue, name: str) -> None:
+    """The blocked scan of every row at once (Note [Segmented reductions]): (1) the
+    total of every chunk, in one parallel loop; (2) per row, in parallel, each chunk's
+    carry-in: the neutral elements, then the totals before it combined in order; (3)
+    every chunk scanned from its carry-in into the map's destination, in one parallel
+    loop. (1) folds the last chunk of each row too, whose total no carry needs, so that
+    a failing element is met in element order there (the lowest failing pair holds the
+    lowest failing element) before (3) runs anything."""
+    totals = _partials(b, seg, m, count)
+
+    def total(cb: CodeBuilder, k: SSAValue) -> None:
+        s, c, lo, hi = _chunk(cb, k, n, count)
+        for v, t in zip(_fold_chunk(cb, seg, s, c, lo, hi, total=True), totals, strict=True):
+            cb.store(v, t, [k])
+
+    _chunk_loop(b, m, n, count, total, f"{name}.segments")
+    carries = _partials(b, seg, m, count)
+
+    def carry_row(cb: CodeBuilder, s: SSAValue) -> None:
+        base = cb.muli(s, count)
+        for z, cr in zip(seg.fold.neutral, carries, strict=True):
+            cb.store(z, cr, [base])
+
+        def step(lb: CodeBuilder, c: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+            at = lb.addi(base, c)
+            before = lb.subi(at, lb.i64(1))
+            new = _apply(lb, seg.operator, [*acc, *[lb.load(t, [before]) for t in totals]])
+            for v, cr in zip(new, carries, strict=True):
+                lb.store(v, cr, [at])
+            return new
+
+        cb.for_(cb.i64(1), count, list(seg.fold.neutral), step)
+
+    rows = parallel_for(b, b.i64(0), m, carry_row)
+    tag(rows, f"{name}.segments.carries")
+
+    def scan_chunk(cb: CodeBuilder, k: SSAValue) -> None:
+        s, _, lo, hi = _chunk(cb, k, n, count)
+        _fold_elements(cb, seg, s, lo, hi, [cb.load(cr, [k]) for cr in carries],
+                       seg.map.outs)
+
+    _chunk_loop(b, m, n, count, scan_chunk, f"{name}.segments.scan")
 
 
 def _apply(b: CodeBuilder, region: Region, args: Sequence[SSAValue]) -> list[SSAValue]:
