@@ -1,11 +1,31 @@
-"""The `segment-reductions` pass: a map of reductions runs over all elements when it has few rows.
+"""The `segment-reductions` pass: a map of reductions or scans runs over all elements when it has few rows.
 
-`map(fn row => reduce(op, z, row), rows)` (or a redomap, or a tuple operator) over m
-rows of n elements runs, as `convert-soac-to-scf` makes it, one row per thread with its
-fold sequential: with 4 rows of 10^6 elements, 4 threads work and the rest of the
-machine waits. This pass (multicore, gpu and gpu-sim; before `convert-soac-to-scf`,
-on `msoac`) keeps that code and adds the segmented form beside it, chosen at run time
-(Note [Segmented reductions], Note [Choosing the segmented form]).
+`map(fn row => reduce(op, z, row), rows)` (or a redomap, or a tuple operator; or a
+`scan`, a scanomap) over m rows of n elements runs, as `convert-soac-to-scf` makes it,
+one row per thread with its fold sequential: with 4 rows of 10^6 elements, 4 threads
+work and the rest of the machine waits. This pass (multicore, gpu and gpu-sim; before
+`convert-soac-to-scf`, on `msoac`) keeps that code and adds the segmented form beside
+it, chosen at run time (Note [Segmented reductions], Note [Choosing the segmented form]).
+
+Before:
+    msoac.map ins(%rows : memref<?x?xf64>) outs(%o : memref<?xf64>) at "..." {
+    ^bb0(%row: memref<?xf64>):
+      %s = msoac.reduce(%zero : f64) over(%row : memref<?xf64>) attributes {operator} ...
+      msoac.yield %s : f64
+    }
+After:
+    %T = <the parameter SITE.segmented_below>
+    %C = max(1, min(ceil(T / m), n / MIN_CHUNK))
+    scf.if (0 < m < T and C > 1) {
+      scf.parallel (%k) = (0) to (m * C) {l0.chunks}     // chunk k % C of row k / C
+        scf.for ... fold the chunk ... ; store partial[k]
+      scf.parallel (%s) = (0) to (m)                     // each row's partials, in order
+        scf.for %c = 1 to C ... operator ... ; store %o[s]
+    } else {
+      msoac.map ... (as it was, marked so that it is not segmented again)
+    }
+
+Note [Segmented reductions], Note [Choosing the segmented form]).
 
 Before:
     msoac.map ins(%rows : memref<?x?xf64>) outs(%o : memref<?xf64>) at "..." {
@@ -40,14 +60,24 @@ results in chunk order with the operator. The order of combination depends only 
 and C (fixed before the loops from the parameter): no atomics, results independent of
 timing; the operator must be associative (thesis 2.3), need not commute.
 
+A map of scans (each row scanned into the map's destination row) is the blocked scan of
+`convert-soac-to-scf` for all rows at once: one parallel loop over the pairs computes
+each chunk's total (a plain scan's chunks from their first element, a scanomap's from
+the neutral elements), one over the rows each chunk's carry-in (the neutral elements,
+then the totals before it combined in order), one over the pairs scans each chunk from
+its carry-in.
+
 Errors: a fold that fails stops its chunk at its first failing element; the chunks of
 the flattened loop are in element order (row-major), and the back ends report the
 failure of the lowest failing iteration, so the error is the lowest failing element's,
 the one the sequential fold reports. The operator itself is applied to partial results
 the sequential fold never forms, so a reduction whose operator may fail (a check, a
 call) is left alone, and so is one whose chunks could not be folded from the row alone:
-its input computed in the map's lambda (a filtered or iota row: irregular segments), a
+its input computed in the map's lambda (`iota(i)`, a `concat`: irregular segments), a
 value of the lambda used by the fold, anything else in the lambda, array accumulators.
+A scan's totals are taken for every chunk, the last of each row too (whose total no
+carry needs), so that its first loop meets a failing element in element order before
+any chunk is scanned.
 
 Note [Choosing the segmented form]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -378,7 +408,7 @@ def _apply(b: CodeBuilder, region: Region, args: Sequence[SSAValue]) -> list[SSA
 
 @dataclass(frozen=True)
 class SegmentReductionsPass(ModulePass):
-    """A map of reductions with few rows runs its reductions over all elements: chunks
+    """A map of reductions (or scans) with few rows runs them over all elements: chunks
     of every row folded in one parallel loop, then combined per row in order; chosen
     at run time against the map as it was (`SITE.segmented_below`, default
     `threshold`: `threads*1`, `gpu_threads*1`, or a number)."""
