@@ -1,4 +1,4 @@
-"""The `segment-reductions` pass: a map of reductions or scans runs over all elements when it has few rows.
+"""The `segment-reductions` pass: a map of reductions or scans over few rows runs over all elements.
 
 `map(fn row => reduce(op, z, row), rows)` (or a redomap, or a tuple operator; or a
 `scan`, a scanomap) over m rows of n elements runs, as `convert-soac-to-scf` makes it,
