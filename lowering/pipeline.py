@@ -57,6 +57,15 @@ _PROFILE_OPTIONS: dict[str, Callable[[Target], dict[str, bool]]] = {
 `profile` (on a device, launches are timed by CUDA events)."""
 
 
+def segmenting(backend: Target) -> ModulePass | None:
+    """`segment-reductions` with `backend`'s default threshold, run right before
+    `convert-soac-to-scf`, where the back end runs segmented reductions
+    (`l0.targets.Target.segmented`), else None."""
+    if backend.segmented is None:
+        return None
+    return LOWERINGS["segment-reductions"]()(**{"threshold": backend.segmented})
+
+
 def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
           verify: bool = False, target: str | Target = DEFAULT, simd: bool = True,
           profile: bool = False) -> ModuleOp:
@@ -79,10 +88,9 @@ def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
     for pass_class in passes:
         if not simd and pass_class.name == "simd-map":
             continue
-        if pass_class.name == "convert-soac-to-scf" and backend.segmented is not None:
-            # Segmented reductions where the back end runs them (`l0.targets.Target.segmented`).
-            segment = LOWERINGS["segment-reductions"]()
-            segment(**{"threshold": backend.segmented}).apply(ctx, lowered)
+        segment = segmenting(backend) if pass_class.name == "convert-soac-to-scf" else None
+        if segment is not None:
+            segment.apply(ctx, lowered)
             if verify:
                 lowered.verify()
         options = _PROFILE_OPTIONS.get(pass_class.name) if profile else None
