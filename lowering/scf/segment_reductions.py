@@ -74,7 +74,8 @@ the one the sequential fold reports. The operator itself is applied to partial r
 the sequential fold never forms, so a reduction whose operator may fail (a check, a
 call) is left alone, and so is one whose chunks could not be folded from the row alone:
 its input computed in the map's lambda (`iota(i)`, a `concat`: irregular segments), a
-value of the lambda used by the fold, anything else in the lambda, array accumulators.
+value of the lambda used by the fold, anything else in the lambda, array accumulators,
+and a fold that traces (`trace` prints in the sequential order).
 A scan's totals are taken for every chunk, the last of each row too (whose total no
 carry needs), so that its first loop meets a failing element in element order before
 any chunk is scanned.
@@ -179,6 +180,10 @@ def segmented(op: msoac.MapOp) -> SegmentedReduction | None:
         return None
     if operator is None or _may_fail(operator):
         return None
+    # What a fold traces prints in the sequential order only (a scan's elements are
+    # folded twice, the partials combined with the operator).
+    if _may_trace(fold):
+        return None
     if any(isinstance(z.type, MemRefType | CertType) for z in fold.neutral):
         return None
     arrays: list[SSAValue] = []
@@ -207,6 +212,21 @@ def _element(array: SSAValue) -> Attribute:
 
 def _may_fail(region: Region) -> bool:
     return any(isinstance(o, soac.AssertOp | func.CallOp) for o in region.walk())
+
+
+def _may_trace(fold: Operation) -> bool:
+    """Whether `fold` traces (`l0_trace_*`) or calls a function with a body (which may)."""
+    module = fold.get_toplevel_object()
+    bodies = {f.sym_name.data for f in module.walk() if isinstance(f, func.FuncOp)
+              and f.body.blocks} if isinstance(module, ModuleOp) else set()
+    for o in fold.walk():
+        if isinstance(o, soac.TraceOp):
+            return True
+        if isinstance(o, func.CallOp):
+            callee = o.callee.root_reference.data
+            if callee.startswith("l0_trace") or callee in bodies:
+                return True
+    return False
 
 
 def _defined_in_block(v: SSAValue, op: Operation) -> bool:
