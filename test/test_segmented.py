@@ -26,7 +26,8 @@ SITE = "main:2:3:map"
 THRESHOLD = f"{SITE}.segmented_below"
 
 SPLIT = Path(__file__).parent / "programs" / "split"
-PROGRAMS = ("segmented_rows", "segmented_error", "segmented_scans", "segmented_scan_error")
+PROGRAMS = ("segmented_rows", "segmented_matvec", "segmented_error", "segmented_scans",
+            "segmented_scan_error")
 
 
 def _compile(source: str, backend: str, **options: Any) -> Any:

@@ -1,7 +1,8 @@
 """The `segment-reductions` pass: a map of reductions or scans over few rows runs over all elements.
 
-`map(fn row => reduce(op, z, row), rows)` (or a redomap, or a tuple operator; or a
-`scan`, a scanomap) over m rows of n elements runs, as `convert-soac-to-scf` makes it,
+`map(fn row => reduce(op, z, row), rows)` (or a redomap, a tuple operator, a fold over
+`zip(row, v)` with `v` the same in every row; or a `scan`, a scanomap) over m rows of n
+elements runs, as `convert-soac-to-scf` makes it,
 one row per thread with its fold sequential: with 4 rows of 10^6 elements, 4 threads
 work and the rest of the machine waits. This pass (multicore, gpu and gpu-sim; before
 `convert-soac-to-scf`, on `msoac`) keeps that code and adds the segmented form beside
@@ -136,12 +137,28 @@ _SPEC = re.compile(r"((threads|gpu_threads)\*)?[0-9]+")
 class SegmentedReduction:
     """A map of one reduction or scan over its rows (`segmented`): the map, the fold (a
     `msoac.reduce`, or a `msoac.scan` into the map's destination rows), its operator,
-    and for each input of the fold the map's input whose rows it folds."""
+    and for each input of the fold the map's input whose rows it folds, or the array
+    it folds in every row."""
 
     map: msoac.MapOp
     fold: msoac.ReduceOp | msoac.ScanOp
     operator: Region
     arrays: list[SSAValue]
+    shared: list[bool]
+    """Per input of the fold: whether it is an array the map's lambda uses as it is (a
+    matrix-vector product's vector), not the rows of one of the map's inputs."""
+
+    def element(self, b: CodeBuilder, i: int, s: SSAValue, j: SSAValue) -> SSAValue:
+        """Element j of the fold's input i in row s."""
+        a = self.arrays[i]
+        return b.load(a, [j] if self.shared[i] else [s, j])
+
+    def elements(self, b: CodeBuilder, s: SSAValue, j: SSAValue) -> list[SSAValue]:
+        return [self.element(b, i, s, j) for i in range(len(self.arrays))]
+
+    def length(self, b: CodeBuilder, i: int) -> SSAValue:
+        """The length of the fold's input i (in every row)."""
+        return b.dim(self.arrays[i], 0 if self.shared[i] else 1)
 
     @property
     def plain(self) -> bool:
@@ -187,14 +204,19 @@ def segmented(op: msoac.MapOp) -> SegmentedReduction | None:
     if any(isinstance(z.type, MemRefType | CertType) for z in fold.neutral):
         return None
     arrays: list[SSAValue] = []
+    shared: list[bool] = []
     for v in fold.inputs:
-        if v.owner is not block or block.args.index(v) >= k:
+        if v.owner is block and block.args.index(v) < k:
+            array = op.inputs[block.args.index(v)]  # the rows of a map input
+        elif not _defined_in_block(v, op):
+            array = v  # an array of the map's scope, the same for every row
+        else:
             return None
-        array = op.inputs[block.args.index(v)]
-        if rank_of(array.type) != 2:
+        if rank_of(array.type) != (1 if array is v else 2):
             return None
         arrays.append(array)
-    seg = SegmentedReduction(op, fold, operator, arrays)
+        shared.append(array is v)
+    seg = SegmentedReduction(op, fold, operator, arrays, shared)
     # A plain fold's accumulators are elements (a chunk folds from its first).
     if seg.plain and [z.type for z in fold.neutral] != [_element(a) for a in arrays]:
         return None
@@ -258,13 +280,13 @@ def segment(seg: SegmentedReduction, threshold: str) -> None:
     b = CodeBuilder.before(op)
     name = site_name(op, "map")
     m = b.dim(op.inputs[0], 0)
-    n = b.dim(seg.arrays[0], 1)
+    n = seg.length(b, 0)
     below = run_params.load(b, op, f"{name}.{PARAM_SUFFIX}", threshold)
     per_row = b.val(arith.CeilDivSIOp(below, b.maxsi(m, b.i64(1))))
     count = b.maxsi(b.val(arith.MinSIOp(per_row, b.val(arith.DivSIOp(n, b.i64(min_chunk()))))),
                     b.i64(1))
     # Rows of equal length only (the map as it was reports a mismatch, if anything).
-    same = [b.cmpi("eq", b.dim(a, 1), n) for a in seg.arrays[1:]]
+    same = [b.cmpi("eq", seg.length(b, i), n) for i in range(1, len(seg.arrays))]
     use = b.all_of([b.cmpi("sgt", m, b.i64(0)), b.cmpi("slt", m, below),
                     b.cmpi("sgt", count, b.i64(1)), *same])
 
@@ -300,13 +322,13 @@ def _fold_chunk(b: CodeBuilder, seg: SegmentedReduction, s: SSAValue, c: SSAValu
     (a scan's `total` of chunk 0 is combined after the neutral elements, its carry)."""
     fold = seg.fold
     if seg.plain and total:
-        accs = [b.load(a, [s, lo]) for a in seg.arrays]
+        accs = seg.elements(b, s, lo)
         return _fold_elements(b, seg, s, b.addi(lo, b.i64(1)), hi, accs)
     if seg.plain:
         first = b.cmpi("eq", c, b.i64(0))
         start = b.select(first, lo, b.addi(lo, b.i64(1)))
-        accs = [b.select(first, z, b.load(a, [s, lo]))
-                for z, a in zip(fold.neutral, seg.arrays, strict=True)]
+        accs = [b.select(first, z, x)
+                for z, x in zip(fold.neutral, seg.elements(b, s, lo), strict=True)]
     else:
         start, accs = lo, list(fold.neutral)
     return _fold_elements(b, seg, s, start, hi, accs)
@@ -319,7 +341,7 @@ def _fold_elements(b: CodeBuilder, seg: SegmentedReduction, s: SSAValue, lo: SSA
     store each accumulator at its element (a scan)."""
 
     def step(lb: CodeBuilder, j: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
-        ys = _apply(lb, seg.fold.body, [*acc, *[lb.load(a, [s, j]) for a in seg.arrays]])
+        ys = _apply(lb, seg.fold.body, [*acc, *seg.elements(lb, s, j)])
         for y, o in zip(ys, outs, strict=False):
             lb.store(y, o, [s, j])
         return ys
