@@ -71,6 +71,7 @@ from l0.lowering.loop_ir.parallel_loops import (
     MAP_LOC_ATTR,
     ceil_div,
 )
+from l0.lowering.loop_ir.profile import carry_tag
 from l0.lowering.memory.memory_plan import constant_int
 from l0.passes.analysis.walk import walk_ops
 
@@ -220,6 +221,7 @@ def strip_mine(lanes_: Lanes, width: int) -> None:
                                 Region(block))
     if MAP_LOC_ATTR in loop.attributes:
         strip_loop.attributes[MAP_LOC_ATTR] = loop.attributes[MAP_LOC_ATTR]
+    carry_tag(loop, strip_loop)  # the profile's and the threshold's name of the map
     b.add(strip_loop)
     Rewriter.erase_op(loop)
 

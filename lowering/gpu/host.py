@@ -118,6 +118,11 @@ class HostFunction:
         if isinstance(op, memref.AllocaOp):
             self.host_memory.add(op.memref)
             return Kind.HOST
+        if isinstance(op, memref.GetGlobalOp):
+            # The run-time tables (a parameter read where host code decides,
+            # `l0.lowering.loop_ir.run_params`) live in host memory: the driver writes them.
+            self.host_memory.add(op.memref)
+            return Kind.HOST
         if isinstance(op, memref.CopyOp):
             if self._on_host(op.source) and self._on_host(op.destination):
                 return Kind.HOST

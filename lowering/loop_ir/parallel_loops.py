@@ -139,6 +139,13 @@ def _marked_count(b: CodeBuilder, width: SSAValue, most: SSAValue,
     return count
 
 
+def chunk_count_over(b: CodeBuilder, count: SSAValue, rows: SSAValue) -> SSAValue:
+    """max(1, min(count, rows)): `count` >= 1 chunks covering `rows` rows, marked so
+    that a loop over them is judged by its rows (`chunked_rows`); the segmented
+    reductions' (row, chunk) pairs over all elements."""
+    return _marked_count(b, count, rows, rows)
+
+
 def chunked_rows(v: SSAValue) -> SSAValue | None:
     """The rows `v` (through index casts) divides into chunks, when `v` is a chunk count
     (`chunk_count`, `parallel_chunks`): what a loop over the chunks works on."""
