@@ -65,6 +65,7 @@ def compile(  # noqa: A001 - the API's name, like re.compile
     cache: bool = True,
     params: Mapping[str, int] | None = None,
     profile: bool = False,
+    tuning: bool = True,
 ) -> CompiledProgram:
     """Compile an L0 program given as source text or as the path of a `.l0` file.
 
@@ -91,7 +92,11 @@ def compile(  # noqa: A001 - the API's name, like re.compile
       naming the known ones. Changing them compiles nothing again
       (`prog.set_params`);
     * `profile` (default False): count every parallel region (multicore) or kernel
-      launch (gpu, gpu-sim): `prog.profile_records()`, `prog.reset_profile()`.
+      launch (gpu, gpu-sim): `prog.profile_records()`, `prog.reset_profile()`;
+    * `tuning` (default True): a program given by its path takes the values of its
+      tuning file, `PATH.tuning` (`l0 autotune`, `l0.tuning`), for `backend` when the
+      file exists; `params` wins over them. A malformed file, or one naming a
+      parameter the program lacks, is an `L0Error` at its line.
 
     Returns a `CompiledProgram` whose functions are attributes: `prog.main(a, n)` or
     `prog.main(a=..., n=...)`; `help(prog.main)` shows the L0 signature. Arguments are
@@ -100,18 +105,46 @@ def compile(  # noqa: A001 - the API's name, like re.compile
     Raises `L0Error` for errors in the program.
     """
     text, name = _source_of(source_or_path, filename)
+    tuning_file = _tuning_file(source_or_path) if tuning else None
+    tuned_text = _read_or_none(tuning_file)
     values = tuple(sorted((params or {}).items()))
-    key = (text, name, backend, optimise, fast_math, threads, cache, values, profile)
+    key = (text, name, backend, optimise, fast_math, threads, cache, values, profile,
+           tuned_text)
     if key not in _cache:
         prog = call_with_big_stack(
             lambda: CompiledProgram(text, name, backend, optimise=optimise,
                                     fast_math=fast_math, threads=threads, cache=cache,
                                     profile=profile)
         )
-        if params:
-            prog.set_params(params)
+        tuned: dict[str, int] = {}
+        if tuned_text is not None:
+            from l0 import tuning as tuning_files
+
+            settings = tuning_files.parse(tuned_text, tuning_file or "").get(backend, {})
+            tuned = tuning_files.checked(settings, backend, prog.param_values())
+        if tuned or params:
+            prog.set_params({**tuned, **(params or {})})
         _cache[key] = prog
     return _cache[key]
+
+
+def _tuning_file(source_or_path: str | os.PathLike[str]) -> str | None:
+    """The tuning file of a program given by its path (`l0.tuning`), None for source
+    text."""
+    if isinstance(source_or_path, str) and ("\n" in source_or_path
+                                            or not source_or_path.endswith(".l0")):
+        return None
+    from l0.tuning import tuning_path
+
+    return tuning_path(source_or_path)
+
+
+def _read_or_none(path: str | None) -> str | None:
+    if path is None or not os.path.exists(path):
+        return None
+    from l0 import tuning as tuning_files
+
+    return tuning_files.read_text(path)
 
 
 def _source_of(source_or_path: str | os.PathLike[str], filename: str | None) -> tuple[str, str]:
@@ -351,6 +384,14 @@ class CompiledProgram:
         interpreter, which run nothing in parallel, an empty list."""
         tables = self._tables()
         return tables.profile() if tables is not None else []
+
+    def compared_sizes(self) -> dict[str, Any]:
+        """With `profile`: per threshold whose code notes them, the sizes it was compared
+        with since the last `reset_profile` (`run_tables.Compared`: `sizes`, ascending,
+        and how many were `dropped` from a full table; `l0 autotune` tries them);
+        otherwise an empty dict."""
+        tables = self._tables()
+        return tables.compared() if tables is not None else {}
 
     def call_flat(self, name: str, args: Sequence[Any]) -> list[Any]:
         """Call `name` with its IR arguments (the flattened values, with `Checked` in the

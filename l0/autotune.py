@@ -1,0 +1,250 @@
+"""`l0 autotune`'s search: the values of a program's thresholds that run its datasets fastest.
+
+A threshold (`l0.lowering.loop_ir.run_params`) decides by comparing a size the code
+computes with its value, `size >= value`: only the value's place among the sizes
+compared matters. So, as `futhark autotune` does, the candidates for a parameter are
+the sizes it was actually compared with on the datasets (noted by code compiled with
+profiling: Note [Thresholds record what they compare] there), plus 0 ("always") and
+NEVER ("never"); values between two sizes behave alike, and one value stands for each
+behaviour (`candidates`). The parameters are tuned one at a time, in program order,
+each with the ones before set to what they were tuned to (the sizes an inner region
+compares may depend on how an outer one ran). For each candidate, `main` runs on every
+dataset (a warm-up run, then `runs` timed ones; the candidate's time is the sum over
+the datasets of the median run); the fastest wins, and the default stays unless a
+candidate beats it by more than `margin` (timing noise: ties go to the default).
+
+A threshold only chooses how the work runs, never what it computes, so every
+candidate's output must equal the default's on every dataset: a difference is a
+compiler bug (`ResultsDiffer`). A candidate one of whose runs takes more than
+`timeout` seconds is given up (runs in this process cannot be interrupted: that run
+finishes, the others are not made).
+
+The search (`tune`) sees the program through a `Runner`, so tests give it fake
+timings; `ProgramRunner` is the real one (two compilations of the program, one with
+profiling to learn the compared sizes, one without to time).
+"""
+
+from __future__ import annotations
+
+import copy
+import statistics
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from l0.lowering.runtime.run_tables import NEVER
+
+DEFAULT_RUNS = 10
+DEFAULT_TIMEOUT = 60.0
+MARGIN = 0.02
+"""How much faster (a fraction of the default's time) a candidate must be to replace
+the default: less is within the noise of timing."""
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """An input of `main`: its name (`l0 bench`'s) and its values as text or binary."""
+
+    name: str
+    input: bytes
+
+
+@dataclass(frozen=True)
+class Run:
+    """What running `main` on a dataset gave: the time of each timed run in
+    microseconds (fewer than asked when one took longer than the timeout) and the
+    printed result."""
+
+    times_us: tuple[float, ...]
+    output: str
+    timed_out: bool = False
+
+
+class Runner(Protocol):
+    """How the search runs the program (`ProgramRunner`; fakes in tests)."""
+
+    def defaults(self) -> dict[str, int]:
+        """The program's parameters and their defaults, in program order."""
+        ...
+
+    def compared(self, dataset: Dataset, values: Mapping[str, int]) -> dict[str, tuple[int, ...]]:
+        """The sizes each parameter was compared with on one run of `dataset` with
+        `values` set (the others at their defaults); a parameter whose comparisons
+        are not noted is absent."""
+        ...
+
+    def run(self, dataset: Dataset, values: Mapping[str, int], runs: int,
+            timeout: float) -> Run:
+        """Run `main` on `dataset` with `values` set (the others at their defaults)."""
+        ...
+
+
+class ResultsDiffer(Exception):
+    """A threshold's value changed the output of `main`: a compiler bug."""
+
+
+@dataclass
+class Trial:
+    """A candidate value of a parameter and its time over the datasets (None: given
+    up, a run took longer than the timeout)."""
+
+    value: int
+    time_us: float | None
+
+
+@dataclass
+class Tuned:
+    """The search's result for one parameter."""
+
+    name: str
+    default: int
+    sizes: tuple[int, ...] | None  # None: its comparisons are not noted
+    trials: list[Trial]
+    value: int
+
+    @property
+    def changed(self) -> bool:
+        return self.value != self.default
+
+
+@dataclass
+class Tuning:
+    """The search's result: per parameter, in program order."""
+
+    params: list[Tuned] = field(default_factory=list)
+
+    def values(self) -> dict[str, int]:
+        """The parameters tuned away from their defaults, with their values (what the
+        tuning file keeps: a default stays relative to the device it runs on)."""
+        return {p.name: p.value for p in self.params if p.changed}
+
+
+def candidates(sizes: Sequence[int], default: int) -> list[int]:
+    """One value per way a threshold compared with `sizes` can behave, ascending: 0
+    (every size reaches it), each size but the smallest (the sizes from it on reach
+    it) and NEVER (none does); the default stands for its own behaviour."""
+    ordered = sorted(set(sizes))
+    values = [0, *ordered[1:], NEVER]
+    below = sum(1 for s in ordered if s < default)  # the sizes that do not reach it
+    values[below] = default
+    return values
+
+
+def tune(runner: Runner, datasets: Sequence[Dataset], *, runs: int = DEFAULT_RUNS,
+         timeout: float = DEFAULT_TIMEOUT, margin: float = MARGIN,
+         report: Callable[[Tuned], None] | None = None) -> Tuning:
+    """Search each parameter of `runner`'s program over `datasets` (module docstring);
+    `report` is told each parameter's result as it is found. `ResultsDiffer` when a
+    value changes an output."""
+    defaults = runner.defaults()
+    reference = {d.name: runner.run(d, {}, 0, timeout).output for d in datasets}
+    chosen: dict[str, int] = {}
+    result = Tuning()
+    for name, default in defaults.items():
+        seen: set[int] = set()
+        noted = False
+        for d in datasets:
+            sizes = runner.compared(d, chosen)
+            if name in sizes:
+                noted = True
+                seen.update(sizes[name])
+        tried = sorted(seen) if noted else None
+        values = candidates(tried, default) if tried is not None else \
+            sorted({0, default, NEVER})
+        trials = [] if tried is not None and not tried else \
+            [Trial(v, _time(runner, datasets, {**chosen, name: v}, runs, timeout,
+                            reference, name)) for v in values]
+        value = _best(trials, default, margin)
+        chosen[name] = value
+        tuned = Tuned(name, default, tried if tried is None else tuple(tried), trials, value)
+        result.params.append(tuned)
+        if report is not None:
+            report(tuned)
+    return result
+
+
+def _time(runner: Runner, datasets: Sequence[Dataset], values: Mapping[str, int], runs: int,
+          timeout: float, reference: Mapping[str, str], name: str) -> float | None:
+    """The time of `values` over `datasets` (the sum of the medians), None when a run
+    took longer than `timeout`; `ResultsDiffer` when an output is not the reference."""
+    total = 0.0
+    for d in datasets:
+        run = runner.run(d, values, runs, timeout)
+        if run.output != reference[d.name]:
+            raise ResultsDiffer(
+                f"{name}={values[name]} changes the result of main on dataset {d.name} "
+                f"(a compiler bug: a threshold may only change how the work runs): "
+                f"{_shorten(run.output)} instead of {_shorten(reference[d.name])}")
+        if run.timed_out:
+            return None
+        total += statistics.median(run.times_us)
+    return total
+
+
+def _best(trials: Sequence[Trial], default: int, margin: float) -> int:
+    """The fastest trial's value, or `default` unless that is faster than the default's
+    trial by more than `margin` (or the default was given up)."""
+    timed = [t for t in trials if t.time_us is not None]
+    if not timed:
+        return default
+    best = min(timed, key=lambda t: (t.time_us, t.value != default))
+    base = next((t.time_us for t in timed if t.value == default), None)
+    if base is None:
+        return best.value
+    assert best.time_us is not None
+    return best.value if best.time_us < base * (1 - margin) else default
+
+
+def _shorten(text: str, most: int = 60) -> str:
+    return text if len(text) <= most else text[:most - 3] + "..."
+
+
+# -- the real runner ---------------------------------------------------------------------
+
+
+class ProgramRunner:
+    """Runs a compiled program's `main` in this process: `timed` (compiled without
+    profiling) for the times and outputs, `probe` (with profiling) for the compared
+    sizes. Each dataset's values are read once and copied for each run (main may
+    update its unique arguments in place); only `main` is timed."""
+
+    def __init__(self, timed: Any, probe: Any, datasets: Sequence[Dataset]) -> None:
+        from l0.values import read_arguments, to_ir_arguments
+
+        self.timed, self.probe = timed, probe
+        self._defaults = timed.param_defaults()
+        entry = timed.functions["main"]
+        self._ret = entry.ret
+        types = [p.type for p in entry.params]
+        self._inputs = {d.name: to_ir_arguments(types, read_arguments(
+            bytearray(d.input), types, f"<{d.name}>")) for d in datasets}
+
+    def defaults(self) -> dict[str, int]:
+        return dict(self._defaults)
+
+    def compared(self, dataset: Dataset, values: Mapping[str, int]) -> dict[str, tuple[int, ...]]:
+        self.probe.set_params({**self._defaults, **values})
+        self.probe.reset_profile()
+        self.probe.call_flat("main", copy.deepcopy(self._inputs[dataset.name]))
+        return {name: c.sizes for name, c in self.probe.compared_sizes().items()}
+
+    def run(self, dataset: Dataset, values: Mapping[str, int], runs: int,
+            timeout: float) -> Run:
+        from l0.values import format_result, from_ir_results
+
+        self.timed.set_params({**self._defaults, **values})
+        inputs = self._inputs[dataset.name]
+        # the warm-up run: its result is the one checked
+        results = self.timed.call_flat("main", copy.deepcopy(inputs))
+        output = format_result(self._ret, from_ir_results(self._ret, results))
+        times: list[float] = []
+        for _ in range(runs):
+            fresh = copy.deepcopy(inputs)
+            start = time.perf_counter_ns()
+            self.timed.call_flat("main", fresh)
+            elapsed = (time.perf_counter_ns() - start) / 1000
+            times.append(elapsed)
+            if elapsed > timeout * 1e6:
+                return Run(tuple(times), output, timed_out=True)
+        return Run(tuple(times), output)
