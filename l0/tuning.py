@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from l0.diagnostics import L0Error, Loc
-from l0.targets import TARGETS
+from l0.targets import target
 
 SUFFIX = ".tuning"
 KIND = "tuning-error"
@@ -58,13 +58,14 @@ def parse(text: str, path: str) -> dict[str, dict[str, Setting]]:
         if stripped.startswith("["):
             if not stripped.endswith("]"):
                 raise _error(path, number, col, "expected ']' closing the back end's name")
-            backend = stripped[1:-1].strip()
-            if backend not in TARGETS:
-                raise _error(path, number, col + 1, f"unknown back end {backend!r} (one of: "
-                             f"{', '.join(TARGETS)})")
-            if backend in sections:
-                raise _error(path, number, col + 1, f"a second [{backend}] section")
-            current = sections[backend] = {}
+            title = stripped[1:-1].strip()
+            try:
+                target(title)
+            except ValueError as err:
+                raise _error(path, number, col + 1, str(err)) from None
+            if title in sections:
+                raise _error(path, number, col + 1, f"a second [{title}] section")
+            current = sections[title] = {}
             continue
         name, eq, value = line.partition("=")
         if not eq or not name.strip():
