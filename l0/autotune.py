@@ -8,16 +8,28 @@ profiling: Note [Thresholds record what they compare] there), plus 0 ("always") 
 NEVER ("never"); values between two sizes behave alike, and one value stands for each
 behaviour (`candidates`). The parameters are tuned one at a time, in program order,
 each with the ones before set to what they were tuned to (the sizes an inner region
-compares may depend on how an outer one ran). For each candidate, `main` runs on every
-dataset (a warm-up run, then `runs` timed ones; the candidate's time is the sum over
-the datasets of the median run); the fastest wins, and the default stays unless a
+compares may depend on how an outer one ran).
+
+Each candidate runs `main` once on every dataset (a warm-up, whose output is checked),
+then `runs` rounds are timed: in each round every candidate runs once on each dataset,
+one after the other, so that a change of the machine's load during the search falls on
+all of them alike (Note [Candidates take turns]). A candidate's time is the sum over
+the datasets of its median run; the fastest wins, and the default stays unless a
 candidate beats it by more than `margin` (timing noise: ties go to the default).
 
 A threshold only chooses how the work runs, never what it computes, so every
 candidate's output must equal the default's on every dataset: a difference is a
 compiler bug (`ResultsDiffer`). A candidate one of whose runs takes more than
 `timeout` seconds is given up (runs in this process cannot be interrupted: that run
-finishes, the others are not made).
+finishes, no more are made).
+
+Note [Candidates take turns]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+On a shared machine the time of one configuration drifts by tens of percent over a
+minute (measured: the same default of kmeans at 0.9 s and 1.5 s a run within one
+search, load average 10-15). Timing candidate A's runs, then B's, would compare A's
+minute with B's; taking turns run by run gives each the same mix of quiet and busy
+moments, and the median drops the outliers.
 
 The search (`tune`) sees the program through a `Runner`, so tests give it fake
 timings; `ProgramRunner` is the real one (two compilations of the program, one with
@@ -50,33 +62,25 @@ class Dataset:
     input: bytes
 
 
-@dataclass(frozen=True)
-class Run:
-    """What running `main` on a dataset gave: the time of each timed run in
-    microseconds (fewer than asked when one took longer than the timeout) and the
-    printed result."""
-
-    times_us: tuple[float, ...]
-    output: str
-    timed_out: bool = False
-
-
 class Runner(Protocol):
-    """How the search runs the program (`ProgramRunner`; fakes in tests)."""
+    """How the search runs the program (`ProgramRunner`; fakes in tests). `values` set
+    some parameters; the others have their defaults."""
 
     def defaults(self) -> dict[str, int]:
         """The program's parameters and their defaults, in program order."""
         ...
 
     def compared(self, dataset: Dataset, values: Mapping[str, int]) -> dict[str, tuple[int, ...]]:
-        """The sizes each parameter was compared with on one run of `dataset` with
-        `values` set (the others at their defaults); a parameter whose comparisons
-        are not noted is absent."""
+        """The sizes each parameter was compared with on one run of `dataset`; a
+        parameter whose comparisons are not noted is absent."""
         ...
 
-    def run(self, dataset: Dataset, values: Mapping[str, int], runs: int,
-            timeout: float) -> Run:
-        """Run `main` on `dataset` with `values` set (the others at their defaults)."""
+    def output(self, dataset: Dataset, values: Mapping[str, int]) -> str:
+        """What `main` prints for `dataset` (a run that also warms up)."""
+        ...
+
+    def time(self, dataset: Dataset, values: Mapping[str, int]) -> float:
+        """The time of one run of `main` on `dataset`, in microseconds."""
         ...
 
 
@@ -138,7 +142,7 @@ def tune(runner: Runner, datasets: Sequence[Dataset], *, runs: int = DEFAULT_RUN
     `report` is told each parameter's result as it is found. `ResultsDiffer` when a
     value changes an output."""
     defaults = runner.defaults()
-    reference = {d.name: runner.run(d, {}, 0, timeout).output for d in datasets}
+    reference = {d.name: runner.output(d, {}) for d in datasets}
     chosen: dict[str, int] = {}
     result = Tuning()
     for name, default in defaults.items():
@@ -149,37 +153,48 @@ def tune(runner: Runner, datasets: Sequence[Dataset], *, runs: int = DEFAULT_RUN
             if name in sizes:
                 noted = True
                 seen.update(sizes[name])
-        tried = sorted(seen) if noted else None
-        values = candidates(tried, default) if tried is not None else \
-            sorted({0, default, NEVER})
-        trials = [] if tried is not None and not tried else \
-            [Trial(v, _time(runner, datasets, {**chosen, name: v}, runs, timeout,
-                            reference, name)) for v in values]
+        tried = tuple(sorted(seen)) if noted else None
+        if tried is None:
+            values = sorted({0, default, NEVER})
+        else:
+            values = candidates(tried, default) if tried else []
+        trials = _trials(runner, datasets, chosen, name, values, runs, timeout, reference)
         value = _best(trials, default, margin)
         chosen[name] = value
-        tuned = Tuned(name, default, tried if tried is None else tuple(tried), trials, value)
+        tuned = Tuned(name, default, tried, trials, value)
         result.params.append(tuned)
         if report is not None:
             report(tuned)
     return result
 
 
-def _time(runner: Runner, datasets: Sequence[Dataset], values: Mapping[str, int], runs: int,
-          timeout: float, reference: Mapping[str, str], name: str) -> float | None:
-    """The time of `values` over `datasets` (the sum of the medians), None when a run
-    took longer than `timeout`; `ResultsDiffer` when an output is not the reference."""
-    total = 0.0
-    for d in datasets:
-        run = runner.run(d, values, runs, timeout)
-        if run.output != reference[d.name]:
-            raise ResultsDiffer(
-                f"{name}={values[name]} changes the result of main on dataset {d.name} "
-                f"(a compiler bug: a threshold may only change how the work runs): "
-                f"{_shorten(run.output)} instead of {_shorten(reference[d.name])}")
-        if run.timed_out:
-            return None
-        total += statistics.median(run.times_us)
-    return total
+def _trials(runner: Runner, datasets: Sequence[Dataset], chosen: Mapping[str, int],
+            name: str, values: Sequence[int], runs: int, timeout: float,
+            reference: Mapping[str, str]) -> list[Trial]:
+    """The time of each of `values` of `name` over `datasets` (the sum of the medians;
+    None when a run took longer than `timeout`), the candidates taking turns (Note
+    [Candidates take turns]); `ResultsDiffer` when an output is not the reference."""
+    settings = [{**chosen, name: v} for v in values]
+    for v, setting in zip(values, settings, strict=True):
+        for d in datasets:
+            out = runner.output(d, setting)
+            if out != reference[d.name]:
+                raise ResultsDiffer(
+                    f"{name}={v} changes the result of main on dataset {d.name} (a "
+                    f"compiler bug: a threshold may only change how the work runs): "
+                    f"{_shorten(out)} instead of {_shorten(reference[d.name])}")
+    times: list[dict[str, list[float]]] = [{d.name: [] for d in datasets} for _ in values]
+    alive = [True] * len(values)
+    for _ in range(runs):
+        for k, setting in enumerate(settings):
+            for d in datasets:
+                if not alive[k]:
+                    break
+                t = runner.time(d, setting)
+                times[k][d.name].append(t)
+                alive[k] = t <= timeout * 1e6
+    return [Trial(v, sum(statistics.median(ts) for ts in times[k].values())
+                  if alive[k] else None) for k, v in enumerate(values)]
 
 
 def _best(trials: Sequence[Trial], default: int, margin: float) -> int:
@@ -207,7 +222,8 @@ class ProgramRunner:
     """Runs a compiled program's `main` in this process: `timed` (compiled without
     profiling) for the times and outputs, `probe` (with profiling) for the compared
     sizes. Each dataset's values are read once and copied for each run (main may
-    update its unique arguments in place); only `main` is timed."""
+    update its unique arguments in place); only `main` is timed, not the copy nor
+    setting the parameters."""
 
     def __init__(self, timed: Any, probe: Any, datasets: Sequence[Dataset]) -> None:
         from l0.values import read_arguments, to_ir_arguments
@@ -229,22 +245,16 @@ class ProgramRunner:
         self.probe.call_flat("main", copy.deepcopy(self._inputs[dataset.name]))
         return {name: c.sizes for name, c in self.probe.compared_sizes().items()}
 
-    def run(self, dataset: Dataset, values: Mapping[str, int], runs: int,
-            timeout: float) -> Run:
+    def output(self, dataset: Dataset, values: Mapping[str, int]) -> str:
         from l0.values import format_result, from_ir_results
 
         self.timed.set_params({**self._defaults, **values})
-        inputs = self._inputs[dataset.name]
-        # the warm-up run: its result is the one checked
-        results = self.timed.call_flat("main", copy.deepcopy(inputs))
-        output = format_result(self._ret, from_ir_results(self._ret, results))
-        times: list[float] = []
-        for _ in range(runs):
-            fresh = copy.deepcopy(inputs)
-            start = time.perf_counter_ns()
-            self.timed.call_flat("main", fresh)
-            elapsed = (time.perf_counter_ns() - start) / 1000
-            times.append(elapsed)
-            if elapsed > timeout * 1e6:
-                return Run(tuple(times), output, timed_out=True)
-        return Run(tuple(times), output)
+        results = self.timed.call_flat("main", copy.deepcopy(self._inputs[dataset.name]))
+        return format_result(self._ret, from_ir_results(self._ret, results))
+
+    def time(self, dataset: Dataset, values: Mapping[str, int]) -> float:
+        self.timed.set_params({**self._defaults, **values})
+        fresh = copy.deepcopy(self._inputs[dataset.name])
+        start = time.perf_counter_ns()
+        self.timed.call_flat("main", fresh)
+        return (time.perf_counter_ns() - start) / 1000

@@ -149,16 +149,20 @@ def _report(tuned: Any) -> None:
         print(f"  compared with {', '.join(str(s) for s in tuned.sizes)}")
     for trial in tuned.trials:
         took = "given up (timeout)" if trial.time_us is None else f"{trial.time_us:.0f}us"
-        print(f"  {_shown(trial.value, tuned.default):<30} {took}")
-    print(f"  -> {_shown(tuned.value, tuned.default)}")
+        print(f"  {_shown(trial.value, tuned):<30} {took}")
+    print(f"  -> {_shown(tuned.value, tuned)}")
 
 
-def _shown(value: int, default: int) -> str:
-    """A candidate value, with what it means."""
+def _shown(value: int, tuned: Any) -> str:
+    """A candidate value of the parameter `tuned` (`l0.autotune.Tuned`), with what it
+    means on the sizes compared: every one reaches it (always), none does (never)."""
     from l0.lowering.runtime.run_tables import NEVER
 
-    notes = [word for word, is_it in (("always", value == 0), ("default", value == default))
-             if is_it]
+    sizes = tuned.sizes or ()
+    always = value == 0 or (bool(sizes) and value <= min(sizes))
+    never = value != NEVER and bool(sizes) and value > max(sizes)
+    notes = [word for word, is_it in (("default", value == tuned.default),
+                                      ("always", always), ("never", never)) if is_it]
     text = "never" if value == NEVER else str(value)
     return f"{text} ({', '.join(notes)})" if notes else text
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from l0.autotune import Dataset, ResultsDiffer, Run, Tuned, candidates, tune
+from l0.autotune import Dataset, ResultsDiffer, Tuned, candidates, tune
 from l0.diagnostics import L0Error
 from l0.lowering.runtime.run_tables import NEVER
 from l0.tuning import checked, format_tuning, parse, tuned_values, tuning_path, write
@@ -35,14 +35,15 @@ def test_the_default_stands_for_its_own_behaviour() -> None:
 
 
 class FakeRunner:
-    """A program with parameters `defaults`, whose time per dataset is `cost(values,
-    dataset)` and whose sizes compared are `sizes`; it counts its runs."""
+    """A program with parameters `defaults`, whose run on a dataset takes `cost(values,
+    dataset)` microseconds (give or take a noise the median drops) and prints
+    `output(values, dataset)`, and whose sizes compared are `sizes`; it logs its calls."""
 
     def __init__(self, defaults: dict[str, int], sizes: dict[str, tuple[int, ...]],
                  cost: Callable[[Mapping[str, int], str], float],
                  output: Callable[[Mapping[str, int], str], str] = lambda v, d: "42") -> None:
-        self._defaults, self.sizes, self.cost, self.output = defaults, sizes, cost, output
-        self.runs: list[tuple[str, dict[str, int], int]] = []
+        self._defaults, self.sizes, self.cost, self._output = defaults, sizes, cost, output
+        self.calls: list[tuple[str, str, dict[str, int]]] = []
         self.compared_with: list[dict[str, int]] = []
 
     def defaults(self) -> dict[str, int]:
@@ -52,14 +53,20 @@ class FakeRunner:
         self.compared_with.append(dict(values))
         return dict(self.sizes)
 
-    def run(self, dataset: Dataset, values: Mapping[str, int], runs: int,
-            timeout: float) -> Run:
+    def output(self, dataset: Dataset, values: Mapping[str, int]) -> str:
         full = {**self._defaults, **values}
-        self.runs.append((dataset.name, full, runs))
-        t = self.cost(full, dataset.name)
-        # the median of noisy runs is the cost: one run above, one below
-        times = tuple([t, t + 5, t - 5][:runs]) if runs else ()
-        return Run(times, self.output(full, dataset.name), timed_out=t > timeout * 1e6)
+        self.calls.append(("output", dataset.name, full))
+        return self._output(full, dataset.name)
+
+    def time(self, dataset: Dataset, values: Mapping[str, int]) -> float:
+        full = {**self._defaults, **values}
+        # the noise of the k-th timed run of this setting: 0, +5, -5, ... (median: none)
+        k = sum(1 for c in self.calls if c == ("time", dataset.name, full))
+        self.calls.append(("time", dataset.name, full))
+        return self.cost(full, dataset.name) + (0, 5, -5)[k % 3]
+
+    def timed(self) -> list[tuple[str, dict[str, int]]]:
+        return [(d, v) for what, d, v in self.calls if what == "time"]
 
 
 SETS = [Dataset("small", b"1"), Dataset("big", b"2")]
@@ -78,8 +85,17 @@ def test_the_fastest_value_wins_over_every_dataset() -> None:
     assert [t.value for t in p.trials] == [0, 5000, 32768, NEVER]
     assert [t.time_us for t in p.trials] == [600.0, 200.0, 500.0, 800.0]  # sums of medians
     assert p.sizes == (100, 5000, 80000)
-    # a reference run per dataset, then every candidate on every dataset, 3 timed runs each
-    assert [r[2] for r in runner.runs] == [0, 0] + [3] * 8
+    # a reference run per dataset, a checked run of every candidate on every dataset,
+    # then 3 timed rounds of 4 candidates x 2 datasets
+    assert [c[0] for c in runner.calls] == ["output"] * (2 + 8) + ["time"] * 24
+
+
+def test_candidates_take_turns() -> None:
+    runner = FakeRunner({"p": 7}, {"p": (3, 9)}, lambda v, d: 1.0)
+    tune(runner, SETS, runs=2)
+    # round after round, each candidate runs on each dataset once
+    one_round = [(d.name, {"p": v}) for v in (0, 7, NEVER) for d in SETS]
+    assert runner.timed() == one_round * 2
 
 
 def test_ties_and_noise_go_to_the_default() -> None:
@@ -110,14 +126,14 @@ def test_parameters_are_tuned_in_order_each_with_the_ones_before_set() -> None:
     assert [r.name for r in reports] == ["outer", "inner"]
     # the sizes the inner threshold compares are learnt with the outer one tuned
     assert runner.compared_with == [{}, {"outer": NEVER}]
-    assert all(full["outer"] == NEVER for _, full, _ in runner.runs[-3:])
+    assert all(full["outer"] == NEVER for _, full in runner.timed()[-3:])
 
 
 def test_a_parameter_never_compared_keeps_its_default_untried() -> None:
     runner = FakeRunner({"p": 7}, {"p": ()}, lambda v, d: 1.0)
     (p,) = tune(runner, SETS, runs=1).params
     assert p.value == 7 and p.trials == [] and p.sizes == ()
-    assert len(runner.runs) == 2  # the reference runs only
+    assert [c[0] for c in runner.calls] == ["output"] * 2  # the reference runs only
 
 
 def test_a_parameter_whose_comparisons_are_not_noted_tries_always_default_never() -> None:
@@ -131,9 +147,11 @@ def test_a_candidate_over_the_timeout_is_given_up() -> None:
     # 0 would take 2 s a run: past a 1 s timeout it is given up, not chosen
     runner = FakeRunner({"p": 7}, {"p": (3, 9)},
                         lambda v, d: 2e6 if v["p"] == 0 else 100.0)
-    (p,) = tune(runner, SETS[:1], runs=1, timeout=1.0).params
+    (p,) = tune(runner, SETS[:1], runs=3, timeout=1.0).params
     assert p.trials[0].value == 0 and p.trials[0].time_us is None
     assert p.value == 7
+    # its first run took too long: it is not run again
+    assert [v["p"] for _, v in runner.timed()] == [0, 7, NEVER, 7, NEVER, 7, NEVER]
 
 
 def test_a_value_that_changes_the_result_is_an_error() -> None:
