@@ -57,8 +57,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                     help="the *.in files of DIR are the datasets, instead of the "
                     "program's own inputs")
     ap.add_argument("-r", "--runs", type=int, default=DEFAULT_RUNS, metavar="N",
-                    help="timed runs of main per candidate and dataset; the median counts "
-                    "(default: %(default)s)")
+                    help="timed rounds, in which each candidate runs main once on each "
+                    "dataset; its median run counts (default: %(default)s)")
     ap.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
                     help="give up a candidate one of whose runs takes more than S seconds "
                     "(default: %(default)s)")

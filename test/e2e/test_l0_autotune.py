@@ -184,8 +184,8 @@ def test_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert info.value.code == 0
     flat = " ".join(out.split())
     for words in ("usage: l0 autotune", "--backend", "--dataset NAME", "--datasets DIR",
-                  "-r N, --runs N", "--timeout S", "compared with", "PROG.l0.tuning",
-                  "--no-tuning", "3 when a threshold changed the result"):
+                  "-r N, --runs N", "timed rounds", "--timeout S", "compared with",
+                  "PROG.l0.tuning", "--no-tuning", "3 when a threshold changed the result"):
         assert words in flat, words
     with pytest.raises(SystemExit):
         tool.main(["--help"])
