@@ -105,11 +105,11 @@ def compile(  # noqa: A001 - the API's name, like re.compile
     Raises `L0Error` for errors in the program.
     """
     text, name = _source_of(source_or_path, filename)
-    tuning_file = _tuning_file(source_or_path) if tuning else None
-    tuned_text = _read_or_none(tuning_file)
+    settings = _tuning_settings(source_or_path, backend) if tuning else {}
     values = tuple(sorted((params or {}).items()))
+    tuned_values = tuple(sorted((n, s.value) for n, s in settings.items()))
     key = (text, name, backend, optimise, fast_math, threads, cache, values, profile,
-           tuned_text)
+           tuned_values)
     if key not in _cache:
         prog = call_with_big_stack(
             lambda: CompiledProgram(text, name, backend, optimise=optimise,
@@ -117,41 +117,37 @@ def compile(  # noqa: A001 - the API's name, like re.compile
                                     profile=profile)
         )
         tuned: dict[str, int] = {}
-        if tuned_text is not None:
-            from l0 import tuning as tuning_files
+        if settings:
+            from l0.tuning import checked
 
-            settings = tuning_files.parse(tuned_text, tuning_file or "").get(backend, {})
-            tuned = tuning_files.checked(settings, backend, prog.param_values())
+            tuned = checked(settings, backend, prog.param_values())
         if tuned or params:
             prog.set_params({**tuned, **(params or {})})
         _cache[key] = prog
     return _cache[key]
 
 
-def _tuning_file(source_or_path: str | os.PathLike[str]) -> str | None:
-    """The tuning file of a program given by its path (`l0.tuning`), None for source
-    text."""
-    if isinstance(source_or_path, str) and ("\n" in source_or_path
-                                            or not source_or_path.endswith(".l0")):
-        return None
-    from l0.tuning import tuning_path
-
-    return tuning_path(source_or_path)
-
-
-def _read_or_none(path: str | None) -> str | None:
-    if path is None or not os.path.exists(path):
-        return None
+def _tuning_settings(source_or_path: str | os.PathLike[str], backend: str) -> dict[str, Any]:
+    """The settings for `backend` of the tuning file of a program given by its path
+    (`l0.tuning.Setting`s by name); none for source text or without a file."""
+    if not _looks_like_path(source_or_path):
+        return {}
     from l0 import tuning as tuning_files
 
-    return tuning_files.read_text(path)
+    path = tuning_files.tuning_path(source_or_path)
+    if not os.path.exists(path):
+        return {}
+    return dict(tuning_files.read(path).get(backend, {}))
+
+
+def _looks_like_path(source_or_path: str | os.PathLike[str]) -> bool:
+    return isinstance(source_or_path, os.PathLike) or (
+        "\n" not in str(source_or_path) and str(source_or_path).endswith(".l0")
+    )
 
 
 def _source_of(source_or_path: str | os.PathLike[str], filename: str | None) -> tuple[str, str]:
-    looks_like_path = isinstance(source_or_path, os.PathLike) or (
-        "\n" not in str(source_or_path) and str(source_or_path).endswith(".l0")
-    )
-    if not looks_like_path:
+    if not _looks_like_path(source_or_path):
         return str(source_or_path), filename or "<string>"
     path = os.fspath(source_or_path)
     try:
