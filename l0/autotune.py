@@ -19,9 +19,18 @@ candidate beats it by more than `margin` (timing noise: ties go to the default).
 
 A threshold only chooses how the work runs, never what it computes, so every
 candidate's output must equal the default's on every dataset: a difference is a
-compiler bug (`ResultsDiffer`). A candidate one of whose runs takes more than
-`timeout` seconds is given up (runs in this process cannot be interrupted: that run
-finishes, no more are made).
+compiler bug (`ResultsDiffer`). A candidate one of whose runs is far slower than the
+default's is given up (Note [Giving up on a candidate]).
+
+Note [Giving up on a candidate]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Some candidates are hopeless, and slow: "always" for a small map inside a sequential
+loop of 10^5 trips wakes the threads 10^5 times a run, minutes on a loaded machine.
+As `futhark autotune` does, a candidate is given up as soon as one of its runs, the
+first included, takes longer than `timeout` seconds or than SLOWER (1.2) times the
+default's first run on that dataset plus GRACE_US (a second): it could not win. Runs
+in this process cannot be interrupted, so that one run still finishes; no more are
+made (its other datasets are not run either).
 
 Note [Candidates take turns]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -52,6 +61,10 @@ DEFAULT_TIMEOUT = 60.0
 MARGIN = 0.02
 """How much faster (a fraction of the default's time) a candidate must be to replace
 the default: less is within the noise of timing."""
+SLOWER = 1.2
+GRACE_US = 1e6
+"""A candidate is given up after a run slower than SLOWER times the default's first run
+on that dataset plus GRACE_US (Note [Giving up on a candidate])."""
 
 
 @dataclass(frozen=True)
@@ -75,8 +88,9 @@ class Runner(Protocol):
         parameter whose comparisons are not noted is absent."""
         ...
 
-    def output(self, dataset: Dataset, values: Mapping[str, int]) -> str:
-        """What `main` prints for `dataset` (a run that also warms up)."""
+    def output(self, dataset: Dataset, values: Mapping[str, int]) -> tuple[str, float]:
+        """What `main` prints for `dataset`, and the time of that run in microseconds
+        (a run that also warms up)."""
         ...
 
     def time(self, dataset: Dataset, values: Mapping[str, int]) -> float:
@@ -143,6 +157,9 @@ def tune(runner: Runner, datasets: Sequence[Dataset], *, runs: int = DEFAULT_RUN
     value changes an output."""
     defaults = runner.defaults()
     reference = {d.name: runner.output(d, {}) for d in datasets}
+    # Note [Giving up on a candidate]
+    limits = {name: min(timeout * 1e6, SLOWER * t + GRACE_US)
+              for name, (_, t) in reference.items()}
     chosen: dict[str, int] = {}
     result = Tuning()
     for name, default in defaults.items():
@@ -158,7 +175,8 @@ def tune(runner: Runner, datasets: Sequence[Dataset], *, runs: int = DEFAULT_RUN
             values = sorted({0, default, NEVER})
         else:
             values = candidates(tried, default) if tried else []
-        trials = _trials(runner, datasets, chosen, name, values, runs, timeout, reference)
+        trials = _trials(runner, datasets, chosen, name, values, runs, limits,
+                         {n: out for n, (out, _) in reference.items()})
         value = _best(trials, default, margin)
         chosen[name] = value
         tuned = Tuned(name, default, tried, trials, value)
@@ -169,22 +187,26 @@ def tune(runner: Runner, datasets: Sequence[Dataset], *, runs: int = DEFAULT_RUN
 
 
 def _trials(runner: Runner, datasets: Sequence[Dataset], chosen: Mapping[str, int],
-            name: str, values: Sequence[int], runs: int, timeout: float,
+            name: str, values: Sequence[int], runs: int, limits: Mapping[str, float],
             reference: Mapping[str, str]) -> list[Trial]:
     """The time of each of `values` of `name` over `datasets` (the sum of the medians;
-    None when a run took longer than `timeout`), the candidates taking turns (Note
-    [Candidates take turns]); `ResultsDiffer` when an output is not the reference."""
+    None when a run took longer than its dataset's limit, in microseconds), the
+    candidates taking turns (Note [Candidates take turns]); `ResultsDiffer` when an
+    output is not the reference."""
     settings = [{**chosen, name: v} for v in values]
-    for v, setting in zip(values, settings, strict=True):
+    alive = [True] * len(values)
+    for k, setting in enumerate(settings):
         for d in datasets:
-            out = runner.output(d, setting)
+            out, took = runner.output(d, setting)
             if out != reference[d.name]:
                 raise ResultsDiffer(
-                    f"{name}={v} changes the result of main on dataset {d.name} (a "
-                    f"compiler bug: a threshold may only change how the work runs): "
+                    f"{name}={values[k]} changes the result of main on dataset {d.name} "
+                    f"(a compiler bug: a threshold may only change how the work runs): "
                     f"{_shorten(out)} instead of {_shorten(reference[d.name])}")
+            if took > limits[d.name]:
+                alive[k] = False
+                break
     times: list[dict[str, list[float]]] = [{d.name: [] for d in datasets} for _ in values]
-    alive = [True] * len(values)
     for _ in range(runs):
         for k, setting in enumerate(settings):
             for d in datasets:
@@ -192,7 +214,7 @@ def _trials(runner: Runner, datasets: Sequence[Dataset], chosen: Mapping[str, in
                     break
                 t = runner.time(d, setting)
                 times[k][d.name].append(t)
-                alive[k] = t <= timeout * 1e6
+                alive[k] = t <= limits[d.name]
     return [Trial(v, sum(statistics.median(ts) for ts in times[k].values())
                   if alive[k] else None) for k, v in enumerate(values)]
 
@@ -245,12 +267,15 @@ class ProgramRunner:
         self.probe.call_flat("main", copy.deepcopy(self._inputs[dataset.name]))
         return {name: c.sizes for name, c in self.probe.compared_sizes().items()}
 
-    def output(self, dataset: Dataset, values: Mapping[str, int]) -> str:
+    def output(self, dataset: Dataset, values: Mapping[str, int]) -> tuple[str, float]:
         from l0.values import format_result, from_ir_results
 
         self.timed.set_params({**self._defaults, **values})
-        results = self.timed.call_flat("main", copy.deepcopy(self._inputs[dataset.name]))
-        return format_result(self._ret, from_ir_results(self._ret, results))
+        fresh = copy.deepcopy(self._inputs[dataset.name])
+        start = time.perf_counter_ns()
+        results = self.timed.call_flat("main", fresh)
+        took = (time.perf_counter_ns() - start) / 1000
+        return format_result(self._ret, from_ir_results(self._ret, results)), took
 
     def time(self, dataset: Dataset, values: Mapping[str, int]) -> float:
         self.timed.set_params({**self._defaults, **values})

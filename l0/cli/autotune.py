@@ -61,7 +61,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                     "dataset; its median run counts (default: %(default)s)")
     ap.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
                     help="give up a candidate one of whose runs takes more than S seconds "
-                    "(default: %(default)s)")
+                    "(default: %(default)s), or more than 1.2 times the default's first run "
+                    "plus a second")
     ap.set_defaults(run=run)
 
 

@@ -147,8 +147,8 @@ def test_a_threshold_that_changes_the_result_is_reported(prog: Path,
     real_output = l0.autotune.ProgramRunner.output
 
     def wrong_when_always(self, dataset, values):  # type: ignore[no-untyped-def]
-        out = real_output(self, dataset, values)
-        return out + "1" if any(v == 0 for v in values.values()) else out
+        out, took = real_output(self, dataset, values)
+        return (out + "1" if any(v == 0 for v in values.values()) else out), took
 
     monkeypatch.setattr(l0.autotune.ProgramRunner, "output", wrong_when_always)
     status, _, err = autotune(["twice.l0", "--backend", "multicore", "-r", "1",

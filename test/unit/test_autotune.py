@@ -53,10 +53,10 @@ class FakeRunner:
         self.compared_with.append(dict(values))
         return dict(self.sizes)
 
-    def output(self, dataset: Dataset, values: Mapping[str, int]) -> str:
+    def output(self, dataset: Dataset, values: Mapping[str, int]) -> tuple[str, float]:
         full = {**self._defaults, **values}
         self.calls.append(("output", dataset.name, full))
-        return self._output(full, dataset.name)
+        return self._output(full, dataset.name), self.cost(full, dataset.name)
 
     def time(self, dataset: Dataset, values: Mapping[str, int]) -> float:
         full = {**self._defaults, **values}
@@ -151,7 +151,20 @@ def test_a_candidate_over_the_timeout_is_given_up() -> None:
     assert p.trials[0].value == 0 and p.trials[0].time_us is None
     assert p.value == 7
     # its first run took too long: it is not run again
-    assert [v["p"] for _, v in runner.timed()] == [0, 7, NEVER, 7, NEVER, 7, NEVER]
+    assert [v["p"] for _, v in runner.timed()] == [7, NEVER] * 3
+
+
+def test_a_candidate_far_slower_than_the_default_is_given_up() -> None:
+    # the default's first run takes 1 s: a run over 1.2 s + 1 s gives a candidate up,
+    # whatever the timeout; on its first dataset already, so the second is not run
+    def cost(values: Mapping[str, int], dataset: str) -> float:
+        return {0: 2.1e6, NEVER: 2.3e6}.get(values["p"], 1e6)
+
+    runner = FakeRunner({"p": 7}, {"p": (3, 9)}, cost)
+    (p,) = tune(runner, SETS, runs=3, timeout=600.0).params
+    assert [(t.value, t.time_us) for t in p.trials] == [(0, 4.2e6), (7, 2e6), (NEVER, None)]
+    assert ("output", "big", {"p": NEVER}) not in runner.calls
+    assert all(v["p"] != NEVER for _, v in runner.timed())
 
 
 def test_a_value_that_changes_the_result_is_an_error() -> None:
