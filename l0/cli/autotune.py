@@ -149,7 +149,7 @@ def _report(tuned: Any) -> None:
     else:
         print(f"  compared with {', '.join(str(s) for s in tuned.sizes)}")
     for trial in tuned.trials:
-        took = "given up (timeout)" if trial.time_us is None else f"{trial.time_us:.0f}us"
+        took = "given up (too slow)" if trial.time_us is None else f"{trial.time_us:.0f}us"
         print(f"  {_shown(trial.value, tuned):<30} {took}")
     print(f"  -> {_shown(tuned.value, tuned)}")
 
