@@ -52,7 +52,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                     "all cores)")
     ap.add_argument("--dataset", action="append", default=[], metavar="NAME",
                     help="tune on this dataset only, by its name as l0 bench prints it "
-                    "(repeatable; default: all)")
+                    "(repeatable; default: all; with --datasets, a file's name)")
     ap.add_argument("--datasets", metavar="DIR",
                     help="the *.in files of DIR are the datasets, instead of the "
                     "program's own inputs")
@@ -76,8 +76,6 @@ def run(args: argparse.Namespace) -> int:
     if args.threads is not None and (args.threads < 1 or not TARGETS[args.backend].threads):
         return _usage("--threads needs a positive number of threads, and applies to "
                       + ", ".join(t.name for t in TARGETS.values() if t.threads) + " only")
-    if args.datasets and args.dataset:
-        return _usage("give either --datasets DIR or --dataset NAME, not both")
     if (why := backend_unavailable(args.backend)) is not None:
         return _usage(why)
     return run_guarded(lambda: autotune(args), what=args.program)

@@ -162,14 +162,13 @@ def test_a_threshold_that_changes_the_result_is_reported(prog: Path,
     (["-r", "0"], "-r needs a positive number of runs"),
     (["--timeout", "0"], "--timeout needs a positive number of seconds"),
     (["--backend", "cpu", "--threads", "2"], "applies to multicore only"),
-    (["--backend", "multicore", "--dataset", "nope"],
-     "no dataset 'nope' (the program's datasets: #1 ([1.0, 2.0, 3.0]), #2"),
-    (["--dataset", "x", "--datasets", "d"], "give either --datasets DIR or --dataset NAME"),
+    (["--dataset", "nope"], "no dataset 'nope' (the program's datasets: #1 ([1.0, 2.0, 3.0]), #2"),
+    (["--datasets", "nowhere"], "nowhere:1:1: error: no such directory"),
 ])
 def test_bad_arguments(prog: Path, args: list[str], message: str) -> None:
-    status, _, err = autotune(["twice.l0", *args], prog.parent)
+    status, _, err = autotune(["twice.l0", "--backend", "multicore", *args], prog.parent)
     assert status == 2
-    assert err.startswith("l0 autotune: error: ") and message in err
+    assert err.startswith(("l0 autotune: error: ", "nowhere:")) and message in err
 
 
 def test_a_missing_program_is_a_located_error(tmp_path: Path) -> None:
