@@ -189,3 +189,26 @@ def test_help(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         tool.main(["--help"])
     assert "autotune" in capsys.readouterr().out
+
+
+def test_thresholds_note_each_distinct_size_they_compare() -> None:
+    """What autotune learns its candidates from (Note [Thresholds record what they
+    compare] in `l0.lowering.loop_ir.run_params`): compiled with profiling, each
+    threshold's table keeps the distinct sizes compared, 64 at most, and counts the rest."""
+    source = "fun [real] main([real] a) = map(fn real (real x) => x * 3.0, a)"
+    prog = l0.compile(source, backend="multicore", threads=2, profile=True)
+    (name,) = prog.param_values()
+    for n in (10, 1000, 10, 10):
+        prog.main(np.ones(n))
+    (sizes,) = [c.sizes for c in prog.compared_sizes().values()]
+    work = sizes[0] // 10
+    assert sizes == (10 * work, 1000 * work)
+    prog.reset_profile()
+    assert prog.compared_sizes()[name].sizes == ()
+    for n in range(2, 72):  # 70 distinct sizes: 64 kept, 6 dropped
+        prog.main(np.ones(n))
+    compared = prog.compared_sizes()[name]
+    assert compared.sizes == tuple(n * work for n in range(2, 66))
+    assert compared.dropped == 6
+    # without profiling nothing is noted
+    assert l0.compile(source, backend="multicore", threads=2).compared_sizes() == {}
