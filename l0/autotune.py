@@ -54,7 +54,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from l0.lowering.runtime.run_tables import NEVER
+from l0.lowering.runtime.run_tables import NEVER, Compared
 
 DEFAULT_RUNS = 10
 DEFAULT_TIMEOUT = 60.0
@@ -83,7 +83,7 @@ class Runner(Protocol):
         """The program's parameters and their defaults, in program order."""
         ...
 
-    def compared(self, dataset: Dataset, values: Mapping[str, int]) -> dict[str, tuple[int, ...]]:
+    def compared(self, dataset: Dataset, values: Mapping[str, int]) -> dict[str, Compared]:
         """The sizes each parameter was compared with on one run of `dataset`; a
         parameter whose comparisons are not noted is absent."""
         ...
@@ -120,6 +120,7 @@ class Tuned:
     sizes: tuple[int, ...] | None  # None: its comparisons are not noted
     trials: list[Trial]
     value: int
+    dropped: int = 0  # sizes compared that a full table did not keep
 
     @property
     def changed(self) -> bool:
@@ -164,12 +165,13 @@ def tune(runner: Runner, datasets: Sequence[Dataset], *, runs: int = DEFAULT_RUN
     result = Tuning()
     for name, default in defaults.items():
         seen: set[int] = set()
-        noted = False
+        noted, dropped = False, 0
         for d in datasets:
-            sizes = runner.compared(d, chosen)
-            if name in sizes:
+            found = runner.compared(d, chosen).get(name)
+            if found is not None:
                 noted = True
-                seen.update(sizes[name])
+                seen.update(found.sizes)
+                dropped += found.dropped
         tried = tuple(sorted(seen)) if noted else None
         if tried is None:
             values = sorted({0, default, NEVER})
@@ -179,7 +181,7 @@ def tune(runner: Runner, datasets: Sequence[Dataset], *, runs: int = DEFAULT_RUN
                          {n: out for n, (out, _) in reference.items()})
         value = _best(trials, default, margin)
         chosen[name] = value
-        tuned = Tuned(name, default, tried, trials, value)
+        tuned = Tuned(name, default, tried, trials, value, dropped)
         result.params.append(tuned)
         if report is not None:
             report(tuned)
@@ -261,11 +263,11 @@ class ProgramRunner:
     def defaults(self) -> dict[str, int]:
         return dict(self._defaults)
 
-    def compared(self, dataset: Dataset, values: Mapping[str, int]) -> dict[str, tuple[int, ...]]:
+    def compared(self, dataset: Dataset, values: Mapping[str, int]) -> dict[str, Compared]:
         self.probe.set_params({**self._defaults, **values})
         self.probe.reset_profile()
         self.probe.call_flat("main", copy.deepcopy(self._inputs[dataset.name]))
-        return {name: c.sizes for name, c in self.probe.compared_sizes().items()}
+        return dict(self.probe.compared_sizes())
 
     def output(self, dataset: Dataset, values: Mapping[str, int]) -> tuple[str, float]:
         from l0.values import format_result, from_ir_results

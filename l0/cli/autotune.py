@@ -145,7 +145,8 @@ def _report(tuned: Any) -> None:
     elif not tuned.sizes:
         print("  not compared on these datasets: the default stays")
     else:
-        print(f"  compared with {', '.join(str(s) for s in tuned.sizes)}")
+        more = f" (and {tuned.dropped} more the table could not keep)" if tuned.dropped else ""
+        print(f"  compared with {', '.join(str(s) for s in tuned.sizes)}{more}")
     for trial in tuned.trials:
         took = "given up (too slow)" if trial.time_us is None else f"{trial.time_us:.0f}us"
         print(f"  {_shown(trial.value, tuned):<30} {took}")

@@ -10,7 +10,7 @@ import pytest
 
 from l0.autotune import Dataset, ResultsDiffer, Tuned, candidates, tune
 from l0.diagnostics import L0Error
-from l0.lowering.runtime.run_tables import NEVER
+from l0.lowering.runtime.run_tables import NEVER, Compared
 from l0.tuning import checked, format_tuning, parse, tuned_values, tuning_path, write
 
 # -- candidates -------------------------------------------------------------------------
@@ -45,13 +45,14 @@ class FakeRunner:
         self._defaults, self.sizes, self.cost, self._output = defaults, sizes, cost, output
         self.calls: list[tuple[str, str, dict[str, int]]] = []
         self.compared_with: list[dict[str, int]] = []
+        self.dropped = 0
 
     def defaults(self) -> dict[str, int]:
         return dict(self._defaults)
 
-    def compared(self, dataset: Dataset, values: Mapping[str, int]) -> dict[str, tuple[int, ...]]:
+    def compared(self, dataset: Dataset, values: Mapping[str, int]) -> dict[str, Compared]:
         self.compared_with.append(dict(values))
-        return dict(self.sizes)
+        return {name: Compared(sizes, self.dropped) for name, sizes in self.sizes.items()}
 
     def output(self, dataset: Dataset, values: Mapping[str, int]) -> tuple[str, float]:
         full = {**self._defaults, **values}
@@ -127,6 +128,13 @@ def test_parameters_are_tuned_in_order_each_with_the_ones_before_set() -> None:
     # the sizes the inner threshold compares are learnt with the outer one tuned
     assert runner.compared_with == [{}, {"outer": NEVER}]
     assert all(full["outer"] == NEVER for _, full in runner.timed()[-3:])
+
+
+def test_sizes_a_full_table_dropped_are_counted() -> None:
+    runner = FakeRunner({"p": 7}, {"p": (3, 9)}, lambda v, d: 1.0)
+    runner.dropped = 4
+    (p,) = tune(runner, SETS, runs=1).params
+    assert p.sizes == (3, 9) and p.dropped == 8  # over both datasets
 
 
 def test_a_parameter_never_compared_keeps_its_default_untried() -> None:
