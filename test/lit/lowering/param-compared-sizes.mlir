@@ -1,6 +1,7 @@
 // RUN: l0-opt %s -p 'convert-parallel-to-omp{profile=true}' | filecheck %s
 // RUN: l0-opt %s -p convert-parallel-to-omp | filecheck %s --check-prefix=OFF
 // RUN: l0-opt %s -p 'convert-parallel-to-omp{profile=true}' -t llvm-ir | filecheck %s --check-prefix=LLVM
+// RUN: not l0-opt %s -p 'convert-parallel-to-omp{profile=maybe}' 2>&1 | filecheck %s --check-prefix=BAD
 
 // Compiled with profiling, a threshold notes the sizes it is compared with (Note
 // [Thresholds record what they compare]): the region's work (trips x 3, saturated)
@@ -35,6 +36,9 @@
 // OFF-NOT:     l0_param_seen
 // OFF:         arith.cmpi sge
 // OFF-NOT:     l0_param_seen
+
+// Profiling (and so noting sizes) is on or off: another value is an error, status 2.
+// BAD: l0-opt: error: bad options for pass 'convert-parallel-to-omp': Incompatible types: given ('maybe',), expected <class 'bool'>
 
 // The table is an exported, zeroed global the driver finds by name.
 // LLVM:        @"l0.global.l0_param_seen.0" = global [66 x i64] zeroinitializer
