@@ -18,22 +18,22 @@ libgomp. With `profile`, each region is counted (`l0.lowering.loop_ir.profile`).
 
 Note [Sequential below a threshold]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-Waking threads costs a few microseconds on an idle machine and milliseconds on a
-loaded one (a worker waiting for a CPU), so a region forks only when its work pays
-for it: its trip count times the estimated work of one iteration reaches the
-region's threshold, the run-time parameter `SITE.min_work` (`l0.lowering.loop_ir.run_params`;
-SITE the region's name, Note [Names of parallel sites] in `l0.lowering.loop_ir.profile`),
-and it has two iterations or more. Otherwise the `if` clause is false and the
-outlined loop runs on the calling thread as thread 0 of 1: no `GOMP_parallel`, no
-wake-up. The default threshold is WORK_PER_THREAD (2^14) times the thread count, so
-each thread would get some 10^4 operations. An iteration's work is counted at
-compile time (`iteration_work`): one per operation, a call or a copy CALL_WORK, an
-inner loop UNKNOWN_TRIPS times its body (its trip count is not known here), a branch
-its dearer side. A loop over chunks (the reductions, scans and filters of
-`chunk_count`, the allocating loops of `chunk-parallel`) is judged by its rows
-(`chunked_rows`) times the work of one row. The comparison is made when the
-region is reached, against the value the parameter has then, so `--param` changes it
-without compiling again.
+Waking threads costs a few microseconds on an idle machine and milliseconds on a loaded
+one (a worker waiting for a CPU), so a region forks only when its work pays for it: its
+trip count times the estimated work of one iteration reaches the region's threshold
+(`run_params.reaches`), the run-time parameter `SITE.min_work`
+(`l0.lowering.loop_ir.run_params`; SITE the region's name, Note [Names of parallel
+sites] in `l0.lowering.loop_ir.profile`), and it has two iterations or more. Otherwise
+the `if` clause is false and the outlined loop runs on the calling thread as thread 0 of
+1: no `GOMP_parallel`, no wake-up. The default threshold is WORK_PER_THREAD (2^14) times
+the thread count, so each thread would get some 10^4 operations. An iteration's work is
+counted at compile time (`iteration_work`): one per operation, a call or a copy
+CALL_WORK, an inner loop UNKNOWN_TRIPS times its body (its trip count is not known
+here), a branch its dearer side. A loop over chunks (the reductions, scans and filters
+of `chunk_count`, the allocating loops of `chunk-parallel`) is judged by its rows
+(`chunked_rows`) times the work of one row. The comparison is made when the region is
+reached, against the value the parameter has then, so `--param` changes it without
+compiling again.
 
 Which way a region ran changes no result: the sequential path runs the same
 outlined body over all iterations in order, as one thread whose chunk is everything,
@@ -270,14 +270,13 @@ def to_omp(par: scf.ParallelOp, name: str, profile: bool = False) -> None:
     lb, ub, step = par.lowerBound[0], par.upperBound[0], par.step[0]
     span = b.to_i64(b.val(arith.SubiOp(ub, lb)))
     trips = b.maxsi(b.val(arith.CeilDivSIOp(span, b.to_i64(step))), b.i64(0))
-    min_work = run_params.load(b, par, f"{name}.{MIN_WORK}", f"threads*{WORK_PER_THREAD}")
     # A loop over chunks works on their rows: rows * work per row, else trips * work.
     rows = chunked_rows(ub)
     count = trips if rows is None else b.to_i64(rows)
-    work = iteration_work(par, per_row=rows is not None)
-    # count * work >= min_work, without overflow: count >= ceil(min_work / work)
-    least = b.val(arith.CeilDivSIOp(min_work, b.i64(work)))
-    big = b.andi(b.cmpi("sge", trips, b.i64(2)), b.cmpi("sge", count, least))
+    work = run_params.saturated_product(b, count, iteration_work(par, per_row=rows is not None))
+    enough = run_params.reaches(b, par, f"{name}.{MIN_WORK}", f"threads*{WORK_PER_THREAD}",
+                                work, record=profile)
+    big = b.andi(b.cmpi("sge", trips, b.i64(2)), enough)
     start = profile_ir.now(b, par) if profile else None
     body = par.body.block
     nest_block = Block(arg_types=[lb.type])
