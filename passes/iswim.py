@@ -45,16 +45,15 @@ from xdsl.rewriter import InsertPoint
 
 from l0.dialects import soac
 from l0.passes.analysis.speculation import Speculation
-from l0.passes.cores.interchange import interchanged, nest_depth, why_not
+from l0.passes.cores.interchange import Fold, interchanged, nest_depth, why_not
 
 
 @dataclass
-class InterchangeScan(RewritePattern):
+class InterchangeFold(RewritePattern):
     failing: frozenset[str]
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, soac.ScanOp | soac.ScanomapOp) \
-                or why_not(op, self.failing) is not None:
+        if not isinstance(op, Fold) or why_not(op, self.failing) is not None:
             return
         depth = nest_depth(op)
         assert depth is not None
@@ -64,21 +63,28 @@ class InterchangeScan(RewritePattern):
         for new in (zero, rows, empty):
             rewriter.insert(new, InsertPoint.before(op))
 
-        # No rows: the scan's result, arrays with every dimension 0 (no step runs, and
-        # nothing is zipped).
+        # No rows: a scan's result is arrays with every dimension 0 (no step runs, and
+        # nothing is zipped), a reduction's its neutral elements.
         then_block = Block()
-        empties = [soac.EmptyOp(t) for t in op.result_types]
-        then_block.add_ops([*empties, scf.YieldOp(*(e.result for e in empties))])
+        if isinstance(op, soac.ReduceOp | soac.RedomapOp):
+            then_block.add_op(scf.YieldOp(*op.neutral))
+        else:
+            empties = [soac.EmptyOp(t) for t in op.result_types]
+            then_block.add_ops([*empties, scf.YieldOp(*(e.result for e in empties))])
 
-        # Rows: transpose(map^d(fn (e, c) => scan(f, e, c), ne, transpose(a))), the
-        # scanned dimension moved innermost and back (thesis Figure 36).
+        # Rows: map^d(fn (e, c) => fold(f, e, c), ne, transpose(a)), the folded
+        # dimension moved innermost, and a scan's result moved back (thesis Figure 36).
         else_block = Block()
         columns = [soac.TransposeOp(a, 0, depth) for a in op.inputs]
         else_block.add_ops(columns)
         nests, per_column = interchanged(op, [c.result for c in columns])
-        k, n = (0, 1) if depth == 1 else (depth, -depth)  # the inverse of (0, depth)
-        back = [soac.TransposeOp(r, k, n) for r in per_column]
-        else_block.add_ops([*nests, *back, scf.YieldOp(*(t.result for t in back))])
+        else_block.add_ops(nests)
+        if isinstance(op, soac.ScanOp | soac.ScanomapOp):
+            k, n = (0, 1) if depth == 1 else (depth, -depth)  # the inverse of (0, depth)
+            back = [soac.TransposeOp(r, k, n) for r in per_column]
+            else_block.add_ops(back)
+            per_column = [t.result for t in back]
+        else_block.add_op(scf.YieldOp(*per_column))
 
         chosen = scf.IfOp(empty, op.result_types, Region(then_block), Region(else_block))
         rewriter.replace(op, chosen)
@@ -146,4 +152,4 @@ class IswimPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         failing = frozenset(Speculation(op).failing)
-        PatternRewriteWalker(InterchangeScan(failing), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(InterchangeFold(failing), apply_recursively=False).rewrite_module(op)
