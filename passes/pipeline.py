@@ -67,6 +67,10 @@ DEFAULT: tuple[str, ...] = (
     # blocks fusion); the fixed-point loop then gives the "fuse, remove hindrances, fuse
     # again" order of 9.1.2 that undoes hindrances size-hindrance itself may create,
     # and cleans up after fusion (replicates left unused, hoisting out of fused lambdas).
+    # 8.3: ISWIM first, on the targets whose -O runs it (`ONLY_FOR`): a reduction of
+    # rows with an element-wise array operator becomes a map over its columns, and fuse
+    # then composes the producer of the rows into the column nest (FUSE-ISWIM).
+    "iswim",
     "fuse",
 )
 """The passes of `-O`, in order (one round; `optimise` repeats it to a fixed point)."""
@@ -82,6 +86,10 @@ TARGET_OPTIONS: dict[str, dict[str, str]] = {
 """Per target, the options its `-O` gives passes of `DEFAULT` (in `-p` syntax, without
 the braces); a target or pass not named here runs the pass's defaults (Note [One
 pipeline per target])."""
+
+ONLY_FOR: dict[str, tuple[str, ...]] = {"iswim": ("gpu", "multicore")}
+"""Passes of `DEFAULT` that only the named targets' `-O` runs (Note [One pipeline per
+target]: `iswim` pays where the columns run in parallel)."""
 
 
 # Note [One pipeline per target]
@@ -145,7 +153,7 @@ def default_pipeline(target: str = "cpu") -> list[str]:
         raise ValueError(f"unknown target '{target}'; expected one of: {', '.join(TARGETS)}")
     options = TARGET_OPTIONS.get(target, {})
     return [f"{name}{{{options[name]}}}" if name in options else name
-            for name in DEFAULT if name in PASSES]
+            for name in DEFAULT if name in PASSES and target in ONLY_FOR.get(name, (target,))]
 
 
 def optimisation_passes() -> list[str]:

@@ -79,6 +79,8 @@ from l0.passes.fuse.transpose import (
     nest_levels,
     pull_transpose,
     push_transpose,
+    swap_transpose,
+    swappable,
     uniform_transpose,
 )
 
@@ -204,6 +206,8 @@ class FuseProducer(RewritePattern):
         if all(can_push(c, set(through), k, n) and not lambda_effects(c, failing)
                for c in consumers):
             return "push", k, n, transposes, consumers
+        if swappable(op, k, n) and not lambda_effects(op, failing):
+            return "swap", k, n, transposes, consumers
         mine = (f"it is a map nest of depth {depth}, and the transposition moves "
                 f"{needed} dimensions" if depth < needed else "it may fail or print")
         return ("its outputs are transposed, and neither it nor its consumers are map "
@@ -237,6 +241,8 @@ class FuseProducer(RewritePattern):
             how, k, n, transposes, targets = route
             if how == "pull":
                 pull_transpose(rewriter, op, k, n, transposes)
+            elif how == "swap":
+                swap_transpose(rewriter, op, transposes)
             else:
                 through: set[SSAValue] = {t.result for t in transposes}
                 for c in targets:

@@ -305,3 +305,46 @@ def push_transpose(rewriter: PatternRewriter, consumer: soac.MapOp, k: int, n: i
         rewriter.insert(t, InsertPoint.before(consumer))
     rewriter.replace(consumer, [], [t.result for t in back])
     return new
+
+
+def swappable(producer: soac.MapOp, k: int, n: int) -> bool:
+    """Whether SWAP-TRANSPOSE applies (Note [Swapping a map over invariant arrays]):
+    `transpose(k, n)` exchanges the two outer dimensions, and `producer`'s lambda is
+    only a map over arrays defined outside `producer`, with its checks outside too."""
+    inner = _only_inner_map(producer)
+    return (k, n) in ((0, 1), (1, -1)) and inner is not None \
+        and not any(defined_inside(v, producer) for v in (*inner.inputs, *inner.certs))
+
+
+def swap_transpose(rewriter: PatternRewriter, producer: soac.MapOp,
+                   transposes: list[soac.TransposeOp]) -> soac.MapOp:
+    """SWAP-TRANSPOSE: `producer` (`swappable`) with its two levels exchanged, whose
+    outputs replace `transposes`: the inner map's arrays become the outer level's, the
+    producer's the inner level's, around the innermost lambda."""
+    inner = _only_inner_map(producer)
+    assert inner is not None
+    outer_args = producer.body.block.args
+    body = detach_region(inner.body).block
+    outer_block = Block(arg_types=[a.type for a in body.args])
+    inner_block = Block(arg_types=[a.type for a in outer_args])
+    for old, new in (*zip(body.args, outer_block.args, strict=True),
+                     *zip(outer_args, inner_block.args, strict=True)):
+        new.name_hint = old.name_hint
+        old.replace_all_uses_with(new)
+    for op in list(body.ops):
+        op.detach()
+        inner_block.add_op(op)
+    done = inner_block.last_op
+    assert isinstance(done, soac.YieldOp)
+    rows = soac.MapOp(list(producer.inputs), [soac.array_of(v.type) for v in done.values],
+                      Region(inner_block), list(producer.certs),
+                      None if producer.loc is None else producer.loc.data)
+    outer_block.add_ops([rows, soac.YieldOp(*rows.results)])
+    new = soac.MapOp(list(inner.inputs), [soac.array_of(r.type) for r in rows.results],
+                     Region(outer_block), list(inner.certs),
+                     None if inner.loc is None else inner.loc.data)
+    rewriter.insert(new, InsertPoint.before(producer))
+    for t in transposes:
+        rewriter.replace(t, [], [new.results[producer.results.index(t.array)]])
+    rewriter.erase(producer)
+    return new
