@@ -37,8 +37,8 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
-from xdsl.ir import Block, Operation, Region
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.rewriter import InsertPoint
@@ -48,12 +48,24 @@ from l0.passes.analysis.speculation import Speculation
 from l0.passes.cores.interchange import Fold, interchanged, nest_depth, why_not
 
 
+def _made_of_scalar_rows(array: SSAValue) -> bool:
+    """Whether `array` is the output of a map over arrays of scalars: fused into the
+    column folds, each reads one element per row."""
+    producer = array.owner
+    return isinstance(producer, soac.MapOp) and all(
+        isinstance(v.type, TensorType) and v.type.get_num_dims() == 1
+        for v in producer.inputs)
+
+
 @dataclass
 class InterchangeFold(RewritePattern):
     failing: frozenset[str]
+    scalar_rows_only: bool
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, Fold) or why_not(op, self.failing) is not None:
+            return
+        if self.scalar_rows_only and not all(_made_of_scalar_rows(a) for a in op.inputs):
             return
         depth = nest_depth(op)
         assert depth is not None
@@ -149,7 +161,11 @@ class IswimPass(ModulePass):
     """
 
     name = "iswim"
+    scalar_rows_only: bool = False
+    """Only folds whose every array is a map over arrays of scalars (the cpu's cost
+    rule: Note [One pipeline per target] in `l0.passes.pipeline`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         failing = frozenset(Speculation(op).failing)
-        PatternRewriteWalker(InterchangeFold(failing), apply_recursively=False).rewrite_module(op)
+        pattern = InterchangeFold(failing, self.scalar_rows_only)
+        PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
