@@ -240,13 +240,11 @@ def why_not(scan: Fold, failing: frozenset[str]) -> str | None:
     for g, o in zip(groups, ops, strict=True):
         element, combine = g.nest[-1], o.nest[-1]
         if combine is not element and any(
-                defined_inside(v, scan) for v in free_values(combine)
-                if v not in combine.inputs and v not in combine.certs):
+                defined_inside(v, scan) for v in free_values(combine, own_operands=False)):
             return "the operator's element lambda uses the scan's accumulators directly"
         if not _checks_read_sizes(scan, g, failing):
             return "its checks read more of the accumulators and rows than their sizes"
-        if any(defined_inside(v, scan) for v in free_values(element)
-               if v not in element.inputs and v not in element.certs):
+        if any(defined_inside(v, scan) for v in free_values(element, own_operands=False)):
             return "the inner lambda uses the scan's rows or accumulators directly"
         if lambda_effects(element, failing):
             return "the inner lambda may fail or print"
