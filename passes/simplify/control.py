@@ -178,7 +178,7 @@ class AssertHeldByBranch(RewritePattern):
             if isinstance(holder, scf.IfOp) and holder.cond is op.cond \
                     and region is holder.true_region:
                 true = arith.ConstantOp.from_int_and_width(1, 1)
-                rewriter.insert_op(true, InsertPoint.before(op))
+                rewriter.insert(true, InsertPoint.before(op))
                 op.operands = [true.result, *op.operands[1:]]
                 rewriter.handle_operation_modification(op)
                 return
