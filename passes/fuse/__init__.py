@@ -406,8 +406,10 @@ class FusePass(ModulePass):
       nest of maps over the dimensions it moves, or after each consumer
       (PUSH-TRANSPOSE: the consumer runs on the untransposed output and the inverse
       transpositions of its other inputs, its results are transposed back) if the
-      consumers are, and the nest whose elements it reorders can neither fail nor
-      print; then the producer fuses as above. An inner map of the nest may also
+      consumers are, or the producer's lambda is only a map over arrays defined
+      outside it (SWAP-TRANSPOSE: its two levels exchange, as a histogram's one-hot
+      rows read by columns need), and the nest whose elements it reorders can neither
+      fail nor print; then the producer fuses as above. An inner map of the nest may also
       take arrays defined outside the nest (`map(fn (r) => map(f, zip(r, c)), v)`,
       thesis figure 41's explicit step): such an input is transposed with the others
       when it follows every dimension the transposition moves, and otherwise read by

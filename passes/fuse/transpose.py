@@ -10,7 +10,9 @@ below d can therefore be
 * pulled before the producer (PULL-TRANSPOSE, 8.1.2): `transpose(map^d(f, a))` =
   `map^d(f, transpose(a))`, when the producer is such a nest; or
 * pushed after the consumer (PUSH-TRANSPOSE, 8.1.1): `map^d(g, transpose(b), c)` =
-  `transpose(map^d(g, b, transpose^-1(c)))`, when the consumer is such a nest.
+  `transpose(map^d(g, b, transpose^-1(c)))`, when the consumer is such a nest; or
+* for `transpose(0, 1)` of a map whose lambda only maps arrays defined outside it,
+  exchanged with it (SWAP-TRANSPOSE, Note [Swapping a map over invariant arrays]).
 
 Either way the producer's output then feeds its consumer directly and ordinary fusion
 applies. Moving the transposition changes the order in which the nest computes its
@@ -305,6 +307,22 @@ def push_transpose(rewriter: PatternRewriter, consumer: soac.MapOp, k: int, n: i
         rewriter.insert(t, InsertPoint.before(consumer))
     rewriter.replace(consumer, [], [t.result for t in back])
     return new
+
+
+# Note [Swapping a map over invariant arrays]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# `map(fn (x) => map(fn (j) => f(x, j), js), xs)` builds element [i, j] from `xs[i]`
+# and `js[j]` alone when `js` is defined outside it: the lambda's row `x` is used in
+# the innermost lambda, not mapped over, so the nest is not perfect (the row of a
+# scalar array has no dimension to transpose) and PULL-TRANSPOSE cannot move a
+# transposition onto its inputs. But its transposition is the same map with the levels
+# exchanged, `map(fn (j) => map(fn (x) => f(x, j), xs), js)`, and that is what the
+# one-hot rows of a histogram need when `iswim` reads them by columns: the columns'
+# reduces then fuse with the inner maps, one redomap over `xs` per bucket. The zip
+# checks of both levels are outside the producer (made before either way); the
+# innermost lambda must neither fail nor print (it runs in the other order); the
+# producer is regular (`legality.regular`: the inner map's size is that of `js`, so
+# an empty `xs` gives a `[0][len(js)]` array, whose transposition the new form is).
 
 
 def swappable(producer: soac.MapOp, k: int, n: int) -> bool:
