@@ -52,17 +52,20 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 from xdsl.rewriter import InsertPoint
 
 from l0.dialects import soac
+from l0.passes.analysis.effects import lambda_effects
 from l0.passes.analysis.speculation import Speculation
 from l0.passes.cores.interchange import Fold, interchanged, nest_depth, why_not
 
 
-def _made_of_scalar_rows(array: SSAValue) -> bool:
-    """Whether `array` is the output of a map over arrays of scalars: fused into the
-    column folds, each reads one element per row."""
+def _made_of_scalar_rows(array: SSAValue, failing: frozenset[str]) -> bool:
+    """Whether `array` is the output of a map over arrays of scalars, used only by the
+    fold, whose lambda can neither fail nor print: `fuse` can then compose it into the
+    column folds (reordered), each reading one element per row."""
     producer = array.owner
-    return isinstance(producer, soac.MapOp) and all(
-        isinstance(v.type, TensorType) and v.type.get_num_dims() == 1
-        for v in producer.inputs)
+    return isinstance(producer, soac.MapOp) and array.has_one_use() \
+        and all(isinstance(v.type, TensorType) and v.type.get_num_dims() == 1
+                for v in producer.inputs) \
+        and not lambda_effects(producer, failing)
 
 
 @dataclass
@@ -73,7 +76,8 @@ class InterchangeFold(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, Fold) or why_not(op, self.failing) is not None:
             return
-        if self.scalar_rows_only and not all(_made_of_scalar_rows(a) for a in op.inputs):
+        if self.scalar_rows_only and not all(_made_of_scalar_rows(a, self.failing)
+                                             for a in op.inputs):
             return
         depth = nest_depth(op)
         assert depth is not None
@@ -138,8 +142,9 @@ class IswimPass(ModulePass):
     `l0.passes.fuse.iswim_rule`). Where the interchange's transpositions cancel those
     of the scanned arrays, `fuse` interchanges itself (`l0.passes.fuse.iswim_rule`).
     The cpu's `-O` runs it with `scalar-rows-only=true`: only folds whose every array
-    is made by a map over arrays of scalars, each column's fold then reading one
-    element per row (Note [One pipeline per target] in `l0.passes.pipeline`).
+    is made for them by a map over arrays of scalars that can neither fail nor print
+    (`fuse` composes it into the column folds), each then reading one element per row
+    (Note [One pipeline per target] in `l0.passes.pipeline`).
 
     Fires only when the nest's zip checks are made before the fold or inside its
     lambda from the sizes of its accumulators and rows (made once in the new form, at
@@ -171,8 +176,9 @@ class IswimPass(ModulePass):
 
     name = "iswim"
     scalar_rows_only: bool = False
-    """Only folds whose every array is a map over arrays of scalars (the cpu's cost
-    rule: Note [One pipeline per target] in `l0.passes.pipeline`)."""
+    """Only folds whose every array is made for them by a map over arrays of scalars
+    that can neither fail nor print (the cpu's cost rule: Note [One pipeline per
+    target] in `l0.passes.pipeline`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         failing = frozenset(Speculation(op).failing)

@@ -129,9 +129,10 @@ pipeline per target])."""
 # k-means centre update (25 sums from points of 4 reals: each column re-reads the
 # points) 202-251 ms / 271-294 ms; a column sum of a 10^6 x 16 parameter (columns read
 # through the transposition) 53-70 ms / 41-64 ms, no clear difference. So the cpu's
-# `-O` runs `iswim{scalar-rows-only=true}`: only a fold whose every array is made by
-# a map over arrays of scalars, which fusion composes into passes that read one
-# element per row.
+# `-O` runs `iswim{scalar-rows-only=true}`: only a fold whose every array is made for
+# it by a map over arrays of scalars that can neither fail nor print, which fusion
+# composes into passes that read one element per row (a producer that may fail is not
+# reordered, and its rows would be read through the transposition).
 #
 # The other passes have no cost model that depends on the target. The compile cache
 # keys an entry by the pipeline's target (`l0.api`), so code optimised for one back

@@ -80,7 +80,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, omp, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, ModuleOp
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
@@ -162,7 +162,8 @@ def _computed_before(b: CodeBuilder, v: SSAValue, par: scf.ParallelOp) -> SSAVal
     operands = [_computed_before(b, o, par) for o in owner.operands]
     copy = owner.clone(value_mapper=dict(zip(owner.operands, operands, strict=True)))
     b.add(copy)
-    return copy.results[list(owner.results).index(v)]
+    assert isinstance(v, OpResult)
+    return copy.results[v.index]
 
 
 def _loops_counted_before(par: scf.ParallelOp) -> list[scf.ForOp]:

@@ -345,10 +345,10 @@ def swap_transpose(rewriter: PatternRewriter, producer: soac.MapOp,
     body = detach_region(inner.body).block
     outer_block = Block(arg_types=[a.type for a in body.args])
     inner_block = Block(arg_types=[a.type for a in outer_args])
-    for old, new in (*zip(body.args, outer_block.args, strict=True),
-                     *zip(outer_args, inner_block.args, strict=True)):
-        new.name_hint = old.name_hint
-        old.replace_all_uses_with(new)
+    for old_arg, new_arg in (*zip(body.args, outer_block.args, strict=True),
+                             *zip(outer_args, inner_block.args, strict=True)):
+        new_arg.name_hint = old_arg.name_hint
+        old_arg.replace_all_uses_with(new_arg)
     for op in list(body.ops):
         op.detach()
         inner_block.add_op(op)
