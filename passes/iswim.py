@@ -54,7 +54,13 @@ from xdsl.rewriter import InsertPoint
 from l0.dialects import soac
 from l0.passes.analysis.effects import lambda_effects
 from l0.passes.analysis.speculation import Speculation
-from l0.passes.cores.interchange import Fold, interchanged, nest_depth, why_not
+from l0.passes.cores.interchange import (
+    Fold,
+    interchanged,
+    nest_depth,
+    transposed_by,
+    why_not,
+)
 
 
 def _made_of_scalar_rows(array: SSAValue, failing: frozenset[str]) -> bool:
@@ -81,6 +87,9 @@ class InterchangeFold(RewritePattern):
             return
         depth = nest_depth(op)
         assert depth is not None
+        scan = isinstance(op, soac.ScanOp | soac.ScanomapOp)
+        if scan and all(transposed_by(a, depth, -depth) for a in op.inputs):
+            return  # `fuse` interchanges it, its transpositions cancelling
         zero = arith.ConstantOp(IntegerAttr(0, i64))
         rows = soac.SizeOp(op.inputs[0], 0)
         empty = arith.CmpiOp(rows, zero, "eq")
@@ -99,11 +108,20 @@ class InterchangeFold(RewritePattern):
         # Rows: map^d(fn (e, c) => fold(f, e, c), ne, transpose(a)), the folded
         # dimension moved innermost, and a scan's result moved back (thesis Figure 36).
         else_block = Block()
-        columns = [soac.TransposeOp(a, 0, depth) for a in op.inputs]
-        else_block.add_ops(columns)
-        nests, per_column = interchanged(op, [c.result for c in columns])
+        # An array that is itself a transposition moving the rows innermost is used as
+        # it was before it (the two transpositions cancel).
+        columns: list[SSAValue] = []
+        for a in op.inputs:
+            if transposed_by(a, depth, -depth):
+                assert isinstance(a.owner, soac.TransposeOp)
+                columns.append(a.owner.array)
+            else:
+                moved = soac.TransposeOp(a, 0, depth)
+                else_block.add_op(moved)
+                columns.append(moved.result)
+        nests, per_column = interchanged(op, columns)
         else_block.add_ops(nests)
-        if isinstance(op, soac.ScanOp | soac.ScanomapOp):
+        if scan:
             k, n = (0, 1) if depth == 1 else (depth, -depth)  # the inverse of (0, depth)
             back = [soac.TransposeOp(r, k, n) for r in per_column]
             else_block.add_ops(back)

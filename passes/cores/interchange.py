@@ -251,6 +251,16 @@ def why_not(scan: Fold, failing: frozenset[str]) -> str | None:
     return None
 
 
+def transposed_by(v: SSAValue, k: int, n: int) -> bool:
+    """Whether `v` is `transpose(k, n, ...)`, without certificates (for depth 1, the
+    same permutation written either way)."""
+    op = v.owner
+    if not isinstance(op, soac.TransposeOp) or op.certs:
+        return False
+    found = (op.k.data, op.n.data)
+    return found == (k, n) or {found, (k, n)} == {(0, 1), (1, -1)}
+
+
 def _level_args(block: Block, k: int, group: Group) -> list[dict[SSAValue, int]]:
     """Per level of `group`'s nest (of the fold's lambda `block`, k accumulators), the
     arguments of the lambda the level's map is in (the fold's own at level 0), each with
