@@ -54,6 +54,7 @@ from xdsl.rewriter import InsertPoint
 from l0.dialects import soac
 from l0.passes.analysis.effects import lambda_effects
 from l0.passes.analysis.speculation import Speculation
+from l0.passes.analysis.walk import walk_ops
 from l0.passes.cores.interchange import (
     Fold,
     interchanged,
@@ -199,6 +200,11 @@ class IswimPass(ModulePass):
     target] in `l0.passes.pipeline`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        # Most modules have no fold with array accumulators: then nothing is analysed
+        # (the pass runs in every round of `-O`).
+        if not any(isinstance(f, Fold) and any(isinstance(n.type, TensorType) for n in f.neutral)
+                   for f in walk_ops(op)):
+            return
         failing = frozenset(Speculation(op).failing)
         pattern = InterchangeFold(failing, self.scalar_rows_only)
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
