@@ -1,6 +1,8 @@
 // RUN: l0-opt %s -p iswim --split-input-file | filecheck %s
 // RUN: l0-opt %s -p iswim,verify-uniqueness --split-input-file > /dev/null
 // RUN: l0-opt %s -p 'iswim{scalar-rows-only=true}' --split-input-file | filecheck %s --check-prefix=SCALAR
+// RUN: not l0-opt %s -p 'iswim{scalar-rows-only=maybe}' 2>&1 | filecheck %s --check-prefix=BAD
+// BAD: l0-opt: error: bad options for pass 'iswim'
 
 // A reduce of rows with a vector `+` whose zip check is made inside its lambda (as the
 // front end writes `reduce(fn (x, y) => map(op +, zip(x, y)), ne, a)`): a map over the
@@ -194,6 +196,50 @@ func.func @one_hot(%xs: tensor<?xi64>, %js: tensor<?xi64>, %ne: tensor<?xi64>, %
 // SCALAR-LABEL: func.func @one_hot
 // SCALAR:         %s = scf.if
 // SCALAR:           soac.transpose(0, 1) %rows
+
+// -----
+
+// The cpu's cost rule does not fire when the rows' producer may fail (it could not be
+// reordered into the column folds, and its rows would be read through the
+// transposition), nor when the rows have another use.
+func.func @rows_may_fail(%xs: tensor<?xi64>, %js: tensor<?xi64>, %ne: tensor<?xi64>, %c: !soac.cert) -> (tensor<?xi64>, tensor<?xi64>, tensor<?x?xi64>) {
+  %rows = soac.map(%x = %xs : tensor<?xi64>) -> tensor<?x?xi64> {
+    %r = soac.map(%j = %js : tensor<?xi64>) -> tensor<?xi64> {
+      %v = arith.divsi %j, %x : i64
+      soac.yield %v : i64
+    }
+    soac.yield %r : tensor<?xi64>
+  }
+  %s = soac.reduce(%a = %ne : tensor<?xi64>) over(%b = %rows : tensor<?x?xi64>) {
+    %m = soac.map(%p = %a, %q = %b : tensor<?xi64>, tensor<?xi64>) <%c> -> tensor<?xi64> {
+      %z = arith.addi %p, %q : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m : tensor<?xi64>
+  }
+  %kept = soac.map(%x = %xs : tensor<?xi64>) -> tensor<?x?xi64> {
+    %r = soac.map(%j = %js : tensor<?xi64>) -> tensor<?xi64> {
+      %v = arith.addi %j, %x : i64
+      soac.yield %v : i64
+    }
+    soac.yield %r : tensor<?xi64>
+  }
+  %t = soac.reduce(%a = %ne : tensor<?xi64>) over(%b = %kept : tensor<?x?xi64>) {
+    %m = soac.map(%p = %a, %q = %b : tensor<?xi64>, tensor<?xi64>) <%c> -> tensor<?xi64> {
+      %z = arith.addi %p, %q : i64
+      soac.yield %z : i64
+    }
+    soac.yield %m : tensor<?xi64>
+  }
+  func.return %s, %t, %kept : tensor<?xi64>, tensor<?xi64>, tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @rows_may_fail
+// CHECK:         %s = scf.if
+// CHECK:         %t = scf.if
+// SCALAR-LABEL: func.func @rows_may_fail
+// SCALAR-NOT:     scf.if
+// SCALAR:         %s = soac.reduce
+// SCALAR:         %t = soac.reduce
 
 // -----
 
