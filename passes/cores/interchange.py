@@ -68,26 +68,7 @@ back: a reduction has no scanned dimension in its result)."""
 
 @dataclass(frozen=True)
 class Group:
-    """One independent part of a scan's lambda (Note [The fold's checks]
-~~~~~~~~~~~~~~~~~~~~~~~~
-The fold's own lambda (a scan's or reduce's lambda, a scanomap's or redomap's inner one)
-runs once per row, and its zip checks compare the accumulator with the row:
-`scan(fn (x, y) => map(op +, zip(x, y)), ne, a)` checks `size(0, x) == size(0, y)` at
-every step. They always give the same answer: the accumulator starts as the neutral
-element and each step yields a map over it and the row, of the same size when the check
-passed; every row of a regular array has the same shape. So the checks are made once,
-before the column nest, with the neutral element for the accumulator and the
-transposed array for the row (`size(d, y)` is `size(d, transpose(0, depth, a))` for
-every dimension `d` of the row: the scanned dimension went innermost), and only when
-there are rows (the fold runs its lambda only then), under the new form's test for
-rows. A check at an inner level of the nest is made at that level of the new nest, where
-the same dimensions are mapped over, so it runs exactly when the original's did at the
-first row. The checks may read the accumulators and rows only through their sizes
-(`_checks_read_sizes`), and the first that fails is the original's first: the
-original's row 0 makes the checks of the lambda in order, then those of the nest in
-the order of its columns, as the new form does.
-
-Note [Independent parts of a scan]):
+    """One independent part of a scan's lambda (Note [Independent parts of a scan]):
     the perfect map nest `nest` (outermost first) over the accumulators at positions
     `accs` (ascending) and the rows at the same positions, yielding the accumulators'
     new values in that order."""
