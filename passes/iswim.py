@@ -53,6 +53,7 @@ from xdsl.rewriter import InsertPoint
 
 from l0.dialects import soac
 from l0.passes.analysis.effects import lambda_effects
+from l0.passes.analysis.scope import defined_inside
 from l0.passes.analysis.speculation import Speculation
 from l0.passes.analysis.walk import walk_ops
 from l0.passes.cores.interchange import (
@@ -66,13 +67,21 @@ from l0.passes.cores.interchange import (
 
 def _made_of_scalar_rows(array: SSAValue, failing: frozenset[str]) -> bool:
     """Whether `array` is the output of a map over arrays of scalars, used only by the
-    fold, whose lambda can neither fail nor print: `fuse` can then compose it into the
-    column folds (reordered), each reading one element per row."""
+    fold, whose lambda is only a map over arrays defined outside it (a one-hot row) and
+    can neither fail nor print: `fuse` then exchanges its levels and composes it into
+    the column folds (SWAP-TRANSPOSE), each reading one element per row."""
     producer = array.owner
-    return isinstance(producer, soac.MapOp) and array.has_one_use() \
-        and all(isinstance(v.type, TensorType) and v.type.get_num_dims() == 1
-                for v in producer.inputs) \
-        and not lambda_effects(producer, failing)
+    if not isinstance(producer, soac.MapOp) or not array.has_one_use() \
+            or lambda_effects(producer, failing):
+        return False
+    if not all(isinstance(v.type, TensorType) and v.type.get_num_dims() == 1
+               for v in producer.inputs):
+        return False
+    ops = list(producer.body.block.ops)
+    inner = ops[0] if len(ops) == 2 else None
+    return isinstance(inner, soac.MapOp) and isinstance(ops[1], soac.YieldOp) \
+        and list(ops[1].operands) == list(inner.results) \
+        and not any(defined_inside(v, producer) for v in (*inner.inputs, *inner.certs))
 
 
 @dataclass
@@ -161,8 +170,9 @@ class IswimPass(ModulePass):
     `l0.passes.fuse.iswim_rule`). Where the interchange's transpositions cancel those
     of the scanned arrays, `fuse` interchanges itself (`l0.passes.fuse.iswim_rule`).
     The cpu's `-O` runs it with `scalar-rows-only=true`: only folds whose every array
-    is made for them by a map over arrays of scalars that can neither fail nor print
-    (`fuse` composes it into the column folds), each then reading one element per row
+    is made for them by a map over arrays of scalars whose lambda only maps arrays
+    defined outside it and can neither fail nor print (a one-hot row: `fuse` composes
+    it into the column folds), each then reading one element per row
     (Note [One pipeline per target] in `l0.passes.pipeline`).
 
     Fires only when the nest's zip checks are made before the fold or inside its
@@ -196,8 +206,8 @@ class IswimPass(ModulePass):
     name = "iswim"
     scalar_rows_only: bool = False
     """Only folds whose every array is made for them by a map over arrays of scalars
-    that can neither fail nor print (the cpu's cost rule: Note [One pipeline per
-    target] in `l0.passes.pipeline`)."""
+    whose lambda only maps arrays defined outside it and can neither fail nor print
+    (the cpu's cost rule: Note [One pipeline per target] in `l0.passes.pipeline`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         # Most modules have no fold with array accumulators: then nothing is analysed

@@ -130,9 +130,10 @@ pipeline per target])."""
 # points) 202-251 ms / 271-294 ms; a column sum of a 10^6 x 16 parameter (columns read
 # through the transposition) 53-70 ms / 41-64 ms, no clear difference. So the cpu's
 # `-O` runs `iswim{scalar-rows-only=true}`: only a fold whose every array is made for
-# it by a map over arrays of scalars that can neither fail nor print, which fusion
-# composes into passes that read one element per row (a producer that may fail is not
-# reordered, and its rows would be read through the transposition).
+# it by a map over arrays of scalars whose lambda only maps arrays defined outside it
+# (a one-hot row) and can neither fail nor print, which fusion composes into passes
+# that read one element per row (SWAP-TRANSPOSE); any other producer could stay
+# unfused, its rows read through the transposition.
 #
 # The other passes have no cost model that depends on the target. The compile cache
 # keys an entry by the pipeline's target (`l0.api`), so code optimised for one back
