@@ -206,7 +206,7 @@ class FuseProducer(RewritePattern):
         if all(can_push(c, set(through), k, n) and not lambda_effects(c, failing)
                for c in consumers):
             return "push", k, n, transposes, consumers
-        if swappable(op, k, n) and not lambda_effects(op, failing):
+        if swappable(op, k, n, transposes) and not lambda_effects(op, failing):
             return "swap", k, n, transposes, consumers
         mine = (f"it is a map nest of depth {depth}, and the transposition moves "
                 f"{needed} dimensions" if depth < needed else "it may fail or print")

@@ -52,12 +52,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
 from l0.dialects import soac
+from l0.passes.analysis.constants import constant_int
 from l0.passes.analysis.scope import defined_inside
 from l0.passes.fuse.compose import detach_region
 
@@ -320,18 +322,56 @@ def push_transpose(rewriter: PatternRewriter, consumer: soac.MapOp, k: int, n: i
 # one-hot rows of a histogram need when `iswim` reads them by columns: the columns'
 # reduces then fuse with the inner maps, one redomap over `xs` per bucket. The zip
 # checks of both levels are outside the producer (made before either way); the
-# innermost lambda must neither fail nor print (it runs in the other order); the
-# producer is regular (`legality.regular`: the inner map's size is that of `js`, so
-# an empty `xs` gives a `[0][len(js)]` array, whose transposition the new form is).
+# innermost lambda must neither fail nor print (it runs in the other order). With no
+# rows the two differ: the producer is then an array with every dimension 0 (the
+# interpreter's empty arrays), its transposition too, where the new form has
+# `len(js)` empty rows. So the transposition may be read only where the producer has
+# rows: inside the second branch of an `if size(0, xs) == 0`, as `iswim`'s new form
+# makes (its fold's rows are the producer's).
 
 
-def swappable(producer: soac.MapOp, k: int, n: int) -> bool:
+def _rows_test(cond: SSAValue, producer: soac.MapOp) -> bool:
+    """Whether `cond` is `size(0, a) == 0` for an input or output `a` of `producer`
+    (all have its rows)."""
+    test = cond.owner
+    if not isinstance(test, arith.CmpiOp) or test.predicate.value.data != 0:
+        return False
+    for size, zero in ((test.lhs, test.rhs), (test.rhs, test.lhs)):
+        owner = size.owner
+        if isinstance(owner, soac.SizeOp) and owner.dim.data == 0 \
+                and constant_int(zero) == 0 \
+                and (owner.array in producer.inputs or owner.array in producer.results):
+            return True
+    return False
+
+
+def _used_only_with_rows(transposes: list[soac.TransposeOp], producer: soac.MapOp) -> bool:
+    """Whether every use of `transposes` is in the second branch of an `if` on the
+    producer's rows being none (Note [Swapping a map over invariant arrays])."""
+    for t in transposes:
+        for use in t.result.uses:
+            op: Operation | None = use.operation
+            while op is not None:
+                holder = op.parent_op()
+                if isinstance(holder, scf.IfOp) and op.parent_region() is holder.false_region \
+                        and _rows_test(holder.cond, producer):
+                    break
+                op = holder
+            if op is None:
+                return False
+    return True
+
+
+def swappable(producer: soac.MapOp, k: int, n: int,
+              transposes: list[soac.TransposeOp]) -> bool:
     """Whether SWAP-TRANSPOSE applies (Note [Swapping a map over invariant arrays]):
-    `transpose(k, n)` exchanges the two outer dimensions, and `producer`'s lambda is
-    only a map over arrays defined outside `producer`, with its checks outside too."""
+    `transpose(k, n)` exchanges the two outer dimensions, `producer`'s lambda is only
+    a map over arrays defined outside `producer`, with its checks outside too, and the
+    transposition is read only where the producer has rows."""
     inner = _only_inner_map(producer)
     return (k, n) in ((0, 1), (1, -1)) and inner is not None \
-        and not any(defined_inside(v, producer) for v in (*inner.inputs, *inner.certs))
+        and not any(defined_inside(v, producer) for v in (*inner.inputs, *inner.certs)) \
+        and _used_only_with_rows(transposes, producer)
 
 
 def swap_transpose(rewriter: PatternRewriter, producer: soac.MapOp,
