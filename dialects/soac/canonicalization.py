@@ -8,14 +8,13 @@ its rules (thesis 5.3).
 * `conjoin(c, Checked, c, conjoin(d, e))` -> `conjoin(c, d, e)`: a certificate bound to
   `Checked` guards nothing, a repeated one nothing more; a conjunction of one
   certificate is that certificate, of none `Checked`.
-* `transpose(k, 0, a)` -> `a`: moving a dimension to where it is does nothing, and a
-  transposition of a transposition it undoes is `a`.
+* `transpose(k, 0, a)` -> `a`: moving a dimension to where it is does nothing.
 """
 
 from __future__ import annotations
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr, TensorType
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
@@ -65,34 +64,9 @@ class TransposeIdentity(RewritePattern):
             rewriter.replace(op, [], [op.array])
 
 
-def _order(k: int, n: int, rank: int) -> list[int]:
-    """The dimension of its array that each dimension of `transpose(k, n, ...)` is."""
-    order = list(range(rank))
-    order.insert(k + n, order.pop(k))
-    return order
-
-
-class TransposeInverse(RewritePattern):
-    """`transpose(k2, n2, transpose(k1, n1, a))` -> `a` when the second undoes the first
-    (`transpose(0, 1)` twice; `transpose(0, d)` then `transpose(d, -d)`): transpositions
-    that cancel, as ISWIM's and a program's may."""
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter) -> None:
-        inner = op.array.owner
-        if not isinstance(inner, TransposeOp) or op.certs or inner.certs:
-            return
-        t = op.result.type
-        rank = t.get_num_dims() if isinstance(t, TensorType) else 0
-        first = _order(inner.k.data, inner.n.data, rank)
-        second = _order(op.k.data, op.n.data, rank)
-        if all(first[second[i]] == i for i in range(rank)):
-            rewriter.replace(op, [], [inner.array])
-
-
 PATTERNS: dict[type[Operation], tuple[RewritePattern, ...]] = {
     AssertOp: (AssertTrue(),),
     ConjoinOp: (SimplifyConjoin(),),
-    TransposeOp: (TransposeIdentity(), TransposeInverse()),
+    TransposeOp: (TransposeIdentity(),),
 }
 """The patterns of each op class that has the `Canonicalization` trait."""

@@ -63,20 +63,3 @@ func.func @soac_patterns_not(%ok: i1, %a: tensor<?x?xf64>) -> (!soac.cert, tenso
 // CHECK-NEXT:    %c1 = soac.assert %ok, "may fail" at "p.l0:2:1"
 // CHECK-NEXT:    %c = soac.conjoin(%c0, %c1)
 // CHECK-NEXT:    %t = soac.transpose(0, 1) %a : tensor<?x?xf64>
-
-// -----
-
-// Transpositions that cancel go: `transpose(0, 1)` twice, `transpose(0, 2)` then
-// `transpose(2, -2)`. Two that do not cancel (`transpose(0, 2)` twice on rank 3) stay.
-func.func @cancelling(%a: tensor<?x?xf64>, %c: tensor<?x?x?xf64>) -> (tensor<?x?xf64>, tensor<?x?x?xf64>, tensor<?x?x?xf64>) {
-  %t = soac.transpose(0, 1) %a : tensor<?x?xf64>
-  %u = soac.transpose(0, 1) %t : tensor<?x?xf64>
-  %v = soac.transpose(0, 2) %c : tensor<?x?x?xf64>
-  %w = soac.transpose(2, -2) %v : tensor<?x?x?xf64>
-  %x = soac.transpose(0, 2) %v : tensor<?x?x?xf64>
-  func.return %u, %w, %x : tensor<?x?xf64>, tensor<?x?x?xf64>, tensor<?x?x?xf64>
-}
-// CHECK-LABEL: func.func @cancelling
-// CHECK-NEXT:    %v = soac.transpose(0, 2) %c : tensor<?x?x?xf64>
-// CHECK-NEXT:    %x = soac.transpose(0, 2) %v : tensor<?x?x?xf64>
-// CHECK-NEXT:    func.return %a, %c, %x
