@@ -291,3 +291,56 @@ func.func @copies_kept(%a: memref<?xi64>, %b: memref<?xi64>, %t: memref<?x?xi64>
   }) : (index, index, index) -> ()
   func.return
 }
+
+// An inner loop whose bounds are computed from values defined before the region (a
+// fold over the rows of an array inside a map over its columns, as `iswim` makes)
+// weighs its trip count, computed before the region, instead of 16: a map over a few
+// columns of a long fold forks. A loop whose bound is read inside the body keeps the
+// estimate of 16 trips.
+// CHECK-LABEL: func.func @column_folds(
+// CHECK:         %[[ROWS:.*]] = memref.dim %m, %{{.*}} : memref<?x?xf64>
+// CHECK:         arith.subi %{{.*}}, %{{.*}} : i64
+// CHECK:         %[[TRIPS:.*]] = arith.ceildivsi
+// CHECK:         arith.muli %{{.*}}, %{{.*}} : i64
+// CHECK:         %[[WORK:.*]] = arith.minsi
+// CHECK:         arith.ceildivsi %{{.*}}, %[[WORK]] : i64
+// CHECK:         "omp.parallel"
+// CHECK-LABEL: func.func @bound_inside(
+// CHECK-NOT:     arith.minsi
+// CHECK:         "omp.parallel"
+func.func @column_folds(%m: memref<?x?xf64>, %o: memref<?xf64>) {
+  %z = arith.constant 0 : index
+  %one = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f64
+  %k = memref.dim %m, %one : memref<?x?xf64>
+  "scf.parallel"(%z, %k, %one) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%j: index):
+    %n = memref.dim %m, %z : memref<?x?xf64>
+    %s = scf.for %i = %z to %n step %one iter_args(%acc = %zero) -> (f64) {
+      %x = memref.load %m[%i, %j] : memref<?x?xf64>
+      %y = arith.addf %acc, %x : f64
+      scf.yield %y : f64
+    }
+    memref.store %s, %o[%j] : memref<?xf64>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+func.func @bound_inside(%m: memref<?x?xf64>, %o: memref<?xf64>, %b: memref<?xindex>) {
+  %z = arith.constant 0 : index
+  %one = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f64
+  %k = memref.dim %m, %one : memref<?x?xf64>
+  "scf.parallel"(%z, %k, %one) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%j: index):
+    %n = memref.load %b[%j] : memref<?xindex>
+    %s = scf.for %i = %z to %n step %one iter_args(%acc = %zero) -> (f64) {
+      %x = memref.load %m[%i, %j] : memref<?x?xf64>
+      %y = arith.addf %acc, %x : f64
+      scf.yield %y : f64
+    }
+    memref.store %s, %o[%j] : memref<?xf64>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
