@@ -182,14 +182,15 @@ def _loops_counted_before(par: scf.ParallelOp) -> list[scf.ForOp]:
     return found
 
 
-def run_time_work(b: CodeBuilder, par: scf.ParallelOp, work: int) -> SSAValue:
+def run_time_work(b: CodeBuilder, par: scf.ParallelOp, work: int) -> int | SSAValue:
     """The work of one iteration of `par`, `work` (`iteration_work`) with each loop of
     `_loops_counted_before` counted by its trip count instead of UNKNOWN_TRIPS,
-    computed before the region; at least 1, at most MOST_WORK."""
+    computed before the region; at least 1, at most MOST_WORK (`work` itself where
+    there is no such loop)."""
     loops = _loops_counted_before(par)
-    total = b.i64(work)
     if not loops:
-        return total
+        return work
+    total = b.i64(work)
     for loop in loops:
         body = max(1, sum(_work(o) for o in loop.body.block.ops))
         lb, ub, step = (b.to_i64(_computed_before(b, v, par))

@@ -111,16 +111,17 @@ def reaches(b: CodeBuilder, anchor: Operation, name: str, default: str, size: SS
 
 
 def saturated_product(b: CodeBuilder, count: SSAValue, factor: int | SSAValue) -> SSAValue:
-    """`count * factor` (i64, `count` >= 0, `factor` >= 1, a constant or a value known
+    """`count * factor` (i64, `count` >= 0, `factor` >= 1: a constant, or a value known
     to be at least 1), NEVER - 1 where it would be larger: a size `reaches` compares,
     which never reaches NEVER."""
-    most = b.i64(NEVER - 1)
+    most = NEVER - 1
     if isinstance(factor, int):
         product = b.muli(count, b.i64(factor))
-        return b.select(b.cmpi("sgt", count, b.i64((NEVER - 1) // factor)), most, product)
-    product = b.muli(count, factor)
-    limit = b.val(arith.DivSIOp(most, factor))
-    return b.select(b.cmpi("sgt", count, limit), most, product)
+        limit = b.i64(most // factor)
+    else:
+        product = b.muli(count, factor)
+        limit = b.val(arith.DivSIOp(b.i64(most), factor))
+    return b.select(b.cmpi("sgt", count, limit), b.i64(most), product)
 
 
 def _seen_table(anchor: Operation, symbol: str) -> str:

@@ -303,7 +303,10 @@ func.func @copies_kept(%a: memref<?xi64>, %b: memref<?xi64>, %t: memref<?x?xi64>
 // CHECK:         %[[TRIPS:.*]] = arith.ceildivsi
 // CHECK:         arith.muli %{{.*}}, %{{.*}} : i64
 // CHECK:         %[[WORK:.*]] = arith.minsi
-// CHECK:         arith.ceildivsi %{{.*}}, %[[WORK]] : i64
+// CHECK:         %[[TOTAL:.*]] = arith.muli %{{.*}}, %[[WORK]] : i64
+// CHECK:         %[[LIMIT:.*]] = arith.divsi %{{.*}}, %[[WORK]] : i64
+// CHECK:         %[[CAPPED:.*]] = arith.select %{{.*}}, %{{.*}}, %[[TOTAL]] : i64
+// CHECK:         arith.cmpi sge, %[[CAPPED]], %{{.*}} : i64
 // CHECK:         "omp.parallel"
 // CHECK-LABEL: func.func @bound_inside(
 // CHECK-NOT:     arith.minsi
