@@ -22,15 +22,25 @@ SOAC, or a loop or branch with one inside) is a piece, and so is each run of oth
 ops between two of them. Some ops belong to no piece: those without regions that
 cannot fail or print and compute only from values outside the map (and from such ops,
 and certificates): constants, `iota(n)` of an outer size, an index into an outer
-array at an outer index. Each piece that uses one computes it again (`replicable`),
-so an `iota` a consumer maps over stays a value the same for every element rather
-than an array carried between the pieces.
+array at an outer index. Those whose operands are all from outside the map
+(certificates included) are computed once, before the pieces; the others (guarded by
+a check of the lambda) again in each piece that uses them. So an `iota` a consumer
+maps over stays a value the same for every element rather than an array carried
+between the pieces, and the piece stays a perfect nest.
 
 A piece's map takes the rows of the original inputs it uses and the arrays of the
 earlier pieces' values it uses; it yields the values later pieces use and the
 original map's results it makes (the last piece yields those no piece makes: inputs'
 rows, outer values). A certificate an earlier piece made becomes `soac.checked`: that
 piece has run for every element, so its checks have all passed.
+
+Note [Pieces that only check]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A piece that yields nothing (its values are certificates, which later pieces take as
+`soac.checked`) is either checks of outer values alone, which fail for element 0 if
+at all: they move before the map's pieces that follow, run when the map has elements
+(`scf.if`), with no map at all; or anything else, which joins the next piece (the
+previous one when it is the last), so that no map yields nothing.
 
 Note [When the distribution keeps the meaning]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -64,7 +74,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
@@ -141,6 +152,32 @@ def _plan(op: soac.MapOp, speculation: Speculation) -> _Plan:
     if run:
         pieces.append(run)
     plan = _Plan(pieces, replicable)
+    _cut(op, plan)
+    # A piece that yields nothing and is not a set of checks of outer values goes
+    # with its neighbour (Note [Pieces that only check]).
+    while True:
+        idle = [k for k, out in enumerate(plan.outputs)
+                if not out and not _only_outer_checks(plan.pieces[k], op)]
+        if not idle or len(plan.pieces) < 2:
+            return plan
+        k = idle[0]
+        if k + 1 < len(plan.pieces):
+            plan.pieces[k + 1][:0] = plan.pieces.pop(k)
+        else:
+            plan.pieces[k - 1].extend(plan.pieces.pop(k))
+        _cut(op, plan)
+
+
+def _only_outer_checks(piece: list[Operation], op: soac.MapOp) -> bool:
+    """Whether `piece` is checks of values from outside the map alone."""
+    return all(isinstance(inner, soac.AssertOp)
+               and all(defined_outside(v, op) for v in inner.operands) for inner in piece)
+
+
+def _cut(op: soac.MapOp, plan: _Plan) -> None:
+    """Which piece each op is in, and what each piece yields."""
+    lam = op.body.block
+    pieces = plan.pieces
     plan.piece_of = {inner: k for k, piece in enumerate(pieces) for inner in piece}
     term = lam.last_op
     assert term is not None
@@ -159,7 +196,6 @@ def _plan(op: soac.MapOp, speculation: Speculation) -> _Plan:
         if not (isinstance(v, OpResult) and v.op in plan.piece_of) and pieces:
             outputs[-1][v] = None
     plan.outputs = [list(out) for out in outputs]
-    return plan
 
 
 def _consumes_foreign(piece: list[Operation], plan: _Plan, k: int) -> bool:
@@ -286,6 +322,20 @@ def _needed(op: soac.MapOp, plan: _Plan, k: int) -> list[SSAValue]:
     return list(needed)
 
 
+def _check_if_any(op: soac.MapOp, checks: list[Operation],
+                  rewriter: PatternRewriter) -> None:
+    """Move `checks` (of outer values) before the map, run when it has elements."""
+    size = soac.SizeOp(op.inputs[0], 0)
+    zero = arith.ConstantOp(IntegerAttr(0, i64))
+    some = arith.CmpiOp(size, zero, "sgt")
+    branch = scf.IfOp(some, [], [Block()])
+    for check in checks:
+        check.detach()
+        branch.true_region.block.add_op(check)
+    branch.true_region.block.add_op(scf.YieldOp())
+    rewriter.insert_op([size, zero, some, branch], InsertPoint.before(op))
+
+
 def distribute(op: soac.MapOp, speculation: Speculation, rewriter: PatternRewriter) -> None:
     """Rewrite a map that `why_not` accepts (see the module docstring)."""
     plan = _plan(op, speculation)
@@ -297,10 +347,27 @@ def distribute(op: soac.MapOp, speculation: Speculation, rewriter: PatternRewrit
     # What each piece uses that the lambda defines outside it, found before any piece
     # moves (the replicable ops it computes again among them).
     needs = [_needed(op, plan, k) for k in range(len(plan.pieces))]
+    # Replicable ops of outer values and certificates alone are computed once, before
+    # the pieces (Note [Pieces of a lambda]).
+    hoisted: dict[SSAValue, SSAValue] = {}
+    for inner in originals:
+        if inner in plan.replicable and all(defined_outside(v, op) or v in hoisted
+                                            for v in inner.operands):
+            copy = inner.clone()
+            for index, v in enumerate(copy.operands):
+                copy.operands[index] = hoisted.get(v, v)
+            rewriter.insert(copy, InsertPoint.before(op))
+            for old, new in zip(inner.results, copy.results, strict=True):
+                hoisted[old] = new
+                new.name_hint = old.name_hint
     for k, piece in enumerate(plan.pieces):
+        if not plan.outputs[k]:
+            _check_if_any(op, piece, rewriter)
+            continue
         members = set(piece)
         needed = needs[k]
-        clones = {v.op for v in needed if isinstance(v, OpResult) and v.op in plan.replicable}
+        clones = {v.op for v in needed if isinstance(v, OpResult) and v.op in plan.replicable
+                  and v not in hoisted}
         args: list[SSAValue] = []
         inputs: list[SSAValue] = []
         for v in needed:
@@ -319,6 +386,7 @@ def distribute(op: soac.MapOp, speculation: Speculation, rewriter: PatternRewrit
         mapping: dict[SSAValue, SSAValue] = dict(zip(args, block.args, strict=False))
         for old, new in mapping.items():
             new.name_hint = old.name_hint
+        mapping.update(hoisted)
         for v in needed:
             if isinstance(v, OpResult) and v.op in plan.piece_of \
                     and isinstance(v.type, CertType):
