@@ -161,10 +161,11 @@ def _plan(op: soac.MapOp, speculation: Speculation) -> _Plan:
         if not idle or len(plan.pieces) < 2:
             return plan
         k = idle[0]
-        if k + 1 < len(plan.pieces):
-            plan.pieces[k + 1][:0] = plan.pieces.pop(k)
+        lone = plan.pieces.pop(k)
+        if k < len(plan.pieces):
+            plan.pieces[k][:0] = lone
         else:
-            plan.pieces[k - 1].extend(plan.pieces.pop(k))
+            plan.pieces[k - 1].extend(lone)
         _cut(op, plan)
 
 
@@ -415,7 +416,11 @@ def distribute(op: soac.MapOp, speculation: Speculation, rewriter: PatternRewrit
         for v, r in zip(outs, new_map.results, strict=True):
             made[v] = r
             r.name_hint = v.name_hint
-    rewriter.replace_op(op, [], [made[v] for v in term.operands])
+    results = [made[v] for v in term.operands]
+    for old, new in zip(op.results, results, strict=True):
+        if old.name_hint:
+            new.name_hint = old.name_hint
+    rewriter.replace_op(op, [], results)
 
 
 class DistributeMap(RewritePattern):
