@@ -385,8 +385,8 @@ def distribute(op: soac.MapOp, speculation: Speculation, rewriter: PatternRewrit
         else:
             block = Block(arg_types=[v.type for v in args])
         mapping: dict[SSAValue, SSAValue] = dict(zip(args, block.args, strict=False))
-        for old, new in mapping.items():
-            new.name_hint = old.name_hint
+        for old_value, arg in zip(args, block.args, strict=False):
+            arg.name_hint = old_value.name_hint
         mapping.update(hoisted)
         for v in needed:
             if isinstance(v, OpResult) and v.op in plan.piece_of \
@@ -417,9 +417,9 @@ def distribute(op: soac.MapOp, speculation: Speculation, rewriter: PatternRewrit
             made[v] = r
             r.name_hint = v.name_hint
     results = [made[v] for v in term.operands]
-    for old, new in zip(op.results, results, strict=True):
-        if old.name_hint:
-            new.name_hint = old.name_hint
+    for result, value in zip(op.results, results, strict=True):
+        if result.name_hint:
+            value.name_hint = result.name_hint
     rewriter.replace_op(op, [], results)
 
 
@@ -439,9 +439,12 @@ class DistributePass(ModulePass):
     over the outer elements, and each run of other ops between them another; a value
     one piece makes and a later one uses is carried as an array expanded by the outer
     size. Ops that compute from outer values alone and cannot fail (constants, `iota`
-    of an outer size) are recomputed in each piece that uses them; a certificate of
-    an earlier piece is `soac.checked` in a later one (Note [Pieces of a lambda] in
-    `l0.passes.distribute`). Only the outermost parallel level is distributed.
+    of an outer size) are computed once, before the pieces (in each piece that uses
+    them when a check of the lambda guards them); checks of outer values alone move
+    before the pieces after them, run when the map has elements; a certificate of an
+    earlier piece is `soac.checked` in a later one (Notes [Pieces of a lambda] and
+    [Pieces that only check] in `l0.passes.distribute`). Only the outermost parallel
+    level is distributed.
 
     Does not fire when the lambda may print, when an array carried between pieces
     may have a different shape for different elements, when a piece consumes an array

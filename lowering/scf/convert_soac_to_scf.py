@@ -274,12 +274,12 @@ def _map_nest(b: CodeBuilder, op: msoac.MapOp, inner: msoac.MapOp, n: SSAValue) 
             for use in list(arg.uses):
                 if use.operation is not inner and use.operation is not term:
                     use.operation.operands[use.index] = row
-    for o in list(outer.ops):
-        if o is not inner and o is not term:
-            o.detach()
-            lb.add(o)
+    for query in list(outer.ops):
+        if query is not inner and query is not term:
+            query.detach()
+            lb.add(query)
     xs = [lb.row(source[v], [i, j]) if v in source else lb.row(v, [j]) for v in inputs]
-    dests = [lb.row(source[o], [i, j]) for o in outs if rank_of(o.type) >= 2]
+    dests = [lb.row(source[out], [i, j]) for out in outs if rank_of(out.type) >= 2]
     ys = inline_lambda(inner.body.block, lb, [*xs, *dests])
     it = iter(dests)
     for y, o in zip(ys, outs, strict=True):
