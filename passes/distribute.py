@@ -334,7 +334,7 @@ def _check_if_any(op: soac.MapOp, checks: list[Operation],
         check.detach()
         branch.true_region.block.add_op(check)
     branch.true_region.block.add_op(scf.YieldOp())
-    rewriter.insert_op([size, zero, some, branch], InsertPoint.before(op))
+    rewriter.insert([size, zero, some, branch], InsertPoint.before(op))
 
 
 def distribute(op: soac.MapOp, speculation: Speculation, rewriter: PatternRewriter) -> None:
@@ -420,7 +420,7 @@ def distribute(op: soac.MapOp, speculation: Speculation, rewriter: PatternRewrit
     for result, value in zip(op.results, results, strict=True):
         if result.name_hint:
             value.name_hint = result.name_hint
-    rewriter.replace_op(op, [], results)
+    rewriter.replace(op, [], results)
 
 
 class DistributeMap(RewritePattern):
