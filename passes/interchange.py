@@ -193,16 +193,30 @@ def _consumes_outside(loop: scf.ForOp) -> bool:
 
 def _keeps_shape(v: SSAValue, arg: BlockArgument) -> bool:
     """Whether the array `v` yielded for accumulator `arg` has `arg`'s shape: `arg`
-    updated, copied, or mapped element by element (a rank-1 map over it)."""
+    updated, copied, carried by a loop that keeps its shape, or mapped row by row (a
+    map over it whose lambda yields, for a rank above 1, arrays of its row's shape)."""
     while v is not arg:
         if not isinstance(v, OpResult):
             return False
         op = v.op
         if isinstance(op, soac.UpdateOp | soac.CopyOp):
             v = op.array
-        elif isinstance(op, soac.MapOp) and isinstance(v.type, TensorType) \
-                and v.type.get_num_dims() == 1:
-            return any(_keeps_shape(i, arg) for i in op.inputs)
+        elif isinstance(op, scf.ForOp):
+            body = op.body.block
+            last = body.last_op
+            assert last is not None
+            if not _keeps_shape(last.operands[v.index], body.args[v.index + 1]):
+                return False
+            v = op.iter_args[v.index]
+        elif isinstance(op, soac.MapOp) and isinstance(v.type, TensorType):
+            block = op.body.block
+            last = block.last_op
+            assert last is not None
+            row = last.operands[v.index]
+            return any(_keeps_shape(i, arg) and (
+                v.type.get_num_dims() == 1
+                or (isinstance(row.type, TensorType) and _keeps_shape(row, block.args[k])))
+                for k, i in enumerate(op.inputs))
         else:
             return False
     return True
