@@ -23,8 +23,9 @@ ops between two of them. Some ops belong to no piece: those without regions that
 cannot fail or print and compute only from values outside the map (and from such ops,
 and certificates): constants, `iota(n)` of an outer size, an index into an outer
 array at an outer index. Those whose operands are all from outside the map
-(certificates included) are computed once, before the pieces; the others (guarded by
-a check of the lambda) again in each piece that uses them. So an `iota` a consumer
+(certificates included) are computed once, before the pieces, unless an array they
+make may be consumed (each element consumes its own); the others (guarded by a check
+of the lambda) again in each piece that uses them. So an `iota` a consumer
 maps over stays a value the same for every element rather than an array carried
 between the pieces, and the piece stays a perfect nest.
 
@@ -83,7 +84,7 @@ from xdsl.rewriter import InsertPoint
 
 from l0.dialects import soac
 from l0.dialects.soac.types import CertType, array_of
-from l0.passes.analysis.consumption import alias_sources, consumes_operand
+from l0.passes.analysis.consumption import alias_sources, consumes_operand, may_be_consumed
 from l0.passes.analysis.elements import (
     SOACS,
     ElementDependence,
@@ -353,7 +354,8 @@ def distribute(op: soac.MapOp, speculation: Speculation, rewriter: PatternRewrit
     hoisted: dict[SSAValue, SSAValue] = {}
     for inner in originals:
         if inner in plan.replicable and all(defined_outside(v, op) or v in hoisted
-                                            for v in inner.operands):
+                                            for v in inner.operands) \
+                and not any(may_be_consumed(r) for r in inner.results):
             copy = inner.clone()
             for index, v in enumerate(copy.operands):
                 copy.operands[index] = hoisted.get(v, v)

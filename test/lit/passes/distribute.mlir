@@ -104,3 +104,29 @@ func.func @loop_piece(%xss: tensor<?x?xf64>, %n: i64, %c0: i64, %c1: i64) -> (te
 // CHECK:           soac.yield %z, %xs_1 : tensor<?xf64>, tensor<?xf64>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return %[[R]], %[[Q]] : tensor<?x?xf64>, tensor<?x?xf64>
+
+// -----
+
+// A copy of an outer array that the lambda updates in place is made again in the
+// piece that uses it, per element (computed once before the pieces, the elements would
+// all update one array).
+func.func @consumed_copy(%xs: tensor<?xf64>, %ys: tensor<?xf64>, %c0: i64, %ok: !soac.cert) -> tensor<?x?xf64> {
+  %r = soac.map(%x = %xs : tensor<?xf64>) -> tensor<?x?xf64> {
+    %y = soac.map(%e = %ys : tensor<?xf64>) -> tensor<?xf64> {
+      %d = arith.mulf %e, %x : f64
+      soac.yield %d : f64
+    }
+    %u = soac.copy %ys : tensor<?xf64>
+    %s = soac.index %y[%c0] <%ok> : tensor<?xf64> -> f64
+    %v = soac.update %u[%c0] = %s <%ok> : tensor<?xf64>
+    soac.yield %v : tensor<?xf64>
+  }
+  func.return %r : tensor<?x?xf64>
+}
+// CHECK-LABEL: func.func @consumed_copy
+// CHECK-NEXT:    %y = soac.map(%x = %xs : tensor<?xf64>) -> tensor<?x?xf64> {
+// CHECK:         %r = soac.map(%y_2 = %y : tensor<?x?xf64>) -> tensor<?x?xf64> {
+// CHECK-NEXT:      %u = soac.copy %ys : tensor<?xf64>
+// CHECK-NEXT:      %s = soac.index %y_2[%c0] <%ok> : tensor<?xf64> -> f64
+// CHECK-NEXT:      %v = soac.update %u[%c0] = %s <%ok> : tensor<?xf64>
+// CHECK-NEXT:      soac.yield %v : tensor<?xf64>
