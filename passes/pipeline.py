@@ -111,7 +111,9 @@ pipeline per target])."""
 #   LocVolCalib's volatility is recomputed in each of its consumers, its map of maps
 #   gone (`test/programs/fusion/dup_volatility.l0`: 6 maps on the cpu, 4 on the gpu).
 #
-# The other passes have no cost model that depends on the target. The compile cache
+# The other passes have no cost model that depends on the target; what differs besides
+# is the flattening the gpu runs after the fixed point (`FLATTENING`, Note [Flattening
+# after the fixed point]). The compile cache
 # keys an entry by the pipeline's target (`l0.api`), so code optimised for one back
 # end is never taken for another's.
 
