@@ -421,15 +421,91 @@ def interchange(op: soac.MapOp, rewriter: PatternRewriter) -> None:
     rewriter.replace(op, after)
 
 
+def _branch(op: soac.MapOp, speculation: Speculation) -> scf.IfOp | None:
+    """The `if` of a map that may go around it (Note [A branch the same for every
+    element]), or None."""
+    ops = list(op.body.block.ops)
+    term = ops.pop()
+    branches = [inner for inner in ops if isinstance(inner, scf.IfOp)]
+    if len(branches) != 1 or not branches[0].false_region.blocks:
+        return None
+    branch = branches[0]
+    if not same_everywhere(branch.cond, op) or not holds_parallel_work(branch):
+        return None
+    if any(v not in branch.results for v in term.operands):
+        return None
+    for inner in ops:
+        if inner is not branch and (inner.regions or fails_where_it_stands(inner, speculation)
+                                    or speculation.prints(inner)):
+            return None
+    return branch
+
+
+def _take_branch(copy: soac.MapOp, region: int, rewriter: PatternRewriter) -> None:
+    """In a copy of the map, replace its `if` by the ops of one of its regions."""
+    branch = next(inner for inner in copy.body.block.ops if isinstance(inner, scf.IfOp))
+    block = branch.regions[region].block
+    last = block.last_op
+    assert isinstance(last, scf.YieldOp)
+    values = list(last.operands)
+    rewriter.erase(last)
+    rewriter.inline_block(block, InsertPoint.before(branch))
+    rewriter.replace(branch, [], values)
+
+
+def interchange_branch(op: soac.MapOp, branch: scf.IfOp, rewriter: PatternRewriter) -> None:
+    """`map(fn (x) => if c then A else B, xs)` -> `if c then map(A, xs) else map(B, xs)`
+    (Note [A branch the same for every element])."""
+    cond = branch.cond
+    if not defined_outside(cond, op):  # computed from outer values: compute it before
+        copies: dict[SSAValue, SSAValue] = {}
+        chain = [inner for inner in op.body.block.ops
+                 if any(r is cond or same_everywhere(r, op) for r in inner.results)
+                 and inner is not branch and inner.results]
+        for inner in chain:
+            copy = inner.clone()
+            for index, v in enumerate(copy.operands):
+                copy.operands[index] = copies.get(v, v)
+            rewriter.insert(copy, InsertPoint.before(op))
+            copies.update(zip(inner.results, copy.results, strict=True))
+        cond = copies[cond]
+    arms = []
+    for region in (0, 1):
+        copy = op.clone()
+        _take_branch(copy, region, rewriter)
+        arms.append(Region(Block([copy, scf.YieldOp(*copy.results)])))
+    outer = scf.IfOp(cond, list(op.result_types), arms[0], arms[1])
+    rewriter.replace(op, outer)
+
+
+# Note [A branch the same for every element]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# `map(fn (x) => if c then A else B, xs)` with `c` the same for every element (defined
+# outside the map, or computed in its lambda from such values alone) takes the same
+# branch for every element, so it is `if c then map(fn (x) => A, xs) else map(fn (x)
+# => B, xs)`, as Futhark's kernel extraction moves such a branch out of a kernel: each
+# branch's map is a nest of its own for `distribute` and the kernels. The elements run
+# in the same order, each the same branch, so values and errors are the original's.
+# The lambda may hold other ops before the `if` when they have no regions and cannot
+# fail or print (both maps compute them again, or, for the condition, the ops it is
+# computed from run once before the `if`); its results must be the `if`'s. Like the
+# loop, the branch moves only when it holds parallel work (a SOAC).
+
+
 class InterchangeMapLoop(RewritePattern):
     def __init__(self, speculation: Speculation, parallel_bodies: bool) -> None:
         self.speculation = speculation
         self.parallel_bodies = parallel_bodies
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if isinstance(op, soac.MapOp) and why_not(
-                op, self.speculation, parallel_bodies=self.parallel_bodies) is None:
+        if not isinstance(op, soac.MapOp):
+            return
+        if why_not(op, self.speculation, parallel_bodies=self.parallel_bodies) is None:
             interchange(op, rewriter)
+            return
+        branch = _branch(op, self.speculation)
+        if branch is not None:
+            interchange_branch(op, branch, rewriter)
 
 
 # Note [Only loops around parallel work]
@@ -475,6 +551,11 @@ class InterchangePass(ModulePass):
     off: it consumes an array, holds another loop, or may fail while the work before
     the loop may too (Notes [When the interchange keeps the meaning] and [Work after
     the loop] in `l0.passes.interchange`).
+
+    A branch whose condition is the same for every element and which holds a SOAC
+    goes around the map the same way: `map(fn (x) => if c then A else B, xs)` becomes
+    `if c then map(fn (x) => A, xs) else map(fn (x) => B, xs)` (Note [A branch the same
+    for every element]).
 
     Option `parallel-bodies` (default false): interchange only a loop whose body
     holds a SOAC (Note [Only loops around parallel work]); the gpu target's `-O` runs
