@@ -81,6 +81,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from l0.lowering.cpu.omp_phases import merge_regions
 from l0.lowering.loop_ir import profile as profile_ir
 from l0.lowering.loop_ir import run_params
 from l0.lowering.loop_ir.builder import CodeBuilder
@@ -329,6 +330,10 @@ class ConvertParallelToOmpPass(ModulePass):
     """Count each region's launches, threads, iterations and time
     (`l0.lowering.loop_ir.profile`)."""
 
+    merge: bool = True
+    """Join consecutive regions of a block into one region of phases (Note [One region
+    per parallel phase] in `l0.lowering.cpu.omp_phases`)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for copy in [o for o in op.walk() if copy_by_rows(o)]:
             assert isinstance(copy, memref.CopyOp)
@@ -342,4 +347,6 @@ class ConvertParallelToOmpPass(ModulePass):
             if par.parent is not None and outermost(par) and not par.initVals:
                 to_omp(par, profile_ir.unique_name(names, profile_ir.name_of(par, "parallel")),
                        self.profile)
+        if self.merge:
+            merge_regions(op)
 
