@@ -58,7 +58,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, cf, func, memref, omp
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 from l0.dialects import soac
@@ -235,11 +235,21 @@ def _param_load(op: memref.LoadOp) -> bool:
         and src.op.name_.root_reference.data.startswith(PARAM_PREFIX)
 
 
+def _constant(v: SSAValue) -> int | None:
+    """The integer constant `v` is, through index casts."""
+    while isinstance(v, OpResult) and isinstance(v.op, arith.IndexCastOp):
+        v = v.op.input
+    if isinstance(v, OpResult) and isinstance(v.op, arith.ConstantOp) \
+            and isinstance(v.op.value, IntegerAttr):
+        return v.op.value.value.data
+    return None
+
+
 def _pure(op: Operation) -> bool:
     if op.regions:
         return False
-    if isinstance(op, _DIVISIONS):
-        return False
+    if isinstance(op, _DIVISIONS):  # pure by a constant other than 0 (and -1: overflow)
+        return _constant(op.operands[1]) not in (None, 0, -1)
     if op.dialect_name() == "arith":
         return True
     if isinstance(op, _PURE_MEMREF):
