@@ -81,7 +81,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from l0.lowering.cpu.omp_phases import merge_regions
+from l0.lowering.cpu.omp_phases import merge_regions, phases
 from l0.lowering.loop_ir import profile as profile_ir
 from l0.lowering.loop_ir import run_params
 from l0.lowering.loop_ir.builder import CodeBuilder
@@ -262,11 +262,11 @@ def parallel_copy(op: memref.CopyOp) -> None:
 # ---------------------------------------------------------------------------------------
 
 
-def to_omp(par: scf.ParallelOp, name: str, profile: bool = False) -> None:
+def to_omp(par: scf.ParallelOp, name: str) -> tuple[omp.ParallelOp, SSAValue]:
     """The reduction-free `par` -> omp.parallel/wsloop/loop_nest over its first
     dimension (module docstring), forking only above its threshold `NAME.min_work`
-    (Note [Sequential below a threshold]); with `profile`, counted as the site `name`
-    (`l0.lowering.loop_ir.profile`)."""
+    (Note [Sequential below a threshold]), named `name` (the site of its threshold and
+    profile); and its trip count (i64)."""
     b = CodeBuilder.before(par)
     lb, ub, step = par.lowerBound[0], par.upperBound[0], par.step[0]
     span = b.to_i64(b.val(arith.SubiOp(ub, lb)))
@@ -279,7 +279,6 @@ def to_omp(par: scf.ParallelOp, name: str, profile: bool = False) -> None:
     # count * work >= min_work, without overflow: count >= ceil(min_work / work)
     least = b.val(arith.CeilDivSIOp(min_work, b.i64(work)))
     big = b.andi(b.cmpi("sge", trips, b.i64(2)), b.cmpi("sge", count, least))
-    start = profile_ir.now(b, par) if profile else None
     body = par.body.block
     nest_block = Block(arg_types=[lb.type])
     if len(par.lowerBound) > 1:
@@ -310,11 +309,24 @@ def to_omp(par: scf.ParallelOp, name: str, profile: bool = False) -> None:
                               regions=[Region(Block([wsloop, omp.TerminatorOp()]))])
     profile_ir.tag(parallel, name)
     Rewriter.replace_op(par, parallel, [])
-    if start is not None:
-        after = CodeBuilder.after(parallel)
-        threads = after.select(big, parallel_width(after, parallel), after.i64(1))
-        profile_ir.record(after, parallel, name, threads, trips,
-                          profile_ir.since(after, parallel, start))
+    return parallel, trips
+
+
+def count(region: omp.ParallelOp, trips: Sequence[SSAValue]) -> None:
+    """Count `region` (its loops' `trips`) as one launch of its site
+    (`l0.lowering.loop_ir.profile`): a region of several phases counts their
+    iterations together, under its first loop's name."""
+    assert region.if_expr is not None
+    start = profile_ir.now(CodeBuilder.before(region), region)
+    after = CodeBuilder.after(region)
+    threads = after.select(region.if_expr, parallel_width(after, region), after.i64(1))
+    total = trips[0]
+    for t in trips[1:]:
+        total = after.addi(total, t)
+    profile_ir.record(after, region, profile_ir.name_of(region, "parallel"), threads, total,
+                      profile_ir.since(after, region, start))
+
+
 
 
 @dataclass(frozen=True)
@@ -343,10 +355,15 @@ class ConvertParallelToOmpPass(ModulePass):
                     and _unit_step(par):
                 chunk_reduction(par)
         names: set[str] = set()
+        trips: dict[omp.WsLoopOp, SSAValue] = {}
         for par in [o for o in op.walk() if isinstance(o, scf.ParallelOp)]:
             if par.parent is not None and outermost(par) and not par.initVals:
-                to_omp(par, profile_ir.unique_name(names, profile_ir.name_of(par, "parallel")),
-                       self.profile)
+                region, n = to_omp(par, profile_ir.unique_name(
+                    names, profile_ir.name_of(par, "parallel")))
+                trips[phases(region)[0]] = n
         if self.merge:
             merge_regions(op)
+        if self.profile:
+            for region in [o for o in op.walk() if isinstance(o, omp.ParallelOp)]:
+                count(region, [trips[w] for w in phases(region)])
 

@@ -1,6 +1,7 @@
 // RUN: l0-opt %s -p convert-parallel-to-omp | filecheck %s
 // RUN: l0-opt %s -p convert-parallel-to-omp -t llvm-ir | filecheck %s --check-prefix=LLVM
 // RUN: l0-opt %s -p 'convert-parallel-to-omp{merge=false}' | filecheck %s --check-prefix=APART
+// RUN: l0-opt %s -p 'convert-parallel-to-omp{profile=true}' | filecheck %s --check-prefix=PROFILE
 
 // Consecutive parallel loops of a block run as phases of one omp.parallel region (Note
 // [One region per parallel phase] in lowering/cpu/omp_phases.py). The host code between
@@ -22,6 +23,19 @@
 // CHECK:         func.return
 // APART-LABEL: func.func @two_maps(
 // APART-COUNT-2: "omp.parallel"
+
+// With `--profile` a merged region is one launch of its first loop's site, its
+// iterations those of its phases together (the clock is read after the moved code).
+// PROFILE-LABEL: func.func @two_maps(
+// PROFILE:         %[[T1:.*]] = arith.maxsi
+// PROFILE:         %[[T2:.*]] = arith.maxsi
+// PROFILE:         arith.ori
+// PROFILE:         func.call @clock_gettime
+// PROFILE:         "omp.parallel"
+// PROFILE:         }) {l0.site = "two_maps:parallel"} : (i1) -> ()
+// PROFILE-NOT:     "omp.parallel"
+// PROFILE:         %[[ALL:.*]] = arith.addi %[[T1]], %[[T2]] : i64
+// PROFILE:         memref.atomic_rmw{{.*}}(%[[ALL]],
 func.func @two_maps(%a: memref<?xf64>) -> (memref<?xf64>, memref<?xf64>) {
   %z = arith.constant 0 : index
   %one = arith.constant 1 : index
