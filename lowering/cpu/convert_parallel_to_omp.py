@@ -13,8 +13,11 @@ The multicore back end's step between the parallel form and LLVM IR
 as xDSL's `convert-scf-to-openmp` builds it (its first dimension; the others stay an
 inner `scf.parallel`, run sequentially by each thread), with an `if` clause: a loop of
 too little work runs on the calling thread alone (Note [Sequential below a
-threshold]). The LLVM emitter (`l0.lowering.llvm.omp`) outlines the region and calls
-libgomp. With `profile`, each region is counted (`l0.lowering.loop_ir.profile`).
+threshold]). Then consecutive regions of a block become one region whose `omp.wsloop`s
+are its phases, with `omp.barrier` between two phases only where the later one must
+wait (`l0.lowering.cpu.omp_phases`, Note [One region per parallel phase]; option
+`merge`, on by default). The LLVM emitter (`l0.lowering.llvm.omp`) outlines each region
+and calls libgomp. With `profile`, each region is counted (`l0.lowering.loop_ir.profile`).
 
 Note [Sequential below a threshold]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -333,8 +336,10 @@ def count(region: omp.ParallelOp, trips: Sequence[SSAValue]) -> None:
 class ConvertParallelToOmpPass(ModulePass):
     """Outermost scf.parallel loops -> omp.parallel + omp.wsloop (static schedule), with
     reductions made into partial results per chunk first and large copies of rank >= 2
-    outside parallel loops made parallel loops over rows; the multicore back end's input
-    level (`docs/backend.md`)."""
+    outside parallel loops made parallel loops over rows; consecutive loops of a block
+    then run as the phases of one region, with barriers only where a phase must wait
+    for an earlier one (`{merge=false}`: a region per loop); the multicore back end's
+    input level (`docs/backend.md`)."""
 
     name = "convert-parallel-to-omp"
 
