@@ -13,17 +13,22 @@ programmer who wants fewer writes one `#pragma omp parallel` around several `#pr
 omp for` loops, each of which ends in a barrier unless it says `nowait`. Here:
 
 * **What joins.** An `omp.parallel` joins the region before it in the same block when
-  every op between them can run before that region: no regions of its own, and either
-  pure (arithmetic, `memref.dim`, views, `memref.get_global`, a load of a run-time
-  parameter, which no loop writes, `l0_parallel_width`) or, when no phase of the region
-  can fail, an op that may fail but touches no memory a phase uses (an allocation, a
+  every op between them can run either before that region or after the joining one.
+  Before: an op with no regions that is pure (arithmetic, `memref.dim`, views,
+  `memref.get_global`, a load of a run-time parameter, which no loop writes,
+  `l0_parallel_width`, a division by a constant) or, when no phase of the region can
+  fail, one that may fail but writes no memory a phase uses (an allocation, a
   division, a check): the region cannot fail first, so the order of errors stays the
-  sequential one. Those ops move before the region, in order. Anything else (a store,
-  a copy, a free, a call, a loop of host code such as a reduction's combining loop)
-  ends the region there; a region never runs host code on one thread while the others
-  wait (`GOMP_single_start`): the host code between phases is either moved or a
-  boundary, which keeps each phase's static chunks and the join simple. Host code left
-  between two regions costs a join and a fork, as before.
+  sequential one. After: an op that cannot fail (a reduction's combining loop, a store,
+  a free), when the joining loop uses none of its results and touches nothing it
+  writes nor writes anything it touches (`conflicts`); a free needs no such check, as
+  no later code may use what it frees. Ops move in order, those after the region in
+  their order after what moved there before. Anything else (a call, an op that may
+  fail after a phase that may fail, a store the next loop reads) ends the region
+  there. A region never runs host code on one thread while the others wait
+  (`GOMP_single_start`): the host code between phases is moved or a boundary, which
+  keeps each phase's static chunks and the join as they were; host code left between
+  two regions costs a join and a fork, as before.
 * **One threshold for the whole region.** Each loop's `if` clause compares its work
   with its site's `SITE.min_work` (Note [Sequential below a threshold] in
   `l0.lowering.cpu.convert_parallel_to_omp`); the region forks when any of its loops
@@ -32,7 +37,7 @@ omp for` loops, each of which ends in a barrier unless it says `nowait`. Here:
 * **Same chunks, same order.** Each phase keeps its own static chunks (thread t of nt
   takes its share of that phase's trip count), and a reduction's chunk count is fixed
   before the region, so partial results are folded and combined exactly as they
-  were; the combining loop (host code) ends the region.
+  were, after the region (the combining loop is host code).
 * **Barriers.** Phase k waits (`omp.barrier`) for the phases since the last barrier
   when it may touch a buffer one of them writes or write one they read
   (`conflicts`), or when one of them may fail: a failure must stop the phases after
@@ -57,7 +62,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xdsl.dialects import arith, cf, func, memref, omp
+from xdsl.dialects import arith, cf, func, memref, omp, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
@@ -160,7 +165,8 @@ class Effects:
 
 
 def effects(loop: Operation) -> Effects:
-    """What `loop` (an `omp.wsloop`) reads and writes of buffers made outside it."""
+    """What `loop` (an `omp.wsloop`, or any op) and the ops in it read and write of
+    buffers made outside it."""
     out = Effects()
 
     def outside(m: SSAValue) -> Root | None:
@@ -177,8 +183,6 @@ def effects(loop: Operation) -> Effects:
                 out.writes.add(r)
 
     for op in loop.walk():
-        if op is loop:
-            continue
         if isinstance(op, memref.LoadOp):
             touch(op.memref, True, False)
         elif isinstance(op, memref.StoreOp):
@@ -268,28 +272,71 @@ def movable(op: Operation, region_can_fail: bool) -> bool:
         and isinstance(op, (*_DIVISIONS, *_MAY_FAIL))
 
 
+def _frees(op: Operation) -> bool:
+    """Whether `op` only frees buffers: `memref.dealloc`, or one under `scf.if`."""
+    if isinstance(op, memref.DeallocOp):
+        return True
+    return isinstance(op, scf.IfOp) and not op.results and all(
+        isinstance(o, memref.DeallocOp | scf.YieldOp)
+        for r in op.regions for b in r.blocks for o in b.ops)
+
+
+def sinkable(op: Operation) -> bool:
+    """Whether host op `op`, before a region, may run after it (if the region uses
+    none of its results and, unless it only frees, touches nothing it touches): it
+    cannot fail, so no error moves."""
+    return _frees(op) or not can_fail(op)
+
+
 def phases(region: omp.ParallelOp) -> list[omp.WsLoopOp]:
     return [o for o in region.region.block.ops if isinstance(o, omp.WsLoopOp)]
 
 
 @dataclass
 class _Open:
-    """The region being extended: its phases since the last barrier, and whether any
-    of its phases may fail."""
+    """The region being extended: its phases since the last barrier, whether any of
+    its phases may fail, and the host ops moved after it (with what they touch; None:
+    they only free)."""
 
     region: omp.ParallelOp
     since_barrier: list[tuple[Effects, bool]]
     fails: bool
+    sunk: list[tuple[Operation, Effects | None]] = field(default_factory=list)
 
 
-def _join(into: _Open, between: list[Operation], region: omp.ParallelOp) -> None:
-    """Move `between` before `into.region`, then `region`'s phase into it."""
+def _uses_any(region: Operation, ops: list[Operation]) -> bool:
+    results = {r for o in ops for r in o.results}
+    return bool(results) and any(v in results for o in region.walk() for v in o.operands)
+
+
+def _can_join(into: _Open, down: list[Operation], region: omp.ParallelOp) -> bool:
+    """Whether the host ops sunk so far and `down` may run after `region`'s phases."""
+    sunk = [fx for _, fx in into.sunk] + [None if _frees(o) else effects(o) for o in down]
+    if _uses_any(region, [o for o, _ in into.sunk] + down):
+        return False
+    for loop in phases(region):
+        fx = effects(loop)
+        if any(s is not None and (conflicts(s, fx) or conflicts(fx, s)) for s in sunk):
+            return False
+    return True
+
+
+def _join(into: _Open, up: list[Operation], down: list[Operation],
+          region: omp.ParallelOp) -> None:
+    """Move `up` before `into.region` and `down` after it (after what was sunk
+    before), then `region`'s phases into it."""
     target = into.region
     block = target.parent_block()
     assert block is not None
-    for op in between:
+    for op in up:
         op.detach()
         block.insert_op_before(op, target)
+    anchor: Operation = into.sunk[-1][0] if into.sunk else target
+    for op in down:
+        op.detach()
+        block.insert_op_after(op, anchor)
+        anchor = op
+        into.sunk.append((op, None if _frees(op) else effects(op)))
     assert target.if_expr is not None and region.if_expr is not None
     either = arith.OrIOp(target.if_expr, region.if_expr)
     block.insert_op_before(either, target)
@@ -325,20 +372,23 @@ def _mergeable(op: Operation) -> bool:
 def merge_block(block: Block) -> None:
     """Join the consecutive regions of `block` (module docstring)."""
     current: _Open | None = None
-    between: list[Operation] = []
+    up: list[Operation] = []
+    down: list[Operation] = []
     for op in list(block.ops):
         if _mergeable(op):
             assert isinstance(op, omp.ParallelOp)
-            if current is not None:
-                _join(current, between, op)
+            if current is not None and _can_join(current, down, op):
+                _join(current, up, down, op)
             else:
                 current = _open(op)
-            between = []
+            up, down = [], []
         elif current is not None:
-            if movable(op, current.fails):
-                between.append(op)
+            if movable(op, current.fails) and not _uses_any(op, down):
+                up.append(op)
+            elif sinkable(op):
+                down.append(op)
             else:
-                current, between = None, []
+                current, up, down = None, [], []
 
 
 def merge_regions(module: ModuleOp) -> None:

@@ -134,9 +134,54 @@ func.func @map_then_sum(%a: memref<?xf64>, %init: f64) -> f64 {
   func.return %s : f64
 }
 
-// Must not fire: host code that cannot move (a store the second loop may read) ends the
-// region, and so does a reduction's combining loop (host code reading the partial
-// results): each loop keeps a region of its own.
+// Host code that can neither run before the next loop nor fail may run after it: here
+// the reduction's combining loop (which reads only its partial results) and the frees
+// of the partials and of an old buffer, so a reduction and the map after it (which
+// uses neither its result nor the freed buffers) are one region, with no barrier.
+// CHECK-LABEL: func.func @sum_then_map(
+// CHECK:         %[[PARTS:.*]] = memref.alloc(%{{.*}}) : memref<?xf64>
+// CHECK:         "omp.parallel"
+// CHECK:           "omp.wsloop"
+// CHECK:             memref.store %{{.*}}, %[[PARTS]]
+// CHECK-NOT:       omp.barrier
+// CHECK:           "omp.wsloop"
+// CHECK:             memref.store %{{.*}}, %[[O:.*]][%{{.*}}] : memref<?xf64>
+// CHECK:           "omp.terminator"
+// CHECK-NEXT:    }) {l0.site = "sum_then_map:parallel"} : (i1) -> ()
+// CHECK:         %[[S:.*]] = scf.for
+// CHECK:         memref.dealloc %[[PARTS]]
+// CHECK-NEXT:    memref.dealloc %[[OLD:.*]] : memref<?xf64>
+// CHECK-NOT:     omp.parallel
+// CHECK:         func.return %[[O]], %[[S]]
+func.func @sum_then_map(%a: memref<?xf64>, %old: memref<?xf64>, %init: f64) -> (memref<?xf64>, f64) {
+  %z = arith.constant 0 : index
+  %one = arith.constant 1 : index
+  %n = memref.dim %a, %z : memref<?xf64>
+  %s = "scf.parallel"(%z, %n, %one, %init) <{operandSegmentSizes = array<i32: 1, 1, 1, 1>}> ({
+  ^bb0(%i: index):
+    %x = memref.load %old[%i] : memref<?xf64>
+    scf.reduce(%x : f64) {
+    ^bb1(%l: f64, %r: f64):
+      %y = arith.addf %l, %r : f64
+      scf.reduce.return %y : f64
+    }
+  }) : (index, index, index, f64) -> f64
+  memref.dealloc %old : memref<?xf64>
+  %o = memref.alloc(%n) : memref<?xf64>
+  "scf.parallel"(%z, %n, %one) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %x = memref.load %a[%i] : memref<?xf64>
+    %y = arith.addf %x, %init : f64
+    memref.store %y, %o[%i] : memref<?xf64>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return %o, %s : memref<?xf64>, f64
+}
+
+// Must not fire: host code that cannot move (a store the second loop may read: not
+// before the first loop, which reads it, nor after the second) ends the region, and so
+// does a reduction's combining loop whose result the next loop uses: each loop keeps a
+// region of its own.
 // CHECK-LABEL: func.func @host_between(
 // CHECK:         "omp.parallel"
 // CHECK-NOT:       omp.barrier
