@@ -74,3 +74,88 @@ func.func private @no_match(%n: index) -> (memref<?xf64>, memref<?xi64>, memref<
   %d = memref.alloc(%n, %n) : memref<?x?xf64>
   func.return %b, %c, %d : memref<?xf64>, memref<?xi64>, memref<?x?xf64>
 }
+
+// Across iterations (Note [Reuse across iterations]): the body allocates the next array
+// while it still reads the one it carries, which it frees after. The loop carries a
+// spare buffer (empty before it, freed after it): the allocation takes it when the
+// sizes agree, and the carried array, when owned and starting its buffer with unit
+// stride, becomes the next spare instead of being freed.
+// CHECK-LABEL: func.func private @passes(
+// CHECK:         %[[EMPTY:.*]] = memref.alloc(%{{.*}}) : memref<?xi64>
+// CHECK:         %r, %rf, %[[R:.*]] = scf.for {{.*}} iter_args(%[[X:.*]] = %a, %[[XF:.*]] = %false, %[[SPARE:.*]] = %[[EMPTY]]) -> (memref<?xi64, strided<[?], offset: ?>>, i1, memref<?xi64>) : i64 {
+// CHECK:           %[[D:.*]] = memref.dim %[[SPARE]], %{{.*}} : memref<?xi64>
+// CHECK-NEXT:      %[[FITS:.*]] = arith.cmpi eq, %[[D]], %n : index
+// CHECK-NEXT:      %[[Y:.*]] = scf.if %[[FITS]] -> (memref<?xi64>) {
+// CHECK-NEXT:        scf.yield %[[SPARE]] : memref<?xi64>
+// CHECK-NEXT:      } else {
+// CHECK-NEXT:        memref.dealloc %[[SPARE]] : memref<?xi64>
+// CHECK-NEXT:        %{{.*}} = memref.alloc(%n) : memref<?xi64>
+// CHECK:           memref.load %[[X]]
+// CHECK:           memref.store %{{.*}}, %[[Y]]
+// CHECK:           %{{.*}}, %[[OFF:.*]], %{{.*}}, %[[STRIDE:.*]] = memref.extract_strided_metadata %[[X]]
+// CHECK:           %[[AT0:.*]] = arith.cmpi eq, %[[OFF]], %{{.*}} : index
+// CHECK:           %[[UNIT:.*]] = arith.cmpi eq, %[[STRIDE]], %{{.*}} : index
+// CHECK-NEXT:      %[[WHOLE:.*]] = arith.andi %[[AT0]], %[[UNIT]] : i1
+// CHECK-NEXT:      %[[KEEP:.*]] = arith.andi %[[XF]], %[[WHOLE]] : i1
+// CHECK-NEXT:      %[[NEXT:.*]] = scf.if %[[KEEP]] -> (memref<?xi64>) {
+// CHECK:             memref.reinterpret_cast %[[X]] to offset: [0], sizes: [%{{.*}}], strides: [1]
+// CHECK:           } else {
+// CHECK-NEXT:        scf.if %[[XF]] {
+// CHECK-NEXT:          memref.dealloc %[[X]]
+// CHECK-NEXT:        }
+// CHECK:             memref.alloc(%{{.*}}) : memref<?xi64>
+// CHECK:           scf.yield %{{.*}}, %{{.*}}, %[[NEXT]] : memref<?xi64, strided<[?], offset: ?>>, i1, memref<?xi64>
+// CHECK:         memref.dealloc %[[R]] : memref<?xi64>
+// CHECK-NEXT:    func.return %r, %rf
+func.func private @passes(%a: memref<?xi64, strided<[?], offset: ?>>, %n: index, %k: i64)
+    -> (memref<?xi64, strided<[?], offset: ?>>, i1) {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %i0 = arith.constant 0 : index
+  %true = arith.constant true
+  %false = arith.constant false
+  %r, %rf = scf.for %i = %c0 to %k step %c1 iter_args(%x = %a, %xf = %false) -> (memref<?xi64, strided<[?], offset: ?>>, i1) : i64 {
+    %y = memref.alloc(%n) : memref<?xi64>
+    %v = memref.load %x[%i0] : memref<?xi64, strided<[?], offset: ?>>
+    memref.store %v, %y[%i0] : memref<?xi64>
+    scf.if %xf {
+      memref.dealloc %x : memref<?xi64, strided<[?], offset: ?>>
+    }
+    %yc = "memref.cast"(%y) : (memref<?xi64>) -> memref<?xi64, strided<[?], offset: ?>>
+    scf.yield %yc, %true : memref<?xi64, strided<[?], offset: ?>>, i1
+  }
+  func.return %r, %rf : memref<?xi64, strided<[?], offset: ?>>, i1
+}
+
+// Must not fire across iterations: a carried array of two dimensions, and one freed
+// inside a branch (not the body's own free).
+// CHECK-LABEL: func.func private @passes_kept(
+// CHECK-NOT:     extract_strided_metadata
+// CHECK:         func.return
+func.func private @passes_kept(%a: memref<?x?xi64>, %n: index, %k: i64, %c: i1) -> memref<?x?xi64> {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %i0 = arith.constant 0 : index
+  %r = scf.for %i = %c0 to %k step %c1 iter_args(%x = %a) -> (memref<?x?xi64>) : i64 {
+    %y = memref.alloc(%n, %n) : memref<?x?xi64>
+    %v = memref.load %x[%i0, %i0] : memref<?x?xi64>
+    memref.store %v, %y[%i0, %i0] : memref<?x?xi64>
+    memref.dealloc %x : memref<?x?xi64>
+    scf.yield %y : memref<?x?xi64>
+  }
+  %s = arith.constant 0 : index
+  %b = memref.alloc(%n) : memref<?xi64>
+  %q = scf.for %i = %c0 to %k step %c1 iter_args(%x = %b) -> (memref<?xi64>) : i64 {
+    %y = memref.alloc(%n) : memref<?xi64>
+    %v = memref.load %x[%i0] : memref<?xi64>
+    memref.store %v, %y[%i0] : memref<?xi64>
+    scf.if %c {
+      memref.dealloc %x : memref<?xi64>
+    } else {
+      memref.dealloc %x : memref<?xi64>
+    }
+    scf.yield %y : memref<?xi64>
+  }
+  memref.dealloc %q : memref<?xi64>
+  func.return %r : memref<?x?xi64>
+}
