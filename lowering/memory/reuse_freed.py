@@ -33,7 +33,8 @@ owned it and it is one-dimensional and starts its buffer with unit stride
 length), else an empty buffer (the body frees it if owned, as before). The allocation
 takes the spare when the sizes agree, as above, else frees it and allocates. Only a
 one-dimensional allocation of the carried array's element type, in the loop's body
-before the free, is paired.
+before the free, is paired, in a loop outside every parallel loop (in a parallel body
+the empty spare would be one more allocation per parallel iteration).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from l0.lowering.loop_ir.builder import CodeBuilder
+from l0.lowering.loop_ir.parallel_loops import nested_in_parallel
 from l0.lowering.memory.memory_plan import add_carried, append_yield
 
 
@@ -141,7 +143,11 @@ def _reuse(free: _Free, alloc: memref.AllocOp) -> None:
 
 def reuse_across_iterations(loop: scf.ForOp) -> scf.ForOp | None:
     """Pair one allocation of `loop`'s body with the free of the array it carries
-    (Note [Reuse across iterations]); the rebuilt loop, None when nothing pairs."""
+    (Note [Reuse across iterations]); the rebuilt loop, None when nothing pairs. Not
+    in a parallel loop's body, where the empty spare would be an allocation per
+    parallel iteration."""
+    if nested_in_parallel(loop):
+        return None
     body = loop.body.block
     carried = set(body.args[1:])
     for op in body.ops:
