@@ -383,7 +383,8 @@ def merge_block(block: Block) -> None:
                 current = _open(op)
             up, down = [], []
         elif current is not None:
-            if movable(op, current.fails) and not _uses_any(op, down):
+            if movable(op, current.fails) \
+                    and not _uses_any(op, down + [o for o, _ in current.sunk]):
                 up.append(op)
             elif sinkable(op):
                 down.append(op)
