@@ -427,3 +427,39 @@ def test_phases_match_the_sequential_back_end(threads: int, data: np.ndarray) ->
         prog.failing(N, np.arange(3, dtype=np.int64))
     assert "index 39999 out of bounds for array of size 3" in info.value.render()
     assert info.value.loc.line == 8
+
+
+# Two maps in a sequential loop (their buffers allocated once, before it, by
+# `hoist-allocs`), the first of which may fail: one region, a barrier between them.
+# The first map fails at 39999 (thread 0) and 79999; the second would fail at 5, in
+# thread 0, had it run: the first map's error is the sequential run's.
+FAILING_PHASES = """
+fun int main(int n, [int] a) =
+  loop (acc = 0) = for it < 2 do
+    let y = map(fn int (int i) => if i % 40000 = 39999 then a[i] else i + it, iota(n)) in
+    let z = map(fn int (int i) => if i = 5 then a[i] else i * 3 + it, iota(n + 1)) in
+    acc + y[it] + z[it]
+  in acc
+"""
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_a_failing_phase_stops_the_phases_after_it(threads: int) -> None:
+    from l0.api import CompiledProgram
+    from l0.lowering.pipeline import lower
+
+    plain = CompiledProgram(FAILING_PHASES, "f.l0", "interp")
+    text = str(lower(plain.module, target="multicore"))
+    regions = [r.split("func.func")[0] for r in text.split('"omp.parallel"')[1:]]
+    assert [(r.count('"omp.wsloop"'), r.count('"omp.barrier"')) for r in regions] == [(2, 1)]
+    prog = l0.compile(FAILING_PHASES, filename="f.l0", backend="multicore", threads=threads)
+    with pytest.raises(L0Error) as info:
+        prog.main(N, np.arange(3, dtype=np.int64))
+    assert "index 39999 out of bounds for array of size 3" in info.value.render()
+    assert info.value.loc.line == 4
+    with pytest.raises(L0Error) as info:
+        prog.main(N, np.arange(39999, dtype=np.int64))
+    assert "index 5 out of bounds for array of size 39999" not in info.value.render()
+    assert "index 39999 out of bounds" in info.value.render()
+    # Below 39999 elements only the second map's index 5 could fail, and a has it.
+    assert prog.main(30000, np.arange(10, dtype=np.int64)) == (0 + 0) + (2 + 4)
