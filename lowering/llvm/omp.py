@@ -360,13 +360,12 @@ def _outline(fe: FunctionEmitter, op: omp.ParallelOp,
                 b.gep(ctx, [i64(abi.CTX_STACK_FLOOR)], source_etype=I64))
 
     several = sum(isinstance(p, omp.LoopNestOp) for p in steps) > 1
-    barrier = _declare(mod, "GOMP_barrier", VOID, [])
     earlier_fails = False
     for step in steps:
         if isinstance(step, omp.BarrierOp):
             # Alone (serially, or nested in another team) there is no one to wait for.
             with b.if_then(b.not_(is_serial)):
-                b.call(barrier, [])
+                b.call(_declare(mod, "GOMP_barrier", VOID, []), [])
             continue
         fails = any(isinstance(o, _FAILS) for o in step.walk())
         _emit_phase(sub, step, state, t, nt, several, earlier_fails, fails)
