@@ -25,13 +25,15 @@ sort's pass: the keys are read while the partition writes the next keys) allocat
 next array before it frees the one it carries: nothing to pair in the block, and a fresh
 buffer per iteration (16 MB per pass at 2 * 10^6 keys: the page faults of fresh memory
 were a tenth of the sort's time). The free of iteration i can serve the allocation of
-iteration i + 1 instead, a double buffer: the loop carries one more buffer, the spare
-(empty before the loop, freed after it). Where the body frees the carried array
-(`scf.if %owned { memref.dealloc %keys }`), the spare becomes that array, when the body
-owned it and it is one-dimensional and starts its buffer with unit stride
-(`memref.extract_strided_metadata`: offset 0, stride 1, so its buffer holds at least its
-length), else an empty buffer (the body frees it if owned, as before). The allocation
-takes the spare when the sizes agree, as above, else frees it and allocates. Only a
+iteration i + 1 instead, a double buffer: the loop carries one more buffer, the spare,
+and whether it owns it (not before the first iteration; an owned spare left after the
+loop is freed there). Where the body frees the carried array
+(`scf.if %owned { memref.dealloc %keys }`), the spare becomes that array, owned, when the
+body owned it and it starts its buffer with unit stride (`memref.extract_strided_metadata`:
+offset 0, stride 1, so its buffer holds at least its length); else the body frees it if
+owned, as before, and the spare is not owned (a view never used). The allocation takes
+an owned spare when the sizes agree, as above, else frees it (if owned) and allocates;
+nothing is allocated that was not before. Only a
 one-dimensional allocation of the carried array's element type, in the loop's body
 before the free, is paired, in a loop outside every parallel loop (in a parallel body
 the empty spare would be one more allocation per parallel iteration).
@@ -152,7 +154,7 @@ def reuse_across_iterations(loop: scf.ForOp) -> scf.ForOp | None:
     carried = set(body.args[1:])
     for op in body.ops:
         free = _as_free(op)
-        if free is None or free.buffer not in carried:
+        if free is None or free.buffer not in carried or _paired(free.buffer):
             continue
         t = free.buffer.type
         if not isinstance(t, MemRefType) or t.get_num_dims() != 1:
@@ -169,26 +171,48 @@ def reuse_across_iterations(loop: scf.ForOp) -> scf.ForOp | None:
     return None
 
 
+def _paired(buffer: SSAValue) -> bool:
+    """Whether the free of the carried `buffer` was paired already (it is then
+    asked where it starts: `_double_buffer`)."""
+    return any(isinstance(u.operation, memref.ExtractStridedMetaDataOp) for u in buffer.uses)
+
+
+def _whole_view(b: CodeBuilder, v: SSAValue, t: MemRefType) -> SSAValue:
+    """`v` (one-dimensional) seen as `t`, a buffer of its length from offset 0 with unit
+    stride: only a descriptor, right where `v` starts its buffer with unit stride."""
+    return b.val(memref.ReinterpretCastOp.from_dynamic(
+        v, [0], [b.val(memref.DimOp(v, b.index(0)))], [1], t))
+
+
 def _double_buffer(loop: scf.ForOp, alloc: memref.AllocOp, free: _Free) -> scf.ForOp:
     t = alloc.memref.type
     assert isinstance(t, MemRefType)
-    empty = CodeBuilder.before(loop).val(memref.AllocOp([CodeBuilder.before(loop).index(0)],
-                                                        [], t))
-    loop, spare = add_carried(loop, empty)
-    # The allocation takes the spare when it fits, else frees it and allocates.
+    body = loop.body.block
+    (position,) = [k for k, a in enumerate(body.args) if a is free.buffer]
+    init = loop.iter_args[position - 1]
+    before = CodeBuilder.before(loop)
+    none = before.bool(False)
+    loop, spare = add_carried(loop, _whole_view(before, init, t))  # not owned: unused
+    loop, spare_owned = add_carried(loop, none)
+    # The allocation takes the spare when it owns one that fits, else frees it (if
+    # owned) and allocates.
     b = CodeBuilder.before(alloc)
     (size,) = alloc.dynamic_sizes
-    fits = b.cmpi("eq", b.val(memref.DimOp(spare, b.index(0))), size)
+    fits = b.andi(spare_owned, b.cmpi("eq", b.val(memref.DimOp(spare, b.index(0))), size))
+
+    def free_spare(fb: CodeBuilder) -> list[SSAValue]:
+        fb.add(memref.DeallocOp.get(spare))
+        return []
 
     def fresh(bb: CodeBuilder) -> list[SSAValue]:
-        bb.add(memref.DeallocOp.get(spare))
+        bb.if_(spare_owned, [], free_spare)
         return [bb.val(memref.AllocOp([size], [], t))]
 
     (buffer,) = b.if_(fits, [t], lambda bb: [spare], fresh)
     alloc.memref.replace_all_uses_with(buffer)
     Rewriter.erase_op(alloc)
-    # The free of the carried array: it becomes the next spare when owned and whole
-    # from its start, else (freed if owned) an empty buffer does.
+    # The free of the carried array: the array is the next spare when owned and whole
+    # from its start; else it is freed if owned, and the next spare is not owned.
     old = free.buffer
     b = CodeBuilder.before(free.op)
     md = b.add(memref.ExtractStridedMetaDataOp(old))
@@ -196,23 +220,23 @@ def _double_buffer(loop: scf.ForOp, alloc: memref.AllocOp, free: _Free) -> scf.F
                    b.cmpi("eq", md.strides[0], b.index(1)))
     owned = free.owned if free.owned is not None else b.bool(True)
     keep = b.andi(owned, start)
+    nxt = _whole_view(b, old, t)
 
-    def reuse(bb: CodeBuilder) -> list[SSAValue]:
-        return [bb.val(memref.ReinterpretCastOp.from_dynamic(
-            old, [0], [bb.val(memref.DimOp(old, bb.index(0)))], [1], t))]
+    def free_old(fb: CodeBuilder) -> list[SSAValue]:
+        fb.add(memref.DeallocOp.get(old))
+        return []
 
-    def release(bb: CodeBuilder) -> list[SSAValue]:
-        def free_old(fb: CodeBuilder) -> list[SSAValue]:
-            fb.add(memref.DeallocOp.get(old))
-            return []
-
-        bb.if_(owned, [], free_old)
-        return [bb.val(memref.AllocOp([bb.index(0)], [], t))]
-
-    (nxt,) = b.if_(keep, [t], reuse, release)
+    b.if_(b.andi(owned, b.xori(keep, b.bool(True))), [], free_old)
     Rewriter.erase_op(free.op)
     append_yield(loop, nxt)
+    append_yield(loop, keep)
     after = loop.next_op
     assert after is not None
-    CodeBuilder.before(after).add(memref.DeallocOp.get(loop.results[-1]))
+    last_spare, last_owned = loop.results[-2], loop.results[-1]
+
+    def free_last(fb: CodeBuilder) -> list[SSAValue]:
+        fb.add(memref.DeallocOp.get(last_spare))
+        return []
+
+    CodeBuilder.before(after).if_(last_owned, [], free_last)
     return loop

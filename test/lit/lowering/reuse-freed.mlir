@@ -77,18 +77,22 @@ func.func private @no_match(%n: index) -> (memref<?xf64>, memref<?xi64>, memref<
 
 // Across iterations (Note [Reuse across iterations]): the body allocates the next array
 // while it still reads the one it carries, which it frees after. The loop carries a
-// spare buffer (empty before it, freed after it): the allocation takes it when the
-// sizes agree, and the carried array, when owned and starting its buffer with unit
-// stride, becomes the next spare instead of being freed.
+// spare buffer and whether it owns it (not at first: a view of the initial array, never
+// used; an owned spare is freed after the loop): the allocation takes an owned spare
+// when the sizes agree, and the carried array, when owned and starting its buffer with
+// unit stride, becomes the next spare instead of being freed.
 // CHECK-LABEL: func.func private @passes(
-// CHECK:         %[[EMPTY:.*]] = memref.alloc(%{{.*}}) : memref<?xi64>
-// CHECK:         %r, %rf, %[[R:.*]] = scf.for {{.*}} iter_args(%[[X:.*]] = %a, %[[XF:.*]] = %false, %[[SPARE:.*]] = %[[EMPTY]]) -> (memref<?xi64, strided<[?], offset: ?>>, i1, memref<?xi64>) : i64 {
+// CHECK:         %[[VIEW:.*]] = memref.reinterpret_cast %a to offset: [0], sizes: [%{{.*}}], strides: [1] : memref<?xi64, strided<[?], offset: ?>> to memref<?xi64>
+// CHECK-NEXT:    %r, %rf, %[[LAST:.*]], %[[LASTOWNED:.*]] = scf.for {{.*}} iter_args(%[[X:.*]] = %a, %[[XF:.*]] = %false, %[[SPARE:.*]] = %[[VIEW]], %[[OWNS:.*]] = %{{.*}}) -> (memref<?xi64, strided<[?], offset: ?>>, i1, memref<?xi64>, i1) : i64 {
 // CHECK:           %[[D:.*]] = memref.dim %[[SPARE]], %{{.*}} : memref<?xi64>
-// CHECK-NEXT:      %[[FITS:.*]] = arith.cmpi eq, %[[D]], %n : index
+// CHECK-NEXT:      %[[EQ:.*]] = arith.cmpi eq, %[[D]], %n : index
+// CHECK-NEXT:      %[[FITS:.*]] = arith.andi %[[OWNS]], %[[EQ]] : i1
 // CHECK-NEXT:      %[[Y:.*]] = scf.if %[[FITS]] -> (memref<?xi64>) {
 // CHECK-NEXT:        scf.yield %[[SPARE]] : memref<?xi64>
 // CHECK-NEXT:      } else {
-// CHECK-NEXT:        memref.dealloc %[[SPARE]] : memref<?xi64>
+// CHECK-NEXT:        scf.if %[[OWNS]] {
+// CHECK-NEXT:          memref.dealloc %[[SPARE]] : memref<?xi64>
+// CHECK-NEXT:        }
 // CHECK-NEXT:        %{{.*}} = memref.alloc(%n) : memref<?xi64>
 // CHECK:           memref.load %[[X]]
 // CHECK:           memref.store %{{.*}}, %[[Y]]
@@ -97,15 +101,17 @@ func.func private @no_match(%n: index) -> (memref<?xf64>, memref<?xi64>, memref<
 // CHECK:           %[[UNIT:.*]] = arith.cmpi eq, %[[STRIDE]], %{{.*}} : index
 // CHECK-NEXT:      %[[WHOLE:.*]] = arith.andi %[[AT0]], %[[UNIT]] : i1
 // CHECK-NEXT:      %[[KEEP:.*]] = arith.andi %[[XF]], %[[WHOLE]] : i1
-// CHECK-NEXT:      %[[NEXT:.*]] = scf.if %[[KEEP]] -> (memref<?xi64>) {
-// CHECK:             memref.reinterpret_cast %[[X]] to offset: [0], sizes: [%{{.*}}], strides: [1]
-// CHECK:           } else {
-// CHECK-NEXT:        scf.if %[[XF]] {
-// CHECK-NEXT:          memref.dealloc %[[X]]
-// CHECK-NEXT:        }
-// CHECK:             memref.alloc(%{{.*}}) : memref<?xi64>
-// CHECK:           scf.yield %{{.*}}, %{{.*}}, %[[NEXT]] : memref<?xi64, strided<[?], offset: ?>>, i1, memref<?xi64>
-// CHECK:         memref.dealloc %[[R]] : memref<?xi64>
+// CHECK:           %[[NEXT:.*]] = memref.reinterpret_cast %[[X]] to offset: [0], sizes: [%{{.*}}], strides: [1]
+// CHECK:           %[[NOTKEEP:.*]] = arith.xori %[[KEEP]], %{{.*}} : i1
+// CHECK-NEXT:      %[[RELEASE:.*]] = arith.andi %[[XF]], %[[NOTKEEP]] : i1
+// CHECK-NEXT:      scf.if %[[RELEASE]] {
+// CHECK-NEXT:        memref.dealloc %[[X]]
+// CHECK-NEXT:      }
+// CHECK-NOT:       memref.alloc
+// CHECK:           scf.yield %{{.*}}, %{{.*}}, %[[NEXT]], %[[KEEP]] : memref<?xi64, strided<[?], offset: ?>>, i1, memref<?xi64>, i1
+// CHECK:         scf.if %[[LASTOWNED]] {
+// CHECK-NEXT:      memref.dealloc %[[LAST]] : memref<?xi64>
+// CHECK-NEXT:    }
 // CHECK-NEXT:    func.return %r, %rf
 func.func private @passes(%a: memref<?xi64, strided<[?], offset: ?>>, %n: index, %k: i64)
     -> (memref<?xi64, strided<[?], offset: ?>>, i1) {
