@@ -1,4 +1,5 @@
 // RUN: l0-opt %s -p reuse-freed | filecheck %s
+// RUN: l0-opt %s -p 'reuse-freed{across_iterations=true}' | filecheck %s --check-prefix=ACROSS
 
 // reuse-freed (after dealloc): an allocation takes the buffer of its type freed before
 // it in the same block when the sizes agree (and the flag says it was owned).
@@ -75,44 +76,48 @@ func.func private @no_match(%n: index) -> (memref<?xf64>, memref<?xi64>, memref<
   func.return %b, %c, %d : memref<?xf64>, memref<?xi64>, memref<?x?xf64>
 }
 
-// Across iterations (Note [Reuse across iterations]): the body allocates the next array
+// Across iterations (Note [Reuse across iterations]; only when asked for, by default
+// nothing changes): the body allocates the next array
 // while it still reads the one it carries, which it frees after. The loop carries a
 // spare buffer and whether it owns it (not at first: a view of the initial array, never
 // used; an owned spare is freed after the loop): the allocation takes an owned spare
 // when the sizes agree, and the carried array, when owned and starting its buffer with
 // unit stride, becomes the next spare instead of being freed.
 // CHECK-LABEL: func.func private @passes(
-// CHECK:         %[[VIEW:.*]] = memref.reinterpret_cast %a to offset: [0], sizes: [%{{.*}}], strides: [1] : memref<?xi64, strided<[?], offset: ?>> to memref<?xi64>
-// CHECK-NEXT:    %r, %rf, %[[LAST:.*]], %[[LASTOWNED:.*]] = scf.for {{.*}} iter_args(%[[X:.*]] = %a, %[[XF:.*]] = %false, %[[SPARE:.*]] = %[[VIEW]], %[[OWNS:.*]] = %{{.*}}) -> (memref<?xi64, strided<[?], offset: ?>>, i1, memref<?xi64>, i1) : i64 {
-// CHECK:           %[[D:.*]] = memref.dim %[[SPARE]], %{{.*}} : memref<?xi64>
-// CHECK-NEXT:      %[[EQ:.*]] = arith.cmpi eq, %[[D]], %n : index
-// CHECK-NEXT:      %[[FITS:.*]] = arith.andi %[[OWNS]], %[[EQ]] : i1
-// CHECK-NEXT:      %[[Y:.*]] = scf.if %[[FITS]] -> (memref<?xi64>) {
-// CHECK-NEXT:        scf.yield %[[SPARE]] : memref<?xi64>
-// CHECK-NEXT:      } else {
-// CHECK-NEXT:        scf.if %[[OWNS]] {
-// CHECK-NEXT:          memref.dealloc %[[SPARE]] : memref<?xi64>
-// CHECK-NEXT:        }
-// CHECK-NEXT:        %{{.*}} = memref.alloc(%n) : memref<?xi64>
-// CHECK:           memref.load %[[X]]
-// CHECK:           memref.store %{{.*}}, %[[Y]]
-// CHECK:           %{{.*}}, %[[OFF:.*]], %{{.*}}, %[[STRIDE:.*]] = memref.extract_strided_metadata %[[X]]
-// CHECK:           %[[AT0:.*]] = arith.cmpi eq, %[[OFF]], %{{.*}} : index
-// CHECK:           %[[UNIT:.*]] = arith.cmpi eq, %[[STRIDE]], %{{.*}} : index
-// CHECK-NEXT:      %[[WHOLE:.*]] = arith.andi %[[AT0]], %[[UNIT]] : i1
-// CHECK-NEXT:      %[[KEEP:.*]] = arith.andi %[[XF]], %[[WHOLE]] : i1
-// CHECK:           %[[NEXT:.*]] = memref.reinterpret_cast %[[X]] to offset: [0], sizes: [%{{.*}}], strides: [1]
-// CHECK:           %[[NOTKEEP:.*]] = arith.xori %[[KEEP]], %{{.*}} : i1
-// CHECK-NEXT:      %[[RELEASE:.*]] = arith.andi %[[XF]], %[[NOTKEEP]] : i1
-// CHECK-NEXT:      scf.if %[[RELEASE]] {
-// CHECK-NEXT:        memref.dealloc %[[X]]
-// CHECK-NEXT:      }
-// CHECK-NOT:       memref.alloc
-// CHECK:           scf.yield %{{.*}}, %{{.*}}, %[[NEXT]], %[[KEEP]] : memref<?xi64, strided<[?], offset: ?>>, i1, memref<?xi64>, i1
-// CHECK:         scf.if %[[LASTOWNED]] {
-// CHECK-NEXT:      memref.dealloc %[[LAST]] : memref<?xi64>
-// CHECK-NEXT:    }
-// CHECK-NEXT:    func.return %r, %rf
+// CHECK-NOT:     extract_strided_metadata
+// CHECK:         func.return
+// ACROSS-LABEL: func.func private @passes(
+// ACROSS:         %[[VIEW:.*]] = memref.reinterpret_cast %a to offset: [0], sizes: [%{{.*}}], strides: [1] : memref<?xi64, strided<[?], offset: ?>> to memref<?xi64>
+// ACROSS-NEXT:    %r, %rf, %[[LAST:.*]], %[[LASTOWNED:.*]] = scf.for {{.*}} iter_args(%[[X:.*]] = %a, %[[XF:.*]] = %false, %[[SPARE:.*]] = %[[VIEW]], %[[OWNS:.*]] = %{{.*}}) -> (memref<?xi64, strided<[?], offset: ?>>, i1, memref<?xi64>, i1) : i64 {
+// ACROSS:           %[[D:.*]] = memref.dim %[[SPARE]], %{{.*}} : memref<?xi64>
+// ACROSS-NEXT:      %[[EQ:.*]] = arith.cmpi eq, %[[D]], %n : index
+// ACROSS-NEXT:      %[[FITS:.*]] = arith.andi %[[OWNS]], %[[EQ]] : i1
+// ACROSS-NEXT:      %[[Y:.*]] = scf.if %[[FITS]] -> (memref<?xi64>) {
+// ACROSS-NEXT:        scf.yield %[[SPARE]] : memref<?xi64>
+// ACROSS-NEXT:      } else {
+// ACROSS-NEXT:        scf.if %[[OWNS]] {
+// ACROSS-NEXT:          memref.dealloc %[[SPARE]] : memref<?xi64>
+// ACROSS-NEXT:        }
+// ACROSS-NEXT:        %{{.*}} = memref.alloc(%n) : memref<?xi64>
+// ACROSS:           memref.load %[[X]]
+// ACROSS:           memref.store %{{.*}}, %[[Y]]
+// ACROSS:           %{{.*}}, %[[OFF:.*]], %{{.*}}, %[[STRIDE:.*]] = memref.extract_strided_metadata %[[X]]
+// ACROSS:           %[[AT0:.*]] = arith.cmpi eq, %[[OFF]], %{{.*}} : index
+// ACROSS:           %[[UNIT:.*]] = arith.cmpi eq, %[[STRIDE]], %{{.*}} : index
+// ACROSS-NEXT:      %[[WHOLE:.*]] = arith.andi %[[AT0]], %[[UNIT]] : i1
+// ACROSS-NEXT:      %[[KEEP:.*]] = arith.andi %[[XF]], %[[WHOLE]] : i1
+// ACROSS:           %[[NEXT:.*]] = memref.reinterpret_cast %[[X]] to offset: [0], sizes: [%{{.*}}], strides: [1]
+// ACROSS:           %[[NOTKEEP:.*]] = arith.xori %[[KEEP]], %{{.*}} : i1
+// ACROSS-NEXT:      %[[RELEASE:.*]] = arith.andi %[[XF]], %[[NOTKEEP]] : i1
+// ACROSS-NEXT:      scf.if %[[RELEASE]] {
+// ACROSS-NEXT:        memref.dealloc %[[X]]
+// ACROSS-NEXT:      }
+// ACROSS-NOT:       memref.alloc
+// ACROSS:           scf.yield %{{.*}}, %{{.*}}, %[[NEXT]], %[[KEEP]] : memref<?xi64, strided<[?], offset: ?>>, i1, memref<?xi64>, i1
+// ACROSS:         scf.if %[[LASTOWNED]] {
+// ACROSS-NEXT:      memref.dealloc %[[LAST]] : memref<?xi64>
+// ACROSS-NEXT:    }
+// ACROSS-NEXT:    func.return %r, %rf
 func.func private @passes(%a: memref<?xi64, strided<[?], offset: ?>>, %n: index, %k: i64)
     -> (memref<?xi64, strided<[?], offset: ?>>, i1) {
   %c0 = arith.constant 0 : i64
@@ -135,9 +140,9 @@ func.func private @passes(%a: memref<?xi64, strided<[?], offset: ?>>, %n: index,
 
 // Must not fire across iterations: a carried array of two dimensions, and one freed
 // inside a branch (not the body's own free).
-// CHECK-LABEL: func.func private @passes_kept(
-// CHECK-NOT:     extract_strided_metadata
-// CHECK:         func.return
+// ACROSS-LABEL: func.func private @passes_kept(
+// ACROSS-NOT:     extract_strided_metadata
+// ACROSS:         func.return
 func.func private @passes_kept(%a: memref<?x?xi64>, %n: index, %k: i64, %c: i1) -> memref<?x?xi64> {
   %c0 = arith.constant 0 : i64
   %c1 = arith.constant 1 : i64
