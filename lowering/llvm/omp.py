@@ -1,7 +1,11 @@
 """`omp` to LLVM IR: an `omp.parallel` region becomes a function run by libgomp's threads.
 
 The multicore back end's input has, per outermost parallel loop, one
-`omp.parallel { omp.wsloop { omp.loop_nest } }` (`convert-parallel-to-omp`). Nothing in
+`omp.parallel { omp.wsloop { omp.loop_nest } }` (`convert-parallel-to-omp`), or, for
+consecutive loops, one `omp.parallel` of several `omp.wsloop`s, its phases, with
+`omp.barrier` between some (Note [One region per parallel phase] in
+`l0.lowering.cpu.omp_phases`): each thread runs its chunk of each phase in turn, calling
+`GOMP_barrier` where there is one (not when the region runs serially). Nothing in
 xDSL lowers `omp` to LLVM; the emission here is direct, against libgomp's ABI:
 
     void GOMP_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags)
