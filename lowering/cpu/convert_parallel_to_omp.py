@@ -13,8 +13,11 @@ The multicore back end's step between the parallel form and LLVM IR
 as xDSL's `convert-scf-to-openmp` builds it (its first dimension; the others stay an
 inner `scf.parallel`, run sequentially by each thread), with an `if` clause: a loop of
 too little work runs on the calling thread alone (Note [Sequential below a
-threshold]). The LLVM emitter (`l0.lowering.llvm.omp`) outlines the region and calls
-libgomp. With `profile`, each region is counted (`l0.lowering.loop_ir.profile`).
+threshold]). Then consecutive regions of a block become one region whose `omp.wsloop`s
+are its phases, with `omp.barrier` between two phases only where the later one must
+wait (`l0.lowering.cpu.omp_phases`, Note [One region per parallel phase]; option
+`merge`, on by default). The LLVM emitter (`l0.lowering.llvm.omp`) outlines each region
+and calls libgomp. With `profile`, each region is counted (`l0.lowering.loop_ir.profile`).
 
 Note [Sequential below a threshold]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -83,6 +86,7 @@ from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from l0.lowering.cpu.omp_phases import merge_regions, phases
 from l0.lowering.loop_ir import profile as profile_ir
 from l0.lowering.loop_ir import run_params
 from l0.lowering.loop_ir.builder import CodeBuilder
@@ -332,11 +336,13 @@ def parallel_copy(op: memref.CopyOp) -> None:
 # ---------------------------------------------------------------------------------------
 
 
-def to_omp(par: scf.ParallelOp, name: str, profile: bool = False) -> None:
+def to_omp(par: scf.ParallelOp, name: str,
+           profile: bool = False) -> tuple[omp.ParallelOp, SSAValue]:
     """The reduction-free `par` -> omp.parallel/wsloop/loop_nest over its first
     dimension (module docstring), forking only above its threshold `NAME.min_work`
-    (Note [Sequential below a threshold]); with `profile`, counted as the site `name`
-    (`l0.lowering.loop_ir.profile`)."""
+    (Note [Sequential below a threshold]; with `profile`, the work it compares is noted
+    for `l0 autotune`), named `name` (the site of its threshold and profile); and its
+    trip count (i64)."""
     b = CodeBuilder.before(par)
     lb, ub, step = par.lowerBound[0], par.upperBound[0], par.step[0]
     span = b.to_i64(b.val(arith.SubiOp(ub, lb)))
@@ -352,7 +358,6 @@ def to_omp(par: scf.ParallelOp, name: str, profile: bool = False) -> None:
                                 run_params.saturated_product(b, count, weight),
                                 record=profile)
     big = b.andi(b.cmpi("sge", trips, b.i64(2)), enough)
-    start = profile_ir.now(b, par) if profile else None
     body = par.body.block
     nest_block = Block(arg_types=[lb.type])
     if len(par.lowerBound) > 1:
@@ -383,25 +388,44 @@ def to_omp(par: scf.ParallelOp, name: str, profile: bool = False) -> None:
                               regions=[Region(Block([wsloop, omp.TerminatorOp()]))])
     profile_ir.tag(parallel, name)
     Rewriter.replace_op(par, parallel, [])
-    if start is not None:
-        after = CodeBuilder.after(parallel)
-        threads = after.select(big, parallel_width(after, parallel), after.i64(1))
-        profile_ir.record(after, parallel, name, threads, trips,
-                          profile_ir.since(after, parallel, start))
+    return parallel, trips
+
+
+def count(region: omp.ParallelOp, trips: Sequence[SSAValue]) -> None:
+    """Count `region` (its loops' `trips`) as one launch of its site
+    (`l0.lowering.loop_ir.profile`): a region of several phases counts their
+    iterations together, under its first loop's name."""
+    assert region.if_expr is not None
+    start = profile_ir.now(CodeBuilder.before(region), region)
+    after = CodeBuilder.after(region)
+    threads = after.select(region.if_expr, parallel_width(after, region), after.i64(1))
+    total = trips[0]
+    for t in trips[1:]:
+        total = after.addi(total, t)
+    profile_ir.record(after, region, profile_ir.name_of(region, "parallel"), threads, total,
+                      profile_ir.since(after, region, start))
+
+
 
 
 @dataclass(frozen=True)
 class ConvertParallelToOmpPass(ModulePass):
     """Outermost scf.parallel loops -> omp.parallel + omp.wsloop (static schedule), with
     reductions made into partial results per chunk first and large copies of rank >= 2
-    outside parallel loops made parallel loops over rows; the multicore back end's input
-    level (`docs/backend.md`)."""
+    outside parallel loops made parallel loops over rows; consecutive loops of a block
+    then run as the phases of one region, with barriers only where a phase must wait
+    for an earlier one (`{merge=false}`: a region per loop); the multicore back end's
+    input level (`docs/backend.md`)."""
 
     name = "convert-parallel-to-omp"
 
     profile: bool = False
     """Count each region's launches, threads, iterations and time
     (`l0.lowering.loop_ir.profile`)."""
+
+    merge: bool = True
+    """Join consecutive regions of a block into one region of phases (Note [One region
+    per parallel phase] in `l0.lowering.cpu.omp_phases`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for copy in [o for o in op.walk() if copy_by_rows(o)]:
@@ -412,8 +436,15 @@ class ConvertParallelToOmpPass(ModulePass):
                     and _unit_step(par):
                 chunk_reduction(par)
         names: set[str] = set()
+        trips: dict[omp.WsLoopOp, SSAValue] = {}
         for par in [o for o in op.walk() if isinstance(o, scf.ParallelOp)]:
             if par.parent is not None and outermost(par) and not par.initVals:
-                to_omp(par, profile_ir.unique_name(names, profile_ir.name_of(par, "parallel")),
-                       self.profile)
+                region, n = to_omp(par, profile_ir.unique_name(
+                    names, profile_ir.name_of(par, "parallel")), self.profile)
+                trips[phases(region)[0]] = n
+        if self.merge:
+            merge_regions(op)
+        if self.profile:
+            for region in [o for o in op.walk() if isinstance(o, omp.ParallelOp)]:
+                count(region, [trips[w] for w in phases(region)])
 
