@@ -68,7 +68,7 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 from l0.dialects import soac
 from l0.lowering.loop_ir.parallel_loops import WIDTH_FUNCTION, defined_inside
-from l0.lowering.loop_ir.run_params import PARAM_PREFIX
+from l0.lowering.loop_ir.run_params import PARAM_PREFIX, SEEN_PREFIX
 from l0.lowering.memory.dealloc.aliases import is_memref, view_source
 
 _DIVISIONS = (arith.DivSIOp, arith.DivUIOp, arith.RemSIOp, arith.RemUIOp,
@@ -239,6 +239,31 @@ def _param_load(op: memref.LoadOp) -> bool:
         and src.op.name_.root_reference.data.startswith(PARAM_PREFIX)
 
 
+def _of_seen_table(op: Operation) -> bool:
+    """Whether `op` loads from or stores into a table of compared sizes, which only a
+    profiling build's thresholds touch (`run_params.reaches`) and no loop reads."""
+    if not isinstance(op, memref.LoadOp | memref.StoreOp):
+        return False
+    src = op.memref
+    return isinstance(src, OpResult) and isinstance(src.op, memref.GetGlobalOp) \
+        and src.op.name_.root_reference.data.startswith(SEEN_PREFIX)
+
+
+def _notes_sizes(op: Operation) -> bool:
+    """Whether `op` is part of a threshold's note of the size it compared (profiling
+    builds, `run_params.reaches`): loops and branches over pure code and the table of
+    compared sizes, which cannot fail and touch nothing a loop touches, so they move
+    before a region as pure code does (and a profiled build keeps the regions of the
+    build it profiles)."""
+    if _of_seen_table(op):
+        return True
+    if not isinstance(op, scf.ForOp | scf.IfOp):
+        return False
+    return all(o is op or isinstance(o, scf.YieldOp) or _of_seen_table(o)
+               or (not o.regions and _pure(o)) or isinstance(o, scf.ForOp | scf.IfOp)
+               for o in op.walk())
+
+
 def _constant(v: SSAValue) -> int | None:
     """The integer constant `v` is, through index casts."""
     while isinstance(v, OpResult) and isinstance(v.op, arith.IndexCastOp):
@@ -266,7 +291,7 @@ def _pure(op: Operation) -> bool:
 def movable(op: Operation, region_can_fail: bool) -> bool:
     """Whether host op `op`, after a region, may run before it (Note [One region per
     parallel phase])."""
-    if _pure(op):
+    if _pure(op) or _notes_sizes(op):
         return True
     return not region_can_fail and not op.regions \
         and isinstance(op, (*_DIVISIONS, *_MAY_FAIL))

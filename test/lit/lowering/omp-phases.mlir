@@ -27,8 +27,12 @@
 // With `--profile` a merged region is one launch of its first loop's site, its
 // iterations those of its phases together (the clock is read after the moved code).
 // PROFILE-LABEL: func.func @two_maps(
-// PROFILE:         %[[T1:.*]] = arith.maxsi
-// PROFILE:         %[[T2:.*]] = arith.maxsi
+// PROFILE:         arith.ceildivsi
+// PROFILE-NEXT:    arith.constant 0
+// PROFILE-NEXT:    %[[T1:.*]] = arith.maxsi
+// PROFILE:         arith.ceildivsi
+// PROFILE-NEXT:    arith.constant 0
+// PROFILE-NEXT:    %[[T2:.*]] = arith.maxsi
 // PROFILE:         arith.ori
 // PROFILE:         func.call @clock_gettime
 // PROFILE:         "omp.parallel"
