@@ -139,6 +139,8 @@ def _compiled(name: str, threads: int | None = None, *,
 
         from l0.lowering.runtime.engine import NativeEngine
 
+        if not reuse and threads != 2:  # printing the module costs a tenth of a compile
+            return TARGETS[name].make_engine(module, entries=["main"], threads=threads)
         key = (str(module), checked_memory.enabled(), os.environ.get(min_chunk.ENV))
         compiled = _compiled_for_threads.get(key) if reuse else None
         if compiled is not None:

@@ -40,6 +40,7 @@ from l0.lowering.llvm.emit import print_llvm_ir
 from l0.lowering.memory.dealloc.aliases import Aliases, UsedMemrefs, summarise
 from l0.lowering.memory.presize_allocs import PresizeAllocsPass, levels_to_parallel, size_slice
 from l0.lowering.pipeline import PIPELINE, lower, passes_of
+from l0.targets import TARGETS
 
 BENCHMARKS = Path(__file__).parent.parent / "benchmarks" / "programs"
 
@@ -123,7 +124,7 @@ def test_no_allocation_left_in_loops(prog: Program) -> None:
                          and _enclosing(op, scf.ParallelOp) is not None)
         for pass_class in passes_of("multicore")[len(PIPELINE):]:
             pass_class().apply(ctx, module)
-        return documented, print_llvm_ir(module, threads=2)
+        return documented, print_llvm_ir(module, target=TARGETS["multicore"])
 
     documented, llvm_ir = call_with_big_stack(planned)
     assert allocation_calls_in_parallel_bodies(llvm_ir) == documented

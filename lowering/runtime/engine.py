@@ -69,6 +69,11 @@ class RuntimeLinks:
     counted: bool = False
     threads: int | None = None
 
+    @property
+    def openmp(self) -> bool:
+        """Whether the code runs threads (links libgomp)."""
+        return self.threads is not None
+
 
 class NativeEngine:
     """Runs the entry points of compiled code (module docstring)."""
@@ -177,7 +182,7 @@ class NativeEngine:
         link_callbacks(trace_runtime.CALLBACKS)
         compiled = jit_call.load_object(object_code, signatures, errors,
                                         checked=links.checked, counted=links.counted,
-                                        threads=links.threads)
+                                        openmp=links.openmp)
         return cls(compiled, entries, isolate=isolate, links=links, trace_sites=sites,
                    params=params_from_json(data["params"]),
                    sites=sites_from_json(data["profile"]), calls=calls, device=device)
