@@ -81,6 +81,10 @@ class Target:
     """Whether `l0.distributed` compiles Dask tasks' kernels with it."""
     opt: bool = False
     """Whether `l0-opt --target` lowers and emits for it."""
+    segmented: str | None = None
+    """The default of its segmented reductions' thresholds (`segment-reductions`, run
+    before `convert-soac-to-scf`; a `run_tables.default_value` spec: its parallelism),
+    or None: it runs no segmented reductions."""
     options: Mapping[str, Any] = field(default_factory=dict)
     """Fixed options of its engine (`make_engine`)."""
 
@@ -144,7 +148,7 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
            lowerings=(*SHARED_LOWERINGS, "tile-parallel", "simd-map",
                       "convert-parallel-to-omp"),
            own_lowerings=("convert-parallel-to-omp",), own_ops="omp.", loader=_NATIVE_LOADER,
-           threads=True,
+           threads=True, segmented="threads*1",
            counts_allocations=True,
            executable=True, distributed=True, opt=True),
     Target("interp", "the reference interpreter", pipeline="cpu",
@@ -152,14 +156,15 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("gpu-sim", "compiled to GPU kernels run on the CPU", pipeline="gpu",
            engine=_CPU_ENGINE,
            lowerings=(*SHARED_LOWERINGS, "convert-parallel-to-gpu", "convert-gpu-to-sim"),
-           counts_allocations=True),
+           counts_allocations=True, segmented="gpu_threads*1"),
     Target("gpu", "compiled, parallel loops as kernels on an NVIDIA GPU", pipeline="gpu",
            engine="l0.lowering.backends.gpu:make_engine",
            lowerings=(*SHARED_LOWERINGS, "convert-parallel-to-gpu"),
            own_lowerings=("convert-parallel-to-gpu",),
            loader="l0.lowering.backends.gpu:GpuEngine.load",
            cache_facts="l0.lowering.backends.gpu:cache_facts", device=True,
-           unavailable_check="l0.lowering.backends.gpu:unavailable", opt=True),
+           unavailable_check="l0.lowering.backends.gpu:unavailable", opt=True,
+           segmented="gpu_threads*1"),
 )}
 """Every back end, by name, in the order the tools list them."""
 

@@ -25,6 +25,7 @@ from l0.passes import lazy_pass as _lazy
 LOWERINGS: dict[str, Callable[[], type[ModulePass]]] = {
     "bufferise": _lazy("l0.lowering.bufferise", "BufferisePass"),
     "partition-filters": _lazy("l0.lowering.scf.partition_filters", "PartitionFiltersPass"),
+    "segment-reductions": _lazy("l0.lowering.scf.segment_reductions", "SegmentReductionsPass"),
     "convert-soac-to-scf": _lazy("l0.lowering.scf.convert_soac_to_scf", "ConvertSoacToScfPass"),
     "forward-iota": _lazy("l0.lowering.memory.forward_iota", "ForwardIotaPass"),
     "size-facts": _lazy("l0.lowering.memory.size_facts", "SizeFactsPass"),

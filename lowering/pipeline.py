@@ -7,6 +7,10 @@
     gpu:       ... -> reuse-freed -> convert-parallel-to-gpu (the gpu level, docs/gpu.md)
     gpu-sim:   ... -> convert-parallel-to-gpu -> convert-gpu-to-sim (CPU code)
 
+Before `convert-soac-to-scf`, the back ends whose record names a default threshold
+(`l0.targets.Target.segmented`: multicore, gpu, gpu-sim) run `segment-reductions`
+with it (maps of reductions over few rows, docs/gpu.md "Kernel forms").
+
 The sequential back end (`cpu`) runs the parallel loops of `convert-soac-to-scf` as
 plain loops; `multicore` turns the outermost ones into OpenMP regions run by libgomp's
 threads (`docs/backend.md`). The back ends compile the result (`l0.lowering.backends`).
@@ -53,6 +57,15 @@ _PROFILE_OPTIONS: dict[str, Callable[[Target], dict[str, bool]]] = {
 `profile` (on a device, launches are timed by CUDA events)."""
 
 
+def segmenting(backend: Target) -> ModulePass | None:
+    """`segment-reductions` with `backend`'s default threshold, run right before
+    `convert-soac-to-scf`, where the back end runs segmented reductions
+    (`l0.targets.Target.segmented`), else None."""
+    if backend.segmented is None:
+        return None
+    return LOWERINGS["segment-reductions"]()(**{"threshold": backend.segmented})
+
+
 def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
           verify: bool = False, target: str | Target = DEFAULT, simd: bool = True,
           profile: bool = False) -> ModuleOp:
@@ -75,6 +88,11 @@ def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
     for pass_class in passes:
         if not simd and pass_class.name == "simd-map":
             continue
+        segment = segmenting(backend) if pass_class.name == "convert-soac-to-scf" else None
+        if segment is not None:
+            segment.apply(ctx, lowered)
+            if verify:
+                lowered.verify()
         options = _PROFILE_OPTIONS.get(pass_class.name) if profile else None
         # a pass's options are the fields of its dataclass
         step = pass_class() if options is None else pass_class(**options(backend))

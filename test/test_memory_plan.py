@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 from compiled import optimised, same_worker
 from corpus import Program, runnable
-from xdsl.dialects import func, memref, scf
+from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.parser import Parser
@@ -332,3 +332,71 @@ def test_rows_updated_in_place_are_computed_in_the_result(
         got = prog.call_flat("main", [xs])
         assert alloc_stats.count() - before == 1
         assert np.array_equal(np.asarray(got[0]), np.asarray(reference.call_flat("main", [xs])[0]))
+
+
+SCRATCH_ROWS = """
+fun [int] main(int m, [int] xs) =
+  map(fn int (int x) =>
+        let a = copy(replicate(m, x)) in
+        let a[0] = 7 in
+        reduce(op +, 0, a),
+      xs)
+"""
+
+
+def _iteration_slices(module: ModuleOp) -> list[memref.ReinterpretCastOp]:
+    from l0.lowering.memory.memory_plan import ITERATION_SLICE_ATTR
+
+    return [op for op in module.walk() if isinstance(op, memref.ReinterpretCastOp)
+            and ITERATION_SLICE_ATTR in op.attributes]
+
+
+@pytest.mark.parametrize("backend", ["multicore", "gpu-sim"])
+def test_iteration_slices_are_reported_to_the_checking_heap(
+        monkeypatch: pytest.MonkeyPatch, backend: str) -> None:
+    """Each parallel iteration's scratch slice (`expand-allocs`) reaches the checking
+    heap, which sees them disjoint (Note [Checking the slices]): a program whose rows
+    each fill and sum a scratch array, on 3 threads and on the simulated GPU."""
+    import numpy as np
+
+    from l0.lowering.runtime import checked_memory
+
+    monkeypatch.setenv(checked_memory.ENV, "1")
+    checked_memory.reset_problems()
+    prog = call_with_big_stack(lambda: CompiledProgram(
+        SCRATCH_ROWS + "// checked", "rows.l0", backend,
+        threads=3 if backend == "multicore" else None))
+    before = checked_memory.slice_claims()
+    got = prog.call_flat("main", [50, np.arange(7, dtype=np.int64)])
+    assert [int(v) for v in np.asarray(got[0])] == [7 + 49 * x for x in range(7)]
+    assert checked_memory.slice_claims() - before >= 3  # one per chunk or thread at least
+    assert checked_memory.problems() == []
+
+
+def test_overlapping_iteration_slices_are_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same program's loop-level IR with each slice at offset i instead of
+    i * elements (the slices overlap, a race only a parallel run could show): on the
+    checking heap, one run on 3 threads reports the overlap, every time."""
+    import numpy as np
+
+    from l0.frontend import load_program, to_module
+    from l0.lowering.backends.jit import JitModule
+    from l0.lowering.runtime import checked_memory
+
+    lowered = call_with_big_stack(lambda: lower(
+        to_module(load_program(SCRATCH_ROWS, "rows.l0")), entries=["main"],
+        target="multicore"))
+    slices = _iteration_slices(lowered)
+    assert slices
+    for view in slices:
+        (offset,) = view.offsets
+        assert isinstance(offset.owner, arith.MuliOp)  # linear index * elements
+        view.operands[1] = offset.owner.lhs
+    monkeypatch.setenv(checked_memory.ENV, "1")
+    main = JitModule(lowered, entries=["main"], threads=3).function("main")
+    for _ in range(3):
+        checked_memory.reset_problems()
+        main(50, np.arange(7, dtype=np.int64))
+        assert checked_memory.problems(), "the overlapping slices went unseen"
+        assert all("slices of 400 bytes overlap" in p for p in checked_memory.problems())
+    checked_memory.reset_problems()

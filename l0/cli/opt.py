@@ -411,7 +411,15 @@ def _lowerings_needed(prog: ModuleOp, ran: Sequence[ModulePass],
     else:  # loop-level IR: only the back end's own lowerings
         start = min([order.index(name) for name in backend.own_lowerings if name in order],
                     default=len(order))
-    return [LOWERINGS[name]()() for name in order[start:]]
+    from l0.lowering.pipeline import segmenting
+
+    passes: list[ModulePass] = []
+    for name in order[start:]:
+        segment = segmenting(backend) if name == "convert-soac-to-scf" else None
+        if segment is not None:  # as `lower` runs it
+            passes.append(segment)
+        passes.append(LOWERINGS[name]()())
+    return passes
 
 
 def _own_level(prog: ModuleOp) -> BackEnd | None:

@@ -18,7 +18,7 @@ are independent: strip-mined by the vector width W, the strip moved inside the f
 
     scf.parallel (%s) = (0) to (ceil(n / W)) {
       base = lb + s * W
-      scf.if base + W <= ub {                      // a full strip
+      scf.if ub - base >= W {                      // a full strip
         xi_0 = x[base], ..., xi_{W-1} = x[base + W - 1]
         a_0.., a_{W-1}.. = scf.for %j ... { each op once per lane, uniform ones once }
         out[base] = ..., ..., out[base + W - 1] = ...
@@ -65,7 +65,13 @@ from xdsl.utils.exceptions import PassFailedException
 from l0.lowering.cpu.simd_lanes import Lanes, analyse, gathers_pay
 from l0.lowering.loop_ir import decisions
 from l0.lowering.loop_ir.builder import CodeBuilder
-from l0.lowering.loop_ir.parallel_loops import BLOCKED_REDUCTION_ATTR, CHUNK_LOOP_ATTR, MAP_LOC_ATTR
+from l0.lowering.loop_ir.parallel_loops import (
+    BLOCKED_REDUCTION_ATTR,
+    CHUNK_LOOP_ATTR,
+    MAP_LOC_ATTR,
+    ceil_div,
+)
+from l0.lowering.loop_ir.profile import carry_tag
 from l0.lowering.memory.memory_plan import constant_int
 from l0.passes.analysis.walk import walk_ops
 
@@ -185,11 +191,13 @@ def strip_mine(lanes_: Lanes, width: int) -> None:
     lb, ub = b.to_i64(loop.lowerBound[0]), b.to_i64(loop.upperBound[0])
     w = b.i64(width)
     n = b.maxsi(b.subi(ub, lb), b.i64(0))
-    strips = b.val(arith.DivSIOp(b.addi(n, b.i64(width - 1)), w))
+    # ceil(n / W) and ub - base >= W, not (n + W - 1) / W and base + W <= ub: those
+    # leave 64 bits near 2^63 (Note [Stepped loops without overflow]).
+    strips = ceil_div(b, n, w)
     block = Block(arg_types=[IndexType()])
     sb = CodeBuilder.at_end(block)
     base = sb.addi(lb, sb.muli(sb.to_i64(block.args[0]), w))
-    full = sb.cmpi("sle", sb.addi(base, w), ub)
+    full = sb.cmpi("sge", sb.subi(ub, base), w)
     body = loop.body.block
     iv = body.args[0]
 
@@ -213,6 +221,7 @@ def strip_mine(lanes_: Lanes, width: int) -> None:
                                 Region(block))
     if MAP_LOC_ATTR in loop.attributes:
         strip_loop.attributes[MAP_LOC_ATTR] = loop.attributes[MAP_LOC_ATTR]
+    carry_tag(loop, strip_loop)  # the profile's and the threshold's name of the map
     b.add(strip_loop)
     Rewriter.erase_op(loop)
 

@@ -27,7 +27,9 @@ cores: multicore/cpu 0.69). Here the loop becomes
     }
 
 (C = max(1, min(width, ub - lb)) chunks as in `chunk-parallel`: the thread count on
-`multicore`, 1 on `cpu`; Note [Parallel width] in `l0.lowering.loop_ir.parallel_loops`.) A tile
+`multicore`, 1 on `cpu`; Note [Parallel width] in `l0.lowering.loop_ir.parallel_loops`.
+The tile loop counts its tiles and the end of a tile is jt + min(T, jh - jt), so that
+nothing wraps near 2^63: Note [Stepped loops without overflow] there.) A tile
 of T = 32 columns of 1000 ints is 256 KB, which stays in a core's L2 cache while the
 rows of the chunk pass over it: the other matrix is read from L3 once per chunk, not once
 per row. It helps the sequential back end as much (the same IR, one chunk).
@@ -54,7 +56,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.traits import is_side_effect_free
 
 from l0.lowering.loop_ir.builder import CodeBuilder
-from l0.lowering.loop_ir.parallel_loops import defined_inside, parallel_chunks
+from l0.lowering.loop_ir.parallel_loops import defined_inside, parallel_chunks, stepped_for
 from l0.lowering.memory.memory_plan import constant_int
 
 TILE = 32
@@ -138,8 +140,10 @@ def tile(t: Tileable) -> None:
         return cb.to_index(v) if isinstance(col_type, IndexType) else v
 
     def run_chunk(cb: CodeBuilder, lo: SSAValue, hi: SSAValue) -> None:
-        def run_tile(tb: CodeBuilder, jt: SSAValue, _: object) -> list[SSAValue]:
-            end = tb.val(arith.MinSIOp(tb.addi(jt, tb.i64(TILE)), last))
+        def run_tile(tb: CodeBuilder, jt: SSAValue) -> None:
+            # min(jt + T, last) as jt + min(T, last - jt): jt + T may leave 64 bits
+            # (Note [Stepped loops without overflow]).
+            end = tb.addi(jt, tb.val(arith.MinSIOp(tb.subi(last, jt), tb.i64(TILE))))
 
             def row(rb: CodeBuilder, k: SSAValue, _: object) -> list[SSAValue]:
                 # Built once: the body moves into the row loop.
@@ -152,9 +156,8 @@ def tile(t: Tileable) -> None:
                 return []
 
             tb.for_(lo, hi, [], row)
-            return []
 
-        cb.for_(first, last, [], run_tile, step=cb.i64(TILE))
+        stepped_for(cb, first, last, cb.i64(TILE), run_tile)
 
     parallel_chunks(b, par, run_chunk)
     Rewriter.erase_op(par)
@@ -182,10 +185,11 @@ class TileParallelPass(ModulePass):
         %C = max(1, min(%w, %n))
         "scf.parallel"(%c0, %C, %c1) ({
         ^bb0(%c: index):
-          scf.for %jt = %c0_i64 to %m step 32 : i64 {
+          scf.for %t = %c0_i64 to ceil(%m / 32) step %c1_i64 : i64 {
+            %jt = 32 * %t
             scf.for %k = c*n/C to (c+1)*n/C step 1 : i64 {
               %row = memref.subview %x[%k, 0] ...
-              scf.for %j = %jt to min(%jt + 32, %m) step %c1_i64 : i64 { ... }
+              scf.for %j = %jt to %jt + min(32, %m - %jt) step %c1_i64 : i64 { ... }
             }
           }
           scf.reduce

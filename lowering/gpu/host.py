@@ -56,7 +56,7 @@ from l0.lowering.gpu import trace as gpu_trace
 from l0.lowering.gpu.errors import ErrorWord
 from l0.lowering.loop_ir import profile as profile_ir
 from l0.lowering.loop_ir.builder import CodeBuilder
-from l0.lowering.loop_ir.parallel_loops import BLOCKED_REDUCTION_ATTR, WIDTH_FUNCTION
+from l0.lowering.loop_ir.parallel_loops import BLOCKED_REDUCTION_ATTR, WIDTH_FUNCTION, ceil_div
 from l0.lowering.loop_ir.trace import emit_array_call
 from l0.lowering.runtime.min_chunk import min_chunk
 from l0.lowering.runtime.trace_runtime import ARRAY
@@ -116,6 +116,11 @@ class HostFunction:
         if isinstance(op, scf.ParallelOp | memref.AllocOp | memref.DeallocOp):
             return Kind.HOST
         if isinstance(op, memref.AllocaOp):
+            self.host_memory.add(op.memref)
+            return Kind.HOST
+        if isinstance(op, memref.GetGlobalOp):
+            # The run-time tables (a parameter read where host code decides,
+            # `l0.lowering.loop_ir.run_params`) live in host memory: the driver writes them.
             self.host_memory.add(op.memref)
             return Kind.HOST
         if isinstance(op, memref.CopyOp):
@@ -305,7 +310,7 @@ class HostFunction:
         serial = gpu_trace.traces(par)  # Note [Traces in kernels]: in order, one thread
         k.grid_stride(kb, total, element)
         grid = b.i64(1) if serial else \
-            k.clamp(b, k.ceil_div(b, total, b.i64(k.BLOCK)), 1, k.MAX_GRID)
+            k.clamp(b, ceil_div(b, total, b.i64(k.BLOCK)), 1, k.MAX_GRID)
         self._launch(b, f"{self.name}_map", body, grid, threads=1 if serial else k.BLOCK,
                      site=self._site(par, "map"), iterations=total)
         Rewriter.erase_op(par)
@@ -316,7 +321,7 @@ class HostFunction:
         lbs, extents, steps = [], [], []
         for lb, ub, st in zip(par.lowerBound, par.upperBound, par.step, strict=True):
             lo, hi, s = b.to_i64(lb), b.to_i64(ub), b.to_i64(st)
-            extents.append(b.maxsi(k.ceil_div(b, b.subi(hi, lo), s), b.i64(0)))
+            extents.append(b.maxsi(ceil_div(b, b.subi(hi, lo), s), b.i64(0)))
             lbs.append(lo)
             steps.append(s)
         return lbs, extents, steps
@@ -342,7 +347,7 @@ class HostFunction:
         total = b.product(extents)
         serial = gpu_trace.traces(par)  # Note [Traces in kernels]: one chunk, the left fold
         grid = b.i64(1) if serial else \
-            k.clamp(b, k.ceil_div(b, total, b.i64(k.BLOCK)), 1, k.REDUCE_GRID)
+            k.clamp(b, ceil_div(b, total, b.i64(k.BLOCK)), 1, k.REDUCE_GRID)
         bufs = Partials.alloc(b, types, grid)
         outs = bufs.outs
 
@@ -483,7 +488,7 @@ class HostFunction:
             eb.store(eb.load(src, idx), dst, idx)
 
         k.grid_stride(kb, total, element)
-        grid = k.clamp(b, k.ceil_div(b, total, b.i64(k.BLOCK)), 1, k.MAX_GRID)
+        grid = k.clamp(b, ceil_div(b, total, b.i64(k.BLOCK)), 1, k.MAX_GRID)
         self._launch(b, f"{self.name}_copy", body, grid,
                      site=self._site(op, "copy"), iterations=total)
         Rewriter.erase_op(op)

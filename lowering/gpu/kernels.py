@@ -85,7 +85,7 @@ from l0.dialects import soac
 from l0.dialects.soac import CertType
 from l0.lowering.gpu import trace as gpu_trace
 from l0.lowering.loop_ir.builder import CodeBuilder
-from l0.lowering.loop_ir.parallel_loops import WIDTH_FUNCTION, chunk_bounds
+from l0.lowering.loop_ir.parallel_loops import WIDTH_FUNCTION, chunk_bounds, stepped_for
 from l0.lowering.runtime.min_chunk import min_chunk
 
 MODULE_NAME = "l0_kernels"
@@ -111,13 +111,6 @@ ElementFn = Callable[[CodeBuilder, SSAValue], tuple[SSAValue | None, list[SSAVal
 
 def x_dim() -> gpu.DimensionAttr:
     return gpu.DimensionAttr(gpu.DimensionEnum.X)
-
-
-def ceil_div(b: CodeBuilder, n: SSAValue, d: SSAValue) -> SSAValue:
-    """ceil(n / d) for i64 n >= 0, d > 0 (at most 0 for n < 0), as n / d + (n % d > 0):
-    n + d - 1 would leave 64 bits for n near 2^63."""
-    inexact = b.cmpi("sgt", b.val(arith.RemSIOp(n, d)), b.i64(0))
-    return b.addi(b.val(arith.DivSIOp(n, d)), b.val(arith.ExtUIOp(inexact, i64)))
 
 
 def clamp(b: CodeBuilder, v: SSAValue, lo: int, hi: int) -> SSAValue:
@@ -328,14 +321,11 @@ def delinearise(b: CodeBuilder, g: SSAValue, extents: Sequence[SSAValue]) -> lis
 
 def grid_stride(b: CodeBuilder, total: SSAValue, body: Callable[[CodeBuilder, SSAValue], None]
                 ) -> None:
-    """for g = global id; g < total; g += thread count: body(g)."""
+    """for g = global id; g < total; g += thread count: body(g), without g leaving 64
+    bits near 2^63 (Note [Stepped loops without overflow] in
+    `l0.lowering.loop_ir.parallel_loops`)."""
     _, _, gt, count = thread_ids(b)
-
-    def step(sb: CodeBuilder, g: SSAValue, _: Sequence[SSAValue]) -> list[SSAValue]:
-        body(sb, g)
-        return []
-
-    b.for_(gt, total, [], step, step=count)
+    stepped_for(b, gt, total, count, body)
 
 
 def workgroup(b: CodeBuilder, t: Attribute) -> SSAValue:

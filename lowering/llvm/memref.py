@@ -57,6 +57,7 @@ from l0.lowering.llvm.types import (
     row_major_strides,
     scalar_type,
 )
+from l0.lowering.memory.memory_plan import ITERATION_SLICE_ATTR
 from l0.lowering.runtime import abi
 from l0.lowering.runtime.run_tables import global_symbol
 
@@ -332,6 +333,13 @@ def _reinterpret_cast(fe: FunctionEmitter, op: memref.ReinterpretCastOp) -> None
         # buffer expanded for a parallel loop, `lowering/memory/expand_allocs.py`).
         aligned = fe.b.gep(aligned, [offset], inbounds=True,
                            source_etype=memory_type(elem_type(t)))
+    check = fe.rt.slice_check()
+    if check is not None and ITERATION_SLICE_ATTR in op.attributes:
+        # Note [Checking the slices] in `l0.lowering.memory.expand_allocs`: the slice is
+        # row-major and contiguous, its elements from `aligned` on.
+        end = fe.b.gep(aligned, [element_count(fe.b, sizes)],
+                       source_etype=memory_type(elem_type(t)))
+        fe.b.call(check, [src.allocated, aligned, end])
     fe.set(op.result, make_desc(fe.b, t, src.allocated, aligned, offset, sizes, strides))
 
 

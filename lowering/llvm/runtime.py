@@ -10,6 +10,9 @@ functions named `l0.rt.*` that LLVM inlines where it pays.
   With `checked_memory`, `l0_checked_alloc`/`l0_checked_free` replace libc's
   allocator (`l0.lowering.runtime.checked_memory`); with `count_allocations`, every call adds
   one to the counter `l0_alloc_count` (`l0.lowering.runtime.alloc_stats`).
+* `l0_checked_slice(buffer, start, end)` (`slice_check`, on the checking heap only):
+  reports a parallel iteration's slice of an expanded buffer (Note [Checking the slices]
+  in `l0.lowering.memory.expand_allocs`).
 * `l0.rt.ipowi.iN(x, n)`: integer power by squaring, wrapping.
 """
 
@@ -85,6 +88,13 @@ class Runtime:
 
     def free(self) -> ir.Function:
         return self._get(self._free_name, ir.FunctionType(VOID, [PTR]), "nounwind")
+
+    def slice_check(self) -> ir.Function | None:
+        """The checking heap's `l0_checked_slice(buffer, start, end)`; None off it."""
+        if not self._checked:
+            return None
+        return self._get("l0_checked_slice", ir.FunctionType(VOID, [PTR, PTR, PTR]),
+                         "nounwind")
 
     def memmove(self) -> ir.Function:
         return self._get("llvm.memmove.p0.p0.i64", ir.FunctionType(VOID, [PTR, PTR, I64, I1]))

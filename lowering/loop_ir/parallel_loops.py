@@ -42,6 +42,16 @@ boundaries, exactly, so results (and the order in which partial results combine)
 not change. c*q <= n, and c*r < C*C, which fits for any C below 2^31 (C is at most the
 thread count). `chunk_bounds` builds it; the GPU's block fold
 (`l0.lowering.gpu.kernels.block_fold`) splits its rows with it too.
+
+Note [Stepped loops without overflow]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+`scf.for %v = lo to hi step s` runs while v < hi, adding s each time: when hi is within
+s of 2^63, the last v + s leaves 64 bits and wraps to a negative number below hi, and
+the loop goes on (a GPU's grid-stride loop steps by the thread count, up to 2^28; a tile
+loop by the tile's width). `stepped_for` counts the loop's trips instead,
+ceil((hi - lo) / s) by `ceil_div` (no n + s - 1 either), and computes v = lo + k*s in
+trip k: k*s < hi - lo, so nothing wraps, and the values of v are those of the stepped
+loop. The trip count costs a division per loop, not per iteration.
 """
 
 from __future__ import annotations
@@ -129,6 +139,13 @@ def _marked_count(b: CodeBuilder, width: SSAValue, most: SSAValue,
     return count
 
 
+def chunk_count_over(b: CodeBuilder, count: SSAValue, rows: SSAValue) -> SSAValue:
+    """max(1, min(count, rows)): `count` >= 1 chunks covering `rows` rows, marked so
+    that a loop over them is judged by its rows (`chunked_rows`); the segmented
+    reductions' (row, chunk) pairs over all elements."""
+    return _marked_count(b, count, rows, rows)
+
+
 def chunked_rows(v: SSAValue) -> SSAValue | None:
     """The rows `v` (through index casts) divides into chunks, when `v` is a chunk count
     (`chunk_count`, `parallel_chunks`): what a loop over the chunks works on."""
@@ -160,6 +177,27 @@ def chunk_bounds(b: CodeBuilder, c: SSAValue, n: SSAValue,
         return b.addi(b.muli(k, q), b.val(arith.DivSIOp(b.muli(k, r), count)))
 
     return start(c), start(b.addi(c, b.i64(1)))
+
+
+def ceil_div(b: CodeBuilder, n: SSAValue, d: SSAValue) -> SSAValue:
+    """ceil(n / d) for i64 n >= 0, d > 0 (at most 0 for n < 0), as n / d + (n % d > 0):
+    n + d - 1 would leave 64 bits for n near 2^63."""
+    inexact = b.cmpi("sgt", b.val(arith.RemSIOp(n, d)), b.i64(0))
+    return b.addi(b.val(arith.DivSIOp(n, d)), b.val(arith.ExtUIOp(inexact, i64)))
+
+
+def stepped_for(b: CodeBuilder, lo: SSAValue, hi: SSAValue, step: SSAValue,
+                body: Callable[[CodeBuilder, SSAValue], None]) -> None:
+    """`for v = lo; v < hi; v += step: body(v)` for i64 bounds (step > 0, hi - lo
+    within i64), as a loop over its trip count (Note [Stepped loops without
+    overflow])."""
+    trips = ceil_div(b, b.maxsi(b.subi(hi, lo), b.i64(0)), step)
+
+    def trip(tb: CodeBuilder, k: SSAValue, _: object) -> list[SSAValue]:
+        body(tb, tb.addi(lo, tb.muli(k, step)))
+        return []
+
+    b.for_(b.i64(0), trips, [], trip)
 
 
 ChunkBody = Callable[[CodeBuilder, SSAValue, SSAValue], None]

@@ -22,6 +22,19 @@ Sizes that vary per iteration are made invariant before, where they can be compu
 before the loop: `presize-allocs` takes their maximum over the iterations in a pre-pass
 and allocates that (docs/lowering.md "Memory planning" says what is left). One slice per
 thread instead of per iteration comes from `chunk-parallel`, which runs before.
+
+Note [Checking the slices]
+~~~~~~~~~~~~~~~~~~~~~~~~~~
+Slices that overlap (an offset of i instead of i * elements) change a result only when
+two iterations use their slices at the same moment: a race, which runs on a loaded
+machine seldom show and a sequential run never does, since each iteration writes its
+scratch before reading it. So each slice's view is marked `ITERATION_SLICE_ATTR`, and
+on the checking heap (`L0_CHECK_MEMORY=1`) the LLVM emitter reports every marked view
+to it (`l0.lowering.runtime.checked_memory.claim_slice`), which records as a problem a
+slice that overlaps another of the same size in the same buffer without being the
+same slice. Correct slices of one size are disjoint or identical whatever order the
+iterations run in (a slice of a slice, under nested parallel loops, is of another
+size), so the check is deterministic: one run with two iterations shows the bug.
 """
 
 from __future__ import annotations
@@ -30,7 +43,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp, UnitAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -38,6 +51,7 @@ from xdsl.rewriter import Rewriter
 from l0.lowering.loop_ir.builder import CodeBuilder
 from l0.lowering.memory.dealloc.aliases import Aliases, Summaries, UsedMemrefs, summarise
 from l0.lowering.memory.memory_plan import (
+    ITERATION_SLICE_ATTR,
     Free,
     alloc_sizes,
     checked_product,
@@ -109,8 +123,10 @@ def _expand(alloc: memref.AllocOp, free: Free, loop: scf.ParallelOp,
         k = ib.val(arith.DivSIOp(ib.subi(iv, lb), st))
         linear = ib.addi(ib.muli(linear, n), k)
     offset = ib.muli(linear, per)
-    view = ib.val(memref.ReinterpretCastOp.from_dynamic(
-        flat, [offset], sizes, row_major_strides(ib, sizes), t))
+    cast = memref.ReinterpretCastOp.from_dynamic(
+        flat, [offset], sizes, row_major_strides(ib, sizes), t)
+    cast.attributes[ITERATION_SLICE_ATTR] = UnitAttr()  # Note [Checking the slices]
+    view = ib.val(cast)
     alloc.memref.replace_all_uses_with(view)
     Rewriter.erase_op(alloc)
     free.erase()

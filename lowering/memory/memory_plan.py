@@ -31,6 +31,11 @@ SPECULATABLE = (arith.ConstantOp, arith.AddiOp, arith.SubiOp, arith.MuliOp,
 """Ops that may run before a loop instead of in it: no effect, no trap (no division),
 and `memref.dim` only reads a descriptor."""
 
+ITERATION_SLICE_ATTR = "l0.iteration_slice"
+"""Marks the view `expand-allocs` gives each parallel iteration of its buffer, so that
+the checking heap can check that no two iterations' slices overlap (Note [Checking the
+slices] in `l0.lowering.memory.expand_allocs`)."""
+
 
 def fold_alloc_dims(root: Operation) -> None:
     """`memref.dim` of a `memref.alloc` result is the alloc's size: say so, so that sizes

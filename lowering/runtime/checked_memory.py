@@ -15,7 +15,12 @@ build of a runtime would:
 * freeing a pointer that is not a live buffer of ours (a double free, a free of a
   view's interior) is recorded in `problems()` instead of corrupting the heap;
 * `live()` counts the buffers not yet freed, for leak checks (buffers returned to
-  Python are freed when their last numpy array dies).
+  Python are freed when their last numpy array dies);
+* the slices `expand-allocs` gives a parallel loop's iterations in one buffer are
+  reported as the iterations make them (`claim_slice`): one that overlaps another of
+  its size in that buffer without being the same slice is recorded in `problems()`,
+  deterministically, where the real race would show only now and then (Note
+  [Checking the slices] in `l0.lowering.memory.expand_allocs`).
 
 It is slow (every allocation calls into Python) and keeps freed memory: for tests,
 never for production runs. `make memcheck` runs the program corpus with it.
@@ -23,13 +28,14 @@ never for production runs. `make memcheck` runs the program corpus with it.
 
 from __future__ import annotations
 
+import bisect
 import ctypes
 import os
 import threading
 from collections import deque
 
 ENV = "L0_CHECK_MEMORY"
-ALLOC, FREE = "l0_checked_alloc", "l0_checked_free"
+ALLOC, FREE, SLICE = "l0_checked_alloc", "l0_checked_free", "l0_checked_slice"
 FRESH, FREED, GUARD = 0xCB, 0xA5, 0xFD
 GUARD_BYTES = 64
 """The fewest guard bytes after a buffer (more where its alignment rounds the size up)."""
@@ -47,6 +53,11 @@ _free.restype = None
 _lock = threading.Lock()
 _live: dict[int, tuple[int, int]] = {}
 """Each live buffer: its size and the size of its allocation, guard bytes included."""
+_slices: dict[int, dict[int, list[int]]] = {}
+"""The iteration slices seen in each live buffer, by slice size in bytes: their starts,
+as byte offsets into the buffer, sorted."""
+_claims = 0
+"""How many slices were reported (`claim_slice`), for tests that check the reports come."""
 _quarantine: deque[tuple[int, int]] = deque()
 _quarantined = 0
 _problems: list[str] = []
@@ -81,6 +92,7 @@ def free(ptr: int | None) -> None:
             _problems.append(f"free of 0x{ptr:x}, which is not a live buffer "
                              "(a double free, or a pointer into a buffer)")
             return
+        _slices.pop(ptr, None)
         nbytes, total = sizes
         if ctypes.string_at(ptr + nbytes, total - nbytes) != bytes([GUARD]) * (total - nbytes):
             _problems.append(f"a write past the end of a buffer of {nbytes} bytes "
@@ -94,10 +106,44 @@ def free(ptr: int | None) -> None:
             _free(old)
 
 
+def claim_slice(buffer: int | None, start: int | None, end: int | None) -> None:
+    """Bytes [start, end) of the live buffer `buffer` are one parallel iteration's slice:
+    record an overlap with another slice of the same size (the same slice again, in
+    another run of the loop, is fine). Pointers outside our buffers are not checked."""
+    global _claims
+    if not buffer or start is None or end is None or end <= start:
+        return
+    with _lock:
+        _claims += 1
+        sizes = _live.get(buffer)
+        if sizes is None or start < buffer or end - buffer > sizes[0]:
+            return  # not a slice of a buffer of ours (guard bytes see one past its end)
+        size = end - start
+        starts = _slices.setdefault(buffer, {}).setdefault(size, [])
+        offset = start - buffer
+        k = bisect.bisect_left(starts, offset)
+        if k < len(starts) and starts[k] == offset:
+            return
+        for other in starts[max(0, k - 1):k + 1]:
+            if abs(other - offset) < size:
+                _problems.append(
+                    f"parallel iterations' slices of {size} bytes overlap in the buffer at "
+                    f"0x{buffer:x}: at byte offsets {min(other, offset)} and "
+                    f"{max(other, offset)}")
+                return
+        starts.insert(k, offset)
+
+
 def live() -> int:
     """How many buffers are allocated and not freed."""
     with _lock:
         return len(_live)
+
+
+def slice_claims() -> int:
+    """How many iteration slices compiled code has reported so far (`claim_slice`)."""
+    with _lock:
+        return _claims
 
 
 def problems() -> list[str]:
@@ -113,5 +159,6 @@ def reset_problems() -> None:
 
 _ALLOC_T = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 _FREE_T = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-CALLBACKS = {ALLOC: _ALLOC_T(_alloc), FREE: _FREE_T(free)}
+_SLICE_T = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+CALLBACKS = {ALLOC: _ALLOC_T(_alloc), FREE: _FREE_T(free), SLICE: _SLICE_T(claim_slice)}
 """The checking heap's functions, by the names compiled code calls (`jit.link_callbacks`)."""

@@ -191,7 +191,7 @@ def test_help_lists_every_registered_pass_with_its_summary(
                                           "convert-soac-to-scf", "dealloc",
                                           "expand-allocs", "forward-iota", "hoist-allocs",
                                           "partition-filters", "presize-allocs", "reuse-freed",
-                                          "simd-map",
+                                          "segment-reductions", "simd-map",
                                           "size-facts", "tile-parallel"]
 
 

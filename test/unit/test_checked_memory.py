@@ -30,3 +30,26 @@ def test_checker_sees_a_write_past_the_end() -> None:
     assert checked_memory.problems() == [
         f"a write past the end of a buffer of 24 bytes at 0x{ptr:x}"]
     checked_memory.reset_problems()
+
+
+def test_checker_sees_overlapping_iteration_slices() -> None:
+    # Note [Checking the slices] in `l0.lowering.memory.expand_allocs`.
+    checked_memory.reset_problems()
+    buf = checked_memory._alloc(8, 96)
+    claim = checked_memory.claim_slice
+    claim(buf, buf, buf + 32)
+    claim(buf, buf + 64, buf + 96)
+    claim(buf, buf + 32, buf + 64)  # disjoint slices, in any order
+    claim(buf, buf, buf + 32)  # the same slice again: another run of the loop
+    claim(buf, buf + 8, buf + 16)  # a slice of a slice (nested loops): another size
+    claim(buf, buf + 40, buf + 48)
+    claim(0, 8, 16)  # not one of our buffers: not checked
+    assert checked_memory.problems() == []
+    claim(buf, buf + 8, buf + 40)
+    assert checked_memory.problems() == [
+        f"parallel iterations' slices of 32 bytes overlap in the buffer at 0x{buf:x}: "
+        "at byte offsets 0 and 8"]
+    checked_memory.reset_problems()
+    checked_memory.free(buf)  # a freed buffer's slices are forgotten
+    assert buf not in checked_memory._slices
+    assert checked_memory.problems() == []

@@ -1163,3 +1163,31 @@ def test_jit_module_surface() -> None:
     with pytest.raises(KeyError):
         jm.function("nope")
     assert jit.CACHE_SIZE > 0
+
+
+SLICE = """
+func.func @slice(%a: memref<?xi64>, %off: index, %n: index) -> i64 {
+  %c0 = arith.constant 0 : index
+  %s = memref.reinterpret_cast %a to offset: [%off], sizes: [%n], strides: [1]
+    {l0.iteration_slice} : memref<?xi64> to memref<?xi64>
+  %v = memref.reinterpret_cast %a to offset: [%off], sizes: [%n], strides: [1]
+    : memref<?xi64> to memref<?xi64>
+  %x = memref.load %s[%c0] : memref<?xi64>
+  %y = memref.load %v[%c0] : memref<?xi64>
+  %r = arith.addi %x, %y : i64
+  func.return %r : i64
+}
+"""
+
+
+def test_iteration_slices_are_reported_on_the_checking_heap_only() -> None:
+    # Note [Checking the slices] in `l0.lowering.memory.expand_allocs`: the marked view,
+    # not the other one, calls the checking heap with the buffer and the slice's bounds
+    # (elements [off, off + n), 8 bytes each).
+    from l0.lowering.llvm.emit import emit_module
+
+    checked = str(emit_module(parse(SLICE), checked_memory=True).llvm)
+    calls = re.findall(r'call void @"l0_checked_slice"\(ptr %"a.allocated", ptr %"[^"]+", '
+                       r'ptr %"[^"]+"\)', checked)
+    assert len(calls) == 1
+    assert "l0_checked_slice" not in str(emit_module(parse(SLICE)).llvm)

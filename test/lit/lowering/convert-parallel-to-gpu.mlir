@@ -1,6 +1,8 @@
 // RUN: l0-opt %s -p convert-parallel-to-gpu --split-input-file --verify-diagnostics | filecheck %s
 
-// A map: one kernel, a grid-stride loop over the rows; the launch on ceil(n / 256)
+// A map: one kernel, a grid-stride loop over the rows (counting the thread's rows,
+// ceil((n - first) / stride), the row first + k * stride: no row + stride that could
+// wrap near 2^63); the launch on ceil(n / 256)
 // blocks of 256 threads; the public function takes device arrays (Python copies them
 // in) and calls the converted body (`.gpu`), which works on device arrays.
 // CHECK:       builtin.module attributes {gpu.container_module} {
@@ -23,7 +25,12 @@
 // CHECK:             "gpu.grid_dim"() <{dimension = #gpu<dim x>}>
 // CHECK:             %[[FIRST:.*]] = arith.addi %{{.*}}, %{{.*}} : i64
 // CHECK-NEXT:        %[[STRIDE:.*]] = arith.muli %{{.*}}, %{{.*}} : i64
-// CHECK-NEXT:        scf.for %[[I:.*]] = %[[FIRST]] to %[[N]] step %[[STRIDE]] : i64 {
+// CHECK-NEXT:        %[[LEFT:.*]] = arith.subi %[[N]], %[[FIRST]] : i64
+// CHECK:             %[[INEXACT:.*]] = arith.extui %{{.*}} : i1 to i64
+// CHECK-NEXT:        %[[TRIPS:.*]] = arith.addi %{{.*}}, %[[INEXACT]] : i64
+// CHECK:             scf.for %[[K:.*]] = %{{.*}} to %[[TRIPS]] step %{{.*}} : i64 {
+// CHECK-NEXT:          %[[OFF:.*]] = arith.muli %[[K]], %[[STRIDE]] : i64
+// CHECK-NEXT:          %[[G:.*]] = arith.addi %[[FIRST]], %[[OFF]] : i64
 // CHECK:               %x = memref.load %[[A]][%{{.*}}] : memref<?xf64>
 // CHECK-NEXT:          %y = arith.mulf %x, %x : f64
 // CHECK-NEXT:          memref.store %y, %[[O]][%{{.*}}] : memref<?xf64>
@@ -53,7 +60,10 @@ func.func @map(%a: memref<?xf64>, %o: memref<?xf64>) {
 // CHECK:         "gpu.launch_func"({{.*}}) <{kernel = @l0_kernels::@nest_map_0
 // CHECK:       "gpu.func"()
 // CHECK:         ^bb0(%[[TOT:[^:]*]]: i64, %[[K:[^:]*]]: i64,
-// CHECK:         scf.for %[[G:.*]] = %{{.*}} to %[[TOT]] step %{{.*}} : i64 {
+// CHECK:         arith.subi %[[TOT]], %{{.*}} : i64
+// CHECK:         scf.for
+// CHECK-NEXT:      arith.muli
+// CHECK-NEXT:      %[[G:.*]] = arith.addi
 // CHECK-NEXT:      %[[J:.*]] = arith.remsi %[[G]], %[[K]] : i64
 // CHECK-NEXT:      %[[I:.*]] = arith.divsi %[[G]], %[[K]] : i64
 // CHECK:           memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<?x?xf64>

@@ -18,7 +18,7 @@
 // CHECK-NEXT:    "scf.parallel"
 // CHECK-NEXT:    ^bb0(%{{.*}}: index):
 // CHECK-NOT:       memref.alloc
-// CHECK:           %[[SLICE:.*]] = memref.reinterpret_cast %[[FLAT]] to offset: [%{{.*}}], sizes: [%[[PER]]], strides: [1] : memref<?xf64> to memref<?xf64>
+// CHECK:           %[[SLICE:.*]] = memref.reinterpret_cast %[[FLAT]] to offset: [%{{.*}}], sizes: [%[[PER]]], strides: [1] {l0.iteration_slice} : memref<?xf64> to memref<?xf64>
 // CHECK-NEXT:      scf.for
 // CHECK-NOT:         memref.alloc
 // CHECK:             %[[I:.*]] = arith.index_cast %{{.*}} : i64 to index

@@ -13,7 +13,7 @@
 // CHECK:           %[[D:.*]] = arith.divsi %{{.*}}, %c1 : index
 // CHECK:           %[[L:.*]] = arith.addi %{{.*}}, %[[D]] : index
 // CHECK-NEXT:      %[[OFF:.*]] = arith.muli %[[L]], %{{.*}} : index
-// CHECK-NEXT:      %[[V:.*]] = memref.reinterpret_cast %[[FLAT]] to offset: [%[[OFF]]], sizes: [%[[K]], 3], strides: [3, 1] : memref<?xf64> to memref<?x3xf64>
+// CHECK-NEXT:      %[[V:.*]] = memref.reinterpret_cast %[[FLAT]] to offset: [%[[OFF]]], sizes: [%[[K]], 3], strides: [3, 1] {l0.iteration_slice} : memref<?xf64> to memref<?x3xf64>
 // CHECK-NEXT:      memref.store %{{.*}}, %[[V]][%[[I]], %{{.*}}] : memref<?x3xf64>
 // CHECK-NOT:       memref.dealloc
 // CHECK:         }) : (index, index, index) -> ()

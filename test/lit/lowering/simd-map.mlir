@@ -6,7 +6,8 @@
 // body holds a sequential loop runs in strips of W lanes: a full strip runs each op of
 // the body once per lane (side by side), once for all lanes where nothing it reads
 // varies, and its loops carry W copies of each value; the last n mod W iterations run
-// the body as it was, in an scf.for.
+// the body as it was, in an scf.for. The strips are ceil(n / W) and a strip is full
+// when ub - base >= W: no n + W - 1 nor base + W, which could wrap near 2^63.
 
 // WIDTH: error: simd-map: width must be 0 (the host's lanes) or positive, not -1
 // With one lane (width=1) nothing changes.
@@ -18,12 +19,15 @@
 // CHECK-NEXT:    %[[UB:.*]] = arith.index_cast %n : index to i64
 // CHECK-NEXT:    %[[W:.*]] = arith.constant 4 : i64
 // CHECK:         %[[N:.*]] = arith.maxsi
-// CHECK:         %[[S:.*]] = arith.divsi %{{.*}}, %[[W]] : i64
+// CHECK-NEXT:    %[[R:.*]] = arith.remsi %[[N]], %[[W]] : i64
+// CHECK:         %[[Q:.*]] = arith.divsi %[[N]], %[[W]] : i64
+// CHECK-NEXT:    %[[INEXACT:.*]] = arith.extui %{{.*}} : i1 to i64
+// CHECK-NEXT:    %[[S:.*]] = arith.addi %[[Q]], %[[INEXACT]] : i64
 // CHECK:         "scf.parallel"(%{{.*}}, %{{.*}}, %{{.*}})
 // CHECK-NEXT:    ^bb0(%[[STRIP:.*]]: index):
 // CHECK:           %[[BASE:.*]] = arith.addi %[[LB]], %{{.*}} : i64
-// CHECK-NEXT:      %[[END:.*]] = arith.addi %[[BASE]], %[[W]] : i64
-// CHECK-NEXT:      %[[FULL:.*]] = arith.cmpi sle, %[[END]], %[[UB]] : i64
+// CHECK-NEXT:      %[[LEFT:.*]] = arith.subi %[[UB]], %[[BASE]] : i64
+// CHECK-NEXT:      %[[FULL:.*]] = arith.cmpi sge, %[[LEFT]], %[[W]] : i64
 // CHECK-NEXT:      scf.if %[[FULL]] {
 // CHECK-COUNT-4:     memref.load %x[%{{.*}}] : memref<?xf64>
 // CHECK:             %{{.*}} = scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[A0:.*]] = %zero, %[[A1:.*]] = %zero, %[[A2:.*]] = %zero, %[[A3:.*]] = %zero) -> (f64, f64, f64, f64) : i64 {

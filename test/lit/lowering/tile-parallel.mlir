@@ -5,6 +5,8 @@
 // fail) becomes C = max(1, min(width, n)) chunks of rows, each running the columns in
 // tiles of 32 over all of its rows: the column loop's bounds are computed before the
 // loop, the body is inlined at row lb + k, and its column loop runs [jt, min(jt+32, m)).
+// The tile loop counts its tiles, ceil((m - first) / 32), and jt is first + 32 * tile,
+// min(jt+32, m) is jt + min(32, m - jt): no jt + 32 that could wrap near 2^63.
 
 // CHECK-LABEL: func.func private @product(
 // CHECK:         %[[M:.*]] = arith.index_cast %m : index to i64
@@ -21,8 +23,16 @@
 // CHECK:           arith.divsi %{{.*}}, %[[C]] : i64
 // CHECK-NEXT:      %[[HI:.*]] = arith.addi %{{.*}}, %{{.*}} : i64
 // CHECK:           %[[T:.*]] = arith.constant 32 : i64
-// CHECK-NEXT:      scf.for %[[JT:.*]] = %{{.*}} to %[[M]] step %[[T]] : i64 {
-// CHECK:             %[[END:.*]] = arith.minsi %{{.*}}, %[[M]] : i64
+// CHECK-NEXT:      %[[SPAN:.*]] = arith.subi %[[M]], %{{.*}} : i64
+// CHECK:           %[[INEXACT:.*]] = arith.extui %{{.*}} : i1 to i64
+// CHECK-NEXT:      %[[TILES:.*]] = arith.addi %{{.*}}, %[[INEXACT]] : i64
+// CHECK:           scf.for %[[TILE:.*]] = %{{.*}} to %[[TILES]] step %{{.*}} : i64 {
+// CHECK-NEXT:        %[[OFF:.*]] = arith.muli %[[TILE]], %[[T]] : i64
+// CHECK-NEXT:        %[[JT:.*]] = arith.addi %{{.*}}, %[[OFF]] : i64
+// CHECK-NEXT:        %[[LEFT:.*]] = arith.subi %[[M]], %[[JT]] : i64
+// CHECK-NOT:         arith.addi %[[JT]], %[[T]]
+// CHECK:             %[[WIDTH:.*]] = arith.minsi %[[LEFT]], %{{.*}} : i64
+// CHECK-NEXT:        %[[END:.*]] = arith.addi %[[JT]], %[[WIDTH]] : i64
 // CHECK:             scf.for %[[K:.*]] = %[[LO]] to %[[HI]] step %{{.*}} : i64 {
 // CHECK-NEXT:          %[[R:.*]] = arith.addi %{{.*}}, %[[K]] : i64
 // CHECK-NEXT:          %[[I:.*]] = arith.index_cast %[[R]] : i64 to index
@@ -176,7 +186,11 @@ func.func private @reduction(%n: index, %m: i64) -> i64 {
 // CHECK-NEXT:    %[[D:.*]] = memref.dim %y, %[[Z]] : memref<?x?xi64>
 // CHECK-NEXT:    %[[M:.*]] = arith.index_cast %[[D]] : index to i64
 // CHECK:         "scf.parallel"
-// CHECK:           scf.for %{{.*}} = %{{.*}} to %[[M]] step %{{.*}} : i64 {
+// CHECK:           arith.subi %[[M]], %{{.*}} : i64
+// CHECK:           scf.for
+// CHECK-NEXT:        arith.muli
+// CHECK-NEXT:        %[[JT:.*]] = arith.addi
+// CHECK-NEXT:        arith.subi %[[M]], %[[JT]] : i64
 func.func private @bounds_chain(%y: memref<?x?xi64>, %out: memref<?x?xi64>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
