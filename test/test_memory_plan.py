@@ -393,7 +393,8 @@ def test_overlapping_iteration_slices_are_reported(monkeypatch: pytest.MonkeyPat
         assert isinstance(offset.owner, arith.MuliOp)  # linear index * elements
         view.operands[1] = offset.owner.lhs
     monkeypatch.setenv(checked_memory.ENV, "1")
-    main = JitModule(lowered, entries=["main"], threads=3).function("main")
+    main = JitModule(lowered, entries=["main"], target=TARGETS["multicore"],
+                     threads=3).function("main")
     for _ in range(3):
         checked_memory.reset_problems()
         main(50, np.arange(7, dtype=np.int64))
