@@ -125,6 +125,11 @@ def gen_radix_sort(n: int, rng: np.random.Generator) -> Arrays:
     return [np.asarray(16, dtype=np.int64), rng.integers(0, 1 << 16, n, dtype=np.int64)]
 
 
+def gen_histogram(n: int, rng: np.random.Generator) -> Arrays:
+    """Histogram: n points in 16 buckets, each point a bucket in [0, 16)."""
+    return [np.asarray(16, dtype=np.int64), rng.integers(0, 16, n, dtype=np.int64)]
+
+
 GENERATORS: dict[str, Callable[[int, np.random.Generator], Arrays]] = {
     "blackscholes": gen_blackscholes,
     "matmul": gen_matmul,
@@ -134,6 +139,7 @@ GENERATORS: dict[str, Callable[[int, np.random.Generator], Arrays]] = {
     "kmeans": gen_kmeans,
     "hotspot": gen_hotspot,
     "radix_sort": gen_radix_sort,
+    "histogram": gen_histogram,
 }
 
 

@@ -298,6 +298,12 @@ def radix_sort(bits: np.ndarray, keys: np.ndarray) -> np.ndarray:
     return keys
 
 
+def histogram(k: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Histogram: the points in [0, k) counted per bucket."""
+    inside = points[(points >= 0) & (points < k)]
+    return np.bincount(inside, minlength=int(k)).astype(np.int64)
+
+
 VERSIONS: dict[str, Callable[..., np.ndarray]] = {
     "blackscholes": blackscholes,
     "matmul": matmul,
@@ -308,4 +314,5 @@ VERSIONS: dict[str, Callable[..., np.ndarray]] = {
     "kmeans": kmeans,
     "hotspot": hotspot,
     "radix_sort": radix_sort,
+    "histogram": histogram,
 }

@@ -177,6 +177,9 @@ BENCHMARKS: dict[str, Benchmark] = {
         Benchmark("radix_sort", "keys of 16 bits, a pass per bit",
                   {"tiny": 1000, "small": 100_000, "full": 2_000_000}, real_result=False,
                   c_target=1.3),
+        Benchmark("histogram", "points in 16 buckets",
+                  {"tiny": 1000, "small": 100_000, "full": 1_000_000}, real_result=False,
+                  multicore_target=0.6),
     )
 }  # fmt: skip
 

@@ -66,6 +66,7 @@ def compile(  # noqa: A001 - the API's name, like re.compile
     cache: bool = True,
     params: Mapping[str, int] | None = None,
     profile: bool = False,
+    tuning: bool = True,
 ) -> CompiledProgram:
     """Compile an L0 program given as source text or as the path of a `.l0` file.
 
@@ -92,7 +93,11 @@ def compile(  # noqa: A001 - the API's name, like re.compile
       naming the known ones. Changing them compiles nothing again
       (`prog.set_params`);
     * `profile` (default False): count every parallel region (multicore) or kernel
-      launch (gpu, gpu-sim): `prog.profile_records()`, `prog.reset_profile()`.
+      launch (gpu, gpu-sim): `prog.profile_records()`, `prog.reset_profile()`;
+    * `tuning` (default True): a program given by its path takes the values of its
+      tuning file, `PATH.tuning` (`l0 autotune`, `l0.tuning`), for `backend` when the
+      file exists; `params` wins over them. A malformed file, or one naming a
+      parameter the program lacks, is an `L0Error` at its line.
 
     Returns a `CompiledProgram` whose functions are attributes: `prog.main(a, n)` or
     `prog.main(a=..., n=...)`; `help(prog.main)` shows the L0 signature. Arguments are
@@ -101,25 +106,49 @@ def compile(  # noqa: A001 - the API's name, like re.compile
     Raises `L0Error` for errors in the program.
     """
     text, name = _source_of(source_or_path, filename)
+    settings = _tuning_settings(source_or_path, backend) if tuning else {}
     values = tuple(sorted((params or {}).items()))
-    key = (text, name, backend, optimise, fast_math, threads, cache, values, profile)
+    tuned_values = tuple(sorted((n, s.value) for n, s in settings.items()))
+    key = (text, name, backend, optimise, fast_math, threads, cache, values, profile,
+           tuned_values)
     if key not in _cache:
         prog = call_with_big_stack(
             lambda: CompiledProgram(text, name, backend, optimise=optimise,
                                     fast_math=fast_math, threads=threads, cache=cache,
                                     profile=profile)
         )
-        if params:
-            prog.set_params(params)
+        tuned: dict[str, int] = {}
+        if settings:
+            from l0.tuning import checked
+
+            tuned = checked(settings, backend, prog.param_values())
+        if tuned or params:
+            prog.set_params({**tuned, **(params or {})})
         _cache[key] = prog
     return _cache[key]
 
 
-def _source_of(source_or_path: str | os.PathLike[str], filename: str | None) -> tuple[str, str]:
-    looks_like_path = isinstance(source_or_path, os.PathLike) or (
+def _tuning_settings(source_or_path: str | os.PathLike[str], backend: str) -> dict[str, Any]:
+    """The settings for `backend` of the tuning file of a program given by its path
+    (`l0.tuning.Setting`s by name); none for source text or without a file."""
+    if not _looks_like_path(source_or_path):
+        return {}
+    from l0 import tuning as tuning_files
+
+    path = tuning_files.tuning_path(source_or_path)
+    if not os.path.exists(path):
+        return {}
+    return dict(tuning_files.read(path).get(backend, {}))
+
+
+def _looks_like_path(source_or_path: str | os.PathLike[str]) -> bool:
+    return isinstance(source_or_path, os.PathLike) or (
         "\n" not in str(source_or_path) and str(source_or_path).endswith(".l0")
     )
-    if not looks_like_path:
+
+
+def _source_of(source_or_path: str | os.PathLike[str], filename: str | None) -> tuple[str, str]:
+    if not _looks_like_path(source_or_path):
         return str(source_or_path), filename or "<string>"
     path = os.fspath(source_or_path)
     try:
@@ -371,6 +400,14 @@ class CompiledProgram:
         interpreter, which run nothing in parallel, an empty list."""
         tables = self._tables()
         return tables.profile() if tables is not None else []
+
+    def compared_sizes(self) -> dict[str, Any]:
+        """With `profile`: per threshold whose code notes them, the sizes it was compared
+        with since the last `reset_profile` (`run_tables.Compared`: `sizes`, ascending,
+        and how many were `dropped` from a full table; `l0 autotune` tries them);
+        otherwise an empty dict."""
+        tables = self._tables()
+        return tables.compared() if tables is not None else {}
 
     def call_flat(self, name: str, args: Sequence[Any]) -> list[Any]:
         """Call `name` with its IR arguments (the flattened values, with `Checked` in the

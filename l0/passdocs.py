@@ -24,7 +24,7 @@ def _section(name: str, pass_class: type[ModulePass]) -> str:
 def render() -> str:
     from l0.lowering import LOWERINGS
     from l0.passes import PASSES
-    from l0.passes.pipeline import DEFAULT, TARGET_OPTIONS, TARGETS
+    from l0.passes.pipeline import DEFAULT, FLATTENING, TARGET_OPTIONS, TARGETS
     from l0.targets import by_pipeline
 
     groups: list[tuple[str, dict[str, Callable[[], type[ModulePass]]]]] = [
@@ -60,6 +60,13 @@ def render() -> str:
         " transcendental functions that recomputing its elements in its consumers"
         " repeats, and every map left unfused is a kernel; on the CPU the reverse holds"
         " (Note [One pipeline per target] in `passes/pipeline.py`, `docs/gpu.md`).\n",
+        "After that fixed point a target's flattening passes run, to a fixed point of"
+        " their own ("
+        + "; ".join(f"{target}: " + ", ".join(f"`{name}`" for name in FLATTENING[target])
+                    for target in TARGETS if target in FLATTENING)
+        + "; the others run none): they split the nests fusion made into perfect nests,"
+        " one kernel each, and `fuse` would merge them back (Note [Flattening after the"
+        " fixed point] in `passes/pipeline.py`).\n",
     ]
     for title, registry in groups:
         out.append(f"## {title}\n")

@@ -211,6 +211,7 @@ TOOLS: dict[str, tuple[str, ...]] = {
     "l0.compile(backend=...)": names(),
     "l0 test --backend": names(),
     "l0 bench --backend": names(),
+    "l0 autotune --backend": names(),
     "l0 repl --backend": names(),
     "%%l0 --backend": names(),
     "l0-opt --target": names(opt=True),

@@ -57,13 +57,15 @@ _PROFILE_OPTIONS: dict[str, Callable[[Target], dict[str, bool]]] = {
 `profile` (on a device, launches are timed by CUDA events)."""
 
 
-def segmenting(backend: Target) -> ModulePass | None:
+def segmenting(backend: Target, profile: bool = False) -> ModulePass | None:
     """`segment-reductions` with `backend`'s default threshold, run right before
     `convert-soac-to-scf`, where the back end runs segmented reductions
-    (`l0.targets.Target.segmented`), else None."""
+    (`l0.targets.Target.segmented`), else None. With `profile`, it notes the sizes its
+    thresholds compare (`l0 autotune`)."""
     if backend.segmented is None:
         return None
-    return LOWERINGS["segment-reductions"]()(**{"threshold": backend.segmented})
+    return LOWERINGS["segment-reductions"]()(**{"threshold": backend.segmented,
+                                                  "profile": profile})
 
 
 def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
@@ -88,7 +90,8 @@ def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
     for pass_class in passes:
         if not simd and pass_class.name == "simd-map":
             continue
-        segment = segmenting(backend) if pass_class.name == "convert-soac-to-scf" else None
+        segment = (segmenting(backend, profile) if pass_class.name == "convert-soac-to-scf"
+                   else None)
         if segment is not None:
             segment.apply(ctx, lowered)
             if verify:

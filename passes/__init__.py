@@ -51,6 +51,7 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     # fusion (thesis 7)
     "fuse": _lazy("l0.passes.fuse", "FusePass"),
     # fusion-enabling transformations (thesis 8)
+    "distribute": _lazy("l0.passes.distribute", "DistributePass"),
     "interchange": _lazy("l0.passes.interchange", "InterchangePass"),
     "iswim": _lazy("l0.passes.iswim", "IswimPass"),
     # hindrance removal (thesis 9)

@@ -63,8 +63,10 @@ prelude whose shape may differ between elements.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from xdsl.context import Context
-from xdsl.dialects import arith, func, scf
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -74,9 +76,14 @@ from xdsl.rewriter import InsertPoint
 from l0.dialects import soac
 from l0.dialects.soac.types import CertType, array_of
 from l0.passes.analysis.consumption import alias_sources, consumes_operand
-from l0.passes.analysis.effects import local_effects
+from l0.passes.analysis.elements import (
+    SOACS,
+    fails_where_it_stands,
+    same_everywhere,
+    shape_before_map,
+)
 from l0.passes.analysis.scope import defined_inside, defined_outside, free_values
-from l0.passes.analysis.shapes import Dim, Item, Norm, Val, row_shape
+from l0.passes.analysis.shapes import row_shape
 from l0.passes.analysis.speculation import Speculation
 from l0.passes.analysis.walk import walk_ops
 
@@ -116,16 +123,6 @@ def _invariant(v: SSAValue, op: Operation) -> bool:
     return defined_outside(v, op) or _is_constant(v)
 
 
-def _fails_where_it_stands(op: Operation, speculation: Speculation) -> bool:
-    """Whether `op` itself may fail or print where it is (Note [When the interchange
-    keeps the meaning]): a check, a trace, a call of a function that may fail or print,
-    or a scalar op that fails by itself. An op a certificate guards (indexing, an
-    update, `iota`, a zip) does not: its check is a `soac.assert` of its own."""
-    if isinstance(op, func.CallOp):
-        return speculation.why_may_fail_locally(op) is not None or speculation.prints(op)
-    return local_effects(op, speculation.failing)
-
-
 def _varying(loop: scf.ForOp, op: soac.MapOp) -> set[SSAValue]:
     """The values of the loop's body that may differ between the map's elements: those
     computed from the element, its accumulators or the prelude (Note [Checks the same
@@ -136,7 +133,7 @@ def _varying(loop: scf.ForOp, op: soac.MapOp) -> set[SSAValue]:
 
     def differs(v: SSAValue) -> bool:
         return v in varying or (defined_inside(v, op) and defined_outside(v, loop)
-                                and not _same_everywhere(v, op))
+                                and not same_everywhere(v, op))
 
     for inner in walk_ops(loop):
         if inner is loop:
@@ -160,13 +157,13 @@ def _body_may_fail(loop: scf.ForOp, op: soac.MapOp,
     varying = _varying(loop, op)
     found = None
     for inner in walk_ops(loop):
-        if inner is loop or not _fails_where_it_stands(inner, speculation):
+        if inner is loop or not fails_where_it_stands(inner, speculation):
             continue
         if speculation.prints(inner):
             return "prints"
         used = free_values(inner) if inner.regions else inner.operands
         if any(v in varying or (defined_inside(v, op) and defined_outside(v, loop)
-                                and not _same_everywhere(v, op)) for v in used):
+                                and not same_everywhere(v, op)) for v in used):
             return "differs"
         found = "same"
     return found
@@ -196,16 +193,30 @@ def _consumes_outside(loop: scf.ForOp) -> bool:
 
 def _keeps_shape(v: SSAValue, arg: BlockArgument) -> bool:
     """Whether the array `v` yielded for accumulator `arg` has `arg`'s shape: `arg`
-    updated, copied, or mapped element by element (a rank-1 map over it)."""
+    updated, copied, carried by a loop that keeps its shape, or mapped row by row (a
+    map over it whose lambda yields, for a rank above 1, arrays of its row's shape)."""
     while v is not arg:
         if not isinstance(v, OpResult):
             return False
         op = v.op
         if isinstance(op, soac.UpdateOp | soac.CopyOp):
             v = op.array
-        elif isinstance(op, soac.MapOp) and isinstance(v.type, TensorType) \
-                and v.type.get_num_dims() == 1:
-            return any(_keeps_shape(i, arg) for i in op.inputs)
+        elif isinstance(op, scf.ForOp):
+            body = op.body.block
+            last = body.last_op
+            assert last is not None
+            if not _keeps_shape(last.operands[v.index], body.args[v.index + 1]):
+                return False
+            v = op.iter_args[v.index]
+        elif isinstance(op, soac.MapOp) and isinstance(v.type, TensorType):
+            block = op.body.block
+            last = block.last_op
+            assert last is not None
+            row = last.operands[v.index]
+            return any(_keeps_shape(i, arg) and (
+                v.type.get_num_dims() == 1
+                or (isinstance(row.type, TensorType) and _keeps_shape(row, block.args[k])))
+                for k, i in enumerate(op.inputs))
         else:
             return False
     return True
@@ -217,7 +228,7 @@ def _irregular(v: SSAValue, op: soac.MapOp) -> bool:
 
 
 def _may_fail(ops: list[Operation], speculation: Speculation) -> bool:
-    return any(_fails_where_it_stands(inner, speculation)
+    return any(fails_where_it_stands(inner, speculation)
                for top in ops for inner in walk_ops(top))
 
 
@@ -228,35 +239,13 @@ def _prelude_may_fail(prelude: list[Operation], op: soac.MapOp,
     both forms)."""
     for top in prelude:
         for inner in walk_ops(top):
-            if not _fails_where_it_stands(inner, speculation):
+            if not fails_where_it_stands(inner, speculation):
                 continue
             if speculation.prints(inner) or inner.regions or inner is not top:
                 return True
-            if not all(_same_everywhere(v, op) for v in inner.operands):
+            if not all(same_everywhere(v, op) for v in inner.operands):
                 return True
     return False
-
-
-def _same_everywhere(v: SSAValue, op: soac.MapOp) -> bool:
-    """Whether `v` is the same for every element of the map: defined outside it, or
-    computed in its lambda by ops without regions from such values alone."""
-    if defined_outside(v, op):
-        return True
-    if not isinstance(v, OpResult) or v.op.regions or v.op.parent_op() is not op:
-        return False
-    return all(_same_everywhere(x, op) for x in v.op.operands)
-
-
-def _before_map(items: list[Item] | tuple[Item, ...], op: soac.MapOp) -> bool:
-    """Whether a row shape is the same for every element of the map."""
-    for item in items:
-        if isinstance(item, Dim) and not _same_everywhere(item.array, op):
-            return False
-        if isinstance(item, Val) and not _same_everywhere(item.value, op):
-            return False
-        if isinstance(item, Norm) and not _before_map(item.shape, op):
-            return False
-    return True
 
 
 def _regular_step(v: SSAValue, arg: BlockArgument, loop: scf.ForOp, op: soac.MapOp) -> bool:
@@ -266,16 +255,25 @@ def _regular_step(v: SSAValue, arg: BlockArgument, loop: scf.ForOp, op: soac.Map
     if _keeps_shape(v, arg):
         return True
     shape = row_shape(v, loop)
-    return shape is not None and _before_map(shape, op)
+    return shape is not None and shape_before_map(shape, op)
 
 
-def why_not(op: soac.MapOp, speculation: Speculation) -> str | None:
+def holds_parallel_work(op: Operation) -> bool:
+    """Whether a SOAC is nested in `op` (Note [Only loops around parallel work])."""
+    return any(isinstance(inner, SOACS) for inner in walk_ops(op) if inner is not op)
+
+
+def why_not(op: soac.MapOp, speculation: Speculation, *,
+            parallel_bodies: bool = False) -> str | None:
     """Why the map cannot be interchanged with its loop (Note [When the interchange
-    keeps the meaning]), or None when it can."""
+    keeps the meaning]), or None when it can. With `parallel_bodies`, a loop whose body
+    holds no SOAC is not interchanged either."""
     parts = _split(op)
     if parts is None:
         return "the lambda has no for loop"
     prelude, loop, tail = parts
+    if parallel_bodies and not holds_parallel_work(loop):
+        return "the loop's body holds no parallel work"
     if not all(_invariant(v, op) for v in (loop.lb, loop.ub, loop.step)):
         return "the trip count depends on the element"
     params = set(op.body.block.args)
@@ -423,15 +421,106 @@ def interchange(op: soac.MapOp, rewriter: PatternRewriter) -> None:
     rewriter.replace(op, after)
 
 
+def _branch(op: soac.MapOp, speculation: Speculation) -> scf.IfOp | None:
+    """The `if` of a map that may go around it (Note [A branch the same for every
+    element]), or None."""
+    ops = list(op.body.block.ops)
+    term = ops.pop()
+    branches = [inner for inner in ops if isinstance(inner, scf.IfOp)]
+    if len(branches) != 1 or not branches[0].false_region.blocks:
+        return None
+    branch = branches[0]
+    if not same_everywhere(branch.cond, op) or not holds_parallel_work(branch):
+        return None
+    if any(v not in branch.results for v in term.operands):
+        return None
+    for inner in ops:
+        if inner is not branch and (inner.regions or fails_where_it_stands(inner, speculation)
+                                    or speculation.prints(inner)):
+            return None
+    return branch
+
+
+def _take_branch(copy: soac.MapOp, region: int, rewriter: PatternRewriter) -> None:
+    """In a copy of the map, replace its `if` by the ops of one of its regions."""
+    branch = next(inner for inner in copy.body.block.ops if isinstance(inner, scf.IfOp))
+    block = branch.regions[region].block
+    last = block.last_op
+    assert isinstance(last, scf.YieldOp)
+    values = list(last.operands)
+    rewriter.erase(last)
+    rewriter.inline_block(block, InsertPoint.before(branch))
+    rewriter.replace(branch, [], values)
+
+
+def interchange_branch(op: soac.MapOp, branch: scf.IfOp, rewriter: PatternRewriter) -> None:
+    """`map(fn (x) => if c then A else B, xs)` -> `if c then map(A, xs) else map(B, xs)`
+    (Note [A branch the same for every element])."""
+    cond = branch.cond
+    if not defined_outside(cond, op):  # computed from outer values: compute it before
+        copies: dict[SSAValue, SSAValue] = {}
+        chain = [inner for inner in op.body.block.ops
+                 if any(r is cond or same_everywhere(r, op) for r in inner.results)
+                 and inner is not branch and inner.results]
+        for inner in chain:
+            copy = inner.clone()
+            for index, v in enumerate(copy.operands):
+                copy.operands[index] = copies.get(v, v)
+            rewriter.insert(copy, InsertPoint.before(op))
+            copies.update(zip(inner.results, copy.results, strict=True))
+        cond = copies[cond]
+    arms = []
+    for region in (0, 1):
+        copy = op.clone()
+        _take_branch(copy, region, rewriter)
+        arms.append(Region(Block([copy, scf.YieldOp(*copy.results)])))
+    outer = scf.IfOp(cond, list(op.result_types), arms[0], arms[1])
+    rewriter.replace(op, outer)
+
+
+# Note [A branch the same for every element]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# `map(fn (x) => if c then A else B, xs)` with `c` the same for every element (defined
+# outside the map, or computed in its lambda from such values alone) takes the same
+# branch for every element, so it is `if c then map(fn (x) => A, xs) else map(fn (x)
+# => B, xs)`, as Futhark's kernel extraction moves such a branch out of a kernel: each
+# branch's map is a nest of its own for `distribute` and the kernels. The elements run
+# in the same order, each the same branch, so values and errors are the original's.
+# The lambda may hold other ops before the `if` when they have no regions and cannot
+# fail or print (both maps compute them again, or, for the condition, the ops it is
+# computed from run once before the `if`); its results must be the `if`'s. Like the
+# loop, the branch moves only when it holds parallel work (a SOAC).
+
+
 class InterchangeMapLoop(RewritePattern):
-    def __init__(self, speculation: Speculation) -> None:
+    def __init__(self, speculation: Speculation, parallel_bodies: bool) -> None:
         self.speculation = speculation
+        self.parallel_bodies = parallel_bodies
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if isinstance(op, soac.MapOp) and why_not(op, self.speculation) is None:
+        if not isinstance(op, soac.MapOp):
+            return
+        if why_not(op, self.speculation, parallel_bodies=self.parallel_bodies) is None:
             interchange(op, rewriter)
+            return
+        branch = _branch(op, self.speculation)
+        if branch is not None:
+            interchange_branch(op, branch, rewriter)
 
 
+# Note [Only loops around parallel work]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The interchange pays where the loop's body holds parallel work (a SOAC): each step
+# then becomes one map over all elements, whose inner levels `distribute` makes
+# kernels of. A loop of scalar work (a tridiagonal solve's substitution, a loop of
+# in-place updates) would become one launch per step, each doing the work of one
+# step per element, where the map ran the whole loop in each thread: LocVolCalib's
+# solves would cost numX + numY launches per time step instead of none. Futhark's
+# kernel extraction interchanges a loop only when it holds nested parallelism for the
+# same reason; `interchange{parallel-bodies=true}`, the gpu's `-O`, does the same.
+
+
+@dataclass(frozen=True)
 class InterchangePass(ModulePass):
     """Move a sequential loop out of a map: `map(fn (x) => loop (acc) = for i < n do B, xs)`
     becomes `loop (accs) = for i < n do map(fn (x, acc) => B, xs, accs)`.
@@ -463,10 +552,16 @@ class InterchangePass(ModulePass):
     the loop may too (Notes [When the interchange keeps the meaning] and [Work after
     the loop] in `l0.passes.interchange`).
 
-    Not in any `-O` pipeline yet: on the CPU the interchanged loop walks all the
-    elements' state at every step instead of one element's at a time. The flattening
-    work on the gpu and multicore targets will enable it, with run-time versioning
-    between the two forms.
+    A branch whose condition is the same for every element and which holds a SOAC
+    goes around the map the same way: `map(fn (x) => if c then A else B, xs)` becomes
+    `if c then map(fn (x) => A, xs) else map(fn (x) => B, xs)` (Note [A branch the same
+    for every element]).
+
+    Option `parallel-bodies` (default false): interchange only a loop whose body
+    holds a SOAC (Note [Only loops around parallel work]); the gpu target's `-O` runs
+    `interchange{parallel-bodies=true}` after its fixed point, with `distribute`. Not
+    in the cpu's or multicore's `-O`: on the CPU the interchanged loop walks all the
+    elements' state at every step instead of one element's at a time.
 
         %r = soac.map(%x = %xs : tensor<?xf64>) -> tensor<?xf64> {
           %a = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (f64) : i64 {
@@ -490,7 +585,9 @@ class InterchangePass(ModulePass):
 
     name = "interchange"
 
+    parallel_bodies: bool = False
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         speculation = Speculation(op)
-        PatternRewriteWalker(InterchangeMapLoop(speculation),
+        PatternRewriteWalker(InterchangeMapLoop(speculation, self.parallel_bodies),
                              apply_recursively=False).rewrite_module(op)

@@ -67,6 +67,11 @@ DEFAULT: tuple[str, ...] = (
     # blocks fusion); the fixed-point loop then gives the "fuse, remove hindrances, fuse
     # again" order of 9.1.2 that undoes hindrances size-hindrance itself may create,
     # and cleans up after fusion (replicates left unused, hoisting out of fused lambdas).
+    # 8.3: ISWIM before fusion: a reduction or scan of rows with an element-wise array
+    # operator becomes a map over its columns, and fuse then composes the producer of
+    # the rows into the column nest (FUSE-ISWIM); on the cpu only where it pays (Note
+    # [One pipeline per target]).
+    "iswim",
     "fuse",
 )
 """The passes of `-O`, in order (one round; `optimise` repeats it to a fixed point)."""
@@ -78,6 +83,7 @@ runs, and `interp` as `cpu`)."""
 
 TARGET_OPTIONS: dict[str, dict[str, str]] = {
     "gpu": {"inline-map-index": "transcendental-weight=1"},
+    "cpu": {"iswim": "scalar-rows-only=true"},
 }
 """Per target, the options its `-O` gives passes of `DEFAULT` (in `-p` syntax, without
 the braces); a target or pass not named here runs the pass's defaults (Note [One
@@ -111,9 +117,61 @@ pipeline per target])."""
 #   LocVolCalib's volatility is recomputed in each of its consumers, its map of maps
 #   gone (`test/programs/fusion/dup_volatility.l0`: 6 maps on the cpu, 4 on the gpu).
 #
-# The other passes have no cost model that depends on the target. The compile cache
+# `iswim` (thesis 8.3) turns a fold of rows with an element-wise array operator
+# (`reduce(fn (a, b) => map(op +, zip(a, b)), ne, rows)`) into a map over the columns
+# of one fold per column. On the gpu and multicore the columns run in parallel and
+# the fold stops being a host loop of one launch (or region) per row, so it always
+# runs. On the cpu (one core) the new form makes one pass over the rows per column:
+# it pays when each pass reads one element per row, and costs when it re-reads wide
+# rows. Measured on a loaded 2-core machine, `cpu`, 10^6 rows, median of 5 runs, three
+# repeats (the plain fold / the interchanged one): a histogram of 16 buckets (rows
+# one-hot from a `[int]`, fused into the column folds) 35-42 ms / 2.3-14 ms; a
+# k-means centre update (25 sums from points of 4 reals: each column re-reads the
+# points) 202-251 ms / 271-294 ms; a column sum of a 10^6 x 16 parameter (columns read
+# through the transposition) 53-70 ms / 41-64 ms, no clear difference. So the cpu's
+# `-O` runs `iswim{scalar-rows-only=true}`: only a fold whose every array is made for
+# it by a map over arrays of scalars whose lambda only maps arrays defined outside it
+# (a one-hot row) and can neither fail nor print, which fusion composes into passes
+# that read one element per row (SWAP-TRANSPOSE); any other producer could stay
+# unfused, its rows read through the transposition.
+#
+# The other passes have no cost model that depends on the target; what differs besides
+# is the flattening the gpu runs after the fixed point (`FLATTENING`, Note [Flattening
+# after the fixed point]). The compile cache
 # keys an entry by the pipeline's target (`l0.api`), so code optimised for one back
 # end is never taken for another's.
+
+
+FLATTENING: dict[str, tuple[str, ...]] = {
+    "gpu": ("interchange{parallel-bodies=true}", "distribute", "simplify", "dce"),
+}
+"""Per target, the passes its `-O` runs after the fixed point of `DEFAULT`, to a fixed
+point of their own (Note [Flattening after the fixed point]); a target not named here
+runs none."""
+
+
+# Note [Flattening after the fixed point]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Fusion makes nests; flattening takes them apart into perfect nests, one kernel each:
+# `interchange` moves a sequential loop around parallel work out of a map, and
+# `distribute` splits a map whose lambda holds several SOACs into a map per SOAC (and
+# per run of scalar code between them). Run in the same list as `fuse`, the two would
+# undo each other round after round: `fuse` merges the distributed maps back into one.
+# So a target's flattening passes (`FLATTENING`) run after `DEFAULT` has reached its
+# fixed point, as Futhark extracts kernels after its fusion, with `simplify` and `dce`
+# to clean up after them (the `soac.checked` certificates of the distributed pieces,
+# maps left without uses).
+#
+# * gpu: a kernel runs only the outermost parallel level in parallel, so a map over a
+#   few elements whose lambda holds the work (LocVolCalib's 16 strikes, each with a
+#   time loop over grid-wide maps) leaves the device idle. Flattened, the time loop
+#   runs on the host and each step is a few kernels over strikes x rows
+#   (docs/gpu.md, "Kernel forms"). The interchange moves only loops around parallel
+#   work (Note [Only loops around parallel work] in `l0.passes.interchange`).
+# * cpu: one thread; the flattened form only adds intermediate arrays.
+# * multicore: measured on LocVolCalib (docs/gpu.md "What is left"): without the
+#   run-time versioning of issue 29, the time loop on the host opens a parallel region
+#   per piece and step, which costs more than the outer level's parallelism leaves idle.
 
 
 CHECKS = frozenset({"verify-uniqueness"})
@@ -146,6 +204,14 @@ def default_pipeline(target: str = "cpu") -> list[str]:
     options = TARGET_OPTIONS.get(target, {})
     return [f"{name}{{{options[name]}}}" if name in options else name
             for name in DEFAULT if name in PASSES]
+
+
+def flattening_pipeline(target: str = "cpu") -> list[str]:
+    """What `-O` runs for `target` after the fixed point of `default_pipeline(target)`
+    (`FLATTENING`; empty for most targets). Raises `ValueError` for an unknown target."""
+    if target not in TARGETS:
+        raise ValueError(f"unknown target '{target}'; expected one of: {', '.join(TARGETS)}")
+    return list(FLATTENING.get(target, ()))
 
 
 def optimisation_passes() -> list[str]:
@@ -310,10 +376,11 @@ def optimise(
     pass and after every pass (`check`). Raises `ValueError` for an unknown pass name
     or target and `PipelineError` for a failing pass.
     """
-    if names is None:
-        names = default_pipeline(target)
+    stages = [names] if names is not None \
+        else [default_pipeline(target), flattening_pipeline(target)]
     with _collector_spares_the_input():
-        return _optimise(module, names, verify=verify, max_rounds=max_rounds, ctx=ctx)
+        return sum(_optimise(module, stage, verify=verify, max_rounds=max_rounds, ctx=ctx)
+                   for stage in stages)
 
 
 @contextmanager

@@ -386,3 +386,80 @@ def test_chunks_of_2_62_rows_do_not_overflow(threads: int) -> None:
     assert "memref.alloc" not in str(lower(prog.module, entries=["main"]))  # streamed
     for n in (2**62 + 12345, 2**63 - 1):
         assert prog.main(n) == _wrapped_iota_sum(n), n
+
+
+# Four loops of one block (unoptimised: the squares are a map of their own), none able
+# to fail: one OpenMP region of four phases (Note [One region per parallel phase] in
+# `l0.lowering.cpu.omp_phases`), a barrier before the squares of y and one before
+# their reduction; `failing`'s two maps are independent: no barrier.
+PHASES = """
+fun {[int], [int], int} main([int] a, [int] b) =
+  let x = map(fn int (int v) => v * 2, a) in
+  let y = map(fn int (int v) => v + 1, b) in
+  {x, y, reduce(op +, 0, map(fn int (int v) => v * v, y))}
+fun {[int], [int]} failing(int n, [int] a) =
+  let x = map(fn int (int i) => i * 2, iota(n)) in
+  let y = map(fn int (int i) => if i % 40000 = 39999 then a[i] else i, iota(n)) in
+  {x, y}
+"""
+
+
+def test_consecutive_loops_are_one_region() -> None:
+    from l0.api import CompiledProgram
+    from l0.lowering.pipeline import lower
+
+    plain = CompiledProgram(PHASES, "phases.l0", "interp", optimise=False)
+    text = str(lower(plain.module, target="multicore"))
+    regions = [r.split("func.func")[0] for r in text.split('"omp.parallel"')[1:]]
+    assert [(r.count('"omp.wsloop"'), r.count('"omp.barrier"')) for r in regions] \
+        == [(4, 2), (2, 0)]
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_phases_match_the_sequential_back_end(threads: int, data: np.ndarray) -> None:
+    a, b = data, data[::-1].copy()
+    prog = l0.compile(PHASES, backend="multicore", threads=threads, optimise=False)
+    seq = l0.compile(PHASES, backend="cpu", optimise=False)
+    for got, want in zip(prog.main(a, b), seq.main(a, b), strict=True):
+        np.testing.assert_array_equal(got, want)
+    # The second phase fails in every thread's chunk: the smallest index is reported.
+    with pytest.raises(L0Error) as info:
+        prog.failing(N, np.arange(3, dtype=np.int64))
+    assert "index 39999 out of bounds for array of size 3" in info.value.render()
+    assert info.value.loc.line == 8
+
+
+# Two maps in a sequential loop (their buffers allocated once, before it, by
+# `hoist-allocs`), the first of which may fail: one region, a barrier between them.
+# The first map fails at 39999 (thread 0) and 79999; the second would fail at 5, in
+# thread 0, had it run: the first map's error is the sequential run's.
+FAILING_PHASES = """
+fun int main(int n, [int] a) =
+  loop (acc = 0) = for it < 2 do
+    let y = map(fn int (int i) => if i % 40000 = 39999 then a[i] else i + it, iota(n)) in
+    let z = map(fn int (int i) => if i = 5 then a[i] else i * 3 + it, iota(n + 1)) in
+    acc + y[it] + z[it]
+  in acc
+"""
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_a_failing_phase_stops_the_phases_after_it(threads: int) -> None:
+    from l0.api import CompiledProgram
+    from l0.lowering.pipeline import lower
+
+    plain = CompiledProgram(FAILING_PHASES, "f.l0", "interp")
+    text = str(lower(plain.module, target="multicore"))
+    regions = [r.split("func.func")[0] for r in text.split('"omp.parallel"')[1:]]
+    assert [(r.count('"omp.wsloop"'), r.count('"omp.barrier"')) for r in regions] == [(2, 1)]
+    prog = l0.compile(FAILING_PHASES, filename="f.l0", backend="multicore", threads=threads)
+    with pytest.raises(L0Error) as info:
+        prog.main(N, np.arange(3, dtype=np.int64))
+    assert "index 39999 out of bounds for array of size 3" in info.value.render()
+    assert info.value.loc.line == 4
+    with pytest.raises(L0Error) as info:
+        prog.main(N, np.arange(39999, dtype=np.int64))
+    assert "index 5 out of bounds for array of size 39999" not in info.value.render()
+    assert "index 39999 out of bounds" in info.value.render()
+    # Below 39999 elements only the second map's index 5 could fail, and a has it.
+    assert prog.main(30000, np.arange(10, dtype=np.int64)) == (0 + 0) + (2 + 4)

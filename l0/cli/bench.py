@@ -1,6 +1,7 @@
 """`l0 bench`: time `main` of a program over its datasets; compare two such runs.
 
     l0 bench PROG.l0 [--backend B] [-O0] [-r N] [--datasets DIR] [--json FILE] [--profile]
+                 [--no-tuning]
     l0 bench --compare A.json B.json
 
 The datasets of a program are the inputs of its test block (docs/tools.md) and its
@@ -12,6 +13,8 @@ next run (main may update its unique arguments in place). The times are kept in
 microseconds, as `futhark bench` does, and the JSON has the shape of its:
 `{"PROG.l0": {"datasets": {"NAME": {"runtimes": [...], "min": ...}}}}`; with `--profile`
 each dataset also has the profile of its timed runs (`l0-run --profile`'s records).
+The run-time parameters of the program's tuning file (`l0.tuning`) are set unless
+`--no-tuning`.
 """
 
 from __future__ import annotations
@@ -59,6 +62,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     ap.add_argument("--profile", action="store_true",
                     help="count parallel regions and kernel launches (l0-run --profile) "
                     "over each dataset's timed runs and add them to the JSON as 'profile'")
+    ap.add_argument("--no-tuning", action="store_true",
+                    help="ignore the program's tuning file, PROG.l0.tuning (l0 autotune), "
+                    "which is read by default")
     ap.add_argument("--compare", nargs=2, metavar=("A.json", "B.json"),
                     help="print the speed-up of B over A per dataset (no program is run)")
     ap.set_defaults(run=run)
@@ -139,6 +145,10 @@ def bench(args: argparse.Namespace) -> int:
                       "with inputs, a .in file beside it, or --datasets DIR", "io-error")
     prog = CompiledProgram(source, str(program), args.backend, optimise=args.optimise,
                            main_only=True, isolate=False, profile=args.profile)
+    if not args.no_tuning:
+        from l0.tuning import tuned_values
+
+        prog.set_params(tuned_values(program, args.backend, prog.param_values()))
     progress = Progress(len(sets) * args.runs)
     results: dict[str, dict[str, Any]] = {}
     wrong = 0

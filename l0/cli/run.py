@@ -2,7 +2,7 @@
 
     l0-run [--backend=cpu|multicore|interp|gpu-sim|gpu] [--threads N] [--fast-math] [-O | -O0]
            [-r N] [-t FILE] [-b] [-v] [--profile FILE] [--param NAME=V]... [--print-params]
-           prog.l0 < input
+           [--no-tuning] prog.l0 < input
 
 Prints `main`'s result exactly as the 2014 compiler did (docs/reference.md §6.3).
 `-r N` runs `main` N times and `-t FILE` writes the time of each run in microseconds,
@@ -32,7 +32,9 @@ exits with 2.
 `--profile FILE` counts every parallel region (multicore) and kernel launch (gpu,
 gpu-sim) and writes them as JSON (`l0/cli/profile_table.py`; docs/tools.md); `--param
 NAME=V` sets a run-time parameter of the compiled code, `--print-params` lists them
-(`l0.lowering.runtime.run_tables`).
+(`l0.lowering.runtime.run_tables`). The values of the program's tuning file
+(`PROG.l0.tuning`, written by `l0 autotune`: `l0.tuning`) for its back end are set
+first, so `--param` wins; `--no-tuning` ignores the file.
 
 The input may mix text values and binary ones (Futhark's binary format,
 `l0/values/binary.py`); `-b` writes the result in binary. `-v` reports the time of
@@ -159,6 +161,12 @@ def build_argparser() -> argparse.ArgumentParser:
         "--print-params lists them)",
     )
     ap.add_argument(
+        "--no-tuning",
+        action="store_true",
+        help="ignore the program's tuning file, PROG.l0.tuning (written by l0 autotune; "
+        "read by default, before any --param)",
+    )
+    ap.add_argument(
         "--print-params",
         action="store_true",
         help="print the program's run-time parameters and their values, one "
@@ -246,7 +254,7 @@ def run(args: argparse.Namespace) -> int:
                 isolate=False, threads=args.threads, cache=not args.no_cache,
                 profile=args.profile is not None,
             )
-        prog.set_params(args.param_values)
+        prog.set_params({**_tuned(args, prog.param_values()), **args.param_values})
     except (BackendUnavailable, ValueError) as err:
         print(f"l0-run: error: {err}", file=sys.stderr)
         return 2
@@ -300,6 +308,16 @@ def run(args: argparse.Namespace) -> int:
         if args.verbose:
             print(format_table(records), file=sys.stderr)
     return 0
+
+
+def _tuned(args: argparse.Namespace, known: dict[str, int]) -> dict[str, int]:
+    """The values of the program's tuning file for its back end (`l0.tuning`), unless
+    `--no-tuning`."""
+    if args.no_tuning:
+        return {}
+    from l0.tuning import tuned_values
+
+    return tuned_values(args.program, args.backend, known)
 
 
 @contextlib.contextmanager

@@ -3,6 +3,7 @@
     l0 test [--backend B]... PATH...      test programs against their expectations
     l0 bench PROG.l0 [-r N] [--json F]    time main over the program's datasets
     l0 bench --compare A.json B.json      the speed-up per dataset between two runs
+    l0 autotune PROG.l0 [--backend B]     search its thresholds; write PROG.l0.tuning
     l0 dataset -g TYPE[:DIMS]... [-b]     random or given values, as text or binary
     l0 compile PROG.l0 [-o prog]          a native executable running main as l0-run does
     l0 check PROG.l0...                   parse and type check only
@@ -11,7 +12,7 @@
 
 `l0-run` and `l0-opt` stay the commands to run one program and to look at its IR.
 Each subcommand lives in its own module (`l0.cli.testcmd`, `l0.cli.bench`,
-`l0.cli.dataset`, `l0.cli.compile`, `l0.cli.check`, `l0.cli.repl`, `l0.cli.lsp`)
+`l0.cli.autotune`, `l0.cli.dataset`, `l0.cli.compile`, `l0.cli.check`, `l0.cli.repl`, `l0.cli.lsp`)
 and registers its parser here; docs/tools.md describes them.
 Bad arguments give a message and exit status 2, as argparse does.
 """
@@ -21,7 +22,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from l0.cli import bench, check, compile, dataset, lsp, repl, testcmd
+from l0.cli import autotune, bench, check, compile, dataset, lsp, repl, testcmd
 
 
 def build_argparser() -> argparse.ArgumentParser:
@@ -35,6 +36,7 @@ def build_argparser() -> argparse.ArgumentParser:
     commands = ap.add_subparsers(dest="command", metavar="COMMAND")
     testcmd.add_parser(commands)
     bench.add_parser(commands)
+    autotune.add_parser(commands)
     dataset.add_parser(commands)
     compile.add_parser(commands)
     check.add_parser(commands)
@@ -52,5 +54,5 @@ def main(argv: list[str] | None = None) -> None:
         print(f"l0 {version('l0')}")
         sys.exit(0)
     if args.command is None:
-        ap.error("a command is needed: test, bench, dataset, compile, check, repl or lsp")
+        ap.error("a command is needed: test, bench, autotune, dataset, compile, check, repl or lsp")
     sys.exit(args.run(args))

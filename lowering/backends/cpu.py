@@ -62,8 +62,8 @@ def compile_module(module: ModuleOp, *, target: str | Target = DEFAULT,
 def note_tables(jit: Any, lowered: ModuleOp) -> None:
     """Record on `jit` the run-time parameters and profiled sites of its `lowered`
     module (`l0.lowering.runtime.run_tables`)."""
-    jit.run_params = [Param(name, symbol, default)
-                      for symbol, name, default in run_params.params_in(lowered)]
+    jit.run_params = [Param(name, symbol, default, seen)
+                      for symbol, name, default, seen in run_params.params_in(lowered)]
     jit.profile_sites = [Site(name, symbol) for symbol, name in profile_ir.sites_in(lowered)]
 
 

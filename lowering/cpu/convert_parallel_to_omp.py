@@ -13,27 +13,32 @@ The multicore back end's step between the parallel form and LLVM IR
 as xDSL's `convert-scf-to-openmp` builds it (its first dimension; the others stay an
 inner `scf.parallel`, run sequentially by each thread), with an `if` clause: a loop of
 too little work runs on the calling thread alone (Note [Sequential below a
-threshold]). The LLVM emitter (`l0.lowering.llvm.omp`) outlines the region and calls
-libgomp. With `profile`, each region is counted (`l0.lowering.loop_ir.profile`).
+threshold]). Then consecutive regions of a block become one region whose `omp.wsloop`s
+are its phases, with `omp.barrier` between two phases only where the later one must
+wait (`l0.lowering.cpu.omp_phases`, Note [One region per parallel phase]; option
+`merge`, on by default). The LLVM emitter (`l0.lowering.llvm.omp`) outlines each region
+and calls libgomp. With `profile`, each region is counted (`l0.lowering.loop_ir.profile`).
 
 Note [Sequential below a threshold]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-Waking threads costs a few microseconds on an idle machine and milliseconds on a
-loaded one (a worker waiting for a CPU), so a region forks only when its work pays
-for it: its trip count times the estimated work of one iteration reaches the
-region's threshold, the run-time parameter `SITE.min_work` (`l0.lowering.loop_ir.run_params`;
-SITE the region's name, Note [Names of parallel sites] in `l0.lowering.loop_ir.profile`),
-and it has two iterations or more. Otherwise the `if` clause is false and the
-outlined loop runs on the calling thread as thread 0 of 1: no `GOMP_parallel`, no
-wake-up. The default threshold is WORK_PER_THREAD (2^14) times the thread count, so
-each thread would get some 10^4 operations. An iteration's work is counted at
-compile time (`iteration_work`): one per operation, a call or a copy CALL_WORK, an
-inner loop UNKNOWN_TRIPS times its body (its trip count is not known here), a branch
-its dearer side. A loop over chunks (the reductions, scans and filters of
-`chunk_count`, the allocating loops of `chunk-parallel`) is judged by its rows
-(`chunked_rows`) times the work of one row. The comparison is made when the
-region is reached, against the value the parameter has then, so `--param` changes it
-without compiling again.
+Waking threads costs a few microseconds on an idle machine and milliseconds on a loaded
+one (a worker waiting for a CPU), so a region forks only when its work pays for it: its
+trip count times the estimated work of one iteration reaches the region's threshold
+(`run_params.reaches`), the run-time parameter `SITE.min_work`
+(`l0.lowering.loop_ir.run_params`; SITE the region's name, Note [Names of parallel
+sites] in `l0.lowering.loop_ir.profile`), and it has two iterations or more. Otherwise
+the `if` clause is false and the outlined loop runs on the calling thread as thread 0 of
+1: no `GOMP_parallel`, no wake-up. The default threshold is WORK_PER_THREAD (2^14) times
+the thread count, so each thread would get some 10^4 operations. An iteration's work is
+counted at compile time (`iteration_work`): one per operation, a call or a copy
+CALL_WORK, an inner loop UNKNOWN_TRIPS times its body (its trip count is not known
+here), a branch its dearer side; an inner loop whose bounds are defined before the
+region counts its trip count times its body instead, computed when the region is
+reached (`run_time_work`: a map over 25 columns of a fold over 10^6 rows each forks).
+A loop over chunks (the reductions, scans and filters of `chunk_count`, the allocating
+loops of `chunk-parallel`) is judged by its rows (`chunked_rows`) times the work of one
+row. The comparison is made when the region is reached, against the value the
+parameter has then, so `--param` changes it without compiling again.
 
 Which way a region ran changes no result: the sequential path runs the same
 outlined body over all iterations in order, as one thread whose chunk is everything,
@@ -77,10 +82,11 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, omp, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, ModuleOp
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from l0.lowering.cpu.omp_phases import merge_regions, phases
 from l0.lowering.loop_ir import profile as profile_ir
 from l0.lowering.loop_ir import run_params
 from l0.lowering.loop_ir.builder import CodeBuilder
@@ -130,6 +136,75 @@ def _work(op: Operation, trips: int = UNKNOWN_TRIPS) -> int:
         return 1 + max((sum(_work(o, trips) for b in r.blocks for o in b.ops)
                         for r in op.regions), default=0)
     return 1
+
+
+_BOUND_OPS = frozenset({"memref.dim", "arith.constant", "arith.addi", "arith.subi",
+                        "arith.muli", "arith.index_cast", "arith.minsi", "arith.maxsi"})
+"""Ops a loop bound inside a region may be computed with and still be computed before
+it (none can fail or has effects)."""
+
+
+def _before(v: SSAValue, par: scf.ParallelOp) -> bool:
+    """Whether `v` can be computed before `par`: defined outside it, or by `_BOUND_OPS`
+    from such values."""
+    owner = v.owner
+    if isinstance(owner, Block):
+        definer = owner.parent_op()
+        return definer is None or not par.is_ancestor(definer)
+    if not par.is_ancestor(owner):
+        return True
+    return owner.name in _BOUND_OPS and all(_before(o, par) for o in owner.operands)
+
+
+def _computed_before(b: CodeBuilder, v: SSAValue, par: scf.ParallelOp) -> SSAValue:
+    """`v` (`_before`), computed by `b` before `par`."""
+    owner = v.owner
+    if isinstance(owner, Block) or not par.is_ancestor(owner):
+        return v
+    assert isinstance(owner, Operation)
+    operands = [_computed_before(b, o, par) for o in owner.operands]
+    copy = owner.clone(value_mapper=dict(zip(owner.operands, operands, strict=True)))
+    b.add(copy)
+    assert isinstance(v, OpResult)
+    return copy.results[v.index]
+
+
+def _loops_counted_before(par: scf.ParallelOp) -> list[scf.ForOp]:
+    """The loops of an iteration of `par` (in branches too, not inside another loop)
+    whose bounds can be computed before `par` (`_before`): their trip counts are known
+    when the region is reached (a fold over the rows of an array inside a map over its
+    columns)."""
+    found: list[scf.ForOp] = []
+    pending = [b for r in par.regions for b in r.blocks]
+    while pending:
+        for o in pending.pop().ops:
+            if isinstance(o, scf.ForOp):
+                if all(_before(v, par) for v in (o.lb, o.ub, o.step)):
+                    found.append(o)
+            elif o.regions and not isinstance(o, scf.WhileOp | scf.ParallelOp):
+                pending.extend(b for r in o.regions for b in r.blocks)
+    return found
+
+
+def run_time_work(b: CodeBuilder, par: scf.ParallelOp, work: int) -> int | SSAValue:
+    """The work of one iteration of `par`, `work` (`iteration_work`) with each loop of
+    `_loops_counted_before` counted by its trip count instead of UNKNOWN_TRIPS,
+    computed before the region; at least 1, at most MOST_WORK (`work` itself where
+    there is no such loop)."""
+    loops = _loops_counted_before(par)
+    if not loops:
+        return work
+    total = b.i64(work)
+    for loop in loops:
+        body = max(1, sum(_work(o) for o in loop.body.block.ops))
+        lb, ub, step = (b.to_i64(_computed_before(b, v, par))
+                        for v in (loop.lb, loop.ub, loop.step))
+        span = b.subi(ub, lb)
+        trips = b.maxsi(b.val(arith.CeilDivSIOp(span, b.maxsi(step, b.i64(1)))), b.i64(0))
+        trips = b.val(arith.MinSIOp(trips, b.i64(MOST_WORK // body)))
+        extra = b.subi(b.muli(trips, b.i64(body)), b.i64(UNKNOWN_TRIPS * body))
+        total = b.addi(total, extra)
+    return b.val(arith.MinSIOp(b.maxsi(total, b.i64(1)), b.i64(MOST_WORK)))
 
 
 MIN_WORK = "min_work"
@@ -261,24 +336,28 @@ def parallel_copy(op: memref.CopyOp) -> None:
 # ---------------------------------------------------------------------------------------
 
 
-def to_omp(par: scf.ParallelOp, name: str, profile: bool = False) -> None:
+def to_omp(par: scf.ParallelOp, name: str,
+           profile: bool = False) -> tuple[omp.ParallelOp, SSAValue]:
     """The reduction-free `par` -> omp.parallel/wsloop/loop_nest over its first
     dimension (module docstring), forking only above its threshold `NAME.min_work`
-    (Note [Sequential below a threshold]); with `profile`, counted as the site `name`
-    (`l0.lowering.loop_ir.profile`)."""
+    (Note [Sequential below a threshold]; with `profile`, the work it compares is noted
+    for `l0 autotune`), named `name` (the site of its threshold and profile); and its
+    trip count (i64)."""
     b = CodeBuilder.before(par)
     lb, ub, step = par.lowerBound[0], par.upperBound[0], par.step[0]
     span = b.to_i64(b.val(arith.SubiOp(ub, lb)))
     trips = b.maxsi(b.val(arith.CeilDivSIOp(span, b.to_i64(step))), b.i64(0))
-    min_work = run_params.load(b, par, f"{name}.{MIN_WORK}", f"threads*{WORK_PER_THREAD}")
     # A loop over chunks works on their rows: rows * work per row, else trips * work.
     rows = chunked_rows(ub)
     count = trips if rows is None else b.to_i64(rows)
     work = iteration_work(par, per_row=rows is not None)
-    # count * work >= min_work, without overflow: count >= ceil(min_work / work)
-    least = b.val(arith.CeilDivSIOp(min_work, b.i64(work)))
-    big = b.andi(b.cmpi("sge", trips, b.i64(2)), b.cmpi("sge", count, least))
-    start = profile_ir.now(b, par) if profile else None
+    # Inner loops counted before the region weigh their trip counts (not chunked rows,
+    # whose loops over a chunk's rows count once).
+    weight = work if rows is not None else run_time_work(b, par, work)
+    enough = run_params.reaches(b, par, f"{name}.{MIN_WORK}", f"threads*{WORK_PER_THREAD}",
+                                run_params.saturated_product(b, count, weight),
+                                record=profile)
+    big = b.andi(b.cmpi("sge", trips, b.i64(2)), enough)
     body = par.body.block
     nest_block = Block(arg_types=[lb.type])
     if len(par.lowerBound) > 1:
@@ -309,25 +388,44 @@ def to_omp(par: scf.ParallelOp, name: str, profile: bool = False) -> None:
                               regions=[Region(Block([wsloop, omp.TerminatorOp()]))])
     profile_ir.tag(parallel, name)
     Rewriter.replace_op(par, parallel, [])
-    if start is not None:
-        after = CodeBuilder.after(parallel)
-        threads = after.select(big, parallel_width(after, parallel), after.i64(1))
-        profile_ir.record(after, parallel, name, threads, trips,
-                          profile_ir.since(after, parallel, start))
+    return parallel, trips
+
+
+def count(region: omp.ParallelOp, trips: Sequence[SSAValue]) -> None:
+    """Count `region` (its loops' `trips`) as one launch of its site
+    (`l0.lowering.loop_ir.profile`): a region of several phases counts their
+    iterations together, under its first loop's name."""
+    assert region.if_expr is not None
+    start = profile_ir.now(CodeBuilder.before(region), region)
+    after = CodeBuilder.after(region)
+    threads = after.select(region.if_expr, parallel_width(after, region), after.i64(1))
+    total = trips[0]
+    for t in trips[1:]:
+        total = after.addi(total, t)
+    profile_ir.record(after, region, profile_ir.name_of(region, "parallel"), threads, total,
+                      profile_ir.since(after, region, start))
+
+
 
 
 @dataclass(frozen=True)
 class ConvertParallelToOmpPass(ModulePass):
     """Outermost scf.parallel loops -> omp.parallel + omp.wsloop (static schedule), with
     reductions made into partial results per chunk first and large copies of rank >= 2
-    outside parallel loops made parallel loops over rows; the multicore back end's input
-    level (`docs/backend.md`)."""
+    outside parallel loops made parallel loops over rows; consecutive loops of a block
+    then run as the phases of one region, with barriers only where a phase must wait
+    for an earlier one (`{merge=false}`: a region per loop); the multicore back end's
+    input level (`docs/backend.md`)."""
 
     name = "convert-parallel-to-omp"
 
     profile: bool = False
     """Count each region's launches, threads, iterations and time
     (`l0.lowering.loop_ir.profile`)."""
+
+    merge: bool = True
+    """Join consecutive regions of a block into one region of phases (Note [One region
+    per parallel phase] in `l0.lowering.cpu.omp_phases`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for copy in [o for o in op.walk() if copy_by_rows(o)]:
@@ -338,8 +436,15 @@ class ConvertParallelToOmpPass(ModulePass):
                     and _unit_step(par):
                 chunk_reduction(par)
         names: set[str] = set()
+        trips: dict[omp.WsLoopOp, SSAValue] = {}
         for par in [o for o in op.walk() if isinstance(o, scf.ParallelOp)]:
             if par.parent is not None and outermost(par) and not par.initVals:
-                to_omp(par, profile_ir.unique_name(names, profile_ir.name_of(par, "parallel")),
-                       self.profile)
+                region, n = to_omp(par, profile_ir.unique_name(
+                    names, profile_ir.name_of(par, "parallel")), self.profile)
+                trips[phases(region)[0]] = n
+        if self.merge:
+            merge_regions(op)
+        if self.profile:
+            for region in [o for o in op.walk() if isinstance(o, omp.ParallelOp)]:
+                count(region, [trips[w] for w in phases(region)])
 

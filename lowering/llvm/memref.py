@@ -499,7 +499,9 @@ def _get_global(fe: FunctionEmitter, op: memref.GetGlobalOp) -> None:
     gv, _ = entry
     t = cast(MemRefType, op.memref.type)
     sizes = [i64(cast(int, s)) for s in layout_of(t).shape]
-    fe.set(op.memref, make_desc(fe.b, t, NULL, gv, i64(0), sizes, []))
+    # a pointer to the elements, not to the array: stores check the pointee's type
+    data = fe.b.bitcast(gv, memory_type(elem_type(t)).as_pointer())
+    fe.set(op.memref, make_desc(fe.b, t, NULL, data, i64(0), sizes, []))
 
 
 HANDLERS: dict[type[Operation], Handler] = {

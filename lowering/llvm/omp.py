@@ -1,7 +1,11 @@
 """`omp` to LLVM IR: an `omp.parallel` region becomes a function run by libgomp's threads.
 
 The multicore back end's input has, per outermost parallel loop, one
-`omp.parallel { omp.wsloop { omp.loop_nest } }` (`convert-parallel-to-omp`). Nothing in
+`omp.parallel { omp.wsloop { omp.loop_nest } }` (`convert-parallel-to-omp`), or, for
+consecutive loops, one `omp.parallel` of several `omp.wsloop`s, its phases, with
+`omp.barrier` between some (Note [One region per parallel phase] in
+`l0.lowering.cpu.omp_phases`): each thread runs its chunk of each phase in turn, calling
+`GOMP_barrier` where there is one (not when the region runs serially). Nothing in
 xDSL lowers `omp` to LLVM; the emission here is direct, against libgomp's ABI:
 
     void GOMP_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags)
@@ -188,14 +192,26 @@ def rematerialised(v: SSAValue) -> bool:
     return isinstance(v.owner, arith.ConstantOp)
 
 
-def _loop_nest(op: omp.ParallelOp) -> omp.LoopNestOp:
-    wsloop = op.region.block.first_op
-    if not isinstance(wsloop, omp.WsLoopOp):
+def _phases(op: omp.ParallelOp) -> list[omp.LoopNestOp | omp.BarrierOp]:
+    """The phases of region `op` (its loops' `omp.loop_nest`s) and the barriers
+    between them, in order (Note [One region per parallel phase] in
+    `l0.lowering.cpu.omp_phases`)."""
+    out: list[omp.LoopNestOp | omp.BarrierOp] = []
+    for inner in op.region.block.ops:
+        if isinstance(inner, omp.BarrierOp):
+            out.append(inner)
+        elif isinstance(inner, omp.WsLoopOp):
+            nest = inner.body.block.first_op
+            if not isinstance(nest, omp.LoopNestOp) or len(nest.lowerBound) != 1:
+                raise LoweringError("expected omp.wsloop to hold a one-dimensional "
+                                    "omp.loop_nest")
+            out.append(nest)
+        elif not isinstance(inner, omp.TerminatorOp):
+            raise LoweringError(f"expected omp.parallel to hold omp.wsloop and omp.barrier "
+                                f"ops, not {inner.name}")
+    if not any(isinstance(p, omp.LoopNestOp) for p in out):
         raise LoweringError("expected omp.parallel to hold an omp.wsloop")
-    nest = wsloop.body.block.first_op
-    if not isinstance(nest, omp.LoopNestOp) or len(nest.lowerBound) != 1:
-        raise LoweringError("expected omp.wsloop to hold a one-dimensional omp.loop_nest")
-    return nest
+    return out
 
 
 # --------------------------------------------------------------------------- the caller
@@ -216,11 +232,11 @@ def _alloca(b: ir.IRBuilder, ty: ir.Type, size: ir.Value | None = None) -> ir.Va
 
 def _emit_parallel(fe: FunctionEmitter, op: omp.ParallelOp) -> None:
     mod = fe.mod
-    nest = _loop_nest(op)
+    steps = _phases(op)
     values = [v for v in captured(op) if not rematerialised(v)]
     slots = [t for v in values for t in component_types(v.type)]
     data_ty = ir.LiteralStructType([PTR, PTR, I32, *slots])
-    outlined = _outline(fe, op, nest, values, data_ty)
+    outlined = _outline(fe, op, steps, values, data_ty)
 
     sp = fe.b.call(fe.rt.stacksave(), [])
     data = _alloca(fe.alloca_b, data_ty)
@@ -270,6 +286,9 @@ def _outlined_emitter_class() -> type:
 
         state: ir.Value
         thread: ir.Value
+        resume: ir.Block | None = None
+        """Where a failing thread goes on: the end of its phase in a region of several
+        (the others may wait for it at a barrier), else nowhere (it returns)."""
         _fail: ir.Block | None  # FunctionEmitter's, declared here for the import cycle
 
         @property
@@ -284,16 +303,19 @@ def _outlined_emitter_class() -> type:
                                             ir.Constant(ir.IntType(1), 0)])
                 fb.atomic_rmw("min", fb.gep(self.state, [i64(STATE_FIRST)], source_etype=I64),
                               self.thread, "monotonic")
-                fb.ret_void()
+                if self.resume is None:
+                    fb.ret_void()
+                else:
+                    fb.branch(self.resume)
             return self._fail
 
     return OutlinedEmitter
 
 
-def _outline(fe: FunctionEmitter, op: omp.ParallelOp, nest: omp.LoopNestOp,
-             values: list[SSAValue], data_ty: ir.LiteralStructType) -> ir.Function:
+def _outline(fe: FunctionEmitter, op: omp.ParallelOp,
+             steps: list[omp.LoopNestOp | omp.BarrierOp], values: list[SSAValue],
+             data_ty: ir.LiteralStructType) -> ir.Function:
     from l0.lowering.llvm.emit import FuncInfo
-    from l0.lowering.llvm.scf import _StackScope
 
     mod = fe.mod
     mod.outlined += 1
@@ -341,7 +363,31 @@ def _outline(fe: FunctionEmitter, op: omp.ParallelOp, nest: omp.LoopNestOp,
         b.store(b.call(_thread_stack_floor(mod), []),
                 b.gep(ctx, [i64(abi.CTX_STACK_FLOOR)], source_etype=I64))
 
-    # This thread's static chunk of the iterations.
+    several = sum(isinstance(p, omp.LoopNestOp) for p in steps) > 1
+    earlier_fails = False
+    for step in steps:
+        if isinstance(step, omp.BarrierOp):
+            # Alone (serially, or nested in another team) there is no one to wait for.
+            with b.if_then(b.not_(is_serial)):
+                b.call(_declare(mod, "GOMP_barrier", VOID, []), [])
+            continue
+        fails = any(isinstance(o, _FAILS) for o in step.walk())
+        _emit_phase(sub, step, state, t, nt, several, earlier_fails, fails)
+        earlier_fails = earlier_fails or fails
+    b.ret_void()
+    a.branch(fn.blocks[1])
+    return fn
+
+
+def _emit_phase(sub: Any, nest: omp.LoopNestOp, state: ir.Value, t: ir.Value, nt: ir.Value,
+                several: bool, earlier_fails: bool, can_fail: bool) -> None:
+    """This thread's static chunk of `nest`'s iterations. In a region of `several`
+    phases a failure goes on to the phase's end, and a phase after one that may fail
+    runs only if nothing failed (Note [One region per parallel phase] in
+    `l0.lowering.cpu.omp_phases`)."""
+    from l0.lowering.llvm.scf import _StackScope
+
+    b = sub.b
     lb, ub, step = sub.get(nest.lowerBound[0]), sub.get(nest.upperBound[0]), sub.get(nest.step[0])
     # Ceilings as (x - 1) / d + 1 and x / d + (x % d != 0), and the end as the trip
     # count when fewer than `per` trips are left: (x + d - 1) / d and begin + per would
@@ -353,11 +399,17 @@ def _outline(fe: FunctionEmitter, op: omp.ParallelOp, nest: omp.LoopNestOp,
     per = b.add(b.sdiv(trips, nt), inexact)
     begin = b.mul(t, per)
     end = b.select(b.icmp_signed("<", b.sub(trips, begin), per), trips, b.add(begin, per))
-    can_fail = any(isinstance(o, _FAILS) for o in nest.walk())
 
-    pre = b.block
     head, body, exit_ = sub.block("omp.head"), sub.block("omp.body"), sub.block("omp.end")
-    b.branch(head)
+    if several:
+        sub._fail, sub.resume = None, exit_
+    if earlier_fails:
+        first = b.load_atomic(b.gep(state, [i64(STATE_FIRST)], source_etype=I64),
+                              "monotonic", 8, typ=I64)
+        b.cbranch(b.icmp_signed("==", first, i64(NO_FAILURE)), head, exit_)
+    else:
+        b.branch(head)
+    pre = b.block
     b.position_at_end(head)
     k = b.phi(I64)
     k.add_incoming(begin, pre)
@@ -378,9 +430,6 @@ def _outline(fe: FunctionEmitter, op: omp.ParallelOp, nest: omp.LoopNestOp,
     k.add_incoming(b.add(k, i64(1)), b.block)
     b.branch(head)
     b.position_at_end(exit_)
-    b.ret_void()
-    a.branch(fn.blocks[1])
-    return fn
 
 
 def _emit_region_only(fe: FunctionEmitter, op: Operation) -> None:

@@ -48,7 +48,9 @@ from l0.lowering.memory.fold_carries import (
 )
 from l0.lowering.memory.memory_plan import (
     Free,
+    add_carried,
     alloc_sizes,
+    append_yield,
     checked_product,
     dies_at,
     fold_alloc_dims,
@@ -208,7 +210,7 @@ def _carry(alloc: memref.AllocOp, free: Free, loop: scf.ForOp) -> scf.ForOp:
     # initial value of the loop inside it.
     threaded: list[scf.ForOp] = []
     for level in reversed(nest):
-        level, incoming = _add_carried(level, incoming)
+        level, incoming = add_carried(level, incoming)
         threaded.append(level)
     # At the allocation: grow if needed, then view.
     b = CodeBuilder.before(alloc)
@@ -236,7 +238,7 @@ def _carry(alloc: memref.AllocOp, free: Free, loop: scf.ForOp) -> scf.ForOp:
     # returned, the innermost what this iteration used.
     outgoing = buffer
     for level in reversed(threaded):
-        _append_yield(level, outgoing)
+        append_yield(level, outgoing)
         outgoing = level.results[-1]
     outer = threaded[0].parent_block()
     assert outer is not None
@@ -311,26 +313,3 @@ def _free_if_owned(b: CodeBuilder, buffer: SSAValue) -> None:
         return []
 
     b.if_(owned, [], free)
-
-
-def _add_carried(loop: scf.ForOp, init: SSAValue) -> tuple[scf.ForOp, SSAValue]:
-    """`loop` rebuilt with one more carried value, `init`; and its block argument."""
-    body = loop.body.block
-    arg = body.insert_arg(init.type, len(body.args))
-    region = loop.detach_region(loop.body)
-    new = scf.ForOp(loop.lb, loop.ub, loop.step, [*loop.iter_args, init], region)
-    parent = loop.parent_block()
-    assert parent is not None
-    parent.insert_op_before(new, loop)
-    for old, res in zip(loop.results, new.results, strict=False):
-        old.replace_all_uses_with(res)
-    Rewriter.erase_op(loop)
-    return new, arg
-
-
-def _append_yield(loop: scf.ForOp, v: SSAValue) -> None:
-    term = loop.body.block.last_op
-    assert isinstance(term, scf.YieldOp)
-    term.operands = [*term.operands, v]
-
-

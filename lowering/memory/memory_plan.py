@@ -232,3 +232,24 @@ def constant_int(v: SSAValue) -> int | None:
         if isinstance(value, IntegerAttr):
             return value.value.data
     return None
+
+
+def add_carried(loop: scf.ForOp, init: SSAValue) -> tuple[scf.ForOp, SSAValue]:
+    """`loop` rebuilt with one more carried value, `init`; and its block argument."""
+    body = loop.body.block
+    arg = body.insert_arg(init.type, len(body.args))
+    region = loop.detach_region(loop.body)
+    new = scf.ForOp(loop.lb, loop.ub, loop.step, [*loop.iter_args, init], region)
+    parent = loop.parent_block()
+    assert parent is not None
+    parent.insert_op_before(new, loop)
+    for old, res in zip(loop.results, new.results, strict=False):
+        old.replace_all_uses_with(res)
+    Rewriter.erase_op(loop)
+    return new, arg
+
+
+def append_yield(loop: scf.ForOp, v: SSAValue) -> None:
+    term = loop.body.block.last_op
+    assert isinstance(term, scf.YieldOp)
+    term.operands = [*term.operands, v]

@@ -35,12 +35,33 @@ an H100's 132 multiprocessors of 2048 threads."""
 
 @dataclass(frozen=True)
 class Param:
-    """A run-time parameter: its name, the symbol of its global and its default
-    (`UNIT*FACTOR`, `default_value`)."""
+    """A run-time parameter: its name, the symbol of its global, its default
+    (`UNIT*FACTOR`, `default_value`) and the symbol of its table of compared sizes
+    ("" when the code was compiled without profiling: Note [Thresholds record what they
+    compare] in `l0.lowering.loop_ir.run_params`)."""
 
     name: str
     symbol: str
     default: str
+    seen: str = ""
+
+
+SEEN_CAPACITY = 64
+"""How many distinct compared sizes a parameter's table keeps (Note [Thresholds record
+what they compare] in `l0.lowering.loop_ir.run_params`)."""
+
+NEVER = (1 << 63) - 1
+"""The value of a threshold that no size reaches: the sizes compared with thresholds are
+saturated below it (`run_params.saturated_product`)."""
+
+
+@dataclass(frozen=True)
+class Compared:
+    """The distinct sizes compared with a parameter since the last reset, ascending,
+    and how many more did not fit in its table."""
+
+    sizes: tuple[int, ...]
+    dropped: int
 
 
 @dataclass(frozen=True)
@@ -86,6 +107,8 @@ class RunTables:
                         for p in params}
         self._counters = [(s.name, (ctypes.c_int64 * 4).from_address(_address(engine, s.symbol)))
                           for s in sites]
+        self._seen = {p.name: (ctypes.c_int64 * (2 + SEEN_CAPACITY)).from_address(
+            _address(engine, p.seen)) for p in params if p.seen}
         self._defaults = {p.name: default_value(p.default, device) for p in params}
         self._values = dict(self._defaults)
 
@@ -112,8 +135,18 @@ class RunTables:
         self._values.update(values)
 
     def reset_profile(self) -> None:
-        for _, cells in self._counters:
+        """Zero the profile's counters and the tables of compared sizes."""
+        for cells in [c for _, c in self._counters] + list(self._seen.values()):
             ctypes.memset(cells, 0, ctypes.sizeof(cells))
+
+    def compared(self) -> dict[str, Compared]:
+        """The sizes each parameter was compared with since the last reset, for the
+        parameters whose code notes them (compiled with profiling)."""
+        found = {}
+        for name, cells in self._seen.items():
+            held = max(0, min(cells[0], SEEN_CAPACITY))
+            found[name] = Compared(tuple(sorted(set(cells[2:2 + held]))), cells[1])
+        return found
 
     def profile(self) -> list[dict[str, Any]]:
         """The counters since the last reset: launches, threads and iterations summed
@@ -129,11 +162,11 @@ def unknown_param_message(name: str, known: Sequence[str]) -> str:
 
 
 def params_to_json(params: Sequence[Param]) -> list[list[str]]:
-    return [[p.name, p.symbol, p.default] for p in params]
+    return [[p.name, p.symbol, p.default, p.seen] for p in params]
 
 
 def params_from_json(data: Sequence[Sequence[str]]) -> list[Param]:
-    return [Param(str(n), str(s), str(d)) for n, s, d in data]
+    return [Param(*(str(field) for field in p)) for p in data]
 
 
 def sites_to_json(sites: Sequence[Site]) -> list[list[str]]:

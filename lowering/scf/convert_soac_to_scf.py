@@ -210,12 +210,14 @@ _SHAPE_QUERIES = (arith.ConstantOp, arith.IndexCastOp, memref.DimOp)
 
 def perfect_inner_map(op: msoac.MapOp) -> msoac.MapOp | None:
     """The inner map of a perfect nest of two maps (one two-dimensional parallel loop),
-    or None: the outer lambda does nothing but map its input rows, in order, into its
-    destination rows, which it yields; every input and destination is two-dimensional
-    and nothing is allocated."""
+    or None: the outer lambda does nothing but one inner map into its destination rows,
+    which it yields (and shape queries); the inner map's inputs are rows of the outer
+    inputs or arrays from outside the nest, its destinations are the outer lambda's, in
+    order; every destination has rank 2 or more and nothing is allocated. The inner
+    lambda may use the outer rows as arrays (Note [Perfect nests of two maps])."""
     if op.allocated or not op.outs:
         return None
-    if any(rank_of(v.type) != 2 for v in [*op.inputs, *op.outs]):
+    if any(rank_of(v.type) < 2 for v in op.outs):
         return None
     block = op.body.block
     maps = [o for o in block.ops if isinstance(o, msoac.MapOp)]
@@ -223,42 +225,75 @@ def perfect_inner_map(op: msoac.MapOp) -> msoac.MapOp | None:
         return None
     inner, term = maps[0], block.last_op
     assert isinstance(term, msoac.YieldOp)
-    # Besides the inner map only shape queries that only feed each other (dropped).
-    dropped: set[Operation] = set()
-    for o in reversed(list(block.ops)):
-        if o is inner or o is term:
-            continue
-        if not isinstance(o, _SHAPE_QUERIES) or any(
-                u.operation not in dropped for r in o.results for u in r.uses):
-            return None
-        dropped.add(o)
+    if any(o is not inner and o is not term and not isinstance(o, _SHAPE_QUERIES)
+           for o in block.ops):
+        return None
     k = len(op.inputs)
     rows_, dests = list(block.args[:k]), list(block.args[k:])
-    if inner.allocated or list(inner.inputs) != rows_ or list(inner.outs) != dests:
+    if inner.allocated or list(inner.outs) != dests or list(term.values) != dests:
         return None
-    if list(term.values) != dests:
+    if not inner.inputs or any(
+            v not in rows_ and (v.owner is block or (isinstance(v.owner, Operation)
+                                                     and v.owner.parent is block))
+            for v in inner.inputs):
         return None
-    # The inner lambda must not see the rows as arrays (the nest has no row views).
-    for o in inner.body.walk():
-        for v in o.operands:
-            if v.owner is block or (isinstance(v.owner, Operation) and v.owner.parent is block):
-                return None
     return inner
+
+
+# Note [Perfect nests of two maps]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# `distribute` (docs/passes.md) leaves maps like `map(fn (x, s) => map(fn (j) =>
+# f(x, s, j), iota(m)), xs, ss)`: one inner map, over an array from outside the nest
+# or a row of an outer input, whose body reads the outer element freely. Such a nest
+# is one two-dimensional `scf.parallel` over (i, j): the body binds the outer rows it
+# reads (a load, or a view of row i), recomputes the outer lambda's shape queries,
+# and then runs the inner lambda on element j (of row i, for an outer input's row)
+# into destination [i, j]. The rows of the inner map's inputs and destinations are
+# taken from the outer arrays directly (`a[i, j]`), as the nest of two maps over
+# rows always was. A kernel (gpu) or region (multicore) then spans n x m iterations
+# where it spanned n.
 
 
 def _map_nest(b: CodeBuilder, op: msoac.MapOp, inner: msoac.MapOp, n: SSAValue) -> None:
     """A perfect nest of two maps -> one two-dimensional `scf.parallel` over (row, column)
-    loading, computing (the inner lambda) and storing elements."""
-    m = b.dim(op.inputs[0], 1)
+    (Note [Perfect nests of two maps])."""
+    outer = op.body.block
+    term = outer.last_op
+    source: dict[SSAValue, SSAValue] = dict(zip(outer.args, [*op.inputs, *op.outs],
+                                                strict=True))
+    inputs, outs = list(inner.inputs), list(inner.outs)
+    first = inputs[0]
+    m = b.dim(source[first], 1) if first in source else b.dim(first, 0)
     block = Block(arg_types=[b.index(0).type] * 2)
     lb = CodeBuilder.at_end(block)
     i, j = (lb.to_i64(a) for a in block.args)
-    xs = [lb.load(a, [i, j]) for a in op.inputs]
-    ys = inline_lambda(inner.body.block, lb, xs)
-    for y, o in zip(ys, op.outs, strict=True):
+    # The outer rows the inner lambda (or a shape query) reads as values of their own.
+    for arg in outer.args:
+        if any(u.operation is not inner and u.operation is not term for u in arg.uses):
+            row = lb.row(source[arg], [i])
+            for use in list(arg.uses):
+                if use.operation is not inner and use.operation is not term:
+                    use.operation.operands[use.index] = row
+    for query in list(outer.ops):
+        if query is not inner and query is not term:
+            query.detach()
+            lb.add(query)
+    xs = [lb.row(source[v], [i, j]) if v in source else lb.row(v, [j]) for v in inputs]
+    dests = [lb.row(source[out], [i, j]) for out in outs if rank_of(out.type) >= 2]
+    ys = inline_lambda(inner.body.block, lb, [*xs, *dests])
+    it = iter(dests)
+    for y, o in zip(ys, outs, strict=True):
+        if rank_of(o.type) >= 2:
+            d = next(it)
+            if y is not d:
+                lb.copy(y, d)
+            continue
         if isinstance(y.type, CertType):
             y = lb.bool(True)
-        lb.store(y, o, [i, j])
+        if isinstance(y.type, MemRefType):
+            lb.copy(y, lb.row(source[o], [i, j]))
+        else:
+            lb.store(y, source[o], [i, j])
     lb.add(scf.ReduceOp())
     zero, one = b.index(0), b.index(1)
     b.add(scf.ParallelOp([zero, zero], [b.to_index(n), b.to_index(m)], [one, one],

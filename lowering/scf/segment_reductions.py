@@ -273,21 +273,25 @@ def _uses_lambda_values(red: msoac.ReduceOp | msoac.ScanOp, op: msoac.MapOp) -> 
     return False
 
 
-def segment(seg: SegmentedReduction, threshold: str) -> None:
+def segment(seg: SegmentedReduction, threshold: str, profile: bool = False) -> None:
     """Replace the map by the choice between it and its segmented form (module
-    docstring)."""
+    docstring). With `profile`, the row counts compared with the threshold are noted
+    for `l0 autotune` (`run_params.reaches`)."""
     op = seg.map
     b = CodeBuilder.before(op)
     name = site_name(op, "map")
     m = b.dim(op.inputs[0], 0)
     n = seg.length(b, 0)
-    below = run_params.load(b, op, f"{name}.{PARAM_SUFFIX}", threshold)
+    param = f"{name}.{PARAM_SUFFIX}"
+    below = run_params.load(b, op, param, threshold)
     per_row = b.val(arith.CeilDivSIOp(below, b.maxsi(m, b.i64(1))))
     count = b.maxsi(b.val(arith.MinSIOp(per_row, b.val(arith.DivSIOp(n, b.i64(min_chunk()))))),
                     b.i64(1))
     # Rows of equal length only (the map as it was reports a mismatch, if anything).
     same = [b.cmpi("eq", seg.length(b, i), n) for i in range(1, len(seg.arrays))]
-    use = b.all_of([b.cmpi("sgt", m, b.i64(0)), b.cmpi("slt", m, below),
+    few_rows = b.xori(run_params.reaches(b, op, param, threshold, m, record=profile),
+                      b.bool(True))
+    use = b.all_of([b.cmpi("sgt", m, b.i64(0)), few_rows,
                     b.cmpi("sgt", count, b.i64(1)), *same])
 
     def segmented_form(sb: CodeBuilder) -> list[SSAValue]:
@@ -458,6 +462,8 @@ class SegmentReductionsPass(ModulePass):
     name = "segment-reductions"
 
     threshold: str = "threads*1"
+    profile: bool = False
+    """Note the row counts compared with the threshold (`l0 autotune`'s candidates)."""
 
     def __post_init__(self) -> None:
         if not _SPEC.fullmatch(self.threshold):
@@ -467,6 +473,6 @@ class SegmentReductionsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for found in [s for o in op.walk() if isinstance(o, msoac.MapOp)
                       if (s := segmented(o)) is not None]:
-            segment(found, self.threshold)
+            segment(found, self.threshold, self.profile)
 
 

@@ -9,5 +9,7 @@ They import only one another (and the dialects); every pass and shared core may 
 * `order`: a numbering of values by definition, for canonical orders;
 * `scope`: values defined inside or outside an op, and the free values of an op;
 * `shapes`: row shapes known before a SOAC runs, and shapes known at compile time;
-* `speculation`: which ops may fail or print, so they are not moved or merged.
+* `speculation`: which ops may fail or print, so they are not moved or merged;
+* `elements`: what is the same for every element of a map, and which checks in its
+  lambda fail alike for all elements.
 """

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Set
 from functools import cache
 
-from xdsl.dialects import func
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IntegerType, ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import IsTerminator, SymbolOpInterface, is_side_effect_free
@@ -42,9 +42,24 @@ def _count_known_non_negative(v: SSAValue) -> bool:
     return c is not None and c >= 0
 
 
+def _known_positive(v: SSAValue) -> bool:
+    """A constant > 0, or a sum of one and a size or a constant >= 0 (a size is below
+    2^62: the sum cannot wrap)."""
+    c = constant_int(v)
+    if c is not None:
+        return c > 0
+    op = v.owner
+    if not isinstance(op, arith.AddiOp):
+        return False
+    a, b = op.lhs, op.rhs
+    return any(_known_positive(x) and (isinstance(y.owner, soac.SizeOp)
+                                      or _count_known_non_negative(y))
+               for x, y in ((a, b), (b, a)))
+
+
 def _divisor_known_safe(v: SSAValue) -> bool:
     c = constant_int(v)
-    return c is not None and c != 0
+    return (c is not None and c != 0) or _known_positive(v)
 
 
 def _fptosi_known_safe(op: Operation) -> bool:

@@ -27,7 +27,9 @@ may fail, provided the one kept runs first; only printing ops are never merged.
 
 from __future__ import annotations
 
-from xdsl.dialects import func
+from collections.abc import Sequence
+
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 
@@ -50,6 +52,21 @@ def known_non_negative(v: SSAValue) -> bool:
         return True
     c = constant_int(v)
     return c is not None and c >= 0
+
+
+def checked_non_negative(v: SSAValue, certs: Sequence[SSAValue]) -> bool:
+    """Whether one of `certs` is the certificate of the check `0 <= v` (the front end's
+    check of a count given to `iota` or `replicate`): an op holding it runs only after
+    that check passed."""
+    for c in certs:
+        check = c.owner
+        if type(check) is not soac.AssertOp:
+            continue
+        cond = check.operands[0].owner
+        if isinstance(cond, arith.CmpiOp) and cond.predicate.value.data == 3 \
+                and cond.rhs is v and constant_int(cond.lhs) == 0:  # sle
+            return True
+    return False
 
 
 def _callee(op: func.CallOp) -> str:
@@ -100,7 +117,8 @@ class Speculation:
         if kind is soac.ReshapeOp or kind is soac.SplitOp:
             return "its shape arguments may be invalid"
         if kind is soac.IotaOp or kind is soac.ReplicateOp:
-            if not known_non_negative(op.n):  # type: ignore[attr-defined]  # iota or replicate, tested by class
+            if not known_non_negative(op.n) and not checked_non_negative(  # type: ignore[attr-defined]  # iota or replicate, tested by class
+                    op.n, op.certs):  # type: ignore[attr-defined]
                 return "its count may be negative"
             return None
         if kind is func.CallOp:

@@ -79,6 +79,8 @@ from l0.passes.fuse.transpose import (
     nest_levels,
     pull_transpose,
     push_transpose,
+    swap_transpose,
+    swappable,
     uniform_transpose,
 )
 
@@ -204,6 +206,8 @@ class FuseProducer(RewritePattern):
         if all(can_push(c, set(through), k, n) and not lambda_effects(c, failing)
                for c in consumers):
             return "push", k, n, transposes, consumers
+        if swappable(op, k, n, transposes) and not lambda_effects(op, failing):
+            return "swap", k, n, transposes, consumers
         mine = (f"it is a map nest of depth {depth}, and the transposition moves "
                 f"{needed} dimensions" if depth < needed else "it may fail or print")
         return ("its outputs are transposed, and neither it nor its consumers are map "
@@ -237,6 +241,8 @@ class FuseProducer(RewritePattern):
             how, k, n, transposes, targets = route
             if how == "pull":
                 pull_transpose(rewriter, op, k, n, transposes)
+            elif how == "swap":
+                swap_transpose(rewriter, op, transposes)
             else:
                 through: set[SSAValue] = {t.result for t in transposes}
                 for c in targets:
@@ -400,8 +406,10 @@ class FusePass(ModulePass):
       nest of maps over the dimensions it moves, or after each consumer
       (PUSH-TRANSPOSE: the consumer runs on the untransposed output and the inverse
       transpositions of its other inputs, its results are transposed back) if the
-      consumers are, and the nest whose elements it reorders can neither fail nor
-      print; then the producer fuses as above. An inner map of the nest may also
+      consumers are, or the producer's lambda is only a map over arrays defined
+      outside it (SWAP-TRANSPOSE: its two levels exchange, as a histogram's one-hot
+      rows read by columns need), and the nest whose elements it reorders can neither
+      fail nor print; then the producer fuses as above. An inner map of the nest may also
       take arrays defined outside the nest (`map(fn (r) => map(f, zip(r, c)), v)`,
       thesis figure 41's explicit step): such an input is transposed with the others
       when it follows every dimension the transposition moves, and otherwise read by

@@ -52,17 +52,7 @@ from l0.dialects import soac
 from l0.passes.analysis.consumption import Consumption
 from l0.passes.analysis.effects import has_effects
 from l0.passes.analysis.scope import free_values
-from l0.passes.cores.interchange import interchanged, nest_depth, why_not
-
-
-def _transposition(v: SSAValue, k: int, n: int) -> bool:
-    """Whether `v` is `transpose(k, n, ...)`, without certificates (for depth 1, the
-    same permutation written either way)."""
-    op = v.owner
-    if not isinstance(op, soac.TransposeOp) or op.certs:
-        return False
-    found = (op.k.data, op.n.data)
-    return found == (k, n) or {found, (k, n)} == {(0, 1), (1, -1)}
+from l0.passes.cores.interchange import interchanged, nest_depth, transposed_by, why_not
 
 
 def applies(scan: Operation, failing: Set[str]) -> bool:
@@ -72,7 +62,7 @@ def applies(scan: Operation, failing: Set[str]) -> bool:
     depth = nest_depth(scan)
     if depth is None or why_not(scan, frozenset(failing)) is not None:
         return False
-    return all(_transposition(a, depth, -depth) for a in scan.inputs)
+    return all(transposed_by(a, depth, -depth) for a in scan.inputs)
 
 
 def interchange(rewriter: PatternRewriter, scan: soac.ScanOp | soac.ScanomapOp) -> None:
@@ -88,7 +78,7 @@ def interchange(rewriter: PatternRewriter, scan: soac.ScanOp | soac.ScanomapOp) 
     cancelled: list[list[soac.TransposeOp] | None] = []
     for r in scan.results:
         users = [u.operation for u in r.uses]
-        ok = users and all(isinstance(t, soac.TransposeOp) and _transposition(t.result, 0, depth)
+        ok = users and all(isinstance(t, soac.TransposeOp) and transposed_by(t.result, 0, depth)
                            for t in users)
         cancelled.append([t for t in users if isinstance(t, soac.TransposeOp)] if ok else None)
     types = [scan.results[j].type if c is None else c[0].result.type

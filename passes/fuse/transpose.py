@@ -10,7 +10,9 @@ below d can therefore be
 * pulled before the producer (PULL-TRANSPOSE, 8.1.2): `transpose(map^d(f, a))` =
   `map^d(f, transpose(a))`, when the producer is such a nest; or
 * pushed after the consumer (PUSH-TRANSPOSE, 8.1.1): `map^d(g, transpose(b), c)` =
-  `transpose(map^d(g, b, transpose^-1(c)))`, when the consumer is such a nest.
+  `transpose(map^d(g, b, transpose^-1(c)))`, when the consumer is such a nest; or
+* for `transpose(0, 1)` of a map whose lambda only maps arrays defined outside it,
+  exchanged with it (SWAP-TRANSPOSE, Note [Swapping a map over invariant arrays]).
 
 Either way the producer's output then feeds its consumer directly and ordinary fusion
 applies. Moving the transposition changes the order in which the nest computes its
@@ -50,12 +52,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
 from l0.dialects import soac
+from l0.passes.analysis.constants import constant_int
 from l0.passes.analysis.scope import defined_inside
 from l0.passes.fuse.compose import detach_region
 
@@ -304,4 +308,101 @@ def push_transpose(rewriter: PatternRewriter, consumer: soac.MapOp, k: int, n: i
     for t in back:
         rewriter.insert(t, InsertPoint.before(consumer))
     rewriter.replace(consumer, [], [t.result for t in back])
+    return new
+
+
+# Note [Swapping a map over invariant arrays]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# `map(fn (x) => map(fn (j) => f(x, j), js), xs)` builds element [i, j] from `xs[i]`
+# and `js[j]` alone when `js` is defined outside it: the lambda's row `x` is used in
+# the innermost lambda, not mapped over, so the nest is not perfect (the row of a
+# scalar array has no dimension to transpose) and PULL-TRANSPOSE cannot move a
+# transposition onto its inputs. But its transposition is the same map with the levels
+# exchanged, `map(fn (j) => map(fn (x) => f(x, j), xs), js)`, and that is what the
+# one-hot rows of a histogram need when `iswim` reads them by columns: the columns'
+# reduces then fuse with the inner maps, one redomap over `xs` per bucket. The zip
+# checks of both levels are outside the producer (made before either way); the
+# innermost lambda must neither fail nor print (it runs in the other order). With no
+# rows the two differ: the producer is then an array with every dimension 0 (the
+# interpreter's empty arrays), its transposition too, where the new form has
+# `len(js)` empty rows. So the transposition may be read only where the producer has
+# rows: inside the second branch of an `if size(0, xs) == 0`, as `iswim`'s new form
+# makes (its fold's rows are the producer's).
+
+
+def _rows_test(cond: SSAValue, producer: soac.MapOp) -> bool:
+    """Whether `cond` is `size(0, a) == 0` for an input or output `a` of `producer`
+    (all have its rows)."""
+    test = cond.owner
+    if not isinstance(test, arith.CmpiOp) or test.predicate.value.data != 0:
+        return False
+    for size, zero in ((test.lhs, test.rhs), (test.rhs, test.lhs)):
+        owner = size.owner
+        if isinstance(owner, soac.SizeOp) and owner.dim.data == 0 \
+                and constant_int(zero) == 0 \
+                and (owner.array in producer.inputs or owner.array in producer.results):
+            return True
+    return False
+
+
+def _used_only_with_rows(transposes: list[soac.TransposeOp], producer: soac.MapOp) -> bool:
+    """Whether every use of `transposes` is in the second branch of an `if` on the
+    producer's rows being none (Note [Swapping a map over invariant arrays])."""
+    for t in transposes:
+        for use in t.result.uses:
+            op: Operation | None = use.operation
+            while op is not None:
+                holder = op.parent_op()
+                if isinstance(holder, scf.IfOp) and op.parent_region() is holder.false_region \
+                        and _rows_test(holder.cond, producer):
+                    break
+                op = holder
+            if op is None:
+                return False
+    return True
+
+
+def swappable(producer: soac.MapOp, k: int, n: int,
+              transposes: list[soac.TransposeOp]) -> bool:
+    """Whether SWAP-TRANSPOSE applies (Note [Swapping a map over invariant arrays]):
+    `transpose(k, n)` exchanges the two outer dimensions, `producer`'s lambda is only
+    a map over arrays defined outside `producer`, with its checks outside too, and the
+    transposition is read only where the producer has rows."""
+    inner = _only_inner_map(producer)
+    return (k, n) in ((0, 1), (1, -1)) and inner is not None \
+        and not any(defined_inside(v, producer) for v in (*inner.inputs, *inner.certs)) \
+        and _used_only_with_rows(transposes, producer)
+
+
+def swap_transpose(rewriter: PatternRewriter, producer: soac.MapOp,
+                   transposes: list[soac.TransposeOp]) -> soac.MapOp:
+    """SWAP-TRANSPOSE: `producer` (`swappable`) with its two levels exchanged, whose
+    outputs replace `transposes`: the inner map's arrays become the outer level's, the
+    producer's the inner level's, around the innermost lambda."""
+    inner = _only_inner_map(producer)
+    assert inner is not None
+    outer_args = producer.body.block.args
+    body = detach_region(inner.body).block
+    outer_block = Block(arg_types=[a.type for a in body.args])
+    inner_block = Block(arg_types=[a.type for a in outer_args])
+    for old_arg, new_arg in (*zip(body.args, outer_block.args, strict=True),
+                             *zip(outer_args, inner_block.args, strict=True)):
+        new_arg.name_hint = old_arg.name_hint
+        old_arg.replace_all_uses_with(new_arg)
+    for op in list(body.ops):
+        op.detach()
+        inner_block.add_op(op)
+    done = inner_block.last_op
+    assert isinstance(done, soac.YieldOp)
+    rows = soac.MapOp(list(producer.inputs), [soac.array_of(v.type) for v in done.values],
+                      Region(inner_block), list(producer.certs),
+                      None if producer.loc is None else producer.loc.data)
+    outer_block.add_ops([rows, soac.YieldOp(*rows.results)])
+    new = soac.MapOp(list(inner.inputs), [soac.array_of(r.type) for r in rows.results],
+                     Region(outer_block), list(inner.certs),
+                     None if inner.loc is None else inner.loc.data)
+    rewriter.insert(new, InsertPoint.before(producer))
+    for t in transposes:
+        rewriter.replace(t, [], [new.results[producer.results.index(t.array)]])
+    rewriter.erase(producer)
     return new

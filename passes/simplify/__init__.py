@@ -44,6 +44,7 @@ from l0.passes.simplify.arith import arith_patterns
 from l0.passes.simplify.arrays import FoldIndex, FoldSize
 from l0.passes.simplify.certs import CERTIFIED_OPS, PruneCerts
 from l0.passes.simplify.control import (
+    AssertHeldByBranch,
     FoldConstantCall,
     ForInvariantMerge,
     ForKnownTrips,
@@ -95,6 +96,7 @@ def _table(module: ModuleOp, walker: Callable[[], PatternRewriteWalker]
     add((soac.SizeOp,), FoldSize(consumed))
     add((soac.IndexOp,), FoldIndex(consumed))
     add((scf.IfOp,), IfConstant(), IfSameResult(), IfDropUnusedResults())
+    add((soac.AssertOp,), AssertHeldByBranch())
     add((scf.ForOp,), ForKnownTrips(), ForInvariantMerge())
     add((func.CallOp,), FoldConstantCall(module, walker))
     add(SOAC_OPS, EmptySoac(), UnrollConstantSoac(module, walker, consumed))
@@ -121,7 +123,8 @@ class SimplifyPass(ModulePass):
     * identities (`x + 0`, `x * 1`, `x - x`, `x & x`, `1.0 * x`, `-0.0 + x`, ...),
       constants to the front of commutative operators and reassociation of integer
       `+ * & | ^` (`x + 1 + 2` -> `3 + x`); `not (a < b)` -> `a >= b`;
-    * `if` on a constant becomes its branch; results equal in both branches are
+    * `if` on a constant becomes its branch, a check of its condition in its first
+      branch holds; results equal in both branches are
       propagated; loops running zero or one times disappear; merge values the body
       passes on unchanged are propagated and dropped;
     * `size` of `iota`, `replicate`, literals, `reshape`, rows, and of arrays of known

@@ -3,6 +3,9 @@ results that do not depend on the branch or iteration, and calls whose arguments
 all constants (thesis 5.3, `if c then a else b` and `f(...)`).
 
 * `if True then a else b` -> `a` (the branch's ops move before the `if`).
+* `if c then (... assert(c) ...)`: the check holds in the branch taken when `c` does
+  (`assert(True)`, which becomes `Checked`): a guarded index `if 0 <= j && j < n then
+  a[j]` keeps no bounds check.
 * An `if` result both branches give the same way (one outer value, or equal
   constants) is that value; `if c then True else False` is `c`; results nobody uses
   are dropped from the `if`.
@@ -162,6 +165,24 @@ class IfDropUnusedResults(RewritePattern):
 # ---------------------------------------------------------------------------------------
 # loop
 # ---------------------------------------------------------------------------------------
+
+
+class AssertHeldByBranch(RewritePattern):
+    """`assert(c)` inside the first branch of an `if c`: `assert(True)`."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, soac.AssertOp) or constant_int(op.cond) is not None:
+            return
+        region, holder = op.parent_region(), op.parent_op()
+        while holder is not None and region is not None:
+            if isinstance(holder, scf.IfOp) and holder.cond is op.cond \
+                    and region is holder.true_region:
+                true = arith.ConstantOp.from_int_and_width(1, 1)
+                rewriter.insert(true, InsertPoint.before(op))
+                op.operands = [true.result, *op.operands[1:]]
+                rewriter.handle_operation_modification(op)
+                return
+            region, holder = holder.parent_region(), holder.parent_op()
 
 
 def trip_count(op: scf.ForOp) -> int | None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from l0.lowering import LOWERINGS
-from l0.passes.pipeline import TARGET_OPTIONS
+from l0.passes.pipeline import FLATTENING, TARGET_OPTIONS
 from l0.passes.pipeline import TARGETS as PIPELINE_TARGETS
 from l0.targets import SHARED_LOWERINGS, TARGETS, TOOLS, Target, _resolve, at_own_level
 
@@ -28,7 +28,8 @@ CHOOSERS = frozenset({"backend", "back_end"})
 """Variables and attributes that hold a back end's name (`args.backend`, `self._backend`);
 `target` is not one, a word too common for other things (a pass's `target` op)."""
 
-TABLES_KEYED_BY_PIPELINE_TARGET = {("passes/pipeline.py", "TARGET_OPTIONS")}
+TABLES_KEYED_BY_PIPELINE_TARGET = {("passes/pipeline.py", "TARGET_OPTIONS"),
+                                   ("passes/pipeline.py", "FLATTENING")}
 """Tables keyed by the -O pipeline's targets, allowed outside the registry: the passes'
 own cost model (Note [One pipeline per target]); `test_pipeline_tables_name_pipeline_targets`
 checks their keys."""
@@ -114,6 +115,7 @@ def test_the_scan_lets_records_be_asked(source: str) -> None:
 
 def test_pipeline_tables_name_pipeline_targets() -> None:
     assert set(TARGET_OPTIONS) <= set(PIPELINE_TARGETS)
+    assert set(FLATTENING) <= set(PIPELINE_TARGETS)
 
 
 @pytest.mark.parametrize("record", TARGETS.values(), ids=list(TARGETS))

@@ -22,7 +22,7 @@ def _backend_choices(command: str) -> list[str]:
     return list(option.choices or [])
 
 
-@pytest.mark.parametrize("command", ["test", "bench", "compile"])
+@pytest.mark.parametrize("command", ["test", "bench", "autotune", "compile"])
 def test_synopsis_lists_every_back_end(command: str) -> None:
     synopses = re.findall(rf"^    l0 {command} .*--backend ([\w|-]+)\]", DOC.read_text(),
                           re.MULTILINE)

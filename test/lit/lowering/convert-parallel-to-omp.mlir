@@ -15,6 +15,14 @@
 // CHECK:         %[[TR:.*]] = arith.ceildivsi
 // CHECK-NEXT:    %[[Z64:.*]] = arith.constant 0 : i64
 // CHECK-NEXT:    %[[T:.*]] = arith.maxsi %[[TR]], %[[Z64]] : i64
+// The work, trips x 3, saturated below the largest i64 (the threshold that no work
+// reaches) is compared with the threshold.
+// CHECK-NEXT:    %[[W:.*]] = arith.constant 3 : i64
+// CHECK-NEXT:    %[[PROD:.*]] = arith.muli %[[T]], %[[W]] : i64
+// CHECK-NEXT:    %[[MOST:.*]] = arith.constant 3074457345618258602 : i64
+// CHECK-NEXT:    %[[OVER:.*]] = arith.cmpi sgt, %[[T]], %[[MOST]] : i64
+// CHECK-NEXT:    %[[CAP:.*]] = arith.constant 9223372036854775806 : i64
+// CHECK-NEXT:    %[[WORK:.*]] = arith.select %[[OVER]], %[[CAP]], %[[PROD]] : i64
 // CHECK-NEXT:    %[[PG:.*]] = memref.get_global @[[MAPP]] : memref<1xi64>
 // CHECK:         %[[RAW:.*]] = memref.load %[[PG]]
 // CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0 : i64
@@ -23,11 +31,9 @@
 // CHECK-NEXT:    %[[K:.*]] = arith.constant 16384 : i64
 // CHECK-NEXT:    %[[DEF:.*]] = arith.muli %[[WIDTH]], %[[K]] : i64
 // CHECK-NEXT:    %[[MW:.*]] = arith.select %[[UNSET]], %[[DEF]], %[[RAW]] : i64
-// CHECK-NEXT:    %[[W:.*]] = arith.constant 3 : i64
-// CHECK-NEXT:    %[[LEAST:.*]] = arith.ceildivsi %[[MW]], %[[W]] : i64
+// CHECK-NEXT:    %[[ENOUGH:.*]] = arith.cmpi sge, %[[WORK]], %[[MW]] : i64
 // CHECK-NEXT:    %[[TWO:.*]] = arith.constant 2 : i64
 // CHECK-NEXT:    %[[MANY:.*]] = arith.cmpi sge, %[[T]], %[[TWO]] : i64
-// CHECK-NEXT:    %[[ENOUGH:.*]] = arith.cmpi sge, %[[T]], %[[LEAST]] : i64
 // CHECK-NEXT:    %[[BIG:.*]] = arith.andi %[[MANY]], %[[ENOUGH]] : i1
 // CHECK-NEXT:    "omp.parallel"(%[[BIG]])
 // CHECK-NEXT:      "omp.wsloop"() <{{.*}}schedule_kind = #omp<schedulekind static>}> ({
@@ -116,8 +122,9 @@ func.func @two_dims(%m: memref<?x?xf64>) {
 // CHECK:         %[[C:.*]] = arith.maxsi %{{.*}} {l0.chunk_count = "rows/min_chunk"} : i64
 // CHECK:         %[[PARTS:.*]] = memref.alloc(%{{.*}}) : memref<?xf64>
 // CHECK:         %[[ROW:.*]] = arith.constant 31 : i64
-// CHECK-NEXT:    %[[LEAST:.*]] = arith.ceildivsi %{{.*}}, %[[ROW]] : i64
-// CHECK:         arith.cmpi sge, %[[ROWS]], %[[LEAST]] : i64
+// CHECK-NEXT:    %[[WORK:.*]] = arith.muli %[[ROWS]], %[[ROW]] : i64
+// CHECK:         %[[SAT:.*]] = arith.select %{{.*}}, %{{.*}}, %[[WORK]] : i64
+// CHECK:         arith.cmpi sge, %[[SAT]], %{{.*}} : i64
 // CHECK:         "omp.parallel"
 // CHECK:           "omp.loop_nest"
 // CHECK:             %[[FIRST:.*]] = arith.cmpi eq
@@ -280,6 +287,62 @@ func.func @copies_kept(%a: memref<?xi64>, %b: memref<?xi64>, %t: memref<?x?xi64>
   "scf.parallel"(%z, %n, %one) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
   ^bb0(%i: index):
     "memref.copy"(%t, %u) : (memref<?x?xi64>, memref<?x?xi64>) -> ()
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// An inner loop whose bounds are computed from values defined before the region (a
+// fold over the rows of an array inside a map over its columns, as `iswim` makes)
+// weighs its trip count, computed before the region, instead of 16: a map over a few
+// columns of a long fold forks. A loop whose bound is read inside the body keeps the
+// estimate of 16 trips.
+// CHECK-LABEL: func.func @column_folds(
+// CHECK:         %[[ROWS:.*]] = memref.dim %m, %{{.*}} : memref<?x?xf64>
+// CHECK:         arith.subi %{{.*}}, %{{.*}} : i64
+// CHECK:         %[[TRIPS:.*]] = arith.ceildivsi
+// CHECK:         arith.muli %{{.*}}, %{{.*}} : i64
+// CHECK:         %[[WORK:.*]] = arith.minsi
+// CHECK:         %[[TOTAL:.*]] = arith.muli %{{.*}}, %[[WORK]] : i64
+// CHECK:         %[[LIMIT:.*]] = arith.divsi %{{.*}}, %[[WORK]] : i64
+// CHECK:         %[[CAPPED:.*]] = arith.select %{{.*}}, %{{.*}}, %[[TOTAL]] : i64
+// CHECK:         arith.cmpi sge, %[[CAPPED]], %{{.*}} : i64
+// CHECK:         "omp.parallel"
+// CHECK-LABEL: func.func @bound_inside(
+// CHECK-NOT:     arith.minsi
+// CHECK:         "omp.parallel"
+func.func @column_folds(%m: memref<?x?xf64>, %o: memref<?xf64>) {
+  %z = arith.constant 0 : index
+  %one = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f64
+  %k = memref.dim %m, %one : memref<?x?xf64>
+  "scf.parallel"(%z, %k, %one) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%j: index):
+    %n = memref.dim %m, %z : memref<?x?xf64>
+    %s = scf.for %i = %z to %n step %one iter_args(%acc = %zero) -> (f64) {
+      %x = memref.load %m[%i, %j] : memref<?x?xf64>
+      %y = arith.addf %acc, %x : f64
+      scf.yield %y : f64
+    }
+    memref.store %s, %o[%j] : memref<?xf64>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+func.func @bound_inside(%m: memref<?x?xf64>, %o: memref<?xf64>, %b: memref<?xindex>) {
+  %z = arith.constant 0 : index
+  %one = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f64
+  %k = memref.dim %m, %one : memref<?x?xf64>
+  "scf.parallel"(%z, %k, %one) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%j: index):
+    %n = memref.load %b[%j] : memref<?xindex>
+    %s = scf.for %i = %z to %n step %one iter_args(%acc = %zero) -> (f64) {
+      %x = memref.load %m[%i, %j] : memref<?x?xf64>
+      %y = arith.addf %acc, %x : f64
+      scf.yield %y : f64
+    }
+    memref.store %s, %o[%j] : memref<?xf64>
     scf.reduce
   }) : (index, index, index) -> ()
   func.return

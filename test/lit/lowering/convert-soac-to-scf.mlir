@@ -45,6 +45,34 @@ func.func @map_row_in_place(%m: memref<?x?xf64>, %o: memref<?x?xf64>) {
   func.return
 }
 
+// A perfect nest whose inner map runs over an array from outside the nest (a
+// distributed map's `iota`), its lambda reading the outer element: one
+// two-dimensional loop over (i, j), element i of the outer input and j of the inner
+// one.
+// CHECK-LABEL: func.func @map_nest_over_outer_array(
+// CHECK:         %[[M:.*]] = memref.dim %is, %{{.*}} : memref<?xi64>
+// CHECK:         "scf.parallel"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[I:.*]]: index, %[[J:.*]]: index):
+// CHECK:           memref.load %xs[%[[I]]]
+// CHECK:           memref.load %is[%[[J]]]
+// CHECK:           arith.mulf
+// CHECK:           memref.store %{{.*}}, %o[%[[I]], %[[J]]]
+// CHECK-NOT:       scf.for
+// CHECK:         func.return
+func.func @map_nest_over_outer_array(%xs: memref<?xf64>, %is: memref<?xi64>, %o: memref<?x?xf64>) {
+  msoac.map ins(%xs : memref<?xf64>) outs(%o : memref<?x?xf64>) {
+  ^bb0(%x: f64, %d: memref<?xf64, strided<[1], offset: ?>>):
+    msoac.map ins(%is : memref<?xi64>) outs(%d : memref<?xf64, strided<[1], offset: ?>>) {
+    ^bb0(%i: i64):
+      %f = arith.sitofp %i : i64 to f64
+      %y = arith.mulf %f, %x : f64
+      msoac.yield %y : f64
+    }
+    msoac.yield %d : memref<?xf64, strided<[1], offset: ?>>
+  }
+  func.return
+}
+
 // Not a perfect nest (the row is also read before the inner map): the outer map is
 // parallel, the inner one a sequential loop in each of its iterations, computing its
 // row in the destination view: nothing is copied.
@@ -74,10 +102,18 @@ func.func @map_nest_not_perfect(%m: memref<?x?xf64>, %o: memref<?x?xf64>) {
   func.return
 }
 
-// Not a perfect nest either: the inner lambda reads the row as an array.
+// A perfect nest whose inner lambda reads the outer row as an array: one
+// two-dimensional loop whose body makes the view of row i it reads (Note [Perfect
+// nests of two maps] in l0.lowering.scf.convert_soac_to_scf).
 // CHECK-LABEL: func.func @map_nest_inner_uses_row(
-// CHECK:         "scf.parallel"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
-// CHECK:           scf.for
+// CHECK:         "scf.parallel"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[I:.*]]: index, %[[J:.*]]: index):
+// CHECK:           %[[ROW:.*]] = memref.subview %m[%[[I]], 0]
+// CHECK:           memref.load %m[%[[I]], %[[J]]]
+// CHECK:           memref.load %[[ROW]]
+// CHECK:           memref.store %{{.*}}, %o[%[[I]], %[[J]]]
+// CHECK-NOT:       scf.for
+// CHECK:         func.return
 func.func @map_nest_inner_uses_row(%m: memref<?x?xf64>, %o: memref<?x?xf64>) {
   msoac.map ins(%m : memref<?x?xf64>) outs(%o : memref<?x?xf64>) {
   ^bb0(%r: memref<?xf64, strided<[1], offset: ?>>, %d: memref<?xf64, strided<[1], offset: ?>>):

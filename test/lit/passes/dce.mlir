@@ -180,3 +180,19 @@ func.func @nested(%a: tensor<?xi64>) -> tensor<?xi64> {
 // CHECK-LABEL: func.func @nested
 // CHECK-NEXT:    %b = soac.map(%x = %a : tensor<?xi64>) -> tensor<?xi64> {
 // CHECK-NEXT:      soac.yield %x : i64
+
+// -----
+
+// A division by a size plus a positive constant cannot fail (the divisor is at least
+// 1): unused, it goes. By a size alone (possibly 0) it stays.
+func.func @divisor_size_plus_one(%a: tensor<?xi64>, %x: i64) {
+  %one = arith.constant 1 : i64
+  %n = soac.size(0) %a : tensor<?xi64>
+  %w = arith.addi %n, %one : i64
+  %q = arith.remsi %x, %w : i64
+  %r = arith.floordivsi %x, %n : i64
+  func.return
+}
+// CHECK-LABEL: func.func @divisor_size_plus_one
+// CHECK-NOT:     arith.remsi
+// CHECK:         arith.floordivsi %x, %n

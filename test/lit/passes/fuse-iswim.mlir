@@ -73,9 +73,9 @@ func.func @result_used(%a: tensor<?x?xi64>, %ne: tensor<?xi64>, %c: !soac.cert) 
 // -----
 
 // Must not fire: the scanned matrix is not a transposition (nothing would cancel:
-// that is `iswim`'s opt-in rewrite), or the inner map's zip check is made inside the
-// scan, or the element lambda may fail.
-func.func @not_applicable(%a: tensor<?x?xi64>, %ne: tensor<?xi64>, %c: !soac.cert, %ok: i1) -> (tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>) {
+// that is `iswim`'s opt-in rewrite), or a check inside the scan reads an element of a
+// row (not only its size), or the element lambda may fail.
+func.func @not_applicable(%a: tensor<?x?xi64>, %ne: tensor<?xi64>, %c: !soac.cert, %i: i64) -> (tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>) {
   %s1 = soac.scan(%x = %ne : tensor<?xi64>) over(%y = %a : tensor<?x?xi64>) {
     %w = soac.map(%p = %x, %q = %y : tensor<?xi64>, tensor<?xi64>) <%c> -> tensor<?xi64> {
       %z = arith.addi %p, %q : i64
@@ -85,7 +85,9 @@ func.func @not_applicable(%a: tensor<?x?xi64>, %ne: tensor<?xi64>, %c: !soac.cer
   }
   %t = soac.transpose(0, 1) %a : tensor<?x?xi64>
   %s2 = soac.scan(%x = %ne : tensor<?xi64>) over(%y = %t : tensor<?x?xi64>) {
-    %k = soac.assert %ok, "no" at "t.l0:1:1"
+    %e = soac.index %y[%i] : tensor<?xi64> -> i64
+    %b = arith.cmpi sge, %e, %i : i64
+    %k = soac.assert %b, "no" at "t.l0:1:1"
     %w = soac.map(%p = %x, %q = %y : tensor<?xi64>, tensor<?xi64>) <%k> -> tensor<?xi64> {
       %z = arith.addi %p, %q : i64
       soac.yield %z : i64

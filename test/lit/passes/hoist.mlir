@@ -607,3 +607,28 @@ func.func @hoist_carried_into_unconsumed_second(%n: i64, %a: tensor<?xi64>, %b: 
 // CHECK-LABEL: func.func @hoist_carried_into_unconsumed_second
 // CHECK:         %fresh = soac.iota %ten
 // CHECK-NEXT:    scf.for
+
+// -----
+
+// An iota whose certificate is its count's check (`0 <= n`, as the front end writes it)
+// cannot fail: it leaves a map that may run zero times. Without that certificate it
+// may (a negative count) and stays.
+func.func @checked_iota(%xs: tensor<?xi64>, %n: i64) -> (tensor<?x?xi64>, tensor<?x?xi64>) {
+  %zero = arith.constant 0 : i64
+  %ok = arith.cmpi sle, %zero, %n : i64
+  %c = soac.assert %ok, "negative size {0} given to iota" (%n : i64) at "t.l0:1:1"
+  %r = soac.map(%x = %xs : tensor<?xi64>) -> tensor<?x?xi64> {
+    %js = soac.iota %n <%c>
+    soac.yield %js : tensor<?xi64>
+  }
+  %s = soac.map(%x = %xs : tensor<?xi64>) -> tensor<?x?xi64> {
+    %js = soac.iota %n
+    soac.yield %js : tensor<?xi64>
+  }
+  func.return %r, %s : tensor<?x?xi64>, tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @checked_iota
+// CHECK:         %js = soac.iota %n <%c>
+// CHECK-NEXT:    %r = soac.map
+// CHECK:         %s = soac.map
+// CHECK-NEXT:      %js_1 = soac.iota %n

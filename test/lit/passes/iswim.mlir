@@ -53,11 +53,12 @@ func.func @two_arrays(%a: tensor<?x?xf64>, %b: tensor<?x?xi64>, %na: tensor<?xf6
 
 // -----
 
-// Must not fire: the zip check is made inside the scan (run size-hindrance and rebind
-// first), the element lambda may fail, or the lambda does more than one map.
-func.func @not_applicable(%a: tensor<?x?xi64>, %ne: tensor<?xi64>, %c: !soac.cert) -> (tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>) {
+// Must not fire: a check inside the scan reads an element of the accumulator (not
+// only its size: it is not the same at every row, Note [The fold's checks]), the
+// element lambda may fail, or the lambda does more than one map.
+func.func @not_applicable(%a: tensor<?x?xi64>, %ne: tensor<?xi64>, %c: !soac.cert, %i: i64) -> (tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>) {
   %s1 = soac.scan(%x = %ne : tensor<?xi64>) over(%y = %a : tensor<?x?xi64>) {
-    %n = soac.size(0) %x : tensor<?xi64>
+    %n = soac.index %x[%i] : tensor<?xi64> -> i64
     %ok = arith.cmpi sge, %n, %n : i64
     %d = soac.assert %ok, "zip" at "t.l0:1:1"
     %m = soac.map(%p = %x, %q = %y : tensor<?xi64>, tensor<?xi64>) <%d> -> tensor<?xi64> {
@@ -229,7 +230,8 @@ func.func @scanomap_operator_checks(%a: tensor<?x?x?xi64>, %ne: tensor<?x?xi64>,
 // -----
 
 // Must not fire: the operator computes more than its checks before its map (a value
-// its element lambda uses), or the fold makes its check inside the scan.
+// its element lambda uses). The fold's check inside the scan (%t) is made once, before
+// the column nest, when there are rows (Note [The fold's checks]).
 func.func @scanomap_operator_computes(%a: tensor<?x?xi64>, %ne: tensor<?xi64>, %c: !soac.cert, %ok: i1) -> (tensor<?x?xi64>, tensor<?x?xi64>) {
   %s = soac.scanomap(%x = %ne : tensor<?xi64>) over(%y = %a : tensor<?x?xi64>) {
     %m = soac.map(%p = %x, %q = %y : tensor<?xi64>, tensor<?xi64>) <%c> -> tensor<?xi64> {
@@ -266,8 +268,12 @@ func.func @scanomap_operator_computes(%a: tensor<?x?xi64>, %ne: tensor<?xi64>, %
 // CHECK-LABEL: func.func @scanomap_operator_computes
 // CHECK-NOT:     scf.if
 // CHECK:         %s = soac.scanomap
-// CHECK:         %t = soac.scanomap
-// CHECK-NOT:     scf.if
+// CHECK:         %t = scf.if
+// CHECK:         } else {
+// CHECK-NEXT:      %[[T:.*]] = soac.transpose(0, 1) %a
+// CHECK-NEXT:      %[[K:.*]] = soac.assert %ok, "arrays given to zip have different sizes"
+// CHECK-NEXT:      soac.map(%{{.*}} = %ne, %{{.*}} = %[[T]] : tensor<?xi64>, tensor<?x?xi64>) <%[[K]]>
+// CHECK-NEXT:        soac.scanomap
 
 // -----
 

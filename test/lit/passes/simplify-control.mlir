@@ -179,3 +179,33 @@ func.func @main() -> (i64, i64, i64, i64, i64, tensor<?xi64>, tensor<?xi64>) {
 // CHECK-DAG:     [[L4:%.*]] = arith.constant 4 : i64
 // CHECK-DAG:     [[L:%.*]] = soac.array [%{{.*}}, [[L4]]] : tensor<?xi64>
 // CHECK:         func.return [[A]], [[B]], [[C]], [[D]], [[E]], [[T]], [[L]]
+
+// -----
+
+// A check of an `if`'s condition in its first branch holds there (the guarded index of
+// `if 0 <= j && j < n then a[j]` keeps no bounds check); in the second branch, or of
+// another condition, it stays.
+func.func @check_held_by_branch(%a: tensor<?xi64>, %j: i64, %n: i64, %other: i1) -> i64 {
+  %zero = arith.constant 0 : i64
+  %lo = arith.cmpi sle, %zero, %j : i64
+  %hi = arith.cmpi slt, %j, %n : i64
+  %ok = arith.andi %lo, %hi : i1
+  %r = scf.if %ok -> (i64) {
+    %c = soac.assert %ok, "index {0} out of bounds" (%j : i64) at "t.l0:1:1"
+    %e = soac.index %a[%j] <%c> : tensor<?xi64> -> i64
+    scf.yield %e : i64
+  } else {
+    %c = soac.assert %ok, "still checked" at "t.l0:1:2"
+    %d = soac.assert %other, "other" at "t.l0:1:3"
+    %e = soac.index %a[%j] <%c, %d> : tensor<?xi64> -> i64
+    scf.yield %e : i64
+  }
+  func.return %r : i64
+}
+// CHECK-LABEL: func.func @check_held_by_branch
+// CHECK:         scf.if %ok -> (i64) {
+// CHECK-NEXT:      %e = soac.index %a[%j] : tensor<?xi64> -> i64
+// CHECK-NEXT:      scf.yield %e : i64
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      %c = soac.assert %ok, "still checked"
+// CHECK-NEXT:      %d = soac.assert %other, "other"
