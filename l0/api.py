@@ -22,6 +22,7 @@ reductions; results may differ in the last bits).
 
 from __future__ import annotations
 
+import copy
 import inspect
 import keyword
 import os
@@ -327,6 +328,25 @@ class CompiledProgram:
         return self._target.make_engine(module, fast_math=self._fast_math,
                                         entries=self._entries, isolate=self._isolate,
                                         threads=self._threads, profile=self._profile)
+
+    def on_threads(self, threads: int | None) -> CompiledProgram:
+        """This program, its calls run on `threads` threads (None: `L0_NUM_THREADS`, else
+        libgomp's default) on a back end that takes a thread count (`Target.threads`).
+        Nothing is compiled again: the count is set when code is called, not compiled
+        in. ValueError on another back end."""
+        if not self._target.threads:
+            raise ValueError(f"the {self._backend} back end takes no thread count")
+        other = copy.copy(self)
+        other._threads = count = thread_count(threads)
+        text, filename, backend, optimise, fast_math, _, unchecked, main_only, isolate = (
+            self._rebuild_args)
+        other._rebuild_args = (text, filename, backend, optimise, fast_math, threads,
+                               unchecked, main_only, isolate)
+        if not self._unchecked:  # else the interpreter runs it, on one thread
+            other._engine = self._engine.on_threads(count)
+            if self._plain_engine is not None:
+                other._plain_engine = self._plain_engine.on_threads(count)
+        return other
 
     def _engine_for(self, name: str) -> Any:
         if name in self._defined or not self._separate_plain:

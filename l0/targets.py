@@ -55,6 +55,10 @@ class Target:
     own_lowerings: tuple[str, ...] = ()
     """The last of `lowerings` that make its own level of IR: what `l0-opt -t llvm-ir`
     runs on loop-level input for it (omp regions, kernels)."""
+    own_ops: str | None = None
+    """The prefix of the op names only its `own_lowerings` make (`omp.`), or None: IR
+    holding such ops is at its own level, which needs no lowering more and is emitted
+    as its code, whatever back end `l0-opt --target` names (`at_own_level`)."""
     loader: str | None = None
     """`module:Class.method` loading its engine from a compile-cache entry; None: its
     code is never kept in the compile cache."""
@@ -143,8 +147,8 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
            engine=_CPU_ENGINE,
            lowerings=(*SHARED_LOWERINGS, "tile-parallel", "simd-map",
                       "convert-parallel-to-omp"),
-           own_lowerings=("convert-parallel-to-omp",), loader=_NATIVE_LOADER, threads=True,
-           segmented="threads*1",
+           own_lowerings=("convert-parallel-to-omp",), own_ops="omp.", loader=_NATIVE_LOADER,
+           threads=True, segmented="threads*1",
            counts_allocations=True,
            executable=True, distributed=True, opt=True),
     Target("interp", "the reference interpreter", pipeline="cpu",
@@ -181,6 +185,17 @@ def target(name_or_target: str | Target) -> Target:
         raise ValueError(f"unknown back end {name_or_target!r} "
                          f"(available: {', '.join(TARGETS)})")
     return found
+
+
+def at_own_level(op_names: Iterable[str]) -> Target | None:
+    """The back end at whose own level (`Target.own_ops`) IR with ops `op_names` is,
+    or None."""
+    owners = [(t.own_ops, t) for t in TARGETS.values() if t.own_ops is not None]
+    for name in op_names:
+        for prefix, owner in owners:
+            if name.startswith(prefix):
+                return owner
+    return None
 
 
 def names(*, executable: bool = False, distributed: bool = False,

@@ -135,16 +135,12 @@ def _compiled(name: str, threads: int | None = None, *,
     2-thread engine of the same module when there is one (Note [The cost of the
     matrix]: its lowering and the JIT's look-up are not done again)."""
     def make(module: ModuleOp) -> Engine:
-        import dataclasses
-
-        from l0.lowering.runtime.engine import NativeEngine
-
+        if not reuse and threads != 2:  # printing the module costs a tenth of a compile
+            return TARGETS[name].make_engine(module, entries=["main"], threads=threads)
         key = (str(module), checked_memory.enabled(), os.environ.get(min_chunk.ENV))
         compiled = _compiled_for_threads.get(key) if reuse else None
         if compiled is not None:
-            return NativeEngine(compiled.compiled, compiled.entries,
-                                links=dataclasses.replace(compiled.links, threads=threads),
-                                trace_sites=compiled.trace_sites)
+            return compiled.on_threads(threads)
         engine = TARGETS[name].make_engine(module, entries=["main"], threads=threads)
         if threads == 2:
             _compiled_for_threads.clear()

@@ -40,6 +40,7 @@ from l0.lowering.llvm.emit import print_llvm_ir
 from l0.lowering.memory.dealloc.aliases import Aliases, UsedMemrefs, summarise
 from l0.lowering.memory.presize_allocs import PresizeAllocsPass, levels_to_parallel, size_slice
 from l0.lowering.pipeline import PIPELINE, lower, passes_of
+from l0.targets import TARGETS
 
 BENCHMARKS = Path(__file__).parent.parent / "benchmarks" / "programs"
 
@@ -128,7 +129,7 @@ def test_no_allocation_left_in_loops(prog: Program) -> None:
                          and _enclosing(op, scf.ParallelOp) is not None)
         for pass_class in passes_of("multicore")[len(PIPELINE):]:
             pass_class().apply(ctx, module)
-        return documented, print_llvm_ir(module, threads=2)
+        return documented, print_llvm_ir(module, target=TARGETS["multicore"])
 
     documented, llvm_ir = call_with_big_stack(planned)
     assert allocation_calls_in_parallel_bodies(llvm_ir) == documented
@@ -397,7 +398,8 @@ def test_overlapping_iteration_slices_are_reported(monkeypatch: pytest.MonkeyPat
         assert isinstance(offset.owner, arith.MuliOp)  # linear index * elements
         view.operands[1] = offset.owner.lhs
     monkeypatch.setenv(checked_memory.ENV, "1")
-    main = JitModule(lowered, entries=["main"], threads=3).function("main")
+    main = JitModule(lowered, entries=["main"], target=TARGETS["multicore"],
+                     threads=3).function("main")
     for _ in range(3):
         checked_memory.reset_problems()
         main(50, np.arange(7, dtype=np.int64))

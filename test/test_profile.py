@@ -116,6 +116,22 @@ def test_thresholds_are_read_at_run_time() -> None:
     assert rec["threads"] == 1
 
 
+def test_on_threads_runs_the_same_code_on_another_count(mc: l0.api.CompiledProgram) -> None:
+    three = mc.on_threads(3)
+    assert three._engine.compiled is mc._engine.compiled  # nothing compiled again
+    # the defaults are multiples of the thread count (docs/tools.md): now of 3
+    assert {k: 2 * v for k, v in three.param_defaults().items()} == {
+        k: 3 * v for k, v in mc.param_defaults().items()}
+    data = np.arange(100_000)
+    (rec,) = _by_kind(_records(three, "double", data), "map")
+    assert rec["threads"] == 3 and rec["iterations"] == 100_000
+    (rec,) = _by_kind(_records(mc, "double", data), "map")
+    assert rec["threads"] == 2  # the original keeps its count
+    np.testing.assert_array_equal(three.double(data), data * 2)
+    with pytest.raises(ValueError, match="cpu back end takes no thread count"):
+        l0.compile(SOURCE, backend="cpu", optimise=False).on_threads(2)
+
+
 def test_bad_parameters_are_value_errors(mc: l0.api.CompiledProgram) -> None:
     name = next(iter(mc.param_values()))
     known = r"unknown parameter 'nope' \(the program's parameters: .*min_work"

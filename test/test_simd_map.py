@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 from dataclasses import dataclass
 
 import pytest
@@ -54,9 +55,14 @@ class Outcome:
 
 def run(prog: Program, module: ModuleOp, simd: bool, width: int = 0) -> Outcome:
     """Compile `module` for `cpu` (simd-map at `width`, 0: the host's; or not at all)
-    and run `main` on the program's input."""
+    and run `main` on the program's input.
+
+    It is compiled as the matrix's `cpu` `O` cell compiles it (`main` alone, on the
+    checking heap), so that at the host's width the JIT's cache holds its code: a
+    program's tests run on one worker, the matrix's first (`same_worker`)."""
     from l0.lowering.backends.cpu import CpuEngine
     from l0.lowering.cpu import simd_map
+    from l0.lowering.runtime import checked_memory
 
     reports: list[str] = []
     saved_report, saved_lanes = decisions.report, simd_map.lanes
@@ -68,7 +74,15 @@ def run(prog: Program, module: ModuleOp, simd: bool, width: int = 0) -> Outcome:
     stderr = io.StringIO()
     try:
         with contextlib.redirect_stderr(stderr):
-            engine = CpuEngine(module, simd=simd)
+            saved_env = os.environ.get(checked_memory.ENV)
+            os.environ[checked_memory.ENV] = "1"
+            try:
+                engine = CpuEngine(module, simd=simd, entries=["main"])
+            finally:
+                if saved_env is None:
+                    del os.environ[checked_memory.ENV]
+                else:
+                    os.environ[checked_memory.ENV] = saved_env
             args = to_ir_arguments(params, read_arguments(prog.input, params, "<stdin>"))
             try:
                 results = engine.call("main", args)

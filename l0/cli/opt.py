@@ -63,7 +63,7 @@ from l0.cli.guard import EXIT_OK, EXIT_USER_ERROR, run_guarded
 from l0.diagnostics import L0Error, Loc
 from l0.dialects.context import dialect_loaders
 from l0.passes import PASSES, describe_passes
-from l0.targets import DEFAULT, names
+from l0.targets import DEFAULT, at_own_level, names
 from l0.targets import TARGETS as BACK_ENDS
 from l0.targets import Target as BackEnd
 
@@ -138,18 +138,18 @@ class LlvmIrTarget(Target):
             output.write(text if text.endswith("\n") else text + "\n")
             return
         # The IR's level, not the back end: omp regions, wherever they came from (`-p
-        # convert-parallel-to-omp` on any --target), are emitted calling libgomp, for its
-        # default thread count; loop-level IR without them, for one thread.
-        has_regions = any(op.name.startswith("omp.") for op in module.walk())
-        threads = 0 if has_regions else None
+        # convert-parallel-to-omp` on any --target), are emitted as multicore's code,
+        # calling libgomp for its default thread count; loop-level IR without them, as
+        # the sequential back end's, for one thread.
+        emitted_as = _own_level(module) or DEFAULT
         if self.optimize:
             from l0.lowering.backends.jit import optimized_llvm_ir
 
-            text = optimized_llvm_ir(module, fast_math=self.fast_math, threads=threads)
+            text = optimized_llvm_ir(module, fast_math=self.fast_math, target=emitted_as)
         else:
             from l0.lowering.llvm import print_llvm_ir
 
-            text = print_llvm_ir(module, fast_math=self.fast_math, threads=threads)
+            text = print_llvm_ir(module, fast_math=self.fast_math, target=emitted_as)
         output.write(text if text.endswith("\n") else text + "\n")
 
 
@@ -399,7 +399,7 @@ def _lowerings_needed(prog: ModuleOp, ran: Sequence[ModulePass],
     from l0.lowering import LOWERINGS, OFF_PIPELINE
     from l0.lowering.llvm.nvptx import is_container
 
-    if is_container(prog) or any(op.name.startswith("omp.") for op in prog.walk()):
+    if is_container(prog) or _own_level(prog) is not None:
         return []
     order = [name for name in backend.lowerings if name not in OFF_PIPELINE]
     done = [order.index(p.name) for p in ran if p.name in order]
@@ -420,6 +420,12 @@ def _lowerings_needed(prog: ModuleOp, ran: Sequence[ModulePass],
             passes.append(segment)
         passes.append(LOWERINGS[name]()())
     return passes
+
+
+def _own_level(prog: ModuleOp) -> BackEnd | None:
+    """The back end at whose own level `prog` is (its record's `own_ops`: omp regions),
+    or None."""
+    return at_own_level(op.name for op in prog.walk())
 
 
 LOOP_LEVEL = 3

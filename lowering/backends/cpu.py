@@ -52,8 +52,8 @@ def compile_module(module: ModuleOp, *, target: str | Target = DEFAULT,
     # through the module: `l0-run -v` times `pipeline.lower` (Note [Stage probes])
     lowered = pipeline.lower(module, entries=names, target=backend, simd=simd,
                              profile=profile)
-    jit = JitModule(lowered, fast_math=fast_math, entries=names,
-                    threads=(threads or 0) if backend.threads else None)
+    jit = JitModule(lowered, fast_math=fast_math, entries=names, target=backend,
+                    threads=threads or 0)
     jit.trace_sites = trace.sites_in(lowered)
     note_tables(jit, lowered)
     return jit

@@ -52,6 +52,7 @@ from l0.lowering.runtime.jit_call import (
     link_runtime,
     parse_loc,
 )
+from l0.targets import DEFAULT, Target
 from l0.types import ArrayType, BasicType
 
 __all__ = ["CompiledModule", "JitFunction", "JitModule", "compile_module", "describe_signature",
@@ -60,7 +61,7 @@ __all__ = ["CompiledModule", "JitFunction", "JitModule", "compile_module", "desc
 
 CACHE_SIZE = 32
 
-_cache: OrderedDict[tuple[str, bool, tuple[str, ...] | None, bool, bool, int | None],
+_cache: OrderedDict[tuple[str, bool, tuple[str, ...] | None, bool, bool, bool],
                     CompiledModule] = OrderedDict()
 
 def _optimise(mod: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
@@ -86,11 +87,11 @@ def optimise_module(mod: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
 
 def _build(module: ModuleOp, fast_math: bool, entries: Sequence[str] | None,
            tm: llvm.TargetMachine, checked: bool = False,
-           counted: bool = False, threads: int | None = None,
+           counted: bool = False, target: Target = DEFAULT,
            ) -> tuple[llvm.ModuleRef, EmittedModule]:
     emitted = emit_module(module, fast_math=fast_math, entries=entries,
                           triple=llvm.get_process_triple(), data_layout=str(tm.target_data),
-                          checked_memory=checked, count_allocations=counted, threads=threads)
+                          checked_memory=checked, count_allocations=counted, target=target)
     mod = llvm.parse_assembly(str(emitted.llvm))
     mod.verify()
     _optimise(mod, tm)
@@ -98,10 +99,10 @@ def _build(module: ModuleOp, fast_math: bool, entries: Sequence[str] | None,
 
 
 def optimized_llvm_ir(module: ModuleOp, *, fast_math: bool = False,
-                      threads: int | None = None) -> str:
-    """The LLVM IR of `module` after the O3 pipeline, as text."""
+                      target: Target = DEFAULT) -> str:
+    """The LLVM IR of `module` for back end `target` after the O3 pipeline, as text."""
     with _lock:
-        mod, _ = _build(module, fast_math, None, host_target_machine(), threads=threads)
+        mod, _ = _build(module, fast_math, None, host_target_machine(), target=target)
         return str(mod)
 
 
@@ -109,26 +110,28 @@ def optimized_llvm_ir(module: ModuleOp, *, fast_math: bool = False,
 
 def compile_module(module: ModuleOp, *, fast_math: bool = False,
                    entries: Iterable[str] | None = None,
-                   threads: int | None = None) -> CompiledModule:
+                   target: Target = DEFAULT) -> CompiledModule:
     """Compile `module` (or fetch it from the cache, keyed by its text and the options).
 
     With `L0_CHECK_MEMORY` set, the code allocates through the checking heap
-    (`l0.lowering.runtime.checked_memory`). `threads` (multicore: a count, 0 for libgomp's
-    default) links the OpenMP runtime (`l0.lowering.runtime.openmp_runtime`); the code is the
-    same for every count, which the caller sets when it calls (`JitFunction`)."""
+    (`l0.lowering.runtime.checked_memory`). On a back end `target` that runs threads
+    (`Target.threads`), the code links the OpenMP runtime
+    (`l0.lowering.runtime.openmp_runtime`); it is the same for every thread count, which
+    the caller sets when it calls (`JitFunction`)."""
     names = tuple(entries) if entries is not None else None
     checked = checked_memory.enabled()
     counted = alloc_stats.enabled()
-    threads = None if threads is None else 0  # the count is set per call (JitFunction)
-    key = (str(module), fast_math, names, checked, counted, threads)
+    # what the code depends on: whether it runs threads, not the back end's name (the
+    # sequential back ends' identical modules share their code)
+    key = (str(module), fast_math, names, checked, counted, target.threads)
     with _lock:
         hit = _cache.get(key)
         if hit is not None:
             _cache.move_to_end(key)
             return hit
         tm = host_target_machine()
-        link_runtime(checked, counted, threads)
-        mod, emitted = _build(module, fast_math, names, tm, checked, counted, threads)
+        link_runtime(checked, counted, openmp=target.threads)
+        mod, emitted = _build(module, fast_math, names, tm, checked, counted, target)
         engine = llvm.create_mcjit_compiler(mod, tm)
         objects: list[bytes] = []
         engine.set_object_cache(lambda _module, code: objects.append(bytes(code)))
@@ -192,10 +195,13 @@ class JitModule:
     """A compiled module; `function(name)` gives a callable entry point."""
 
     def __init__(self, module: ModuleOp, *, fast_math: bool = False,
-                 entries: Iterable[str] | None = None, threads: int | None = None) -> None:
+                 entries: Iterable[str] | None = None, target: Target = DEFAULT,
+                 threads: int = 0) -> None:
+        """`target`: the back end the code is for; `threads`: where it runs threads, how
+        many each call forks (0: libgomp's default)."""
         self.compiled = compile_module(module, fast_math=fast_math, entries=entries,
-                                       threads=threads)
-        self._threads = threads or 0
+                                       target=target)
+        self._threads = threads
         self._functions: dict[str, JitFunction] = {}
         self.trace_sites: dict[int, tuple[str, BasicType | ArrayType]] = {}
         """The trace sites its code reports (`trace_runtime.SITES`), set by the caller."""

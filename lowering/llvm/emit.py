@@ -59,6 +59,7 @@ from l0.lowering.llvm.types import (
     i64,
 )
 from l0.lowering.runtime import abi
+from l0.targets import DEFAULT, Target
 
 Value: TypeAlias = ir.Value | MemRefDesc
 Handler = Callable[["FunctionEmitter", Operation], None]
@@ -86,7 +87,7 @@ def emit_module(
     data_layout: str = "",
     checked_memory: bool = False,
     count_allocations: bool = False,
-    threads: int | None = None,
+    target: Target = DEFAULT,
     handlers: dict[type[Operation], Handler] | None = None,
     skip: tuple[type[Operation], ...] = (),
 ) -> EmittedModule:
@@ -96,23 +97,25 @@ def emit_module(
     function with a body); `fast_math` sets LLVM's `fast` flags on all float operations;
     `checked_memory` allocates through the checking heap (`l0.lowering.runtime.checked_memory`);
     `count_allocations` counts allocations (`l0.lowering.runtime.alloc_stats`);
-    `threads` is None for the sequential back end, else the multicore back end's thread
-    count, which the code does not depend on: it forks as many threads as the calling
-    thread's OpenMP setting says (`l0.lowering.llvm.omp`, `l0.lowering.runtime.openmp_runtime`).
+    `target` is the back end the code is for: where it runs parallel loops on threads
+    (`Target.threads`), omp regions fork as many threads as the calling thread's
+    OpenMP setting says, a run-time setting (`l0.lowering.llvm.omp`,
+    `l0.lowering.runtime.openmp_runtime`); elsewhere the code runs on one thread.
     `handlers` add to or replace the emitter's op handlers (a back end's own lowering
     of some ops: the GPU host code's `gpu.*`), and top-level ops of the classes in
     `skip` are left out (device code, which another emitter translates).
     """
     emitter = ModuleEmitter(module, fast_math=fast_math, checked_memory=checked_memory,
-                            count_allocations=count_allocations, threads=threads,
+                            count_allocations=count_allocations, target=target,
                             handlers=handlers, skip=skip)
     return emitter.emit(entries, triple, data_layout)
 
 
 def print_llvm_ir(module: ModuleOp, *, fast_math: bool = False,
-                  threads: int | None = None) -> str:
-    """The unoptimised LLVM IR of `module`, as text (what `l0-opt` can print)."""
-    return str(emit_module(module, fast_math=fast_math, threads=threads).llvm)
+                  target: Target = DEFAULT) -> str:
+    """The unoptimised LLVM IR of `module` for back end `target`, as text (what `l0-opt`
+    can print)."""
+    return str(emit_module(module, fast_math=fast_math, target=target).llvm)
 
 
 # --------------------------------------------------------------------------- module
@@ -130,14 +133,14 @@ class ModuleEmitter:
 
     def __init__(self, module: ModuleOp, *, fast_math: bool = False,
                  checked_memory: bool = False, count_allocations: bool = False,
-                 threads: int | None = None,
+                 target: Target = DEFAULT,
                  handlers: dict[type[Operation], Handler] | None = None,
                  skip: tuple[type[Operation], ...] = ()) -> None:
         self.module = module
         self.fast_math = fast_math
         self.handlers: dict[type[Operation], Handler] = {**HANDLERS, **(handlers or {})}
         self.skip = skip
-        self.threads = threads
+        self.target = target
         self.outlined = 0
         self.llvm = ir.Module(name="l0")
         self.rt: Runtime = Runtime(self.llvm, checked_memory=checked_memory,

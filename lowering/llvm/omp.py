@@ -46,8 +46,8 @@ threads: 212 ms against 177). Constants are therefore emitted again inside the o
 function (`rematerialised`), as the sequential loop sees them.
 
 `l0_parallel_width()` (Note [Parallel width] in `l0.lowering.loop_ir.parallel_loops`) is
-defined here: 1 on the sequential back end, else 1 inside a parallel region and the
-thread count outside it.
+defined here: 1 on a back end that runs no threads (`Target.threads` of the emitter's
+`target`), else 1 inside a parallel region and the thread count outside it.
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ def define_width(mod: ModuleEmitter, fn: ir.Function) -> None:
     """The body of `l0_parallel_width` for the module's back end (module docstring)."""
     fn.linkage = "internal"
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    if mod.threads is None:
+    if not mod.target.threads:
         b.ret(i64(1))
         return
     nested = b.icmp_signed("!=", b.call(_declare(mod, "omp_in_parallel", I32, []), []),

@@ -18,7 +18,7 @@ compiler.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -69,6 +69,11 @@ class RuntimeLinks:
     counted: bool = False
     threads: int | None = None
 
+    @property
+    def openmp(self) -> bool:
+        """Whether the code runs threads (links libgomp)."""
+        return self.threads is not None
+
 
 class NativeEngine:
     """Runs the entry points of compiled code (module docstring)."""
@@ -94,6 +99,18 @@ class NativeEngine:
                       else Device(threads=openmp_runtime.threads_of(links.threads)))
         self.tables = RunTables(compiled.engine, params, sites, device)
         """The run-time parameters and profile counters (`l0.lowering.runtime.run_tables`)."""
+
+    def on_threads(self, threads: int) -> NativeEngine:
+        """An engine running this one's code with calls that fork `threads` threads (0:
+        libgomp's default). Nothing is compiled: the count is set when code is called,
+        not compiled in (`openmp_runtime.thread_count`). ValueError for code that runs
+        no threads."""
+        if not self.links.openmp:
+            raise ValueError("this code runs no threads: it takes no thread count")
+        return NativeEngine(self.compiled, self.entries, isolate=self._isolate,
+                            links=replace(self.links, threads=threads),
+                            trace_sites=self.trace_sites, params=self.tables.param_specs,
+                            sites=self.tables.sites)
 
     def function(self, name: str) -> JitFunction:
         fn = self._functions.get(name)
@@ -177,7 +194,7 @@ class NativeEngine:
         link_callbacks(trace_runtime.CALLBACKS)
         compiled = jit_call.load_object(object_code, signatures, errors,
                                         checked=links.checked, counted=links.counted,
-                                        threads=links.threads)
+                                        openmp=links.openmp)
         return cls(compiled, entries, isolate=isolate, links=links, trace_sites=sites,
                    params=params_from_json(data["params"]),
                    sites=sites_from_json(data["profile"]), calls=calls, device=device)

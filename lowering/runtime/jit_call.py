@@ -162,26 +162,27 @@ def host_target_machine() -> llvm.TargetMachine:
 
 
 
-def link_runtime(checked: bool, counted: bool, threads: int | None) -> None:
+def link_runtime(checked: bool, counted: bool, openmp: bool) -> None:
     """Make what compiled code may call resolvable: the checking heap (`checked`), the
-    allocation counter (`counted`), the OpenMP runtime (`threads` not None)."""
+    allocation counter (`counted`), the OpenMP runtime (`openmp`: code of a back end
+    that runs threads)."""
     if checked:
         link_callbacks(checked_memory.CALLBACKS)
     if counted:
         _link_address(alloc_stats.SYMBOL, alloc_stats.address())
-    if threads is not None:
+    if openmp:
         openmp_runtime.load()
 
 
 def load_object(object_code: bytes, signatures: dict[str, Signature],
                 errors: abi.ErrorTable, *, checked: bool = False, counted: bool = False,
-                threads: int | None = None) -> CompiledModule:
+                openmp: bool = False) -> CompiledModule:
     """Load object code that `jit.compile_module` made (in this process or another, on
     this CPU) into a new MCJIT engine; `signatures` are its entry points. The callbacks
     it calls must be linked (`link_callbacks`) before."""
     with _lock:
         tm = host_target_machine()
-        link_runtime(checked, counted, threads)
+        link_runtime(checked, counted, openmp)
         engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
         engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
         engine.finalize_object()

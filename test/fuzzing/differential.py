@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import traceback
 from dataclasses import dataclass
+from typing import Any
 
 from random_programs import INPUTS, function_source, module
 
@@ -43,7 +44,8 @@ CONFIGS = (
     Config("cpu", optimise=False),
     Config("cpu"),
     Config("multicore", threads=2),
-    # The same machine code as 2 threads (the JIT keeps it, the count is set per call):
+    # The 2-thread program on other thread counts (`CompiledProgram.on_threads`: the count
+    # is set per call, so nothing is compiled again):
     # one thread runs the parallel loops as one chunk, three more threads than cores.
     Config("multicore", threads=1),
     Config("multicore", threads=3),
@@ -139,9 +141,16 @@ def check_module(seed: int, functions: int, configs: tuple[Config, ...] = CONFIG
             return [finding("crash", REFERENCE, function=f, input=text, got=str(err))], 0
     findings: list[Finding] = []
     compared = 0
+    on_threads: dict[tuple[str, bool], Any] = {}  # compiled once for every thread count
     for config in configs:
         try:
-            prog = _compile(src, config)
+            earlier = on_threads.get((config.backend, config.optimise))
+            if earlier is not None and config.threads is not None:
+                prog = earlier.on_threads(config.threads)  # the same machine code
+            else:
+                prog = _compile(src, config)
+                if config.threads is not None:
+                    on_threads[(config.backend, config.optimise)] = prog
         except L0Error as err:
             findings.append(finding("rejected", config, got=err.render()))
             continue

@@ -14,7 +14,7 @@ import pytest
 from l0.lowering import LOWERINGS
 from l0.passes.pipeline import FLATTENING, TARGET_OPTIONS
 from l0.passes.pipeline import TARGETS as PIPELINE_TARGETS
-from l0.targets import SHARED_LOWERINGS, TARGETS, TOOLS, Target, _resolve
+from l0.targets import SHARED_LOWERINGS, TARGETS, TOOLS, Target, _resolve, at_own_level
 
 ROOT = Path(__file__).resolve().parents[2]
 SCANNED = ("l0", "passes", "lowering", "dialects")
@@ -170,3 +170,10 @@ def test_an_unknown_back_end_is_a_clear_error() -> None:
 
     with pytest.raises(ValueError, match="unknown back end 'tpu' \\(available: cpu, "):
         target("tpu")
+
+
+def test_ir_at_a_back_ends_own_level_names_it() -> None:
+    """`l0-opt` knows omp-level IR by the record's `own_ops`, not by a name of its own."""
+    assert at_own_level(["func.func", "omp.parallel", "omp.wsloop"]) is TARGETS["multicore"]
+    assert at_own_level(["func.func", "scf.parallel", "memref.alloc"]) is None
+    assert [t.name for t in TARGETS.values() if t.own_ops is not None] == ["multicore"]

@@ -81,7 +81,7 @@ def compile_main(module: ModuleOp, params: Sequence[Type], ret: Type, *,
     tm = _target_machine()
     emitted = emit_module(lowered, fast_math=fast_math, entries=["main"],
                           triple=llvm.get_process_triple(), data_layout=str(tm.target_data),
-                          threads=0 if backend.threads else None)
+                          target=backend)
     mod = llvm.parse_assembly(str(emitted.llvm))
     mod.verify()
     from l0.lowering.backends.jit import _optimise  # the JIT's O3 pipeline, the same code
