@@ -167,9 +167,27 @@ class SegmentedReduction:
         return self.operator is self.fold.body
 
 
+_PARALLEL_SOACS = (msoac.MapOp, msoac.ReduceOp, msoac.ScanOp, msoac.FilterOp,
+                   msoac.PartitionOp)
+"""The SOACs whose lambdas become the bodies of parallel loops."""
+
+
+def _in_soac_lambda(op: msoac.MapOp) -> bool:
+    """Whether `op` is in the lambda of another SOAC: it runs in a thread of that SOAC's
+    parallel loop (a kernel's, on the gpu), sequentially, where its version choice
+    would read a host global (the threshold) from device code."""
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, _PARALLEL_SOACS):
+            return True
+        parent = parent.parent_op()
+    return False
+
+
 def segmented(op: msoac.MapOp) -> SegmentedReduction | None:
     """`op` as a segmented reduction or scan (Note [Segmented reductions]), or None."""
-    if KEPT_ATTR in op.attributes or nested_in_parallel(op) or op.allocated or not op.outs:
+    if KEPT_ATTR in op.attributes or nested_in_parallel(op) or _in_soac_lambda(op) \
+            or op.allocated or not op.outs:
         return None
     block = op.body.block
     folds = [o for o in block.ops if isinstance(o, msoac.ReduceOp | msoac.ScanOp)]
