@@ -73,7 +73,8 @@ def test_tunes_on_multicore_and_writes_what_the_tools_read(prog: Path) -> None:
     assert prog_.main(np.array([1.0, 2.0])).tolist() == [2.0, 4.0]
 
 
-def test_the_tuning_file_is_read_and_explicit_values_win(prog: Path, tmp_path: Path) -> None:
+def test_the_tuning_file_is_read_and_explicit_values_win(prog: Path, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     name = param_name(prog)
     (tmp_path / "twice.l0.tuning").write_text(f"[multicore]\n{name}=0\n[cpu]\n")
     assert l0.compile(prog, backend="multicore", threads=2).param_values() == {name: 0}
@@ -95,6 +96,8 @@ def test_the_tuning_file_is_read_and_explicit_values_win(prog: Path, tmp_path: P
     assert printed("--param", f"{name}=9") == f"{name} 9\n"
     assert printed("--no-tuning") == f"{name} 32768\n"
     # l0 bench: with the threshold 0 the region forks (2 threads), with never it does not
+    # (`l0 bench` has no --threads: its default would be the machine's cores)
+    monkeypatch.setenv("L0_NUM_THREADS", "2")
     for value, threads in ((0, 2), (NEVER, 1)):
         (tmp_path / "twice.l0.tuning").write_text(f"[multicore]\n{name}={value}\n")
         report = tmp_path / "r.json"
