@@ -57,6 +57,17 @@ _PROFILE_OPTIONS: dict[str, Callable[[Target], dict[str, bool]]] = {
 `profile` (on a device, launches are timed by CUDA events)."""
 
 
+def target_options(backend: Target, name: str) -> dict[str, bool]:
+    """The options back end `backend` gives its lowering `name`: the kernels of a GPU
+    back end (`convert-parallel-to-gpu` among its lowerings) take every perfect nest of
+    two maps as one loop, the CPU's only maps of maps over rows (`wide_nests`, Note
+    [Perfect nests of two maps] in `l0.lowering.scf.convert_soac_to_scf`: a matrix
+    product's inner map vectorises better on the CPU as a loop of its own)."""
+    if name == "convert-soac-to-scf" and "convert-parallel-to-gpu" in backend.lowerings:
+        return {"wide_nests": True}
+    return {}
+
+
 def segmenting(backend: Target, profile: bool = False) -> ModulePass | None:
     """`segment-reductions` with `backend`'s default threshold, run right before
     `convert-soac-to-scf`, where the back end runs segmented reductions
@@ -96,9 +107,12 @@ def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
             segment.apply(ctx, lowered)
             if verify:
                 lowered.verify()
-        options = _PROFILE_OPTIONS.get(pass_class.name) if profile else None
+        options = target_options(backend, pass_class.name)
+        profiling = _PROFILE_OPTIONS.get(pass_class.name) if profile else None
+        if profiling is not None:
+            options.update(profiling(backend))
         # a pass's options are the fields of its dataclass
-        step = pass_class() if options is None else pass_class(**options(backend))
+        step = pass_class(**options)
         step.apply(ctx, lowered)
         if verify:
             lowered.verify()

@@ -411,14 +411,14 @@ def _lowerings_needed(prog: ModuleOp, ran: Sequence[ModulePass],
     else:  # loop-level IR: only the back end's own lowerings
         start = min([order.index(name) for name in backend.own_lowerings if name in order],
                     default=len(order))
-    from l0.lowering.pipeline import segmenting
+    from l0.lowering.pipeline import segmenting, target_options
 
     passes: list[ModulePass] = []
     for name in order[start:]:
         segment = segmenting(backend) if name == "convert-soac-to-scf" else None
         if segment is not None:  # as `lower` runs it
             passes.append(segment)
-        passes.append(LOWERINGS[name]()())
+        passes.append(LOWERINGS[name]()(**target_options(backend, name)))
     return passes
 
 

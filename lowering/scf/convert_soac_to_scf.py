@@ -164,15 +164,20 @@ def _loc(op: msoac.MapOp | msoac.ScanOp) -> str:
 # ---------------------------------------------------------------------------------------
 
 
+@dataclass
 class LowerMap(RewritePattern):
     """`msoac.map` -> `scf.for` storing or copying each yielded row."""
+
+    wide_nests: bool = False
+    """Also nests whose inner lambda reads the outer rows (Note [Perfect nests of two
+    maps])."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: msoac.MapOp, rewriter: PatternRewriter) -> None:
         b = CodeBuilder.before(op)
         inputs, outs = list(op.inputs), list(op.outs)
         n = b.dim(inputs[0], 0)
-        inner = None if nested_in_parallel(op) else perfect_inner_map(op)
+        inner = None if nested_in_parallel(op) else perfect_inner_map(op, self.wide_nests)
         if inner is not None:
             _map_nest(b, op, inner, n)
             rewriter.erase(op)
@@ -208,7 +213,7 @@ class LowerMap(RewritePattern):
 _SHAPE_QUERIES = (arith.ConstantOp, arith.IndexCastOp, memref.DimOp)
 
 
-def perfect_inner_map(op: msoac.MapOp) -> msoac.MapOp | None:
+def perfect_inner_map(op: msoac.MapOp, wide: bool = True) -> msoac.MapOp | None:
     """The inner map of a perfect nest of two maps (one two-dimensional parallel loop),
     or None: the outer lambda does nothing but one inner map into its destination rows,
     which it yields (and shape queries); the inner map's inputs are rows of the outer
@@ -237,7 +242,25 @@ def perfect_inner_map(op: msoac.MapOp) -> msoac.MapOp | None:
                                                      and v.owner.parent is block))
             for v in inner.inputs):
         return None
+    if not wide and not _plain_nest(op, inner):
+        return None
     return inner
+
+
+def _plain_nest(op: msoac.MapOp, inner: msoac.MapOp) -> bool:
+    """Whether the nest maps the outer rows of two-dimensional inputs element by element
+    and the inner lambda does not see the rows as arrays: the nests every target takes
+    as one loop (the wider ones only where `wide_nests` says: on the cpu, a matrix
+    product's inner map over another matrix's rows vectorises better as a loop of its
+    own, Note [Perfect nests of two maps])."""
+    block = op.body.block
+    if any(rank_of(v.type) != 2 for v in [*op.inputs, *op.outs]):
+        return False
+    if list(inner.inputs) != list(block.args[:len(op.inputs)]):
+        return False
+    return not any(v.owner is block or (isinstance(v.owner, Operation)
+                                        and v.owner.parent is block)
+                   for o in inner.body.walk() for v in o.operands)
 
 
 # Note [Perfect nests of two maps]
@@ -1014,12 +1037,17 @@ class ConvertSoacToScfPass(ModulePass):
 
     name = "convert-soac-to-scf"
 
+    wide_nests: bool = False
+    """Make a two-dimensional loop of every perfect nest of two maps, also those whose
+    inner lambda reads the outer rows or maps arrays from outside the nest (what
+    `distribute` leaves; the gpu's lowering), not only maps of maps over rows."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         # Outer SOACs first: lowering one moves (never copies) the SOACs nested in its
         # lambda into the new loop, where they are lowered in turn. (xDSL's greedy
         # walker would revisit the lambdas' yields, which the lowering erases.)
         patterns = GreedyRewritePatternApplier(
-            [LowerMap(), LowerReduce(), LowerScan(), LowerFilter(), LowerPartition(),
+            [LowerMap(self.wide_nests), LowerReduce(), LowerScan(), LowerFilter(), LowerPartition(),
              LowerIota(), LowerReplicate()],
             dce_enabled=False,
         )

@@ -1,4 +1,8 @@
-// RUN: l0-opt %s -p convert-soac-to-scf | filecheck %s
+// RUN: l0-opt %s -p 'convert-soac-to-scf{wide-nests=true}' | filecheck %s
+// RUN: l0-opt %s -p convert-soac-to-scf | filecheck %s --check-prefix=NARROW
+// The gpu's lowering makes wide nests (`wide_nests`): the CHECK lines. Without the
+// option (the CPU back ends), only maps of maps over rows whose inner lambda does not
+// read the row as an array are one two-dimensional loop: the NARROW lines.
 
 // Each outermost msoac op becomes a parallel loop over the rows (scf.parallel, printed
 // in the generic form), the lambda inlined into the body; results are stored into (or
@@ -49,6 +53,9 @@ func.func @map_row_in_place(%m: memref<?x?xf64>, %o: memref<?x?xf64>) {
 // distributed map's `iota`), its lambda reading the outer element: one
 // two-dimensional loop over (i, j), element i of the outer input and j of the inner
 // one.
+// NARROW-LABEL: func.func @map_nest_over_outer_array(
+// NARROW:         "scf.parallel"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// NARROW:           scf.for
 // CHECK-LABEL: func.func @map_nest_over_outer_array(
 // CHECK:         %[[M:.*]] = memref.dim %is, %{{.*}} : memref<?xi64>
 // CHECK:         "scf.parallel"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
@@ -105,6 +112,9 @@ func.func @map_nest_not_perfect(%m: memref<?x?xf64>, %o: memref<?x?xf64>) {
 // A perfect nest whose inner lambda reads the outer row as an array: one
 // two-dimensional loop whose body makes the view of row i it reads (Note [Perfect
 // nests of two maps] in l0.lowering.scf.convert_soac_to_scf).
+// NARROW-LABEL: func.func @map_nest_inner_uses_row(
+// NARROW:         "scf.parallel"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// NARROW:           scf.for
 // CHECK-LABEL: func.func @map_nest_inner_uses_row(
 // CHECK:         "scf.parallel"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
 // CHECK-NEXT:    ^bb0(%[[I:.*]]: index, %[[J:.*]]: index):
