@@ -117,6 +117,7 @@ from l0.lowering.loop_ir.parallel_loops import (
     CHUNK_LOOP_ATTR,
     chunk_bounds,
     chunk_count_over,
+    defined_inside,
     nested_in_parallel,
     parallel_for,
 )
@@ -226,7 +227,7 @@ def segmented(op: msoac.MapOp) -> SegmentedReduction | None:
     for v in fold.inputs:
         if v.owner is block and block.args.index(v) < k:
             array = op.inputs[block.args.index(v)]  # the rows of a map input
-        elif not _defined_in_block(v, op):
+        elif not defined_inside(v, op):
             array = v  # an array of the map's scope, the same for every row
         else:
             return None
@@ -239,7 +240,7 @@ def segmented(op: msoac.MapOp) -> SegmentedReduction | None:
     if seg.plain and [z.type for z in fold.neutral] != [_element(a) for a in arrays]:
         return None
     # The fold and the operator may use only values from outside the map.
-    if any(_defined_in_block(v, op) for v in fold.neutral) or _uses_lambda_values(fold, op):
+    if any(defined_inside(v, op) for v in fold.neutral) or _uses_lambda_values(fold, op):
         return None
     return seg
 
@@ -269,16 +270,6 @@ def _may_trace(fold: Operation) -> bool:
     return False
 
 
-def _defined_in_block(v: SSAValue, op: Operation) -> bool:
-    owner = v.owner
-    cur: Operation | None = owner if isinstance(owner, Operation) else owner.parent_op()
-    while cur is not None:
-        if cur is op:
-            return True
-        cur = cur.parent_op()
-    return False
-
-
 def _uses_lambda_values(red: msoac.ReduceOp | msoac.ScanOp, op: msoac.MapOp) -> bool:
     """Whether the fold's regions use a value the map's lambda defines outside the fold
     (its rows and destinations count: they are the fold's operands, not its lambda's)."""
@@ -286,7 +277,7 @@ def _uses_lambda_values(red: msoac.ReduceOp | msoac.ScanOp, op: msoac.MapOp) -> 
         if inner is red:
             continue
         for v in inner.operands:
-            if _defined_in_block(v, op) and not _defined_in_block(v, red):
+            if defined_inside(v, op) and not defined_inside(v, red):
                 return True
     return False
 
