@@ -83,7 +83,7 @@ from l0.passes.analysis.elements import (
     shape_before_map,
 )
 from l0.passes.analysis.scope import defined_inside, defined_outside, free_values
-from l0.passes.analysis.shapes import row_shape
+from l0.passes.analysis.shapes import keeps_shape, row_shape
 from l0.passes.analysis.speculation import Speculation
 from l0.passes.analysis.walk import walk_ops
 
@@ -191,37 +191,6 @@ def _consumes_outside(loop: scf.ForOp) -> bool:
     return False
 
 
-def _keeps_shape(v: SSAValue, arg: BlockArgument) -> bool:
-    """Whether the array `v` yielded for accumulator `arg` has `arg`'s shape: `arg`
-    updated, copied, carried by a loop that keeps its shape, or mapped row by row (a
-    map over it whose lambda yields, for a rank above 1, arrays of its row's shape)."""
-    while v is not arg:
-        if not isinstance(v, OpResult):
-            return False
-        op = v.op
-        if isinstance(op, soac.UpdateOp | soac.CopyOp):
-            v = op.array
-        elif isinstance(op, scf.ForOp):
-            body = op.body.block
-            last = body.last_op
-            assert last is not None
-            if not _keeps_shape(last.operands[v.index], body.args[v.index + 1]):
-                return False
-            v = op.iter_args[v.index]
-        elif isinstance(op, soac.MapOp) and isinstance(v.type, TensorType):
-            block = op.body.block
-            last = block.last_op
-            assert last is not None
-            row = last.operands[v.index]
-            return any(_keeps_shape(i, arg) and (
-                v.type.get_num_dims() == 1
-                or (isinstance(row.type, TensorType) and _keeps_shape(row, block.args[k])))
-                for k, i in enumerate(op.inputs))
-        else:
-            return False
-    return True
-
-
 def _irregular(v: SSAValue, op: soac.MapOp) -> bool:
     """Whether `v`, an array of `op`'s lambda, may differ in shape between elements."""
     return isinstance(v.type, TensorType) and row_shape(v, op) is None
@@ -250,9 +219,9 @@ def _prelude_may_fail(prelude: list[Operation], op: soac.MapOp,
 
 def _regular_step(v: SSAValue, arg: BlockArgument, loop: scf.ForOp, op: soac.MapOp) -> bool:
     """Whether the array `v` the body yields for accumulator `arg` has the same shape
-    for every element: `arg`'s own (`_keeps_shape`), or one computed from values outside
+    for every element: `arg`'s own (`keeps_shape`), or one computed from values outside
     the map alone."""
-    if _keeps_shape(v, arg):
+    if keeps_shape(v, arg):
         return True
     shape = row_shape(v, loop)
     return shape is not None and shape_before_map(shape, op)

@@ -10,9 +10,9 @@ ops whose result shape is a function of their operands' shapes: a row of an inpu
 a nested `map` over a row, `iota(n)` and `replicate(n, ...)` with `n` computable
 outside, `copy`, `transpose`, row indexing, `update`, a literal of scalars, a branch
 whose arms have one shape, and a loop whose body hands its array back with the shape it
-got (in-place updates, as in a tridiagonal solve). When there is none (a lambda
-yielding `iota(i)` for its element `i`, or the result of a call), the rows may differ in
-shape and the map must check them.
+got (in-place updates, as in a tridiagonal solve, or a map over it row by row:
+`keeps_shape`). When there is none (a lambda yielding `iota(i)` for its element `i`,
+or the result of a call), the rows may differ in shape and the map must check them.
 
 Note [Two kinds of size expression]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -212,16 +212,22 @@ def _branch(op: Operation, index: int, scope: Operation) -> Shape | None:
 
 def _loop(op: Operation, index: int, scope: Operation) -> Shape | None:
     """A loop result has the shape of its initial value when every iteration yields
-    the array it got, updated or copied (the shape it entered with)."""
+    an array of the shape it got (`keeps_shape`)."""
     assert isinstance(op, scf.ForOp)
     body = op.body.block
-    if not _keeps_shape(_yielded(body, index), body.args[index + 1]):
+    if not keeps_shape(_yielded(body, index), body.args[index + 1]):
         return None
     return row_shape(op.iter_args[index], scope)
 
 
-def _keeps_shape(v: SSAValue, arg: BlockArgument) -> bool:
-    """Whether `v` is `arg` after updates, copies and loops that keep shapes."""
+def keeps_shape(v: SSAValue, arg: BlockArgument) -> bool:
+    """Whether the array `v` has the shape of `arg` (a loop's accumulator, or a
+    lambda's argument), whatever that shape is: `v` is `arg` updated, copied,
+    carried by an inner loop that keeps its shape, or mapped row by row (a map over an
+    array of `arg`'s shape whose lambda yields, for a rank above 1, arrays of the shape
+    of that array's row). A body that yields such a `v` for `arg` keeps the
+    accumulator's shape from step to step: `interchange` needs that to keep the arrays
+    of accumulators regular, `row_shape` to give a loop's result its initial shape."""
     while v is not arg:
         if not isinstance(v, OpResult):
             return False
@@ -230,9 +236,18 @@ def _keeps_shape(v: SSAValue, arg: BlockArgument) -> bool:
             v = op.array
         elif isinstance(op, scf.ForOp):
             inner = op.body.block
-            if not _keeps_shape(_yielded(inner, v.index), inner.args[v.index + 1]):
+            if not keeps_shape(_yielded(inner, v.index), inner.args[v.index + 1]):
                 return False
             v = op.iter_args[v.index]
+        elif isinstance(op, soac.MapOp) and isinstance(v.type, TensorType):
+            # The map has as many rows as each of its inputs; a row it yields has the
+            # shape of input k's row when it keeps the shape of the lambda's argument k.
+            block = op.body.block
+            row = _yielded(block, v.index)
+            return any(keeps_shape(array, arg) and (
+                v.type.get_num_dims() == 1
+                or (isinstance(row.type, TensorType) and keeps_shape(row, block.args[k])))
+                for k, array in enumerate(op.inputs))
         else:
             return False
     return True
