@@ -118,7 +118,7 @@ class Speculation:
             return "its shape arguments may be invalid"
         if kind is soac.IotaOp or kind is soac.ReplicateOp:
             if not known_non_negative(op.n) and not checked_non_negative(  # type: ignore[attr-defined]  # iota or replicate, tested by class
-                    op.n, op.certs):  # type: ignore[attr-defined]
+                    op.n, op.certs):  # type: ignore[attr-defined]  # the same op, tested by class
                 return "its count may be negative"
             return None
         if kind is func.CallOp:

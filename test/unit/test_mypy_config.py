@@ -7,6 +7,7 @@ symlink, or left out of `[tool.mypy].packages`, would silently go unchecked.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -36,3 +37,18 @@ def test_mypy_checks_every_package() -> None:
     mypy = CONFIG["tool"]["mypy"]
     assert "mypy_path" in mypy["mypy_path"]
     assert set(mypy["packages"]) == {"l0", *_mapped_tops()}
+
+
+IGNORE = re.compile(r"#\s*type:\s*ignore(?P<rest>.*)$")
+EXPLAINED = re.compile(r"\[[-a-z]+(, *[-a-z]+)*\]  # \S")
+"""An ignore that names its error codes and says why on the same line (docs/testing.md
+§0): `# type: ignore[attr-defined]  # every SOAC has a cert list`."""
+
+
+def test_every_type_ignore_names_its_code_and_says_why() -> None:
+    folders = ["l0", *_mapped_tops().values()]
+    bare = [f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+            for folder in folders for path in sorted((ROOT / folder).rglob("*.py"))
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if (m := IGNORE.search(line)) and not EXPLAINED.match(m["rest"])]
+    assert bare == []
