@@ -156,6 +156,23 @@ def test_docs_tools_lists_the_back_ends_of_every_tool() -> None:
         == TOOLS
 
 
+def test_docs_architecture_draws_every_back_ends_passes() -> None:
+    """docs/architecture.md §3 draws each back end's pipeline: its flattening passes and
+    its lowerings (by pass name or module name), `segment-reductions` where the record
+    runs it."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    drawing = text[text.index("## 3."):text.index("## 4.")]
+    drawn: set[str] = set()
+    for record in TARGETS.values():
+        drawn |= {*FLATTENING.get(record.pipeline, ()), *record.lowerings}
+        if record.segmented is not None:
+            drawn.add("segment-reductions")
+        assert record.name in drawing
+    missing = sorted(name for name in drawn
+                     if name not in drawing and name.replace("-", "_") not in drawing)
+    assert missing == []
+
+
 def test_the_registry_imports_nothing_else() -> None:
     """`l0-run --help` and a compile-cache hit import `l0.targets`: it must stay light."""
     code = ("import sys, l0.targets; print(sorted(m for m in sys.modules "
