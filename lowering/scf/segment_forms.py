@@ -38,6 +38,7 @@ kernel).
 
 from __future__ import annotations
 
+from collections.abc import Set
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, func, memref, scf
@@ -239,7 +240,7 @@ def _folds(maps: list[msoac.MapOp], args: dict[SSAValue, Indexed]) -> list[Fold]
     elif len(term.values) != len(inner.outs) or any(
             (args.get(o) or Indexed(o, ())).rank != 1 for o in inner.outs):
         return None  # one scalar per segment and destination
-    fold_results = {r for f in fold_ops for r in f.results}
+    fold_results: set[SSAValue] = {r for f in fold_ops for r in f.results}
     after = depending_on(ops, fold_results)
     last = ops.index(fold_ops[-1])
     for i, o in enumerate(ops):
@@ -258,7 +259,7 @@ def _folds(maps: list[msoac.MapOp], args: dict[SSAValue, Indexed]) -> list[Fold]
     return folds
 
 
-def depending_on(ops: list[Operation], values: set[SSAValue]) -> set[Operation]:
+def depending_on(ops: list[Operation], values: Set[SSAValue]) -> set[Operation]:
     """The ops of `ops` (in order) that use, through each other, one of `values`."""
     tainted = set(values)
     out: set[Operation] = set()

@@ -1,4 +1,4 @@
-"""The `segment-reductions` pass: a nest of maps over folds with few segments runs over all elements.
+"""The `segment-reductions` pass: few segments of folds run over all elements.
 
 `map(fn row => reduce(op, z, row), rows)` (or a redomap, a tuple operator, a fold over
 `zip(row, v)` with `v` the same in every row; or a `scan`, a scanomap) over m rows of n
