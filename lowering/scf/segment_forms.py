@@ -7,7 +7,7 @@ emits the segmented form beside the nest as it was.
 Note [Segment nests]
 ~~~~~~~~~~~~~~~~~~~~
 A segment nest is d >= 1 perfect map levels: every level's lambda but the innermost
-holds only shape queries and the next level's map, which maps rows of the level's
+holds only scalar work (below: shape queries, checks of sizes) and the next level's map, which maps rows of the level's
 inputs (or arrays of the nest's scope) into the level's destination rows and is
 yielded as them. The innermost lambda holds, besides shape queries:
 * one or more reductions (`msoac.reduce`: a reduce, a redomap), each over rows of the
@@ -167,8 +167,9 @@ def segmented(op: msoac.MapOp) -> SegmentedReduction | None:
     args = _indexed_args(maps)
     if args is None:
         return None
-    if any(isinstance(o, memref.DimOp) and o.source in args and constant_axis(o) is None
-           for m in maps for o in m.body.block.ops):
+    # Between the levels, scalar work only (a check of the next level's sizes).
+    if any(not isinstance(o, msoac.MapOp | msoac.YieldOp) and not _scalar_work(o, args)
+           for m in maps[:-1] for o in m.body.block.ops):
         return None
     folds = _folds(maps, args)
     if folds is None:
@@ -190,10 +191,9 @@ def _levels(op: msoac.MapOp) -> list[msoac.MapOp] | None:
         term = block.last_op
         dests = list(block.args[len(m.inputs):])
         nxt = inner[0]
-        if len(inner) != 1 or not isinstance(term, msoac.YieldOp) or \
-                list(term.values) != dests or list(nxt.outs) != dests or \
-                any(o is not nxt and o is not term and not isinstance(o, _SHAPE_QUERIES)
-                    for o in block.ops):
+        if len(inner) != 1 or nxt.parent_block() is not block or \
+                not isinstance(term, msoac.YieldOp) or \
+                list(term.values) != dests or list(nxt.outs) != dests:
             return None
         maps.append(nxt)
 
