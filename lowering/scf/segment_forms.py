@@ -7,9 +7,9 @@ emits the segmented form beside the nest as it was.
 Note [Segment nests]
 ~~~~~~~~~~~~~~~~~~~~
 A segment nest is d >= 1 perfect map levels: every level's lambda but the innermost
-holds only scalar work (below: shape queries, checks of sizes) and the next level's map, which maps rows of the level's
-inputs (or arrays of the nest's scope) into the level's destination rows and is
-yielded as them. The innermost lambda holds, besides shape queries:
+holds only scalar work (below: shape queries, checks of sizes) and the next level's
+map, which maps rows of the level's inputs (or arrays of the nest's scope) into the
+level's destination rows and is yielded as them. The innermost lambda holds, besides shape queries:
 * one or more reductions (`msoac.reduce`: a reduce, a redomap), each over rows of the
   levels' inputs or arrays of the scope, with scalar accumulators; the innermost map
   yields one scalar per destination; or
