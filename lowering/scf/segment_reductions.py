@@ -158,9 +158,10 @@ def _segment(b: CodeBuilder, seg: SegmentedReduction, sizes: Sequence[SSAValue],
              s: SSAValue, until: Operation | None = None,
              folded: dict[SSAValue, SSAValue] | None = None) -> _Segment:
     """Segment s's level indices (row-major over `sizes`) and its scalar values: the
-    levels' elements, then the lambdas' scalar work, in order, before `until` (a fold:
-    what it may use) and without what depends on a fold, or all of it with the folds'
-    results `folded`."""
+    lambdas' scalar work, in order, before `until` (a fold: what it may use) and
+    without what depends on a fold, or all of it with the folds' results `folded`; the
+    levels' elements are loaded where first used (after the checks before them: a
+    zip's sizes)."""
     idx: list[SSAValue] = []
     rest = s
     for size in reversed(sizes[1:]):
@@ -168,11 +169,14 @@ def _segment(b: CodeBuilder, seg: SegmentedReduction, sizes: Sequence[SSAValue],
         idx.append(b.subi(rest, b.muli(q, size)))
         rest = q
     idx = [rest, *reversed(idx)]
-    env: dict[SSAValue, SSAValue] = {}
-    for arg, array in seg.args.items():
-        if array.rank == 0 and any(not isinstance(u.operation, msoac.YieldOp)
-                                   for u in arg.uses):
-            env[arg] = array.at(b, idx, [])
+    env: dict[SSAValue, SSAValue] = dict(folded or {})
+
+    def load_used(o: Operation) -> None:
+        for v in (v for inner in o.walk() for v in inner.operands):
+            array = seg.args.get(v)
+            if v not in env and array is not None and array.rank == 0:
+                env[v] = array.at(b, idx, [])
+
     body = seg.body
     skipped = depending_on(list(body.ops), {r for o in body.ops if isinstance(o, _FOLDS)
                                             for r in o.results}) if folded is None else set()
@@ -183,8 +187,6 @@ def _segment(b: CodeBuilder, seg: SegmentedReduction, sizes: Sequence[SSAValue],
             break
         if not isinstance(o, _FOLDS) and o not in skipped:
             ops.append(o)
-    if folded is not None:
-        env.update(folded)
     for o in ops:
         if isinstance(o, memref.DimOp) and o.source in seg.args:
             axis = constant_axis(o)
@@ -192,7 +194,11 @@ def _segment(b: CodeBuilder, seg: SegmentedReduction, sizes: Sequence[SSAValue],
             array = seg.args[o.source]
             env[o.result] = b.val(memref.DimOp(array.base, b.index(len(array.levels) + axis)))
         else:
+            load_used(o)
             b.add(o.clone(value_mapper=env))
+    end = until if until is not None else body.last_op
+    assert end is not None
+    load_used(end)
     return _Segment(idx, env)
 
 
