@@ -162,7 +162,7 @@ def _expected(name: str) -> tuple[str, str | None]:
 
 PASSING = {"segmented_error": "[[1, 2, 0], [4, 3, 1]] [5, 6, 7, 8, 9]",
            "segmented_scan_error": "[[1, 2, 0], [4, 3, 1]] [5, 6, 7, 8, 9]",
-           "segmented_work_error": "[[1, 2, 0], [4, 3, 1]] [5, 2] [5, 6, 7, 8, 9]",
+           "segmented_work_error": "[[1, 2, 0], [4, 3, 1]] [[0, 1], [2, 2]] [5, 2] [5, 6, 7, 8, 9]",
            "segmented_check_error": "[[1, 2, 0], [4, 3, 1]] [5, 2] [5, 6, 7, 8, 9]"}
 """An input the failing programs run to the end on: which version ran is read from the
 profile, which a failing run does not finish."""
