@@ -155,51 +155,74 @@ class _Segment:
 
 
 def _segment(b: CodeBuilder, seg: SegmentedReduction, sizes: Sequence[SSAValue],
-             s: SSAValue, until: Operation | None = None,
-             folded: dict[SSAValue, SSAValue] | None = None) -> _Segment:
+             s: SSAValue, until: Operation | None = None) -> _Segment:
     """Segment s's level indices (row-major over `sizes`) and its scalar values: the
-    lambdas' scalar work, in order, before `until` (a fold: what it may use) and
-    without what depends on a fold, or all of it with the folds' results `folded`; the
-    levels' elements are loaded where first used (after the checks before them: a
-    zip's sizes)."""
+    lambdas' scalar work that depends on no fold, in order, before `until` (a fold:
+    what it may use) or all of it; the levels' elements are loaded where first used
+    (after the checks before them: a zip's sizes)."""
     idx: list[SSAValue] = []
     rest = s
     for size in reversed(sizes[1:]):
         q = b.val(arith.DivSIOp(rest, size))
         idx.append(b.subi(rest, b.muli(q, size)))
         rest = q
-    idx = [rest, *reversed(idx)]
-    env: dict[SSAValue, SSAValue] = dict(folded or {})
-
-    def load_used(o: Operation) -> None:
-        for v in (v for inner in o.walk() for v in inner.operands):
-            array = seg.args.get(v)
-            if v not in env and array is not None and array.rank == 0:
-                env[v] = array.at(b, idx, [])
-
+    at = _Segment([rest, *reversed(idx)], {})
     body = seg.body
-    skipped = depending_on(list(body.ops), {r for o in body.ops if isinstance(o, _FOLDS)
-                                            for r in o.results}) if folded is None else set()
     ops = [o for m in seg.maps[:-1] for o in m.body.block.ops
            if not isinstance(o, msoac.MapOp | msoac.YieldOp)]
+    later = _on_folds(seg)
     for o in body.ops:
         if o is until or isinstance(o, msoac.YieldOp):
             break
-        if not isinstance(o, _FOLDS) and o not in skipped:
+        if not isinstance(o, _FOLDS) and o not in later:
             ops.append(o)
     for o in ops:
-        if isinstance(o, memref.DimOp) and o.source in seg.args:
-            axis = constant_axis(o)
-            assert axis is not None
-            array = seg.args[o.source]
-            env[o.result] = b.val(memref.DimOp(array.base, b.index(len(array.levels) + axis)))
-        else:
-            load_used(o)
-            b.add(o.clone(value_mapper=env))
+        _recompute(b, seg, at, o)
     end = until if until is not None else body.last_op
     assert end is not None
-    load_used(end)
-    return _Segment(idx, env)
+    _load_used(b, seg, at, end)
+    return at
+
+
+def _on_folds(seg: SegmentedReduction) -> set[Operation]:
+    """The innermost lambda's scalar work on the folds' results."""
+    ops = list(seg.body.ops)
+    return depending_on(ops, {r for o in ops if isinstance(o, _FOLDS) for r in o.results})
+
+
+def _finish(b: CodeBuilder, seg: SegmentedReduction, at: _Segment,
+            folded: dict[SSAValue, SSAValue]) -> list[SSAValue]:
+    """The scalar work on the folds' results `folded`, in order: what the innermost
+    lambda yields."""
+    at.env.update(folded)
+    on_folds = _on_folds(seg)
+    for o in seg.body.ops:
+        if o in on_folds and not isinstance(o, (*_FOLDS, msoac.YieldOp)):
+            _recompute(b, seg, at, o)
+    term = seg.body.last_op
+    assert isinstance(term, msoac.YieldOp)
+    _load_used(b, seg, at, term)
+    return [at.env.get(v, v) for v in term.values]
+
+
+def _recompute(b: CodeBuilder, seg: SegmentedReduction, at: _Segment, o: Operation) -> None:
+    """A copy of the scalar work `o` in the segment (a row's size read from its array)."""
+    if isinstance(o, memref.DimOp) and o.source in seg.args:
+        axis = constant_axis(o)
+        assert axis is not None
+        array = seg.args[o.source]
+        at.env[o.result] = b.val(memref.DimOp(array.base, b.index(len(array.levels) + axis)))
+        return
+    _load_used(b, seg, at, o)
+    b.add(o.clone(value_mapper=at.env))
+
+
+def _load_used(b: CodeBuilder, seg: SegmentedReduction, at: _Segment, o: Operation) -> None:
+    """The segment's elements that `o` uses and are not loaded yet."""
+    for v in (v for inner in o.walk() for v in inner.operands):
+        array = seg.args.get(v)
+        if v not in at.env and array is not None and array.rank == 0:
+            at.env[v] = array.at(b, at.idx, [])
 
 
 def segment(seg: SegmentedReduction, threshold: str, profile: bool = False) -> None:
@@ -338,22 +361,22 @@ def _segmented_reduction(b: CodeBuilder, seg: SegmentedReduction, sizes: Sequenc
 
     def combine_segment(cb: CodeBuilder, s: SSAValue) -> None:
         base = cb.muli(s, count)
+        at = _segment(cb, seg, sizes, s)
         folded: dict[SSAValue, SSAValue] = {}
         for fold, ps in zip(folds, parts, strict=True):
 
             def step(lb: CodeBuilder, c: SSAValue, acc: Sequence[SSAValue],
                      fold: Fold = fold, ps: list[SSAValue] = ps) -> list[SSAValue]:
-                at = lb.addi(base, c)
-                return _apply(lb, fold.operator, [*acc, *[lb.load(p, [at]) for p in ps]], {})
+                k = lb.addi(base, c)
+                return _apply(lb, fold.operator, [*acc, *[lb.load(p, [k]) for p in ps]],
+                              at.env)
 
+            _load_used(cb, seg, at, fold.op)
             first = [cb.load(p, [base]) for p in ps]
             folded.update(zip(fold.op.results, cb.for_(cb.i64(1), count, first, step),
                               strict=True))
-        at = _segment(cb, seg, sizes, s, folded=folded)
-        term = seg.body.last_op
-        assert isinstance(term, msoac.YieldOp)
-        for v, dest in zip(term.values, seg.destinations(), strict=True):
-            cb.store(at.env.get(v, v), dest.base, at.idx)
+        for v, dest in zip(_finish(cb, seg, at, folded), seg.destinations(), strict=True):
+            cb.store(v, dest.base, at.idx)
 
     rows = parallel_for(b, b.i64(0), m, combine_segment)
     tag(rows, f"{name}.segments.combine")
@@ -391,19 +414,21 @@ def _segmented_scan(b: CodeBuilder, seg: SegmentedReduction, sizes: Sequence[SSA
 
     def carry_row(cb: CodeBuilder, s: SSAValue) -> None:
         base = cb.muli(s, count)
-        for z, cr in zip(fold.op.neutral, carries, strict=True):
+        at = _segment(cb, seg, sizes, s, until=fold.op)
+        neutral = [at.env.get(z, z) for z in fold.op.neutral]
+        for z, cr in zip(neutral, carries, strict=True):
             cb.store(z, cr, [base])
 
         def step(lb: CodeBuilder, c: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
-            at = lb.addi(base, c)
-            before = lb.subi(at, lb.i64(1))
+            k = lb.addi(base, c)
+            before = lb.subi(k, lb.i64(1))
             new = _apply(lb, fold.operator, [*acc, *[lb.load(t, [before]) for t in totals]],
-                         {})
+                         at.env)
             for v, cr in zip(new, carries, strict=True):
-                lb.store(v, cr, [at])
+                lb.store(v, cr, [k])
             return new
 
-        cb.for_(cb.i64(1), count, list(fold.op.neutral), step)
+        cb.for_(cb.i64(1), count, neutral, step)
 
     rows = parallel_for(b, b.i64(0), m, carry_row)
     tag(rows, f"{name}.segments.carries")
