@@ -131,18 +131,17 @@ class SegmentedReduction:
 
     def level_sizes(self, b: CodeBuilder) -> list[SSAValue]:
         """m_1, ..., m_d: each level's number of rows."""
-        return [self._input(m, 0).dim(b, 0) for m in self.maps]
-
-    def _input(self, m: msoac.MapOp, i: int) -> Indexed:
-        v = m.inputs[i]
-        return self.args.get(v) or Indexed(v, ())
+        return [_indexed(self.args, m.inputs[0]).dim(b, 0) for m in self.maps]
 
     def destinations(self) -> list[Indexed]:
         """The innermost map's destinations (one element per segment; a scan's row)."""
-        return [self._input_dest(v) for v in self.maps[-1].outs]
+        return [_indexed(self.args, v) for v in self.maps[-1].outs]
 
-    def _input_dest(self, v: SSAValue) -> Indexed:
-        return self.args.get(v) or Indexed(v, ())
+
+def _indexed(args: dict[SSAValue, Indexed], v: SSAValue) -> Indexed:
+    """An array a level maps (or writes) as an indexed array of the scope: a level's
+    block argument, or an array of the scope itself."""
+    return args.get(v) or Indexed(v, ())
 
 
 def _in_soac_lambda(op: Operation) -> bool:
@@ -238,7 +237,7 @@ def _folds(maps: list[msoac.MapOp], args: dict[SSAValue, Indexed]) -> list[Fold]
                 any(o is not scan and not isinstance(o, _SHAPE_QUERIES) for o in ops):
             return None
     elif len(term.values) != len(inner.outs) or any(
-            (args.get(o) or Indexed(o, ())).rank != 1 for o in inner.outs):
+            _indexed(args, o).rank != 1 for o in inner.outs):
         return None  # one scalar per segment and destination
     fold_results: set[SSAValue] = {r for f in fold_ops for r in f.results}
     after = depending_on(ops, fold_results)
