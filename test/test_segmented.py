@@ -27,7 +27,8 @@ THRESHOLD = f"{SITE}.segmented_below"
 
 SPLIT = Path(__file__).parent / "programs" / "split"
 PROGRAMS = ("segmented_rows", "segmented_matvec", "segmented_error", "segmented_scans",
-            "segmented_scan_error")
+            "segmented_scan_error", "segmented_grid", "segmented_work", "segmented_work_error",
+            "segmented_check_error")
 
 
 def _compile(source: str, backend: str, **options: Any) -> Any:
@@ -102,6 +103,56 @@ def test_the_threshold_chooses_on_multicore() -> None:
     assert _launched(mc)[f"{SITE}.segments"]["iterations"] == 8 + 1
 
 
+GRID = "fun [[real]] main([[[real]]] xs) =\n" \
+    "  map(fn [real] ([[real]] plane) =>\n" \
+    "        map(fn real ([real] row) => reduce(op +, 0.0, row), plane), xs)\n"
+WORK = "fun [real] main([[real]] rows, [[real]] cols, [real] ws) =\n" \
+    "  map(fn real ({[real], [real], real} r) => let {xs, ys, w} = r in\n" \
+    "        (w * 2.0) / (1.0 + w * reduce(op +, 0.0, xs))\n" \
+    "        + reduce(fn real (real a, real b) => if a < b then b else a, -1.0e9, ys),\n" \
+    "      zip(rows, cols, ws))\n"
+
+
+def test_a_grid_of_few_segments_runs_over_all_elements_on_gpu_sim() -> None:
+    # 2 x 3 segments of 50,000 reals: the two levels are one index space of 6 segments,
+    # each cut into 12 chunks of at least 4096 elements; one launch each.
+    sim = _compile(GRID, "gpu-sim")
+    xs = np.random.default_rng(3).uniform(-1.0, 1.0, (2, 3, 50_000))
+    np.testing.assert_allclose(sim.main(xs), xs.sum(axis=2), rtol=1e-10)
+    grid = "main:2:3:map"
+    assert {name: (r["launches"], r["iterations"]) for name, r in _launched(sim).items()} == {
+        f"{grid}.segments": (1, 6 * (50_000 // 4096)), f"{grid}.segments.combine": (1, 6)}
+    # Forced off: the nest as it was, a thread per segment (the gpu's wide nest).
+    sim.set_params({f"{grid}.segmented_below": 0})
+    sim.reset_profile()
+    np.testing.assert_allclose(sim.main(xs), xs.sum(axis=2), rtol=1e-10)
+    assert {name: r["iterations"] for name, r in _launched(sim).items()} == {grid: 6}
+
+
+@pytest.mark.parametrize("backend", ["gpu-sim", "multicore"])
+def test_several_folds_and_scalar_work_run_as_one_loop_of_triples(backend: str) -> None:
+    # -O0: the gpu's -O would distribute the two folds into maps of their own.
+    prog = _compile(WORK, backend, threads=2 if backend == "multicore" else None,
+                    optimise=False)
+    threshold = next(p for p in prog.param_values() if p.endswith(".segmented_below"))
+    prog.set_params({threshold: 1 << 20})
+    rng = np.random.default_rng(5)
+    rows, cols = rng.uniform(-1.0, 1.0, (2, 20_000)), rng.uniform(-1.0, 1.0, (2, 9_000))
+    ws = np.array([0.5, 2.0])
+    expected = 2 * ws / (1.0 + (rows * ws[:, None]).sum(axis=1)) + cols.max(axis=1)
+    np.testing.assert_allclose(prog.main(rows, cols, ws), expected, rtol=1e-9)
+    launched = _launched(prog)
+    site = threshold.removesuffix(".segmented_below")
+    # C from the shorter fold (9,000 // 4096 = 2 chunks): 2 segments x 2 folds x 2 chunks.
+    if backend == "gpu-sim":
+        assert {name: (r["launches"], r["iterations"]) for name, r in launched.items()} == {
+            f"{site}.segments": (1, 8), f"{site}.segments.combine": (1, 2)}
+    else:
+        # One region of two phases (the triples, one chunk of the 2 segments combined).
+        assert {name: r["iterations"] for name, r in launched.items()} == {
+            f"{site}.segments": 8 + 1}
+
+
 def _expected(name: str) -> tuple[str, str | None]:
     out, err = SPLIT / f"{name}.out", SPLIT / f"{name}.err"
     if err.exists():
@@ -110,7 +161,9 @@ def _expected(name: str) -> tuple[str, str | None]:
 
 
 PASSING = {"segmented_error": "[[1, 2, 0], [4, 3, 1]] [5, 6, 7, 8, 9]",
-           "segmented_scan_error": "[[1, 2, 0], [4, 3, 1]] [5, 6, 7, 8, 9]"}
+           "segmented_scan_error": "[[1, 2, 0], [4, 3, 1]] [5, 6, 7, 8, 9]",
+           "segmented_work_error": "[[1, 2, 0], [4, 3, 1]] [[0, 1], [2, 2]] [5, 2] [5, 6, 7, 8, 9]",
+           "segmented_check_error": "[[1, 2, 0], [4, 3, 1]] [5, 2] [5, 6, 7, 8, 9]"}
 """An input the failing programs run to the end on: which version ran is read from the
 profile, which a failing run does not finish."""
 

@@ -1,32 +1,17 @@
-"""The `segment-reductions` pass: a map of reductions or scans over few rows runs over all elements.
+"""The `segment-reductions` pass: few segments of folds run over all elements.
 
 `map(fn row => reduce(op, z, row), rows)` (or a redomap, a tuple operator, a fold over
 `zip(row, v)` with `v` the same in every row; or a `scan`, a scanomap) over m rows of n
-elements runs, as `convert-soac-to-scf` makes it,
-one row per thread with its fold sequential: with 4 rows of 10^6 elements, 4 threads
-work and the rest of the machine waits. This pass (multicore, gpu and gpu-sim; before
-`convert-soac-to-scf`, on `msoac`) keeps that code and adds the segmented form beside
-it, chosen at run time (Note [Segmented reductions], Note [Choosing the segmented form]).
-
-Before:
-    msoac.map ins(%rows : memref<?x?xf64>) outs(%o : memref<?xf64>) at "..." {
-    ^bb0(%row: memref<?xf64>):
-      %s = msoac.reduce(%zero : f64) over(%row : memref<?xf64>) attributes {operator} ...
-      msoac.yield %s : f64
-    }
-After:
-    %T = <the parameter SITE.segmented_below>
-    %C = max(1, min(ceil(T / m), n / MIN_CHUNK))
-    scf.if (0 < m < T and C > 1) {
-      scf.parallel (%k) = (0) to (m * C) {l0.chunks}     // chunk k % C of row k / C
-        scf.for ... fold the chunk ... ; store partial[k]
-      scf.parallel (%s) = (0) to (m)                     // each row's partials, in order
-        scf.for %c = 1 to C ... operator ... ; store %o[s]
-    } else {
-      msoac.map ... (as it was, marked so that it is not segmented again)
-    }
-
-Note [Segmented reductions], Note [Choosing the segmented form]).
+elements runs, as `convert-soac-to-scf` makes it, one row per thread with its fold
+sequential: with 4 rows of 10^6 elements, 4 threads work and the rest of the machine
+waits. So does a 2-D grid of such rows (`map(fn plane => map(fn row => reduce(..),
+plane), xs)`, a matrix product), a lambda with scalar work around its fold
+(`w / (1.0 + reduce(op +, 0.0, row))`), and one with several folds (a row's sum and
+its maximum). This pass (multicore, gpu and gpu-sim; before `convert-soac-to-scf`, on
+`msoac`) keeps that code and adds the segmented form beside it, chosen at run time
+(Note [Segmented reductions], Note [Several folds], Note [Choosing the segmented
+form]); which nests it takes is Note [Segment nests] in
+`l0.lowering.scf.segment_forms`.
 
 Before:
     msoac.map ins(%rows : memref<?x?xf64>) outs(%o : memref<?xf64>) at "..." {
@@ -48,7 +33,10 @@ After:
 
 Note [Segmented reductions]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~
-Row s of the m rows is cut into C contiguous chunks (the blocked reduction's chunks,
+The m segments are the nest's levels collapsed row-major (m = m_1 * ... * m_d; a
+segment's level indices are recovered by division, and every array read is indexed
+by them: `Indexed`). Segment s's row is cut into C contiguous chunks (the blocked
+reduction's chunks,
 Note [Parallel width] and `chunk_bounds` in `l0.lowering.loop_ir.parallel_loops`), and
 one parallel loop over the m * C (row, chunk) pairs, row-major, folds every chunk:
 on multicore one OpenMP region over all elements, on the GPU one kernel with a thread
@@ -56,10 +44,14 @@ per chunk. Chunk 0 of a row folds from the neutral elements; with a `combine`
 operator (redomap) every chunk does, as the blocked reduction's; when the lambda is
 the operator itself (a plain reduce), chunk c > 0 folds from its first element, as
 `multicore`'s plain reductions do, so that an initial value that is not neutral is
-counted once. A second parallel loop, over the rows, folds each row's C partial
-results in chunk order with the operator. The order of combination depends only on n
-and C (fixed before the loops from the parameter): no atomics, results independent of
-timing; the operator must be associative (thesis 2.3), need not commute.
+counted once. A second parallel loop, over the segments, folds each segment's C
+partial results in chunk order with the operator, then runs the lambda's scalar work
+on the results and stores what the innermost lambda yields. Scalar values the folds
+use (`map(op * (w), row)` with w from the segment's element) are recomputed where a
+chunk is folded: pure arithmetic of the segment's elements. The order of combination
+depends only on n and C (fixed before the loops from the parameter): no atomics,
+results independent of timing; the operator must be associative (thesis 2.3), need
+not commute.
 
 A map of scans (each row scanned into the map's destination row) is the blocked scan of
 `convert-soac-to-scf` for all rows at once: one parallel loop over the pairs computes
@@ -71,25 +63,43 @@ its carry-in.
 Errors: a fold that fails stops its chunk at its first failing element; the chunks of
 the flattened loop are in element order (row-major), and the back ends report the
 failure of the lowest failing iteration, so the error is the lowest failing element's,
-the one the sequential fold reports. The operator itself is applied to partial results
-the sequential fold never forms, so a reduction whose operator may fail (a check, a
-call) is left alone, and so is one whose chunks could not be folded from the row alone:
-its input computed in the map's lambda (`iota(i)`, a `concat`: irregular segments), a
-value of the lambda used by the fold, anything else in the lambda, array accumulators,
-and a fold that traces (`trace` prints in the sequential order).
+the one the sequential fold reports. A check of the lambda's scalar work is evaluated
+with the chunks of the folds after it (Note [Several folds]), so it fails at the first
+of them, before any element of those folds. The operator itself is applied to partial
+results the sequential fold never forms, so a reduction whose operator may fail (a
+check, a call) is left alone (Note [Segment nests] lists the rest).
 A scan's totals are taken for every chunk, the last of each row too (whose total no
 carry needs), so that its first loop meets a failing element in element order before
 any chunk is scanned.
+
+Note [Several folds]
+~~~~~~~~~~~~~~~~~~~~
+A lambda with F folds (a row's sum and its maximum that fusion did not merge, folds of
+two rows) runs them in one chunk loop over the m * F * C (segment, fold, chunk)
+triples, row-major, each triple folding chunk c of fold f in segment s into fold f's
+partials, and one combining loop over the segments. One loop of triples rather than a
+phase per fold, or one fold of a tuple accumulator over the chunk: the sequential map
+runs segment 0's folds in order, then segment 1's; the triples are in that order, so
+the lowest failing triple holds the failure the sequential run reports (a phase per
+fold would report fold 1's failure in segment 9 before fold 2's in segment 0, a
+tuple fold fold 2's element 5 before fold 1's element 100), and the folds need not
+have the same length. Every fold has C chunks, C from the shortest fold's length, so
+that no chunk is empty (a plain fold's chunk starts with its first element). The
+lambda's checks are recomputed in the triples of the folds after them, so a check
+between fold 1 and fold 2 fails at (s, 2, 0): after fold 1's elements of segment s,
+before fold 2's, as in the sequential run; a check after the last fold, or on a
+fold's result, is not segmented (it could only run once all segments are folded).
 
 Note [Choosing the segmented form]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 Both forms are in the code; which runs is decided each time the map is reached, from
 m, n and the run-time parameter `SITE.segmented_below` (T; `l0.lowering.loop_ir.run_params`,
-SITE the map's name, Note [Names of parallel sites]): the segmented form runs when
-0 < m < T and C = max(1, min(ceil(T / m), n / MIN_CHUNK)) > 1, i.e. when the rows
-alone would leave the device's T threads idle and each row is long enough to split
-into chunks of at least MIN_CHUNK elements. C * m is then about T: each thread (or GPU
-thread) gets one chunk. T defaults to the device's parallelism (the pass option
+SITE the outermost map's name, Note [Names of parallel sites]): the segmented form
+runs when 0 < m < T and C = max(1, min(ceil(T / m), n / MIN_CHUNK)) > 1 (n the shortest
+fold's length), i.e. when the segments alone would leave the device's T threads idle
+and each row is long enough to split into chunks of at least MIN_CHUNK elements.
+C * m is then about T: each thread (or GPU thread) gets one chunk (F chunks with F
+folds). T defaults to the device's parallelism (the pass option
 `threshold`, a `run_tables.default_value` spec: `threads*1` on multicore, the GPU's
 resident threads `gpu_threads*1` on gpu and gpu-sim); `--param SITE.segmented_below=0`
 forces the map as it was, a large value the segmented form wherever rows split.
@@ -102,212 +112,150 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp, UnitAttr
-from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.ir import Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from l0.dialects import msoac, soac
-from l0.dialects.memref_types import rank_of
-from l0.dialects.soac import CertType
+from l0.dialects import msoac
 from l0.lowering.loop_ir import run_params
 from l0.lowering.loop_ir.builder import CodeBuilder
 from l0.lowering.loop_ir.parallel_loops import (
     CHUNK_LOOP_ATTR,
     chunk_bounds,
     chunk_count_over,
-    defined_inside,
-    nested_in_parallel,
     parallel_for,
 )
 from l0.lowering.loop_ir.profile import site_name, tag
 from l0.lowering.runtime.min_chunk import min_chunk
+from l0.lowering.scf.segment_forms import (
+    KEPT_ATTR,
+    Fold,
+    SegmentedReduction,
+    constant_axis,
+    depending_on,
+    segmented,
+)
 
 PARAM_SUFFIX = "segmented_below"
 """The suffix of a map's threshold: `SITE.segmented_below`."""
 
-KEPT_ATTR = "l0.unsegmented"
-"""Marks the map of the version that runs as it was (never segmented again)."""
-
-_SHAPE_QUERIES = (arith.ConstantOp, arith.IndexCastOp, memref.DimOp)
 _SPEC = re.compile(r"((threads|gpu_threads)\*)?[0-9]+")
+_FOLDS = (msoac.ReduceOp, msoac.ScanOp)
 
 
-@dataclass(frozen=True)
-class SegmentedReduction:
-    """A map of one reduction or scan over its rows (`segmented`): the map, the fold (a
-    `msoac.reduce`, or a `msoac.scan` into the map's destination rows), its operator,
-    and for each input of the fold the map's input whose rows it folds, or the array
-    it folds in every row."""
+@dataclass
+class _Segment:
+    """One segment inside a loop body: its level indices and the nest's values of it
+    computed there (`env`: the lambdas' values to theirs)."""
 
-    map: msoac.MapOp
-    fold: msoac.ReduceOp | msoac.ScanOp
-    operator: Region
-    arrays: list[SSAValue]
-    shared: list[bool]
-    """Per input of the fold: whether it is an array the map's lambda uses as it is (a
-    matrix-vector product's vector), not the rows of one of the map's inputs."""
-
-    def element(self, b: CodeBuilder, i: int, s: SSAValue, j: SSAValue) -> SSAValue:
-        """Element j of the fold's input i in row s."""
-        a = self.arrays[i]
-        return b.load(a, [j] if self.shared[i] else [s, j])
-
-    def elements(self, b: CodeBuilder, s: SSAValue, j: SSAValue) -> list[SSAValue]:
-        return [self.element(b, i, s, j) for i in range(len(self.arrays))]
-
-    def length(self, b: CodeBuilder, i: int) -> SSAValue:
-        """The length of the fold's input i (in every row)."""
-        return b.dim(self.arrays[i], 0 if self.shared[i] else 1)
-
-    @property
-    def plain(self) -> bool:
-        """Whether the fold's lambda is its operator (a chunk past a row's first then
-        folds from its first element, Note [Segmented reductions])."""
-        return self.operator is self.fold.body
+    idx: list[SSAValue]
+    env: dict[SSAValue, SSAValue]
 
 
-_PARALLEL_SOACS = (msoac.MapOp, msoac.ReduceOp, msoac.ScanOp, msoac.FilterOp,
-                   msoac.PartitionOp)
-"""The SOACs whose lambdas become the bodies of parallel loops."""
+def _segment(b: CodeBuilder, seg: SegmentedReduction, sizes: Sequence[SSAValue],
+             s: SSAValue, until: Operation | None = None) -> _Segment:
+    """Segment s's level indices (row-major over `sizes`) and its scalar values: the
+    lambdas' scalar work that depends on no fold, in order, before `until` (a fold:
+    what it may use) or all of it; the levels' elements are loaded where first used
+    (after the checks before them: a zip's sizes)."""
+    idx: list[SSAValue] = []
+    rest = s
+    for size in reversed(sizes[1:]):
+        q = b.val(arith.DivSIOp(rest, size))
+        idx.append(b.subi(rest, b.muli(q, size)))
+        rest = q
+    at = _Segment([rest, *reversed(idx)], {})
+    body = seg.body
+    ops = [o for m in seg.maps[:-1] for o in m.body.block.ops
+           if not isinstance(o, msoac.MapOp | msoac.YieldOp)]
+    later = _on_folds(seg)
+    for o in body.ops:
+        if o is until or isinstance(o, msoac.YieldOp):
+            break
+        if not isinstance(o, _FOLDS) and o not in later:
+            ops.append(o)
+    for o in ops:
+        _recompute(b, seg, at, o)
+    end = until if until is not None else body.last_op
+    assert end is not None
+    _load_used(b, seg, at, end)
+    return at
 
 
-def _in_soac_lambda(op: msoac.MapOp) -> bool:
-    """Whether `op` is in the lambda of another SOAC: it runs in a thread of that SOAC's
-    parallel loop (a kernel's, on the gpu), sequentially, where its version choice
-    would read a host global (the threshold) from device code."""
-    parent = op.parent_op()
-    while parent is not None:
-        if isinstance(parent, _PARALLEL_SOACS):
-            return True
-        parent = parent.parent_op()
-    return False
+def _on_folds(seg: SegmentedReduction) -> set[Operation]:
+    """The innermost lambda's scalar work on the folds' results."""
+    ops = list(seg.body.ops)
+    return depending_on(ops, {r for o in ops if isinstance(o, _FOLDS) for r in o.results})
 
 
-def segmented(op: msoac.MapOp) -> SegmentedReduction | None:
-    """`op` as a segmented reduction or scan (Note [Segmented reductions]), or None."""
-    if KEPT_ATTR in op.attributes or nested_in_parallel(op) or _in_soac_lambda(op) \
-            or op.allocated or not op.outs:
-        return None
-    block = op.body.block
-    folds = [o for o in block.ops if isinstance(o, msoac.ReduceOp | msoac.ScanOp)]
-    term = block.last_op
-    if len(folds) != 1 or not isinstance(term, msoac.YieldOp):
-        return None
-    fold = folds[0]
-    k = len(op.inputs)
-    if isinstance(fold, msoac.ReduceOp):
-        # One scalar per row, each the map's result.
-        if any(rank_of(o.type) != 1 for o in op.outs) or \
-                list(term.values) != list(fold.outputs) or len(fold.outputs) != len(op.outs):
-            return None
-        operator = fold.operator()
-    else:
-        # The scan of each row into the map's destination row, which the lambda yields.
-        dests = list(block.args[k:])
-        if fold.allocated or any(rank_of(o.type) != 2 for o in op.outs) or \
-                list(fold.outs) != dests or list(term.values) != dests:
-            return None
-        operator = fold.operator if fold.operator is not None else fold.body
-    # Besides the fold only shape queries, which the segmented form drops.
-    if any(o is not fold and o is not term and not isinstance(o, _SHAPE_QUERIES)
-           for o in block.ops):
-        return None
-    if operator is None or _may_fail(operator):
-        return None
-    # What a fold traces prints in the sequential order only (a scan's elements are
-    # folded twice, the partials combined with the operator).
-    if _may_trace(fold):
-        return None
-    if any(isinstance(z.type, MemRefType | CertType) for z in fold.neutral):
-        return None
-    arrays: list[SSAValue] = []
-    shared: list[bool] = []
-    for v in fold.inputs:
-        if v.owner is block and block.args.index(v) < k:
-            array = op.inputs[block.args.index(v)]  # the rows of a map input
-        elif not defined_inside(v, op):
-            array = v  # an array of the map's scope, the same for every row
-        else:
-            return None
-        if rank_of(array.type) != (1 if array is v else 2):
-            return None
-        arrays.append(array)
-        shared.append(array is v)
-    seg = SegmentedReduction(op, fold, operator, arrays, shared)
-    # A plain fold's accumulators are elements (a chunk folds from its first).
-    if seg.plain and [z.type for z in fold.neutral] != [_element(a) for a in arrays]:
-        return None
-    # The fold and the operator may use only values from outside the map.
-    if any(defined_inside(v, op) for v in fold.neutral) or _uses_lambda_values(fold, op):
-        return None
-    return seg
+def _finish(b: CodeBuilder, seg: SegmentedReduction, at: _Segment,
+            folded: dict[SSAValue, SSAValue]) -> list[SSAValue]:
+    """The scalar work on the folds' results `folded`, in order: what the innermost
+    lambda yields."""
+    at.env.update(folded)
+    on_folds = _on_folds(seg)
+    for o in seg.body.ops:
+        if o in on_folds and not isinstance(o, (*_FOLDS, msoac.YieldOp)):
+            _recompute(b, seg, at, o)
+    term = seg.body.last_op
+    assert isinstance(term, msoac.YieldOp)
+    _load_used(b, seg, at, term)
+    return [at.env.get(v, v) for v in term.values]
 
 
-def _element(array: SSAValue) -> Attribute:
-    t = array.type
-    assert isinstance(t, MemRefType)
-    return t.element_type
+def _recompute(b: CodeBuilder, seg: SegmentedReduction, at: _Segment, o: Operation) -> None:
+    """A copy of the scalar work `o` in the segment (a row's size read from its array)."""
+    if isinstance(o, memref.DimOp) and o.source in seg.args:
+        axis = constant_axis(o)
+        assert axis is not None
+        array = seg.args[o.source]
+        at.env[o.result] = b.val(memref.DimOp(array.base, b.index(len(array.levels) + axis)))
+        return
+    _load_used(b, seg, at, o)
+    b.add(o.clone(value_mapper=at.env))
 
 
-def _may_fail(region: Region) -> bool:
-    return any(isinstance(o, soac.AssertOp | func.CallOp) for o in region.walk())
-
-
-def _may_trace(fold: Operation) -> bool:
-    """Whether `fold` traces (`l0_trace_*`) or calls a function with a body (which may)."""
-    module = fold.get_toplevel_object()
-    bodies = {f.sym_name.data for f in module.walk() if isinstance(f, func.FuncOp)
-              and f.body.blocks} if isinstance(module, ModuleOp) else set()
-    for o in fold.walk():
-        if isinstance(o, soac.TraceOp):
-            return True
-        if isinstance(o, func.CallOp):
-            callee = o.callee.root_reference.data
-            if callee.startswith("l0_trace") or callee in bodies:
-                return True
-    return False
-
-
-def _uses_lambda_values(red: msoac.ReduceOp | msoac.ScanOp, op: msoac.MapOp) -> bool:
-    """Whether the fold's regions use a value the map's lambda defines outside the fold
-    (its rows and destinations count: they are the fold's operands, not its lambda's)."""
-    for inner in red.walk():
-        if inner is red:
-            continue
-        for v in inner.operands:
-            if defined_inside(v, op) and not defined_inside(v, red):
-                return True
-    return False
+def _load_used(b: CodeBuilder, seg: SegmentedReduction, at: _Segment, o: Operation) -> None:
+    """The segment's elements that `o` uses and are not loaded yet."""
+    for v in (v for inner in o.walk() for v in inner.operands):
+        array = seg.args.get(v)
+        if v not in at.env and array is not None and array.rank == 0:
+            at.env[v] = array.at(b, at.idx, [])
 
 
 def segment(seg: SegmentedReduction, threshold: str, profile: bool = False) -> None:
-    """Replace the map by the choice between it and its segmented form (module
-    docstring). With `profile`, the row counts compared with the threshold are noted
-    for `l0 autotune` (`run_params.reaches`)."""
+    """Replace the nest by the choice between it and its segmented form (module
+    docstring). With `profile`, the segment counts compared with the threshold are
+    noted for `l0 autotune` (`run_params.reaches`)."""
     op = seg.map
     b = CodeBuilder.before(op)
     name = site_name(op, "map")
-    m = b.dim(op.inputs[0], 0)
-    n = seg.length(b, 0)
+    sizes = seg.level_sizes(b)
+    m = b.product(sizes) if len(sizes) > 1 else sizes[0]
+    lengths = [f.length(b, 0) for f in seg.folds]
+    n = lengths[0]
+    for other in lengths[1:]:
+        n = b.val(arith.MinSIOp(n, other))
     param = f"{name}.{PARAM_SUFFIX}"
     below = run_params.load(b, op, param, threshold)
     per_row = b.val(arith.CeilDivSIOp(below, b.maxsi(m, b.i64(1))))
     count = b.maxsi(b.val(arith.MinSIOp(per_row, b.val(arith.DivSIOp(n, b.i64(min_chunk()))))),
                     b.i64(1))
     # Rows of equal length only (the map as it was reports a mismatch, if anything).
-    same = [b.cmpi("eq", seg.length(b, i), n) for i in range(1, len(seg.arrays))]
+    same = [b.cmpi("eq", f.length(b, i), f.length(b, 0))
+            for f in seg.folds for i in range(1, len(f.inputs))]
     few_rows = b.xori(run_params.reaches(b, op, param, threshold, m, record=profile),
                       b.bool(True))
     use = b.all_of([b.cmpi("sgt", m, b.i64(0)), few_rows,
                     b.cmpi("sgt", count, b.i64(1)), *same])
 
     def segmented_form(sb: CodeBuilder) -> list[SSAValue]:
-        if isinstance(seg.fold, msoac.ReduceOp):
-            _segmented_reduction(sb, seg, m, n, count, name)
+        if seg.scan:
+            _segmented_scan(sb, seg, sizes, m, n, count, name)
         else:
-            _segmented_scan(sb, seg, m, n, count, name)
+            _segmented_reduction(sb, seg, sizes, m, count, name)
         return []
 
     b.if_(use, [], segmented_form, lambda eb: [])
@@ -328,87 +276,121 @@ def _chunk(b: CodeBuilder, k: SSAValue, n: SSAValue,
     return s, c, lo, hi
 
 
-def _fold_chunk(b: CodeBuilder, seg: SegmentedReduction, s: SSAValue, c: SSAValue,
-                lo: SSAValue, hi: SSAValue, *, total: bool = False) -> list[SSAValue]:
-    """The fold of chunk c of row s, elements [lo, hi): from the neutral elements, or,
-    for a plain fold, from the chunk's first element, except chunk 0 of a reduction
-    (a scan's `total` of chunk 0 is combined after the neutral elements, its carry)."""
-    fold = seg.fold
-    if seg.plain and total:
-        accs = seg.elements(b, s, lo)
-        return _fold_elements(b, seg, s, b.addi(lo, b.i64(1)), hi, accs)
-    if seg.plain:
+def _fold_chunk(b: CodeBuilder, fold: Fold, at: _Segment, c: SSAValue, lo: SSAValue,
+                hi: SSAValue, *, total: bool = False) -> list[SSAValue]:
+    """The fold of chunk c of the segment's row, elements [lo, hi): from the neutral
+    elements, or, for a plain fold, from the chunk's first element, except chunk 0 of a
+    reduction (a scan's `total` of chunk 0 is combined after the neutral elements, its
+    carry)."""
+    neutral = [at.env.get(z, z) for z in fold.op.neutral]
+    if fold.plain and total:
+        accs = fold.elements(b, at.idx, lo)
+        return _fold_elements(b, fold, at, b.addi(lo, b.i64(1)), hi, accs)
+    if fold.plain:
         first = b.cmpi("eq", c, b.i64(0))
         start = b.select(first, lo, b.addi(lo, b.i64(1)))
         accs = [b.select(first, z, x)
-                for z, x in zip(fold.neutral, seg.elements(b, s, lo), strict=True)]
+                for z, x in zip(neutral, fold.elements(b, at.idx, lo), strict=True)]
     else:
-        start, accs = lo, list(fold.neutral)
-    return _fold_elements(b, seg, s, start, hi, accs)
+        start, accs = lo, neutral
+    return _fold_elements(b, fold, at, start, hi, accs)
 
 
-def _fold_elements(b: CodeBuilder, seg: SegmentedReduction, s: SSAValue, lo: SSAValue,
-                   hi: SSAValue, accs: Sequence[SSAValue],
-                   outs: Sequence[SSAValue] = ()) -> list[SSAValue]:
-    """Fold elements [lo, hi) of row s into `accs` with the fold's lambda; with `outs`,
-    store each accumulator at its element (a scan)."""
+def _fold_elements(b: CodeBuilder, fold: Fold, at: _Segment, lo: SSAValue, hi: SSAValue,
+                   accs: Sequence[SSAValue], outs: Sequence[SSAValue] = ()) -> list[SSAValue]:
+    """Fold elements [lo, hi) of the segment's row into `accs` with the fold's lambda;
+    with `outs` (the destinations, indexed by the segment's levels), store each accumulator at its
+    element (a scan)."""
 
     def step(lb: CodeBuilder, j: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
-        ys = _apply(lb, seg.fold.body, [*acc, *seg.elements(lb, s, j)])
+        ys = _apply(lb, fold.op.body, [*acc, *fold.elements(lb, at.idx, j)], at.env)
         for y, o in zip(ys, outs, strict=False):
-            lb.store(y, o, [s, j])
+            lb.store(y, o, [*at.idx, j])
         return ys
 
     return b.for_(lo, hi, list(accs), step)
 
 
-def _chunk_loop(b: CodeBuilder, m: SSAValue, n: SSAValue, count: SSAValue,
+def _chunk_loop(b: CodeBuilder, pairs: SSAValue, work: SSAValue,
                 body: Callable[[CodeBuilder, SSAValue], None], name: str) -> None:
-    """The parallel loop over the m * count (row, chunk) pairs, judged by the m * n
-    elements it works on (`chunk_count_over`)."""
-    pairs = chunk_count_over(b, b.muli(m, count), b.muli(m, n))
-    loop = parallel_for(b, b.i64(0), pairs, body)
+    """The parallel loop over the (segment, chunk) pairs, judged by the `work`
+    elements it folds (`chunk_count_over`)."""
+    loop = parallel_for(b, b.i64(0), chunk_count_over(b, pairs, work), body)
     loop.attributes[CHUNK_LOOP_ATTR] = UnitAttr()
     tag(loop, name)
 
 
-def _partials(b: CodeBuilder, seg: SegmentedReduction, m: SSAValue,
-              count: SSAValue) -> list[SSAValue]:
-    """An array of m * count partial results per accumulator."""
+def _partials(b: CodeBuilder, fold: Fold, m: SSAValue, count: SSAValue) -> list[SSAValue]:
+    """An array of m * count partial results per accumulator of `fold`."""
     return [b.alloc(MemRefType(z.type, [DYNAMIC_INDEX]), [b.muli(m, count)])
-            for z in seg.fold.neutral]
+            for z in fold.op.neutral]
 
 
-def _segmented_reduction(b: CodeBuilder, seg: SegmentedReduction, m: SSAValue, n: SSAValue,
-                         count: SSAValue, name: str) -> None:
-    """Every chunk folded into parts[k], in one parallel loop; then each row's partials
-    combined in chunk order into the map's results."""
-    parts = _partials(b, seg, m, count)
+def _segmented_reduction(b: CodeBuilder, seg: SegmentedReduction, sizes: Sequence[SSAValue],
+                         m: SSAValue, count: SSAValue, name: str) -> None:
+    """Every chunk of every fold of every segment folded into its partials, in one
+    parallel loop over the (segment, fold, chunk) triples (Note [Several folds]); then
+    each segment's partials combined in chunk order, the lambda's scalar work run on
+    the results and what it yields stored."""
+    folds = seg.folds
+    parts = [_partials(b, f, m, count) for f in folds]
+    per_segment = b.muli(b.i64(len(folds)), count)
 
     def fold_chunk(cb: CodeBuilder, k: SSAValue) -> None:
-        s, c, lo, hi = _chunk(cb, k, n, count)
-        for v, p in zip(_fold_chunk(cb, seg, s, c, lo, hi), parts, strict=True):
-            cb.store(v, p, [k])
+        s = cb.val(arith.DivSIOp(k, per_segment))
+        r = cb.subi(k, cb.muli(s, per_segment))
+        f = cb.val(arith.DivSIOp(r, count))
+        c = cb.subi(r, cb.muli(f, count))
+        at_pair = cb.addi(cb.muli(s, count), c)
+        for i, fold in enumerate(folds):
 
-    _chunk_loop(b, m, n, count, fold_chunk, f"{name}.segments")
+            def one(fb: CodeBuilder, fold: Fold = fold, i: int = i) -> list[SSAValue]:
+                at = _segment(fb, seg, sizes, s, until=fold.op)
+                lo, hi = chunk_bounds(fb, c, fold.length(fb, 0), count)
+                for v, p in zip(_fold_chunk(fb, fold, at, c, lo, hi), parts[i], strict=True):
+                    fb.store(v, p, [at_pair])
+                return []
 
-    def combine_row(cb: CodeBuilder, s: SSAValue) -> None:
+            if len(folds) == 1:
+                one(cb)
+            else:
+                cb.if_(cb.cmpi("eq", f, cb.i64(i)), [], one)
+
+    work = b.muli(m, _sum(b, [f.length(b, 0) for f in folds]))
+    _chunk_loop(b, b.muli(m, per_segment), work, fold_chunk, f"{name}.segments")
+
+    def combine_segment(cb: CodeBuilder, s: SSAValue) -> None:
         base = cb.muli(s, count)
+        at = _segment(cb, seg, sizes, s)
+        folded: dict[SSAValue, SSAValue] = {}
+        for fold, ps in zip(folds, parts, strict=True):
 
-        def step(lb: CodeBuilder, c: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
-            at = lb.addi(base, c)
-            return _apply(lb, seg.operator, [*acc, *[lb.load(p, [at]) for p in parts]])
+            def step(lb: CodeBuilder, c: SSAValue, acc: Sequence[SSAValue],
+                     fold: Fold = fold, ps: list[SSAValue] = ps) -> list[SSAValue]:
+                k = lb.addi(base, c)
+                return _apply(lb, fold.operator, [*acc, *[lb.load(p, [k]) for p in ps]],
+                              at.env)
 
-        first = [cb.load(p, [base]) for p in parts]
-        for v, o in zip(cb.for_(cb.i64(1), count, first, step), seg.map.outs, strict=True):
-            cb.store(v, o, [s])
+            _load_used(cb, seg, at, fold.op)
+            first = [cb.load(p, [base]) for p in ps]
+            folded.update(zip(fold.op.results, cb.for_(cb.i64(1), count, first, step),
+                              strict=True))
+        for v, dest in zip(_finish(cb, seg, at, folded), seg.destinations(), strict=True):
+            cb.store(v, dest.base, at.idx)
 
-    rows = parallel_for(b, b.i64(0), m, combine_row)
+    rows = parallel_for(b, b.i64(0), m, combine_segment)
     tag(rows, f"{name}.segments.combine")
 
 
-def _segmented_scan(b: CodeBuilder, seg: SegmentedReduction, m: SSAValue, n: SSAValue,
-                    count: SSAValue, name: str) -> None:
+def _sum(b: CodeBuilder, values: Sequence[SSAValue]) -> SSAValue:
+    total = values[0]
+    for v in values[1:]:
+        total = b.addi(total, v)
+    return total
+
+
+def _segmented_scan(b: CodeBuilder, seg: SegmentedReduction, sizes: Sequence[SSAValue],
+                    m: SSAValue, n: SSAValue, count: SSAValue, name: str) -> None:
     """The blocked scan of every row at once (Note [Segmented reductions]): (1) the
     total of every chunk, in one parallel loop; (2) per row, in parallel, each chunk's
     carry-in: the neutral elements, then the totals before it combined in order; (3)
@@ -416,46 +398,60 @@ def _segmented_scan(b: CodeBuilder, seg: SegmentedReduction, m: SSAValue, n: SSA
     loop. (1) folds the last chunk of each row too, whose total no carry needs, so that
     a failing element is met in element order there (the lowest failing pair holds the
     lowest failing element) before (3) runs anything."""
-    totals = _partials(b, seg, m, count)
+    fold = seg.folds[0]
+    totals = _partials(b, fold, m, count)
+    work = b.muli(m, n)
 
     def total(cb: CodeBuilder, k: SSAValue) -> None:
         s, c, lo, hi = _chunk(cb, k, n, count)
-        for v, t in zip(_fold_chunk(cb, seg, s, c, lo, hi, total=True), totals, strict=True):
+        at = _segment(cb, seg, sizes, s, until=fold.op)
+        for v, t in zip(_fold_chunk(cb, fold, at, c, lo, hi, total=True), totals,
+                        strict=True):
             cb.store(v, t, [k])
 
-    _chunk_loop(b, m, n, count, total, f"{name}.segments")
-    carries = _partials(b, seg, m, count)
+    _chunk_loop(b, b.muli(m, count), work, total, f"{name}.segments")
+    carries = _partials(b, fold, m, count)
 
     def carry_row(cb: CodeBuilder, s: SSAValue) -> None:
         base = cb.muli(s, count)
-        for z, cr in zip(seg.fold.neutral, carries, strict=True):
+        at = _segment(cb, seg, sizes, s, until=fold.op)
+        neutral = [at.env.get(z, z) for z in fold.op.neutral]
+        for z, cr in zip(neutral, carries, strict=True):
             cb.store(z, cr, [base])
 
         def step(lb: CodeBuilder, c: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
-            at = lb.addi(base, c)
-            before = lb.subi(at, lb.i64(1))
-            new = _apply(lb, seg.operator, [*acc, *[lb.load(t, [before]) for t in totals]])
+            k = lb.addi(base, c)
+            before = lb.subi(k, lb.i64(1))
+            new = _apply(lb, fold.operator, [*acc, *[lb.load(t, [before]) for t in totals]],
+                         at.env)
             for v, cr in zip(new, carries, strict=True):
-                lb.store(v, cr, [at])
+                lb.store(v, cr, [k])
             return new
 
-        cb.for_(cb.i64(1), count, list(seg.fold.neutral), step)
+        cb.for_(cb.i64(1), count, neutral, step)
 
     rows = parallel_for(b, b.i64(0), m, carry_row)
     tag(rows, f"{name}.segments.carries")
 
     def scan_chunk(cb: CodeBuilder, k: SSAValue) -> None:
         s, _, lo, hi = _chunk(cb, k, n, count)
-        _fold_elements(cb, seg, s, lo, hi, [cb.load(cr, [k]) for cr in carries],
-                       seg.map.outs)
+        at = _segment(cb, seg, sizes, s, until=fold.op)
+        _fold_elements(cb, fold, at, lo, hi, [cb.load(cr, [k]) for cr in carries],
+                       [d.base for d in seg.destinations()])
 
-    _chunk_loop(b, m, n, count, scan_chunk, f"{name}.segments.scan")
+    _chunk_loop(b, b.muli(m, count), work, scan_chunk, f"{name}.segments.scan")
 
 
-def _apply(b: CodeBuilder, region: Region, args: Sequence[SSAValue]) -> list[SSAValue]:
-    """A copy of the lambda `region` applied to `args` where `b` inserts: its results."""
-    term = b.inline(region, args)
+def _apply(b: CodeBuilder, region: Region, args: Sequence[SSAValue],
+           env: dict[SSAValue, SSAValue]) -> list[SSAValue]:
+    """A copy of the lambda `region`, its uses of the nest's values replaced by `env`'s,
+    applied to `args` where `b` inserts: its results."""
+    copy = Region()
+    region.clone_into(copy, value_mapper=dict(env))
+    block = copy.block
+    term = block.last_op
     assert isinstance(term, msoac.YieldOp)
+    Rewriter.inline_block(block, b.ip, list(args))
     values = list(term.values)
     Rewriter.erase_op(term)
     return values
@@ -463,16 +459,17 @@ def _apply(b: CodeBuilder, region: Region, args: Sequence[SSAValue]) -> list[SSA
 
 @dataclass(frozen=True)
 class SegmentReductionsPass(ModulePass):
-    """A map of reductions (or scans) with few rows runs them over all elements: chunks
-    of every row folded in one parallel loop, then combined per row in order; chosen
-    at run time against the map as it was (`SITE.segmented_below`, default
-    `threshold`: `threads*1`, `gpu_threads*1`, or a number)."""
+    """A nest of maps over folds (reductions or a scan) with few segments runs them
+    over all elements: chunks of every segment folded in one parallel loop, then
+    combined per segment in order; chosen at run time against the nest as it was
+    (`SITE.segmented_below`, default `threshold`: `threads*1`, `gpu_threads*1`, or a
+    number)."""
 
     name = "segment-reductions"
 
     threshold: str = "threads*1"
     profile: bool = False
-    """Note the row counts compared with the threshold (`l0 autotune`'s candidates)."""
+    """Note the segment counts compared with the threshold (`l0 autotune`'s candidates)."""
 
     def __post_init__(self) -> None:
         if not _SPEC.fullmatch(self.threshold):
@@ -483,5 +480,3 @@ class SegmentReductionsPass(ModulePass):
         for found in [s for o in op.walk() if isinstance(o, msoac.MapOp)
                       if (s := segmented(o)) is not None]:
             segment(found, self.threshold, self.profile)
-
-
