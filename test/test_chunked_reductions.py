@@ -21,7 +21,8 @@ import l0
 HISTOGRAM = """
 fun [int] main(int k, [int] xs) =
   reduce(fn [int] ([int] a, [int] b) => map(op +, zip(a, b)),
-         replicate(k, 0), map(fn [int] (int x) => map(fn int (int j) => if j = x then 1 else 0, iota(k)), xs))
+         replicate(k, 0),
+         map(fn [int] (int x) => map(fn int (int j) => if j = x then 1 else 0, iota(k)), xs))
 """
 
 FIRST_NONZERO = """
