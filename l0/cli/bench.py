@@ -175,6 +175,7 @@ def _time_dataset(prog: Any, dataset: Dataset, runs: int,
                   tick: Any) -> tuple[list[int], list[Any]]:
     """The run times of `main` on `dataset` in microseconds, and its (flattened) result."""
     from l0.values import from_ir_results, read_arguments, to_ir_arguments
+    from l0.values.arguments import fresh_arguments
 
     entry = prog.functions["main"]
     params = [p.type for p in entry.params]
@@ -186,7 +187,7 @@ def _time_dataset(prog: Any, dataset: Dataset, runs: int,
     prog.reset_profile()  # the profile covers the timed runs only
     runtimes = []
     for i in range(runs):
-        fresh = copy.deepcopy(inputs)
+        fresh = fresh_arguments(params, inputs)  # Note [Inputs of repeated runs]
         start = time.perf_counter_ns()
         prog.call_flat("main", fresh)
         runtimes.append((time.perf_counter_ns() - start) // 1000)

@@ -51,19 +51,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import copy
 import os
 import sys
 import time
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
 
 from l0.cli.guard import run_guarded
 from l0.diagnostics import L0Error, Loc, register_source
 from l0.targets import DEFAULT, TARGETS, Target
-
-if TYPE_CHECKING:
-    from l0.types import Type
 
 BACKENDS = tuple(TARGETS)
 """The back ends (`l0.targets`, which imports nothing else: `--help` and `--version`
@@ -241,6 +236,7 @@ def main(argv: list[str] | None = None) -> None:
 def run(args: argparse.Namespace) -> int:
     from l0.api import BackendUnavailable, CompiledProgram
     from l0.values import format_result, from_ir_results, read_arguments, to_ir_arguments
+    from l0.values.arguments import fresh_arguments
 
     # No isolation: the inputs are ours (a fresh copy per run), and copying would be timed.
     counting = args.verbose and TARGETS[args.backend].counts_allocations
@@ -280,12 +276,10 @@ def run(args: argparse.Namespace) -> int:
     allocations = 0
     prog.reset_profile()
     results: list[object] = []
-    consumed = _consumed(params)
     for _ in range(args.runs):
         # main may update unique arguments in place: every run gets its own copy of
-        # those (Note [Inputs of repeated runs]).
-        run_inputs = [copy.deepcopy(v) if c and args.runs > 1 else v
-                      for v, c in zip(inputs, consumed, strict=True)]
+        # those (Note [Inputs of repeated runs] in `l0.values.arguments`).
+        run_inputs = fresh_arguments(params, inputs) if args.runs > 1 else inputs
         before = _allocations() if counting else 0
         start = time.perf_counter_ns()
         results = prog.call_flat("main", run_inputs)
@@ -315,33 +309,6 @@ def run(args: argparse.Namespace) -> int:
         if args.verbose:
             print(format_table(records), file=sys.stderr)
     return 0
-
-
-# Note [Inputs of repeated runs]
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# With `-r N`, `main` runs N times on the same input. Only a unique parameter (`*[int]`)
-# may be updated in place by a run, so only its arguments are copied afresh for each
-# run; the others are passed as they are, as a benchmark harness passes its inputs
-# (Futhark's copies only consumed arguments too). Copying everything was not free:
-# the copy, made by the calling thread just before the timed call, leaves the input
-# in that core's cache, modified, and another thread of a `multicore` region then
-# fetches every line of its part from there. A histogram of 10^6 points took 1.34 ms
-# a run on 2 threads with the copies and 0.73 ms without (`cpu`: 1.05 and 1.02 ms),
-# while neither figure is the program's own cost.
-
-
-def _consumed(params: list[Type]) -> list[bool]:
-    """Per IR argument of a function with parameter types `params` (certificates
-    included: `to_ir_arguments`), whether the function may update it in place: a
-    component of a unique array type (Note [Inputs of repeated runs])."""
-    from l0.types import ArrayType, flatten, needs_cert
-
-    consumed: list[bool] = []
-    for t in params:
-        if needs_cert(t):
-            consumed.append(False)
-        consumed.extend(isinstance(c, ArrayType) and c.unique for c in flatten(t))
-    return consumed
 
 
 def _tuned(args: argparse.Namespace, known: dict[str, int]) -> dict[str, int]:

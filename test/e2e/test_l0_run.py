@@ -105,12 +105,12 @@ def test_repeated_runs_see_fresh_unique_arguments(prog) -> None:
 def test_repeated_runs_copy_only_unique_arguments(prog, backend: str) -> None:
     # A unique component among others (a tuple, a certificate before a sized array):
     # each run starts from the input, whatever the positions of the copied values.
-    from l0.cli.run import _consumed
     from l0.types import ArrayType, Basic, BasicType, TupleType
+    from l0.values.arguments import consumed_arguments
 
     ints = BasicType(Basic.INT)
     params = [ArrayType(ints, 1), TupleType((ints, ArrayType(ints, 1, unique=True)))]
-    copied = _consumed(params)
+    copied = consumed_arguments(params)
     assert copied.count(True) == 1 and len(copied) >= 3
     path = prog("fun *[int] main([int] b, {int, *[int]} p) =\n"
                 "  let {k, a} = p in let a[0] = a[0] + b[0] + k in a")
