@@ -121,7 +121,10 @@ pipeline per target])."""
 # (`reduce(fn (a, b) => map(op +, zip(a, b)), ne, rows)`) into a map over the columns
 # of one fold per column. On the gpu and multicore the columns run in parallel and
 # the fold stops being a host loop of one launch (or region) per row, so it always
-# runs. On the cpu (one core) the new form makes one pass over the rows per column:
+# runs. (Multicore could instead run the fold of rows as its chunked reduction, a
+# chunk of rows per thread into an accumulator of its own; measured slower than the
+# columns on histograms of 16-256 buckets and a k-means centre update: docs/backend.md,
+# "Reductions with array operators".) On the cpu (one core) the new form makes one pass over the rows per column:
 # it pays when each pass reads one element per row, and costs when it re-reads wide
 # rows. Measured on a loaded 2-core machine, `cpu`, 10^6 rows, median of 5 runs, three
 # repeats (the plain fold / the interchanged one): a histogram of 16 buckets (rows
