@@ -258,8 +258,9 @@ class ProgramRunner:
         self._ret = entry.ret
         types = [p.type for p in entry.params]
         self._types = types
-        self._inputs = {d.name: to_ir_arguments(types, read_arguments(
-            bytearray(d.input), types, f"<{d.name}>")) for d in datasets}
+        # Copied once into buffers of numpy's (Note [Inputs of repeated runs]).
+        self._inputs = {d.name: copy.deepcopy(to_ir_arguments(types, read_arguments(
+            bytearray(d.input), types, f"<{d.name}>"))) for d in datasets}
 
     def defaults(self) -> dict[str, int]:
         return dict(self._defaults)

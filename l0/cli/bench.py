@@ -182,8 +182,9 @@ def _time_dataset(prog: Any, dataset: Dataset, runs: int,
     name = f"<{dataset.name}>"
     # Text and binary values; a bytearray lets binary arrays be read without copies.
     inputs = to_ir_arguments(params, read_arguments(bytearray(dataset.input), params, name))
+    inputs = copy.deepcopy(inputs)  # buffers of numpy's (Note [Inputs of repeated runs])
     # The warm-up run: its result is the one checked.
-    results = from_ir_results(entry.ret, prog.call_flat("main", copy.deepcopy(inputs)))
+    results = from_ir_results(entry.ret, prog.call_flat("main", fresh_arguments(params, inputs)))
     prog.reset_profile()  # the profile covers the timed runs only
     runtimes = []
     for i in range(runs):

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
 import os
 import sys
 import time
@@ -276,6 +277,8 @@ def run(args: argparse.Namespace) -> int:
     allocations = 0
     prog.reset_profile()
     results: list[object] = []
+    if args.runs > 1:
+        inputs = copy.deepcopy(inputs)  # buffers of numpy's (Note [Inputs of repeated runs])
     for _ in range(args.runs):
         # main may update unique arguments in place: every run gets its own copy of
         # those (Note [Inputs of repeated runs] in `l0.values.arguments`).
