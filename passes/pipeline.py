@@ -121,11 +121,15 @@ pipeline per target])."""
 # (`reduce(fn (a, b) => map(op +, zip(a, b)), ne, rows)`) into a map over the columns
 # of one fold per column. On the gpu and multicore the columns run in parallel and
 # the fold stops being a host loop of one launch (or region) per row, so it always
-# runs. On the cpu (one core) the new form makes one pass over the rows per column:
-# it pays when each pass reads one element per row, and costs when it re-reads wide
-# rows. Measured on a loaded 2-core machine, `cpu`, 10^6 rows, median of 5 runs, three
-# repeats (the plain fold / the interchanged one): a histogram of 16 buckets (rows
-# one-hot from a `[int]`, fused into the column folds) 35-42 ms / 2.3-14 ms; a
+# runs. (Multicore could instead run the fold of rows as its chunked reduction, a
+# chunk of rows per thread into an accumulator of its own; measured slower than the
+# columns on histograms of 16-256 buckets and a k-means centre update: docs/backend.md,
+# "Reductions with array operators".) On the cpu (one core) the new form makes one
+# pass over the rows per column: it pays when each pass reads one element per row, and
+# costs when it re-reads wide rows. Measured on a loaded 2-core machine, `cpu`, 10^6
+# rows, median of 5 runs, three repeats (the plain fold / the interchanged one): a
+# histogram of 16 buckets (rows one-hot from a `[int]`, fused into the column folds)
+# 35-42 ms / 2.3-14 ms; a
 # k-means centre update (25 sums from points of 4 reals: each column re-reads the
 # points) 202-251 ms / 271-294 ms; a column sum of a 10^6 x 16 parameter (columns read
 # through the transposition) 53-70 ms / 41-64 ms, no clear difference. So the cpu's

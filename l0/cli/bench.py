@@ -175,18 +175,20 @@ def _time_dataset(prog: Any, dataset: Dataset, runs: int,
                   tick: Any) -> tuple[list[int], list[Any]]:
     """The run times of `main` on `dataset` in microseconds, and its (flattened) result."""
     from l0.values import from_ir_results, read_arguments, to_ir_arguments
+    from l0.values.arguments import fresh_arguments
 
     entry = prog.functions["main"]
     params = [p.type for p in entry.params]
     name = f"<{dataset.name}>"
     # Text and binary values; a bytearray lets binary arrays be read without copies.
     inputs = to_ir_arguments(params, read_arguments(bytearray(dataset.input), params, name))
+    inputs = copy.deepcopy(inputs)  # buffers of numpy's (Note [Inputs of repeated runs])
     # The warm-up run: its result is the one checked.
-    results = from_ir_results(entry.ret, prog.call_flat("main", copy.deepcopy(inputs)))
+    results = from_ir_results(entry.ret, prog.call_flat("main", fresh_arguments(params, inputs)))
     prog.reset_profile()  # the profile covers the timed runs only
     runtimes = []
     for i in range(runs):
-        fresh = copy.deepcopy(inputs)
+        fresh = fresh_arguments(params, inputs)  # Note [Inputs of repeated runs]
         start = time.perf_counter_ns()
         prog.call_flat("main", fresh)
         runtimes.append((time.perf_counter_ns() - start) // 1000)

@@ -237,6 +237,7 @@ def main(argv: list[str] | None = None) -> None:
 def run(args: argparse.Namespace) -> int:
     from l0.api import BackendUnavailable, CompiledProgram
     from l0.values import format_result, from_ir_results, read_arguments, to_ir_arguments
+    from l0.values.arguments import fresh_arguments
 
     # No isolation: the inputs are ours (a fresh copy per run), and copying would be timed.
     counting = args.verbose and TARGETS[args.backend].counts_allocations
@@ -276,9 +277,12 @@ def run(args: argparse.Namespace) -> int:
     allocations = 0
     prog.reset_profile()
     results: list[object] = []
+    if args.runs > 1:
+        inputs = copy.deepcopy(inputs)  # buffers of numpy's (Note [Inputs of repeated runs])
     for _ in range(args.runs):
-        # main may update unique arguments in place: every run gets its own copy.
-        run_inputs = copy.deepcopy(inputs) if args.runs > 1 else inputs
+        # main may update unique arguments in place: every run gets its own copy of
+        # those (Note [Inputs of repeated runs] in `l0.values.arguments`).
+        run_inputs = fresh_arguments(params, inputs) if args.runs > 1 else inputs
         before = _allocations() if counting else 0
         start = time.perf_counter_ns()
         results = prog.call_flat("main", run_inputs)

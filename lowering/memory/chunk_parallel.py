@@ -48,7 +48,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from l0.lowering.loop_ir.builder import CodeBuilder
-from l0.lowering.loop_ir.parallel_loops import parallel_chunks
+from l0.lowering.loop_ir.parallel_loops import chunked_rows, parallel_chunks
 from l0.lowering.memory.memory_plan import constant_int
 
 
@@ -58,9 +58,12 @@ def allocates(par: scf.ParallelOp) -> bool:
 
 
 def chunkable(par: scf.ParallelOp) -> bool:
-    """One-dimensional, unit step, no reductions, and an allocating body."""
+    """One-dimensional, unit step, no reductions, an allocating body, and not already a
+    loop over chunks (a blocked reduction's, whose iterations are threads: chunked again,
+    its iterations would count as rows and it would seldom fork)."""
     return (len(par.lowerBound) == 1 and not par.initVals
-            and constant_int(par.step[0]) == 1 and allocates(par))
+            and constant_int(par.step[0]) == 1 and allocates(par)
+            and chunked_rows(par.upperBound[0]) is None)
 
 
 def chunk(par: scf.ParallelOp) -> None:

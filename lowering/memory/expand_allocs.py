@@ -49,6 +49,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from l0.lowering.loop_ir.builder import CodeBuilder
+from l0.lowering.loop_ir.parallel_loops import CHUNK_LOOP_ATTR, chunked_rows
 from l0.lowering.memory.dealloc.aliases import Aliases, Summaries, UsedMemrefs, summarise
 from l0.lowering.memory.memory_plan import (
     ITERATION_SLICE_ATTR,
@@ -72,17 +73,20 @@ class ExpandAllocsPass(ModulePass):
     allocate, a slice per iteration. Runs after `dealloc`."""
 
     name = "expand-allocs"
+    threads_apart: bool = False
+    """Keep the slices of loops whose iterations are threads on cache lines of their
+    own (Note [Slices of threads]; multicore: a GPU's thousands of chunks stay packed)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         summaries, _ = summarise(op)
         for f in op.ops:
             if isinstance(f, func.FuncOp) and f.body.blocks:
                 fold_alloc_dims(f)
-                while _expand_one(f, summaries):
+                while _expand_one(f, summaries, self.threads_apart):
                     fold_alloc_dims(f)
 
 
-def _expand_one(f: func.FuncOp, summaries: Summaries) -> bool:
+def _expand_one(f: func.FuncOp, summaries: Summaries, apart: bool) -> bool:
     """Expand one allocation of one `scf.parallel` (innermost first); whether any was."""
     loops = [op for op in f.walk() if isinstance(op, scf.ParallelOp)]
     for loop in reversed(loops):
@@ -97,13 +101,13 @@ def _expand_one(f: func.FuncOp, summaries: Summaries) -> bool:
             chain = invariant_chain(op, loop)
             if chain is None:
                 continue  # a size varying per iteration: left (module docstring)
-            _expand(op, free, loop, chain)
+            _expand(op, free, loop, chain, apart and _threads(loop))
             return True
     return False
 
 
 def _expand(alloc: memref.AllocOp, free: Free, loop: scf.ParallelOp,
-            chain: list[Operation]) -> None:
+            chain: list[Operation], apart: bool) -> None:
     t = alloc.memref.type
     assert isinstance(t, MemRefType)
     outer = move_before(chain, loop)
@@ -112,7 +116,8 @@ def _expand(alloc: memref.AllocOp, free: Free, loop: scf.ParallelOp,
     per = checked_product(b, sizes)
     counts = [_trip_count(b, lb, ub, st)
               for lb, ub, st in zip(loop.lowerBound, loop.upperBound, loop.step, strict=True)]
-    total = checked_product(b, [per, *counts])
+    stride = _apart(b, per) if apart else per
+    total = checked_product(b, [stride, *counts])
     flat_t = MemRefType(t.element_type, [DYNAMIC_INDEX])
     flat = b.val(memref.AllocOp([total], [], flat_t))
     # In the body: this iteration's slice.
@@ -122,7 +127,7 @@ def _expand(alloc: memref.AllocOp, free: Free, loop: scf.ParallelOp,
     for iv, lb, st, n in zip(ivs, loop.lowerBound, loop.step, counts, strict=True):
         k = ib.val(arith.DivSIOp(ib.subi(iv, lb), st))
         linear = ib.addi(ib.muli(linear, n), k)
-    offset = ib.muli(linear, per)
+    offset = ib.muli(linear, stride)
     cast = memref.ReinterpretCastOp.from_dynamic(
         flat, [offset], sizes, row_major_strides(ib, sizes), t)
     cast.attributes[ITERATION_SLICE_ATTR] = UnitAttr()  # Note [Checking the slices]
@@ -132,6 +137,45 @@ def _expand(alloc: memref.AllocOp, free: Free, loop: scf.ParallelOp,
     free.erase()
     outer.insert_op_after(memref.DeallocOp.get(flat), loop)
     _hoist_out_of_loops(flat)
+
+
+LINE_ELEMENTS = 64
+"""Elements (of any type, so at least 64 bytes) that keep two threads' slices off each
+other's cache lines (Note [Slices of threads])."""
+
+
+# Note [Slices of threads]
+# ~~~~~~~~~~~~~~~~~~~~~~~~
+# The iterations of a loop over chunks (a blocked reduction's, `chunk-parallel`'s) are
+# threads, each working in its slice all along: a reduction with an array accumulator
+# updates its slice at every row. Slices side by side share the cache line at their
+# boundary (the buffer is only 16-byte aligned), and two threads writing one line
+# take it from each other at every row (false sharing: on the 2-core development
+# machine a 16-bucket histogram took longer on 2 threads than on 1). So there each
+# slice starts a whole number of LINE_ELEMENTS after the last, with at least
+# LINE_ELEMENTS between them: C slices cost at most 2 * LINE_ELEMENTS elements more
+# each, and no line holds two threads' elements. Loops over rows keep their slices
+# packed (a slice per row: padding would multiply the memory of small rows), and so do
+# a GPU's chunk loops (a chunk per GPU thread: thousands of slices).
+
+
+def _threads(loop: scf.ParallelOp) -> bool:
+    """Whether the iterations of `loop` are threads (a loop over chunks)."""
+    return len(loop.lowerBound) == 1 and (CHUNK_LOOP_ATTR in loop.attributes
+                                          or chunked_rows(loop.upperBound[0]) is not None)
+
+
+def _apart(b: CodeBuilder, per: SSAValue) -> SSAValue:
+    """The distance between two threads' slices of `per` elements each (Note [Slices of
+    threads]): `per` rounded up to LINE_ELEMENTS, plus LINE_ELEMENTS; -1 (the
+    allocation fails as too large) when `per` is -1 (`checked_product`'s overflow) or
+    the sum leaves 64 bits."""
+    line = b.index(LINE_ELEMENTS)
+    rounded = b.muli(b.val(arith.DivSIOp(per, line)), line)
+    padded = b.addi(rounded, b.index(2 * LINE_ELEMENTS))
+    fits = b.andi(b.cmpi("sge", per, b.index(0)),
+                  b.cmpi("slt", per, b.index((1 << 62) - 2 * LINE_ELEMENTS)))
+    return b.select(fits, padded, b.index(-1))
 
 
 def _hoist_out_of_loops(flat: SSAValue) -> None:

@@ -95,6 +95,7 @@ from l0.lowering.loop_ir.parallel_loops import (
     parallel_for,
 )
 from l0.lowering.loop_ir.profile import site_name, tag_untagged
+from l0.lowering.scf.accumulate_in_place import accumulate_in_place
 from l0.lowering.scf.partition_concat import Concatenation, concatenations
 
 # ---------------------------------------------------------------------------------------
@@ -343,11 +344,19 @@ class LowerReduce(RewritePattern):
         if _parallel_reduction(op):
             rewriter.replace(op, [], [_reduce_parallel(b, op, n)])
             return
+        # Note [Accumulators updated in place]: each fold starts from its own copies.
+        owned = accumulate_in_place(op.body, len(op.neutral))
         if _blocked_reduction(op):
-            rewriter.replace(op, [], _reduce_blocked(b, op, n))
+            rewriter.replace(op, [], _reduce_blocked(b, op, n, owned))
             return
-        results = b.for_(b.i64(0), n, list(op.neutral), body)
+        results = b.for_(b.i64(0), n, _starts(b, op, owned), body)
         rewriter.replace(op, [], results)
+
+
+def _starts(b: CodeBuilder, op: msoac.ReduceOp, owned: Sequence[int]) -> list[SSAValue]:
+    """The accumulators a fold of `op` starts from: its neutral elements, a copy of its
+    own of each accumulator its lambda updates in place (positions `owned`)."""
+    return [_own_copy(b, z) if i in owned else z for i, z in enumerate(op.neutral)]
 
 
 def _parallel_reduction(op: msoac.ReduceOp) -> bool:
@@ -500,11 +509,13 @@ def _defined_in(v: SSAValue, region: Region) -> bool:
     return False
 
 
-def _reduce_blocked(b: CodeBuilder, op: msoac.ReduceOp, n: SSAValue) -> list[SSAValue]:
+def _reduce_blocked(b: CodeBuilder, op: msoac.ReduceOp, n: SSAValue,
+                    owned: Sequence[int]) -> list[SSAValue]:
     """The blocked reduction (Note [Parallel width]): with C chunks, each chunk folded
     with the lambda from the neutral elements, in parallel, into its partial results;
     then the partials combined with the operator in chunk order. With one chunk it is
-    the left fold from the neutral elements, and nothing is combined. Array
+    the left fold from the neutral elements (copies of its own of those in `owned`,
+    Note [Accumulators updated in place]), and nothing is combined. Array
     accumulators: Note [Array accumulators]."""
     count = chunk_count(b, n, op)
     if not any(isinstance(z.type, MemRefType) for z in op.neutral):
@@ -512,7 +523,7 @@ def _reduce_blocked(b: CodeBuilder, op: msoac.ReduceOp, n: SSAValue) -> list[SSA
     types = [z.type for z in op.neutral]
 
     def sequential(sb: CodeBuilder) -> list[SSAValue]:
-        return _fold_rows(sb, op.body, op.neutral, list(op.inputs), sb.i64(0), n)
+        return _fold_rows(sb, op.body, _starts(sb, op, owned), list(op.inputs), sb.i64(0), n)
 
     def blocked(pb: CodeBuilder) -> list[SSAValue]:
         return _array_partials(pb, op, n, count, sequential)

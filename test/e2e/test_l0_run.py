@@ -101,6 +101,24 @@ def test_repeated_runs_see_fresh_unique_arguments(prog) -> None:
     assert r.stdout.strip() == "[2, 2]"
 
 
+@pytest.mark.parametrize("backend", ["cpu", "interp"])
+def test_repeated_runs_copy_only_unique_arguments(prog, backend: str) -> None:
+    # A unique component among others (a tuple, a certificate before a sized array):
+    # each run starts from the input, whatever the positions of the copied values.
+    from l0.types import ArrayType, Basic, BasicType, TupleType
+    from l0.values.arguments import consumed_arguments
+
+    ints = BasicType(Basic.INT)
+    params = [ArrayType(ints, 1), TupleType((ints, ArrayType(ints, 1, unique=True)))]
+    copied = consumed_arguments(params)
+    assert copied.count(True) == 1 and len(copied) >= 3
+    path = prog("fun *[int] main([int] b, {int, *[int]} p) =\n"
+                "  let {k, a} = p in let a[0] = a[0] + b[0] + k in a")
+    r = l0_run([f"--backend={backend}", "-r", "3", path], "[10, 20] 1 [1, 2]")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[12, 2]"
+
+
 def test_startup_imports_no_code_generator(prog) -> None:
     path = prog("fun int main() = 1")
     code = (

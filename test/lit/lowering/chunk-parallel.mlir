@@ -126,3 +126,28 @@ func.func private @not_chunked(%n: index, %m: index, %z: f64) -> f64 {
   }) : (index, index, index, index, index, index) -> ()
   func.return %s : f64
 }
+
+// Must not fire: a loop already over chunks (its upper bound a chunk count, marked
+// `l0.chunk_count`: a blocked reduction whose chunks allocate their accumulators). Its
+// iterations are threads; chunked again, its work would be judged by its few
+// iterations and it would seldom fork.
+// CHECK-LABEL: func.func private @over_chunks(
+// CHECK-NOT:     l0_parallel_width
+// CHECK:         "scf.parallel"(%{{.*}}, %[[C:.*]], %{{.*}})
+// CHECK-NOT:       scf.for
+// CHECK:         func.return
+func.func private @over_chunks(%w: i64, %n: i64, %m: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1 : i64
+  %least = arith.minsi %w, %n : i64
+  %count = arith.maxsi %least, %one {l0.chunk_count = "rows"} : i64
+  %cc = arith.index_cast %count : i64 to index
+  "scf.parallel"(%c0, %cc, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%c: index):
+    %buf = memref.alloc(%m) : memref<?xf64>
+    memref.dealloc %buf : memref<?xf64>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}

@@ -288,3 +288,99 @@ func.func @redomap_strided_neutral(%xs: memref<?xi64>, %z: memref<?xi64, strided
   }
   func.return %r : memref<?xi64, strided<[?], offset: ?>>
 }
+
+// Note [Accumulators updated in place]: the lambda maps its accumulator element by
+// element into a buffer it allocates (a histogram's one-hot rows added): the map writes
+// over the accumulator instead, and every fold (each chunk's, and the sequential one)
+// starts from a copy of its own of the neutral element: no allocation per row.
+// CHECK-LABEL: func.func @mapped_accumulator(
+// CHECK:         "scf.parallel"
+// CHECK:           %[[OWN:.*]] = memref.alloc(%{{.*}}) : memref<?xi64>
+// CHECK-NEXT:      "memref.copy"(%z, %[[OWN]])
+// CHECK:           scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[OWN]]) -> (memref<?xi64>) : i64 {
+// CHECK-NOT:         memref.alloc
+// CHECK:             memref.load %[[ACC]]
+// CHECK-NOT:         memref.alloc
+// CHECK:             memref.store %{{.*}}, %[[ACC]]
+// CHECK-NOT:         memref.alloc
+// CHECK:             scf.yield %[[ACC]] : memref<?xi64>
+// CHECK:         } else {
+// CHECK:           %[[SEQ:.*]] = memref.alloc(%{{.*}}) : memref<?xi64>
+// CHECK-NEXT:      "memref.copy"(%z, %[[SEQ]])
+// CHECK:           scf.for {{.*}} iter_args(%[[ACC2:.*]] = %[[SEQ]]) -> (memref<?xi64>) : i64 {
+// CHECK-NOT:         memref.alloc
+// CHECK:             scf.yield %[[ACC2]] : memref<?xi64>
+// CHECK:         func.return
+func.func @mapped_accumulator(%xs: memref<?xi64>, %z: memref<?xi64>, %iota: memref<?xi64>) -> memref<?xi64> {
+  %r = msoac.reduce(%z : memref<?xi64>) over(%xs : memref<?xi64>) -> memref<?xi64> {
+  ^bb0(%a: memref<?xi64>, %x: i64):
+    %c0 = arith.constant 0 : index
+    %n = memref.dim %a, %c0 : memref<?xi64>
+    %s = memref.alloc(%n) : memref<?xi64>
+    msoac.map ins(%a, %iota : memref<?xi64>, memref<?xi64>) outs(%s : memref<?xi64>) {
+    ^bb1(%e: i64, %j: i64):
+      %hit = arith.cmpi eq, %j, %x : i64
+      %one = arith.extui %hit : i1 to i64
+      %sum = arith.addi %e, %one : i64
+      msoac.yield %sum : i64
+    }
+    msoac.yield %s : memref<?xi64>
+  } combine {
+  ^bb0(%p: memref<?xi64>, %q: memref<?xi64>):
+    %c0 = arith.constant 0 : index
+    %n = memref.dim %p, %c0 : memref<?xi64>
+    %s = memref.alloc(%n) : memref<?xi64>
+    msoac.map ins(%p, %q : memref<?xi64>, memref<?xi64>) outs(%s : memref<?xi64>) {
+    ^bb1(%e: i64, %f: i64):
+      %sum = arith.addi %e, %f : i64
+      msoac.yield %sum : i64
+    }
+    msoac.yield %s : memref<?xi64>
+  }
+  func.return %r : memref<?xi64>
+}
+
+// Must not fire: the lambda reads another element of the accumulator (a[0]), which the
+// map would already have overwritten; and a fold not nested in a parallel loop and
+// without an operator (the plain left fold) still allocates per row when its map reads
+// the accumulator twice (as an input and as a free array).
+// CHECK-LABEL: func.func @reads_other_element(
+// CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %z) -> (memref<?xi64>) : i64 {
+// CHECK:           memref.alloc
+// CHECK:         func.return
+func.func @reads_other_element(%xs: memref<?xi64>, %z: memref<?xi64>) -> memref<?xi64> {
+  %r = msoac.reduce(%z : memref<?xi64>) over(%xs : memref<?xi64>) -> memref<?xi64> {
+  ^bb0(%a: memref<?xi64>, %x: i64):
+    %c0 = arith.constant 0 : index
+    %n = memref.dim %a, %c0 : memref<?xi64>
+    %first = memref.load %a[%c0] : memref<?xi64>
+    %s = memref.alloc(%n) : memref<?xi64>
+    msoac.map ins(%a : memref<?xi64>) outs(%s : memref<?xi64>) {
+    ^bb1(%e: i64):
+      %sum = arith.addi %e, %first : i64
+      msoac.yield %sum : i64
+    }
+    msoac.yield %s : memref<?xi64>
+  }
+  func.return %r : memref<?xi64>
+}
+
+// CHECK-LABEL: func.func @reads_free(
+// CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %z) -> (memref<?xi64>) : i64 {
+// CHECK:           memref.alloc
+// CHECK:         func.return
+func.func @reads_free(%xs: memref<?xi64>, %z: memref<?xi64>) -> memref<?xi64> {
+  %r = msoac.reduce(%z : memref<?xi64>) over(%xs : memref<?xi64>) -> memref<?xi64> {
+  ^bb0(%a: memref<?xi64>, %x: i64):
+    %c0 = arith.constant 0 : index
+    %n = memref.dim %a, %c0 : memref<?xi64>
+    %s = memref.alloc(%n) : memref<?xi64>
+    msoac.map ins(%a, %a : memref<?xi64>, memref<?xi64>) outs(%s : memref<?xi64>) {
+    ^bb1(%e: i64, %f: i64):
+      %sum = arith.addi %e, %f : i64
+      msoac.yield %sum : i64
+    }
+    msoac.yield %s : memref<?xi64>
+  }
+  func.return %r : memref<?xi64>
+}
