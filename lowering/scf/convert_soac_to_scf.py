@@ -95,6 +95,7 @@ from l0.lowering.loop_ir.parallel_loops import (
     parallel_for,
 )
 from l0.lowering.loop_ir.profile import site_name, tag_untagged
+from l0.lowering.loop_ir.versions import in_flat_version, lower_thresholds
 from l0.lowering.scf.partition_concat import Concatenation, concatenations
 
 # ---------------------------------------------------------------------------------------
@@ -177,7 +178,9 @@ class LowerMap(RewritePattern):
         b = CodeBuilder.before(op)
         inputs, outs = list(op.inputs), list(op.outs)
         n = b.dim(inputs[0], 0)
-        inner = None if nested_in_parallel(op) else perfect_inner_map(op, self.wide_nests)
+        # The flattened copy of a versioned nest spans outer x inner elements.
+        wide = self.wide_nests or in_flat_version(op)
+        inner = None if nested_in_parallel(op) else perfect_inner_map(op, wide)
         if inner is not None:
             _map_nest(b, op, inner, n)
             rewriter.erase(op)
@@ -1029,6 +1032,11 @@ class ConvertSoacToScfPass(ModulePass):
     """Lower msoac ops (bufferised SOACs) to loops with inlined lambdas: scf.parallel
     (+ scf.reduce) for the parallel SOAC levels, scf.for for what is nested in them.
 
+    A `soac.threshold` (the choice between the versions of a nest, multicore's `-O`)
+    becomes the comparison with its run-time parameter, and the perfect nests of the
+    flattened version are two-dimensional loops as with `wide_nests`
+    (`l0.lowering.loop_ir.versions`).
+
     Runs after `bufferise`; the result has no msoac op left: func + scf + arith +
     math + memref (+ `soac.assert`), the input level of the CPU back ends
     (`docs/backend.md`; `multicore` runs `convert-parallel-to-omp` next). The module
@@ -1057,3 +1065,4 @@ class ConvertSoacToScfPass(ModulePass):
             for soac_op in todo:
                 if soac_op.get_toplevel_object() is op:  # not in an erased SOAC
                     _lower_named(patterns, soac_op)
+        lower_thresholds(op)  # the versions of nests (`l0.lowering.loop_ir.versions`)
