@@ -65,6 +65,7 @@ def test_the_outer_size_chooses_the_version() -> None:
     one = _locvolcalib_input(1)
     assert prog.run_main(one) == cpu.run_main(one)
     assert (_launches(prog), max(_per_launch(prog).values())) == (3, 16)
+    assert prog.compared_sizes()[threshold].sizes == (1,)  # `l0 autotune`'s candidates
     # Four strikes fill two threads: the map as it was, each region opened once.
     four = _locvolcalib_input(4)
     prog.reset_profile()

@@ -1050,6 +1050,9 @@ class ConvertSoacToScfPass(ModulePass):
     inner lambda reads the outer rows or maps arrays from outside the nest (what
     `distribute` leaves; the gpu's lowering), not only maps of maps over rows."""
 
+    profile: bool = False
+    """The thresholds of versioned nests note the sizes they compare (`l0 autotune`)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         # Outer SOACs first: lowering one moves (never copies) the SOACs nested in its
         # lambda into the new loop, where they are lowered in turn. (xDSL's greedy
@@ -1065,4 +1068,5 @@ class ConvertSoacToScfPass(ModulePass):
             for soac_op in todo:
                 if soac_op.get_toplevel_object() is op:  # not in an erased SOAC
                     _lower_named(patterns, soac_op)
-        lower_thresholds(op)  # the versions of nests (`l0.lowering.loop_ir.versions`)
+        # the versions of nests (`l0.lowering.loop_ir.versions`)
+        lower_thresholds(op, record=self.profile)
