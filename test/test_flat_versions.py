@@ -14,10 +14,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 import l0
 from l0.diagnostics import L0Error
+from l0.frontend import l0_to_module
+from l0.interp.core import Interpreter
+from l0.passes.pipeline import optimise
 
 PROGRAMS = Path(__file__).parent / "programs"
 CORPUS = ("loops/distribute_time_loop", "loops/distribute_rows", "loops/distribute_branch",
@@ -108,3 +112,17 @@ def test_both_versions_give_the_interpreters_results(name: str, threads: int) ->
             assert err in str(failed.value)
     if err is None:
         assert ran[0] != ran[1], "both settings ran the same regions"
+
+
+def test_the_interpreter_runs_the_versioned_ir() -> None:
+    # The interpreter takes a threshold's default on one thread (`soac.threshold`):
+    # 3 strikes reach 1, so the nest as it was; 0 strikes take the flattened copy.
+    source = (PROGRAMS / "loops" / "distribute_time_loop.l0").read_text()
+    module = l0_to_module(source, "distribute_time_loop.l0")
+    optimise(module, target="multicore")
+    assert "soac.threshold" in str(module)
+    grid = np.array([[1.0, 2.0], [3.0, 4.0]])
+    reference = l0.compile(source, backend="interp")
+    for strikes in (np.array([0.5, 1.0, 1.5]), np.zeros(0)):
+        (got,) = Interpreter(module).call("main", [3, strikes, grid])
+        np.testing.assert_array_equal(got, reference.main(3, strikes, grid))
