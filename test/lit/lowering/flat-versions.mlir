@@ -1,5 +1,10 @@
 // RUN: l0-opt %s -p bufferise,convert-soac-to-scf | filecheck %s --check-prefix=SCF
 // RUN: l0-opt %s -p bufferise,convert-soac-to-scf,convert-parallel-to-omp | filecheck %s --check-prefix=OMP
+// RUN: echo '2 [1.0, 2.0, 3.0] [[1.0, 2.0], [3.0, 4.0]]' > %t.in
+// RUN: l0-run --backend=multicore --threads 2 --print-params %S/Inputs/flat-strikes.l0 < %t.in | filecheck %s --check-prefix=PARAMS
+// RUN: l0-run --no-cache --backend=multicore --threads 2 --param main:2:3:map.flatten_below=0 %S/Inputs/flat-strikes.l0 < %t.in | filecheck %s --check-prefix=OUT
+// RUN: l0-run --no-cache --backend=multicore --threads 2 --param main:2:3:map.flatten_below=100 %S/Inputs/flat-strikes.l0 < %t.in | filecheck %s --check-prefix=OUT
+// RUN: not l0-run --backend=multicore --param main:2:3:map.flatten_belo=3 %S/Inputs/flat-strikes.l0 < %t.in 2>&1 | filecheck %s --check-prefix=BAD
 
 // A versioned nest at the loop level (l0.lowering.loop_ir.versions): multicore's -O
 // (`interchange{parallel-bodies=true versioned=true}`) of
@@ -16,6 +21,12 @@
 // strikes x rows (a perfect nest of two maps, as on the gpu), which
 // convert-parallel-to-omp makes one loop over all its iterations (row-major: i = k /
 // rows, j = k % rows).
+
+// The program itself (Inputs/flat-strikes.l0) through l0-run: its threshold, listed with
+// its default on 2 threads, and either version, forced, printing the same result.
+// PARAMS: main:2:3:map.flatten_below 2
+// OUT: {{^}}[{{\[}}[1.750000, 2.000000], [2.250000, 2.500000]], {{\[}}[3.250000, 3.500000], [3.750000, 4.000000]], {{\[}}[4.750000, 5.000000], [5.250000, 5.500000]]]
+// BAD: l0-run: error: unknown parameter 'main:2:3:map.flatten_belo' (the program's parameters: main:2:3:map.flatten_below,
 
 // SCF:       l0.param = "main:2:3:map.flatten_below", l0.param_default = "threads*1"
 // SCF-LABEL: func.func @main
