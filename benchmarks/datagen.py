@@ -309,7 +309,11 @@ def main(argv: list[str] | None = None) -> None:
         # python -m benchmarks.datagen --strikes DATASET OUTER NAME: a LocVolCalib
         # dataset of our own, DATASET's with OUTER strikes, beside finpar's copies
         root = TRACKED_FINPAR_DIR / "LocVolCalib"
-        fewer_strikes(root / args[1], int(args[2]), root / args[3])
+        try:
+            fewer_strikes(root / args[1], int(args[2]), root / args[3])
+        except (OSError, ValueError, StopIteration) as err:
+            print(f"datagen: error: {err or 'no numbers in input.data'}", file=sys.stderr)
+            sys.exit(2)
         print(root / args[3])
         return
     if len(args) != 2 or args[0] not in GENERATORS or not args[1].isdigit():
