@@ -438,9 +438,21 @@ class DistributeMap(RewritePattern):
         where = version_of(op)
         if where == "kept":
             return
-        target = version(op, rewriter) if self.versioned and where is None else op
-        if target is not None:
-            distribute(target, self.speculation, rewriter)
+        if not self.versioned or where == "flat":
+            distribute(op, self.speculation, rewriter)
+            return
+        if _makes_nests(_plan(op, self.speculation)):
+            target = version(op, rewriter)
+            if target is not None:
+                distribute(target, self.speculation, rewriter)
+
+
+def _makes_nests(plan: _Plan) -> bool:
+    """Whether a piece of `plan` is a map, which the distributed form makes a perfect
+    nest of two maps: parallel over outer x inner elements, the parallelism a
+    versioned copy is for (Note [Versions of a nest] in `l0.passes.cores.versions`;
+    the other pieces run in a thread per element, as the map as it was does)."""
+    return any(isinstance(inner, soac.MapOp) for piece in plan.pieces for inner in piece)
 
 
 @dataclass(frozen=True)
@@ -470,8 +482,9 @@ class DistributePass(ModulePass):
     Option `versioned` (default false; multicore's `-O`): a map outside every versioned
     nest is kept as it was beside a copy that is distributed, chosen at run time by
     comparing the map's outer size with the threshold `SITE.flatten_below` (Note
-    [Versions of a nest] in `l0.passes.cores.versions`); the map as it was is never
-    distributed.
+    [Versions of a nest] in `l0.passes.cores.versions`), and only when one of its
+    pieces is a map (a perfect nest of two maps once distributed: more parallelism
+    than the map as it was); the map as it was is never distributed.
 
         %r = soac.map(%x = %xs : tensor<?x?xf64>) -> tensor<?x?xf64> {
           %y = soac.map(%e = %x : tensor<?xf64>) -> tensor<?xf64> { ... }

@@ -180,3 +180,33 @@ func.func @nested(%xss: tensor<?x?xf64>, %ys: tensor<?xf64>, %n: i64, %c0: i64, 
 // CHECK:         soac.map
 // CHECK:           soac.map
 // CHECK-NEXT:        scf.for
+
+// -----
+
+// Must not fire: distributed, this map's pieces would be a map of folds and a map of
+// scalar code, each running a thread per element as the map does: no nest of two maps,
+// no parallelism the map lacks. `distribute{versioned=true}` leaves it whole (without
+// `versioned` it splits it).
+func.func @folds_only(%xss: tensor<?x?xf64>) -> tensor<?xf64> {
+  %r = soac.map(%xs = %xss : tensor<?x?xf64>) -> tensor<?xf64> {
+    %z = arith.constant 0.0 : f64
+    %s = soac.reduce(%z : f64) over(%xs : tensor<?xf64>) {
+    ^bb0(%p: f64, %q: f64):
+      %u = arith.addf %p, %q : f64
+      soac.yield %u : f64
+    }
+    %t = soac.reduce(%z : f64) over(%xs : tensor<?xf64>) {
+    ^bb0(%p: f64, %q: f64):
+      %u = arith.mulf %p, %q : f64
+      soac.yield %u : f64
+    }
+    %w = arith.divf %s, %t : f64
+    soac.yield %w : f64
+  }
+  func.return %r : tensor<?xf64>
+}
+// DIST-LABEL: func.func @folds_only
+// DIST-NEXT:    %r = soac.map(%xs = %xss : tensor<?x?xf64>) -> tensor<?xf64> {
+// DIST-NEXT:      %z = arith.constant
+// DIST-NEXT:      %s = soac.reduce
+// DIST-NOT:     soac.threshold
