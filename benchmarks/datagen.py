@@ -25,6 +25,10 @@ benchmarks (Part IV, P0-P2); `V` is bumped whenever a generator changes, which m
 cache files unused rather than wrong.
 
     python -m benchmarks.datagen blackscholes 1000      # prints the paths, generating if needed
+    python -m benchmarks.datagen --strikes Small 2 Small-Outer2   # LocVolCalib, 2 strikes
+
+The second writes `finpar-data/LocVolCalib/Small-Outer2/`: Small's grid and time steps
+with OUTER = 2 (`fewer_strikes`), a dataset whose parallelism is in the inner levels.
 """
 
 from __future__ import annotations
@@ -277,10 +281,45 @@ def finpar_reference(dataset: Path) -> np.ndarray:
     return np.array([float(t) for t in tokens])
 
 
+def fewer_strikes(source: Path, outer: int, dest: Path) -> None:
+    """A LocVolCalib dataset like the one in folder `source` with `outer` strikes: its
+    `input.data` with OUTER (the first number) replaced, and the first `outer` numbers of
+    its `output.data`, where it has one. Strike i is 0.001 * i whatever OUTER is (finpar's
+    reference and `programs/locvolcalib.l0` alike), so each strike's price is the one the
+    larger dataset gives it: the expected result is the larger one's prefix."""
+    lines = (source / "input.data").read_text(encoding="utf-8").splitlines(keepends=True)
+    first = next(k for k, line in enumerate(lines) if line.split("//", 1)[0].strip())
+    value, sep, comment = lines[first].partition("//")
+    old = int(value)
+    if not 0 < outer <= old:
+        raise ValueError(f"OUTER must be between 1 and {source.name}'s {old}, not {outer}")
+    lines[first] = f"{outer}{' ' * max(1, len(value) - len(str(outer)))}{sep}{comment}"
+    dest.mkdir(parents=True, exist_ok=True)
+    (dest / "input.data").write_text("".join(lines), encoding="utf-8")
+    if (source / "output.data").exists():
+        prices = ", ".join(f"{x:g}" for x in finpar_reference(source)[:outer])
+        (dest / "output.data").write_text(
+            f"[ {prices} ] // The first {outer} prices of {source.name}'s output.data.\n",
+            encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
+    if len(args) == 4 and args[0] == "--strikes" and args[2].isdigit():
+        # python -m benchmarks.datagen --strikes DATASET OUTER NAME: a LocVolCalib
+        # dataset of our own, DATASET's with OUTER strikes, beside finpar's copies
+        root = TRACKED_FINPAR_DIR / "LocVolCalib"
+        try:
+            fewer_strikes(root / args[1], int(args[2]), root / args[3])
+        except (OSError, ValueError, StopIteration) as err:
+            print(f"datagen: error: {err or 'no numbers in input.data'}", file=sys.stderr)
+            sys.exit(2)
+        print(root / args[3])
+        return
     if len(args) != 2 or args[0] not in GENERATORS or not args[1].isdigit():
-        print(f"usage: python -m benchmarks.datagen {{{'|'.join(GENERATORS)}}} N", file=sys.stderr)
+        print(f"usage: python -m benchmarks.datagen {{{'|'.join(GENERATORS)}}} N\n"
+              "       python -m benchmarks.datagen --strikes DATASET OUTER NAME",
+              file=sys.stderr)
         sys.exit(2)
     files = ensure(args[0], int(args[1]))
     print(files.text, files.binary, files.npz, sep="\n")

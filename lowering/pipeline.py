@@ -50,11 +50,13 @@ PIPELINE: tuple[type[ModulePass], ...] = tuple(LOWERINGS[name]() for name in SHA
 
 
 _PROFILE_OPTIONS: dict[str, Callable[[Target], dict[str, bool]]] = {
+    "convert-soac-to-scf": lambda _backend: {"profile": True},  # versions' thresholds
     "convert-parallel-to-omp": lambda _backend: {"profile": True},
     "convert-parallel-to-gpu": lambda backend: {"profile": True, "cuda_events": backend.device},
 }
-"""The options of the lowerings that count parallel regions and launches, for `lower`'s
-`profile` (on a device, launches are timed by CUDA events)."""
+"""The options of the lowerings that count parallel regions and launches, or note the
+sizes thresholds compare, for `lower`'s `profile` (on a device, launches are timed by
+CUDA events)."""
 
 
 def target_options(backend: Target, name: str) -> dict[str, bool]:

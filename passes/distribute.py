@@ -93,7 +93,9 @@ from l0.passes.analysis.elements import (
 )
 from l0.passes.analysis.scope import defined_inside, defined_outside
 from l0.passes.analysis.speculation import Speculation
+from l0.passes.analysis.versions import version_of
 from l0.passes.analysis.walk import walk_ops
+from l0.passes.cores.versions import version
 
 
 def _parallel(op: Operation) -> bool:
@@ -426,14 +428,34 @@ def distribute(op: soac.MapOp, speculation: Speculation, rewriter: PatternRewrit
 
 
 class DistributeMap(RewritePattern):
-    def __init__(self, speculation: Speculation) -> None:
+    def __init__(self, speculation: Speculation, versioned: bool = False) -> None:
         self.speculation = speculation
+        self.versioned = versioned
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if isinstance(op, soac.MapOp) and why_not(op, self.speculation) is None:
+        if not isinstance(op, soac.MapOp) or why_not(op, self.speculation) is not None:
+            return
+        where = version_of(op)
+        if where == "kept":
+            return
+        if not self.versioned or where == "flat":
             distribute(op, self.speculation, rewriter)
+            return
+        if _makes_nests(_plan(op, self.speculation)):
+            target = version(op, rewriter)
+            if target is not None:
+                distribute(target, self.speculation, rewriter)
 
 
+def _makes_nests(plan: _Plan) -> bool:
+    """Whether a piece of `plan` is a map, which the distributed form makes a perfect
+    nest of two maps: parallel over outer x inner elements, the parallelism a
+    versioned copy is for (Note [Versions of a nest] in `l0.passes.cores.versions`;
+    the other pieces run in a thread per element, as the map as it was does)."""
+    return any(isinstance(inner, soac.MapOp) for piece in plan.pieces for inner in piece)
+
+
+@dataclass(frozen=True)
 class DistributePass(ModulePass):
     """Split a map whose lambda holds several SOACs into a sequence of perfect map nests.
 
@@ -452,10 +474,17 @@ class DistributePass(ModulePass):
     may have a different shape for different elements, when a piece consumes an array
     it does not make, or when a piece may fail for some elements and a later piece may
     fail too (the smallest failing element's error could change: Notes [When the
-    distribution keeps the meaning] and [Failures of the pieces]). Not in the cpu's or
-    multicore's `-O`: the gpu target's runs it with `interchange{parallel-bodies=true}`
-    after its fixed point (Note [Flattening after the fixed point] in
-    `passes/pipeline.py`).
+    distribution keeps the meaning] and [Failures of the pieces]). Not in the cpu's
+    `-O`: the gpu target's runs it with `interchange{parallel-bodies=true}` after its
+    fixed point (Note [Flattening after the fixed point] in `passes/pipeline.py`),
+    multicore's with `versioned`.
+
+    Option `versioned` (default false; multicore's `-O`): a map outside every versioned
+    nest is kept as it was beside a copy that is distributed, chosen at run time by
+    comparing the map's outer size with the threshold `SITE.flatten_below` (Note
+    [Versions of a nest] in `l0.passes.cores.versions`), and only when one of its
+    pieces is a map (a perfect nest of two maps once distributed: more parallelism
+    than the map as it was); the map as it was is never distributed.
 
         %r = soac.map(%x = %xs : tensor<?x?xf64>) -> tensor<?x?xf64> {
           %y = soac.map(%e = %x : tensor<?xf64>) -> tensor<?xf64> { ... }
@@ -480,7 +509,9 @@ class DistributePass(ModulePass):
 
     name = "distribute"
 
+    versioned: bool = False
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         speculation = Speculation(op)
-        PatternRewriteWalker(DistributeMap(speculation),
+        PatternRewriteWalker(DistributeMap(speculation, self.versioned),
                              apply_recursively=False).rewrite_module(op)

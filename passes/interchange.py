@@ -85,7 +85,9 @@ from l0.passes.analysis.elements import (
 from l0.passes.analysis.scope import defined_inside, defined_outside, free_values
 from l0.passes.analysis.shapes import keeps_shape, row_shape
 from l0.passes.analysis.speculation import Speculation
+from l0.passes.analysis.versions import version_of
 from l0.passes.analysis.walk import walk_ops
+from l0.passes.cores.versions import version
 
 
 def _split(op: soac.MapOp) -> tuple[list[Operation], scf.ForOp, list[Operation]] | None:
@@ -462,19 +464,42 @@ def interchange_branch(op: soac.MapOp, branch: scf.IfOp, rewriter: PatternRewrit
 
 
 class InterchangeMapLoop(RewritePattern):
-    def __init__(self, speculation: Speculation, parallel_bodies: bool) -> None:
+    def __init__(self, speculation: Speculation, parallel_bodies: bool,
+                 versioned: bool = False) -> None:
         self.speculation = speculation
         self.parallel_bodies = parallel_bodies
+        self.versioned = versioned
+
+    def _target(self, op: soac.MapOp, rewriter: PatternRewriter) -> soac.MapOp | None:
+        """The map to rewrite: `op`, or with `versioned` outside every versioned nest
+        the copy `version` makes of it (Note [Versions of a nest])."""
+        return version(op, rewriter) if self.versioned and version_of(op) is None else op
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, soac.MapOp):
+        if not isinstance(op, soac.MapOp) or version_of(op) == "kept":
             return
+        if self.versioned and nested_in_soac(op):
+            return  # runs in a thread of the outer level, whichever version runs
         if why_not(op, self.speculation, parallel_bodies=self.parallel_bodies) is None:
-            interchange(op, rewriter)
+            target = self._target(op, rewriter)
+            if target is not None:
+                interchange(target, rewriter)
             return
-        branch = _branch(op, self.speculation)
-        if branch is not None:
-            interchange_branch(op, branch, rewriter)
+        if _branch(op, self.speculation) is not None:
+            target = self._target(op, rewriter)
+            branch = None if target is None else _branch(target, self.speculation)
+            if target is not None and branch is not None:
+                interchange_branch(target, branch, rewriter)
+
+
+def nested_in_soac(op: Operation) -> bool:
+    """Whether `op` is inside a SOAC's lambda."""
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, SOACS):
+            return True
+        parent = parent.parent_op()
+    return False
 
 
 # Note [Only loops around parallel work]
@@ -529,8 +554,15 @@ class InterchangePass(ModulePass):
     Option `parallel-bodies` (default false): interchange only a loop whose body
     holds a SOAC (Note [Only loops around parallel work]); the gpu target's `-O` runs
     `interchange{parallel-bodies=true}` after its fixed point, with `distribute`. Not
-    in the cpu's or multicore's `-O`: on the CPU the interchanged loop walks all the
-    elements' state at every step instead of one element's at a time.
+    in the cpu's `-O`: on one core the interchanged loop walks all the elements' state
+    at every step instead of one element's at a time.
+
+    Option `versioned` (default false; multicore's `-O`): a map outside every versioned
+    nest is kept as it was beside a copy that is interchanged, and which of the two runs
+    is chosen at run time by comparing the map's outer size with the threshold
+    `SITE.flatten_below` (`soac.threshold`; Note [Versions of a nest] in
+    `l0.passes.cores.versions`); the map as it was is never interchanged, and maps
+    inside another SOAC's lambda are left alone.
 
         %r = soac.map(%x = %xs : tensor<?xf64>) -> tensor<?xf64> {
           %a = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (f64) : i64 {
@@ -556,7 +588,10 @@ class InterchangePass(ModulePass):
 
     parallel_bodies: bool = False
 
+    versioned: bool = False
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         speculation = Speculation(op)
-        PatternRewriteWalker(InterchangeMapLoop(speculation, self.parallel_bodies),
+        PatternRewriteWalker(InterchangeMapLoop(speculation, self.parallel_bodies,
+                                                self.versioned),
                              apply_recursively=False).rewrite_module(op)

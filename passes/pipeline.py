@@ -148,6 +148,8 @@ pipeline per target])."""
 
 FLATTENING: dict[str, tuple[str, ...]] = {
     "gpu": ("interchange{parallel-bodies=true}", "distribute", "simplify", "dce"),
+    "multicore": ("interchange{parallel-bodies=true versioned=true}",
+                  "distribute{versioned=true}", "simplify", "dce"),
 }
 """Per target, the passes its `-O` runs after the fixed point of `DEFAULT`, to a fixed
 point of their own (Note [Flattening after the fixed point]); a target not named here
@@ -173,9 +175,13 @@ runs none."""
 #   (docs/gpu.md, "Kernel forms"). The interchange moves only loops around parallel
 #   work (Note [Only loops around parallel work] in `l0.passes.interchange`).
 # * cpu: one thread; the flattened form only adds intermediate arrays.
-# * multicore: measured on LocVolCalib (docs/gpu.md "What is left"): without the
-#   run-time versioning of issue 29, the time loop on the host opens a parallel region
-#   per piece and step, which costs more than the outer level's parallelism leaves idle.
+# * multicore: flattened, the time loop on the host opens a parallel region per step
+#   and allocates the step's intermediates, which costs more than the outer level's
+#   parallelism leaves idle when the outer size keeps the threads busy (LocVolCalib
+#   Small on 2 threads: 2.8 to 3.5 s unflattened, 6.8 to 9.2 s flattened, docs/gpu.md)
+#   and pays only below the thread count. So multicore's passes keep each nest they
+#   flatten as it was beside the flattened copy (`versioned`), and the outer size
+#   chooses at run time (Note [Versions of a nest] in `l0.passes.cores.versions`).
 
 
 CHECKS = frozenset({"verify-uniqueness"})

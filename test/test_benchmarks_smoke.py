@@ -16,7 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root
 
-from benchmarks import run  # noqa: E402
+from benchmarks import datagen, run  # noqa: E402
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="the C versions need gcc")
@@ -147,3 +147,19 @@ def test_numpy_versions_run_unchanged_on_another_array_module() -> None:
     d = rng.integers(0, 100, (6, 6))
     shortest = gpu_versions._on_cupy(numpy_versions.shortest_paths, np)
     np.testing.assert_array_equal(shortest(d), numpy_versions.shortest_paths(d))
+
+
+@pytest.mark.parametrize("outer", [1, 2])
+def test_the_datasets_with_fewer_strikes_are_smalls_prefix(outer: int, tmp_path: Path) -> None:
+    root = datagen.TRACKED_FINPAR_DIR / "LocVolCalib"
+    datagen.fewer_strikes(root / "Small", outer, tmp_path)
+    # The repository's copy is what the command writes.
+    for name in ("input.data", "output.data"):
+        assert (tmp_path / name).read_text() == (root / f"Small-Outer{outer}" / name).read_text()
+    small, made = ([line.split("//")[0].strip() for line in (d / "input.data").open()]
+                   for d in (root / "Small", tmp_path))
+    assert made == [str(outer), *small[1:]]
+    np.testing.assert_array_equal(datagen.finpar_reference(tmp_path),
+                                  datagen.finpar_reference(root / "Small")[:outer])
+    with pytest.raises(ValueError, match="OUTER must be between 1 and Small's 16, not 17"):
+        datagen.fewer_strikes(root / "Small", 17, tmp_path)

@@ -525,3 +525,51 @@ class TraceOp(IRDLOperation):
 
     def verify_(self) -> None:
         expect_result_types(self, [v.type for v in self.inputs], "the types of the operands")
+
+
+_THRESHOLD_DEFAULT = re.compile(r"(threads\*)?[0-9]+")
+
+
+@tolerant_syntax
+@irdl_op_definition
+class ThresholdOp(IRDLOperation):
+    """Whether `size` reaches a run-time threshold: `size >= T`, T the value of the
+    parameter named after the SOAC at `loc` and `param` (`SITE.PARAM`, listed by
+    `l0-run --print-params`, set by `--param`). `default` says T's value when none is
+    set: a number, or `threads*F`, F times the thread count. It chooses between
+    versions of code that compute the same values (Note [Versions of a nest] in
+    `l0.passes.cores.versions`); the interpreter, one thread, takes the default.
+
+    Syntax: `%b = soac.threshold %n, "flatten_below" default "threads*1" at "p.l0:3:5"`
+    """
+
+    name = "soac.threshold"
+    size = operand_def(i64)
+    param = prop_def(StringAttr)
+    default = prop_def(StringAttr)
+    loc = prop_def(StringAttr)
+    result = result_def(i1)
+    traits = traits_def(Pure())
+    assembly_format = "$size `,` $param `default` $default `at` $loc attr-dict"
+
+    def __init__(self, size: SSAValue | Operation, param: str, default: str,
+                 loc: str) -> None:
+        super().__init__(operands=[size], result_types=[i1],
+                         properties={"param": StringAttr(param),
+                                     "default": StringAttr(default),
+                                     "loc": StringAttr(loc)})
+
+    def verify_(self) -> None:
+        if not _THRESHOLD_DEFAULT.fullmatch(self.default.data):
+            raise VerifyException(
+                f"expected the default to be a number or 'threads*' and a number, "
+                f"found {self.default.data!r}")
+        if not self.param.data or not self.param.data.replace("_", "").isalnum():
+            raise VerifyException(
+                f"expected the parameter to be a word of letters, digits and '_', "
+                f"found {self.param.data!r}")
+
+    def default_for(self, threads: int) -> int:
+        """The default threshold on `threads` threads."""
+        unit, _, factor = self.default.data.rpartition("*")
+        return int(factor) * (threads if unit else 1)

@@ -288,6 +288,14 @@ def _size(e: Emitter, op: Operation) -> None:
         e.line(f"{_result(e, op)} = {a}.shape[{k}] if {outer} else 0")
 
 
+@emits("soac.threshold")
+def _threshold(e: Emitter, op: Operation) -> None:
+    # The interpreter is one thread: the threshold is its default there. Either answer
+    # chooses a version computing the same values (`soac.ThresholdOp`).
+    assert isinstance(op, d.ThresholdOp)
+    e.line(f"{_result(e, op)} = {e.name(op.size)} >= {op.default_for(1)}")
+
+
 def _bounds_check(e: Emitter, op: Operation, a: str, idx: list[str]) -> None:
     conds = " and ".join(f"0 <= {i} < {a}.shape[{d}]" for d, i in enumerate(idx))
     e.line(f"if not ({conds}): out_of_bounds({op.name!r}, {tuple_of(idx)}, {a}.shape)")

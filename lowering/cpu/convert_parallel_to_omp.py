@@ -86,6 +86,7 @@ from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from l0.lowering.cpu.flat_nests import collapse
 from l0.lowering.cpu.omp_phases import merge_regions, phases
 from l0.lowering.loop_ir import profile as profile_ir
 from l0.lowering.loop_ir import run_params
@@ -97,6 +98,7 @@ from l0.lowering.loop_ir.parallel_loops import (
     parallel_for,
     parallel_width,
 )
+from l0.lowering.loop_ir.versions import in_flat_version
 
 GRAIN = 1 << 14
 """Elements from which a copy of rank >= 2 runs as a parallel loop over its rows (Note
@@ -411,8 +413,10 @@ def count(region: omp.ParallelOp, trips: Sequence[SSAValue]) -> None:
 @dataclass(frozen=True)
 class ConvertParallelToOmpPass(ModulePass):
     """Outermost scf.parallel loops -> omp.parallel + omp.wsloop (static schedule), with
-    reductions made into partial results per chunk first and large copies of rank >= 2
-    outside parallel loops made parallel loops over rows; consecutive loops of a block
+    reductions made into partial results per chunk first, large copies of rank >= 2
+    outside parallel loops made parallel loops over rows, and the loops of several
+    dimensions in the flattened version of a nest made one over all their iterations
+    (`l0.lowering.cpu.flat_nests`); consecutive loops of a block
     then run as the phases of one region, with barriers only where a phase must wait
     for an earlier one (`{merge=false}`: a region per loop); the multicore back end's
     input level (`docs/backend.md`)."""
@@ -428,6 +432,9 @@ class ConvertParallelToOmpPass(ModulePass):
     per parallel phase] in `l0.lowering.cpu.omp_phases`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for par in [o for o in op.walk() if isinstance(o, scf.ParallelOp)]:
+            if outermost(par) and in_flat_version(par):  # all its levels on the threads
+                collapse(par)
         for copy in [o for o in op.walk() if copy_by_rows(o)]:
             assert isinstance(copy, memref.CopyOp)
             parallel_copy(copy)

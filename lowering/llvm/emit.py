@@ -336,6 +336,9 @@ def _recursive_functions(funcs: dict[str, FuncInfo]) -> set[str]:
 class FunctionEmitter:
     """Emits one `func.func` body; handlers of every dialect work through its helpers."""
 
+    plans_entry_allocas = True
+    """Whether stack buffers go to the function's entry (`plan_entry_allocas`)."""
+
     def __init__(self, mod: ModuleEmitter, info: FuncInfo, recursive: bool) -> None:
         self.mod = mod
         self.rt = mod.rt
@@ -349,7 +352,10 @@ class FunctionEmitter:
         self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
         self._fail: ir.Block | None = None
         self._stack_floor: ir.Value | None = None
-        self.entry_allocas = memref_ops.plan_entry_allocas(self.op)
+        # An outlined region allocates nothing at its function's entry: no plan (a walk
+        # of the whole function per region).
+        self.entry_allocas = (memref_ops.plan_entry_allocas(self.op)
+                              if self.plans_entry_allocas else set())
         self._alias_scopes: AliasScopes | None = None
 
     def alias_scopes(self) -> AliasScopes:
@@ -357,6 +363,12 @@ class FunctionEmitter:
         if self._alias_scopes is None:
             self._alias_scopes = AliasScopes(self.mod.llvm, self.op)
         return self._alias_scopes
+
+    def share_alias_scopes(self, parent: FunctionEmitter) -> None:
+        """Use the alias scopes of `parent`, which emits the same `func.func` (an
+        outlined region's body is part of its function: the analysis of the whole
+        function, made once, not once per region)."""
+        self._alias_scopes = parent.alias_scopes()
 
     # ---- values
 

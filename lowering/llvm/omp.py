@@ -284,6 +284,7 @@ def _outlined_emitter_class() -> type:
         """Emits an outlined region: its context is the thread's own, and failing
         records the error in the shared state (Note [Errors in threads])."""
 
+        plans_entry_allocas = False  # its buffers are its function's (`_outline`)
         state: ir.Value
         thread: ir.Value
         resume: ir.Block | None = None
@@ -326,7 +327,7 @@ def _outline(fe: FunctionEmitter, op: omp.ParallelOp,
     # The outlined emitter's class is made on first use (it subclasses FunctionEmitter,
     # whose module imports this one); `Any`: mypy sees no class object here.
     sub: Any = _outlined_emitter_class()(mod, FuncInfo(fe.op, fn, False), False)
-    sub.entry_allocas = set()
+    sub.share_alias_scopes(fe)
     a = sub.alloca_b
     (data,) = fn.args
 

@@ -96,6 +96,7 @@ from l0.lowering.loop_ir.parallel_loops import (
 )
 from l0.lowering.loop_ir.profile import site_name, tag_untagged
 from l0.lowering.scf.accumulate_in_place import accumulate_in_place
+from l0.lowering.loop_ir.versions import in_flat_version, lower_thresholds
 from l0.lowering.scf.partition_concat import Concatenation, concatenations
 
 # ---------------------------------------------------------------------------------------
@@ -178,7 +179,9 @@ class LowerMap(RewritePattern):
         b = CodeBuilder.before(op)
         inputs, outs = list(op.inputs), list(op.outs)
         n = b.dim(inputs[0], 0)
-        inner = None if nested_in_parallel(op) else perfect_inner_map(op, self.wide_nests)
+        # The flattened copy of a versioned nest spans outer x inner elements.
+        wide = self.wide_nests or in_flat_version(op)
+        inner = None if nested_in_parallel(op) else perfect_inner_map(op, wide)
         if inner is not None:
             _map_nest(b, op, inner, n)
             rewriter.erase(op)
@@ -1040,6 +1043,11 @@ class ConvertSoacToScfPass(ModulePass):
     """Lower msoac ops (bufferised SOACs) to loops with inlined lambdas: scf.parallel
     (+ scf.reduce) for the parallel SOAC levels, scf.for for what is nested in them.
 
+    A `soac.threshold` (the choice between the versions of a nest, multicore's `-O`)
+    becomes the comparison with its run-time parameter, and the perfect nests of the
+    flattened version are two-dimensional loops as with `wide_nests`
+    (`l0.lowering.loop_ir.versions`).
+
     Runs after `bufferise`; the result has no msoac op left: func + scf + arith +
     math + memref (+ `soac.assert`), the input level of the CPU back ends
     (`docs/backend.md`; `multicore` runs `convert-parallel-to-omp` next). The module
@@ -1052,6 +1060,9 @@ class ConvertSoacToScfPass(ModulePass):
     """Make a two-dimensional loop of every perfect nest of two maps, also those whose
     inner lambda reads the outer rows or maps arrays from outside the nest (what
     `distribute` leaves; the gpu's lowering), not only maps of maps over rows."""
+
+    profile: bool = False
+    """The thresholds of versioned nests note the sizes they compare (`l0 autotune`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         # Outer SOACs first: lowering one moves (never copies) the SOACs nested in its
@@ -1068,3 +1079,5 @@ class ConvertSoacToScfPass(ModulePass):
             for soac_op in todo:
                 if soac_op.get_toplevel_object() is op:  # not in an erased SOAC
                     _lower_named(patterns, soac_op)
+        # the versions of nests (`l0.lowering.loop_ir.versions`)
+        lower_thresholds(op, record=self.profile)

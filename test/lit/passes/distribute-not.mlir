@@ -4,7 +4,7 @@
 // Where the distribution would change the meaning, or has nothing to split, the map
 // stays one (Note [When the distribution keeps the meaning] in l0.passes.distribute).
 
-// BAD: l0-opt: error: bad options for pass 'distribute': Provided arguments ["pieces"] not found in expected arguments []
+// BAD: l0-opt: error: bad options for pass 'distribute': Provided arguments ["pieces"] not found in expected arguments ["versioned"]
 
 // The lambda traces: the pieces would print in another order.
 func.func @prints(%xss: tensor<?x?xf64>) -> tensor<?x?xf64> {

@@ -714,3 +714,23 @@ func.func @scanomap_outer_arity(%a: tensor<?xf64>, %z: f64) {
 }
 // CHECK-LABEL: sym_name = "scanomap_outer_arity"
 // CHECK:       Operation does not verify: expected the outer lambda to take 2 arguments, found 1
+
+// -----
+
+// threshold: a default that is neither a number nor threads*N
+func.func @threshold_bad_default(%n: i64) -> i1 {
+  %t = soac.threshold %n, "flatten_below" default "cores*2" at "p.l0:1:1"
+  func.return %t : i1
+}
+// CHECK-LABEL: sym_name = "threshold_bad_default"
+// CHECK:       Operation does not verify: expected the default to be a number or 'threads*' and a number, found 'cores*2'
+
+// -----
+
+// threshold: a parameter name that is not a word
+func.func @threshold_bad_param(%n: i64) -> i1 {
+  %t = soac.threshold %n, "flatten below" default "threads*1" at "p.l0:1:1"
+  func.return %t : i1
+}
+// CHECK-LABEL: sym_name = "threshold_bad_param"
+// CHECK:       Operation does not verify: expected the parameter to be a word of letters, digits and '_', found 'flatten below'

@@ -71,6 +71,7 @@ func.func @access(%m: tensor<?x?xf64>, %a: tensor<?xf64>, %x: f64, %i: i64, %j: 
   %u = soac.update %m[%i] = %a <%c> : tensor<?x?xf64>
   %u2 = soac.update %a[%i] = %x : tensor<?xf64>
   %u3 = soac.update %m[%i, %j] = %x : tensor<?x?xf64>
+  %t = soac.threshold %s0, "flatten_below" default "threads*1" at "p.l0:2:3"
   func.return
 }
 
@@ -82,11 +83,13 @@ func.func @access(%m: tensor<?x?xf64>, %a: tensor<?xf64>, %x: f64, %i: i64, %j: 
 // CHECK-NEXT:    %u = soac.update %m[%i] = %a <%c> : tensor<?x?xf64>
 // CHECK-NEXT:    %u2 = soac.update %a[%i] = %x : tensor<?xf64>
 // CHECK-NEXT:    %u3 = soac.update %m[%i, %j] = %x : tensor<?x?xf64>
+// CHECK-NEXT:    %t = soac.threshold %s0, "flatten_below" default "threads*1" at "p.l0:2:3"
 
 // CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "access"
 // CHECK-GENERIC:    %s = "soac.size"(%m, %c) <{dim = #builtin.int<1>}> : (tensor<?x?xf64>, !soac.cert) -> i64
 // CHECK-GENERIC:    %el = "soac.index"(%m, %i, %j, %c) <{operandSegmentSizes = array<i32: 1, 2, 1>}> : (tensor<?x?xf64>, i64, i64, !soac.cert) -> f64
 // CHECK-GENERIC:    %u = "soac.update"(%m, %i, %a, %c) <{operandSegmentSizes = array<i32: 1, 1, 1, 1>}> : (tensor<?x?xf64>, i64, tensor<?xf64>, !soac.cert) -> tensor<?x?xf64>
+// CHECK-GENERIC:    %t = "soac.threshold"(%s0) <{param = "flatten_below", default = "threads*1", loc = "p.l0:2:3"}> : (i64) -> i1
 
 // -----
 
