@@ -95,8 +95,8 @@ from l0.lowering.loop_ir.parallel_loops import (
     parallel_for,
 )
 from l0.lowering.loop_ir.profile import site_name, tag_untagged
-from l0.lowering.scf.accumulate_in_place import accumulate_in_place
 from l0.lowering.loop_ir.versions import in_flat_version, lower_thresholds
+from l0.lowering.scf.accumulate_in_place import accumulate_in_place
 from l0.lowering.scf.partition_concat import Concatenation, concatenations
 
 # ---------------------------------------------------------------------------------------
