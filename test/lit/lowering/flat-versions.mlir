@@ -16,8 +16,9 @@
 //         ks)
 // `soac.threshold` becomes the comparison of the strikes' count with the parameter
 // `main:2:3:map.flatten_below` (default: the thread count). In the kept version the
-// map over rows of the grid is a loop over rows x columns, which runs by its first
-// dimension on the threads; in the flattened copy the step's nest is a loop over
+// map over strikes runs on the threads, each strike's time loop and grid maps
+// sequential inside it (its result's rows are allocated beforehand: their shape is the
+// grid's, `keeps_shape`); in the flattened copy the step's nest is a loop over
 // strikes x rows (a perfect nest of two maps, as on the gpu), which
 // convert-parallel-to-omp makes one loop over all its iterations (row-major: i = k /
 // rows, j = k % rows).
@@ -32,8 +33,10 @@
 // SCF-LABEL: func.func @main
 // SCF:         %[[WIDE:.*]] = arith.cmpi sge, %{{.*}}, %{{.*}} : i64
 // SCF-NEXT:    scf.if %[[WIDE]] -> (memref<?x?x?xf64>) {
-// SCF:           "scf.parallel"({{.*}}) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}>
-// SCF:           l0.site = "main:4:11:map"
+// SCF:           "scf.parallel"({{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}>
+// SCF:             scf.for %t
+// SCF-NOT:         "scf.parallel"
+// SCF:           l0.site = "main:2:3:map"
 // SCF:         } else {
 // SCF:           "scf.parallel"({{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}>
 // SCF:           l0.site = "main:2:3:map"
@@ -41,22 +44,23 @@
 // SCF:             "scf.parallel"({{.*}}) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}>
 // SCF:             l0.site = "main:2:3:map"
 
-// The kept version's loop of two dimensions is not collapsed (must not fire): the
-// first dimension on the threads, the second a loop in each iteration.
+// The kept version is not collapsed (must not fire): the strikes on the threads, each
+// running its time loop and the grid's maps as loops inside its iteration.
 // OMP-LABEL: func.func @main
 // OMP:         "omp.loop_nest"
 // OMP-NEXT:      ^bb0(%{{.*}}: index):
-// OMP-NEXT:        "scf.parallel"({{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}>
-// OMP:         l0.site = "main:4:11:map"
+// OMP-NOT:       arith.remui
+// OMP:           scf.for %t
+// OMP:         l0.site = "main:2:3:map"
 // The flattened copy's is one loop over strikes x rows.
 // OMP:       } else {
-// OMP:         l0.site = "main:2:3:map"
+// OMP:         l0.site = "main:2:3:map.2"
 // OMP:         "omp.loop_nest"(%{{.*}}, %[[TOTAL:.*]], %{{.*}})
 // OMP-NEXT:      ^bb0(%[[K:.*]]: index):
 // OMP-NEXT:        %[[J:.*]] = arith.remui %[[K]], %[[ROWS:.*]] : index
 // OMP-NEXT:        %[[I:.*]] = arith.divui %[[K]], %[[ROWS]] : index
 // OMP-NOT:       "scf.parallel"
-// OMP:         l0.site = "main:2:3:map.2"
+// OMP:         l0.site = "main:2:3:map.3"
 
 builtin.module {
   func.func @main(%n: i64, %ks: tensor<?xf64>, %grid: tensor<?x?xf64>) -> tensor<?x?x?xf64> {
