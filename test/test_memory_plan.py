@@ -89,9 +89,6 @@ def _outlives_block(op: memref.AllocOp, summaries: dict) -> bool:
 
 
 KNOWN_GAPS = {
-    "fuzz/map_if_in_loop.l0": "presize-allocs' buffer for a parallel loop inside a "
-    "sequential one is sized in each iteration and freed after it (docs/lowering.md, "
-    "What is left: a pre-pass under a sequential loop)",
     "loops/time_loop_in_map.l0": "a grid that a time loop in a map carries is allocated "
     "once per row (docs/lowering.md, What is left: a buffer a loop of a parallel body "
     "carries, LocVolCalib's shape)",

@@ -16,20 +16,43 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import arith, memref, scf
+from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from l0.lowering.loop_ir.builder import INDEX, CodeBuilder
+from l0.lowering.loop_ir.parallel_loops import WIDTH_FUNCTION
 from l0.lowering.memory.dealloc.aliases import UnionFind, defined_inside, pointer_source
 
 SPECULATABLE = (arith.ConstantOp, arith.AddiOp, arith.SubiOp, arith.MuliOp,
                 arith.IndexCastOp, arith.MaxSIOp, arith.MinSIOp, arith.SelectOp,
                 arith.CmpiOp, arith.AndIOp, arith.OrIOp, arith.XOrIOp, arith.ExtSIOp,
                 arith.ExtUIOp, arith.TruncIOp, memref.DimOp)
-"""Ops that may run before a loop instead of in it: no effect, no trap (no division),
-and `memref.dim` only reads a descriptor."""
+"""Ops that may run before a loop instead of in it: no effect, no trap (no division:
+`safe_division` says which divisions may), and `memref.dim` only reads a descriptor."""
+
+DIVISIONS = (arith.DivSIOp, arith.RemSIOp, arith.CeilDivSIOp, arith.FloorDivSIOp)
+
+
+def safe_division(op: Operation) -> bool:
+    """A signed division by a divisor that is at least 1 (a chunk count, `max(1, x)`,
+    the divisor of `checked_product`): it cannot trap (neither by 0 nor INT_MIN / -1),
+    so it may run before a loop as `SPECULATABLE` ops do (Note [Sizes invariant in a
+    sequential loop])."""
+    return isinstance(op, DIVISIONS) and at_least_one(op.operands[1])
+
+
+def at_least_one(v: SSAValue) -> bool:
+    """Whether the IR says that `v` is at least 1: a constant, a `max` with such a
+    value, or an index cast of one."""
+    if (k := constant_int(v)) is not None:
+        return k >= 1
+    if isinstance(v, OpResult) and isinstance(v.op, arith.MaxSIOp):
+        return any(at_least_one(o) for o in v.op.operands)
+    if isinstance(v, OpResult) and isinstance(v.op, arith.IndexCastOp):
+        return at_least_one(v.op.input)
+    return False
 
 ITERATION_SLICE_ATTR = "l0.iteration_slice"
 """Marks the view `expand-allocs` gives each parallel iteration of its buffer, so that
@@ -111,8 +134,8 @@ def dies_at(buffer: SSAValue, free: Free, classes: UnionFind) -> bool:
 
 def invariant_chain(alloc: memref.AllocOp, loop: Operation) -> list[Operation] | None:
     """The ops in `loop` computing `alloc`'s sizes from values defined outside the loop
-    (operands first), if they are all `SPECULATABLE` (so they may run before the loop,
-    even those in a branch); None otherwise."""
+    (operands first), if they are all `SPECULATABLE` or `safe_division`s (so they may
+    run before the loop, even those in a branch); None otherwise."""
     chain: dict[Operation, None] = {}
 
     def visit(v: SSAValue) -> bool:
@@ -123,7 +146,9 @@ def invariant_chain(alloc: memref.AllocOp, loop: Operation) -> list[Operation] |
         op = v.op
         if op in chain:
             return True
-        if not isinstance(op, SPECULATABLE) or op.regions:
+        movable = (isinstance(op, SPECULATABLE) or safe_division(op)
+                   or (isinstance(loop, scf.ForOp) and _width_call(op)))
+        if not movable or op.regions:
             return False
         if not all(visit(o) for o in op.operands):
             return False
@@ -133,6 +158,14 @@ def invariant_chain(alloc: memref.AllocOp, loop: Operation) -> list[Operation] |
     if all(visit(s) for s in alloc.dynamic_sizes):
         return list(chain)
     return None
+
+
+def _width_call(op: Operation) -> bool:
+    """A call of the parallel width (Note [Parallel width] in
+    `l0.lowering.loop_ir.parallel_loops`): no effect, and the same value before a
+    sequential loop as in it (the thread it runs on is the same; not so before a
+    parallel loop, in whose body it is 1 on multicore)."""
+    return isinstance(op, func.CallOp) and op.callee.string_value() == WIDTH_FUNCTION
 
 
 def move_before(chain: list[Operation], loop: Operation) -> Block:
@@ -145,6 +178,33 @@ def move_before(chain: list[Operation], loop: Operation) -> Block:
         outer.insert_op_before(op, loop)
     return outer
 
+
+# Note [Sizes invariant in a sequential loop]
+# On the gpu target `interchange` puts LocVolCalib's time loop on the host around the
+# kernels of each step, and the scratch rows of the steps' tridiagonal solves become,
+# after `presize-allocs` and `expand-allocs`, one flat buffer per kernel in the loop's
+# body: (strikes x rows x the pre-pass's maximum row). Their sizes are the same in
+# every step, but they are computed by `checked_product`, whose overflow test divides,
+# and (on the CPU back ends, whose loops are chunked) from the chunk count, a call of
+# `l0_parallel_width`; neither was an op that may move before a loop, so every step
+# allocated and freed them: 1292 allocations per run of `main` on Small.
+#
+# Both may move: a signed division by a divisor that is at least 1 cannot trap (neither
+# by 0 nor INT_MIN / -1; `checked_product` divides by max(v, 1), which says so in the
+# IR), and the parallel width is the same before a sequential loop as in it (not before
+# a parallel loop, in whose body it is 1 on multicore: `invariant_chain` moves it only
+# out of an `scf.for`). The buffers then leave the loop as any invariant buffer does
+# (`hoist_invariant`): allocated once before it and freed after it (Small: 27).
+#
+# Why hoisting and not `reuse-freed{across_iterations=true}`: the sizes are invariant,
+# so one allocation serves every step without a carried spare, its ownership flag and
+# a size comparison per step, and the buffer keeps its allocation site (its alias
+# scopes, docs/backend.md). It is safe for the same reason as any hoisting here: a
+# buffer leaves a loop only when the body frees it unconditionally and nothing that
+# may alias it is used after the free (`unconditional_free`, `dies_at`), so no value of
+# a previous step is live when the next step writes it. A buffer the loop carries or
+# yields (the time loop's own grid, which `reuse-freed` swaps with the next step's) is
+# not freed that way and stays; so does a buffer whose size varies per step.
 
 # Note [Hoisting before a loop that may not run]
 # A hoisted allocation runs even when the loop runs no iteration, and before the checks
@@ -190,8 +250,10 @@ def checked_product(b: CodeBuilder, sizes: list[SSAValue | int]) -> SSAValue:
     for s in sizes:
         v = b.index(s) if isinstance(s, int) else s
         prod = b.muli(acc, v)
-        # prod / v != acc, for v != 0, is an overflow (no division when v == 0).
-        safe = b.select(b.cmpi("eq", v, zero), b.index(1), v)
+        # prod / v != acc, for v > 0, is an overflow (v < 0 is bad anyway, v == 0 cannot
+        # overflow). The divisor max(v, 1) cannot trap, so the count may be computed
+        # before a loop (`safe_division`, Note [Sizes invariant in a sequential loop]).
+        safe = b.maxsi(v, b.index(1))
         wrapped = b.cmpi("ne", b.val(arith.DivSIOp(prod, safe)), acc)
         nonzero = b.cmpi("ne", v, zero)
         bad = b.ori(bad, b.ori(b.cmpi("slt", v, zero), b.andi(nonzero, wrapped)))

@@ -85,6 +85,7 @@ from l0.lowering.memory.memory_plan import (
     dies_at,
     invariant_chain,
     row_major_strides,
+    safe_division,
     unconditional_free,
 )
 
@@ -166,7 +167,7 @@ class SizeSlice:
                 self.visit(size)
         elif isinstance(op, memref.LoadOp):
             self._load(op)
-        elif (isinstance(op, SPECULATABLE + VIEW_OPS) and not op.regions) or _safe_division(op):
+        elif (isinstance(op, SPECULATABLE + VIEW_OPS) and not op.regions) or safe_division(op):
             self.visit_all(op.operands)
         elif op.regions or isinstance(op, func.CallOp | memref.AllocOp):
             self.body_values.append(v)  # a loop's, a branch's or a call's result
@@ -181,25 +182,6 @@ class SizeSlice:
             self.visit_all([op.memref, *op.indices])
         else:
             self.body_values.append(op.res)  # memory of the body, or written by it
-
-
-DIVISIONS = (arith.DivSIOp, arith.RemSIOp, arith.CeilDivSIOp, arith.FloorDivSIOp)
-
-
-def _safe_division(op: Operation) -> bool:
-    """A signed division by a divisor that is at least 1 (a chunk count, `max(1, x)`):
-    it cannot fail."""
-    return isinstance(op, DIVISIONS) and _at_least_one(op.operands[1])
-
-
-def _at_least_one(v: SSAValue) -> bool:
-    if (k := constant_int(v)) is not None:
-        return k >= 1
-    if isinstance(v, OpResult) and isinstance(v.op, arith.MaxSIOp):
-        return any(_at_least_one(o) for o in v.op.operands)
-    if isinstance(v, OpResult) and isinstance(v.op, arith.IndexCastOp):
-        return _at_least_one(v.op.input)
-    return False
 
 
 def _dim_size(op: memref.DimOp) -> SSAValue | int | None:
