@@ -286,6 +286,25 @@ def test_locvolcalib_allocations(monkeypatch: pytest.MonkeyPatch) -> None:
     assert few == many
 
 
+def test_locvolcalib_flattened_allocations(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On gpu-sim the time loop is on the host around the kernels of each step
+    (flattening); the kernels' scratch buffers, whose sizes are the same in every step,
+    are allocated once before the loop (Note [Sizes invariant in a sequential loop] in
+    `l0.lowering.memory.memory_plan`): the same count for 8 and 24 steps, within the
+    bound (before: about 5 more per step)."""
+    from l0.lowering.runtime import alloc_stats
+
+    monkeypatch.setenv(alloc_stats.ENV, "1")
+    text = (BENCHMARKS / "locvolcalib.l0").read_text(encoding="utf-8")
+    prog = call_with_big_stack(lambda: CompiledProgram(text, "locvolcalib.l0", "gpu-sim"))
+    counts = []
+    for steps in (8, 24):
+        before = alloc_stats.count()
+        prog.run_main(LOCVOLCALIB_INPUT.format(outer=4, steps=steps))
+        counts.append(alloc_stats.count() - before)
+    assert counts[0] == counts[1] <= 100
+
+
 def test_locvolcalib_allocations_per_thread_not_per_strike(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The strikes' map allocates per chunk (`chunk-parallel`: one chunk on cpu), so 16

@@ -14,6 +14,7 @@ would) and row-major views (`row_major_strides`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, func, memref, scf
@@ -134,9 +135,16 @@ def dies_at(buffer: SSAValue, free: Free, classes: UnionFind) -> bool:
 
 def invariant_chain(alloc: memref.AllocOp, loop: Operation) -> list[Operation] | None:
     """The ops in `loop` computing `alloc`'s sizes from values defined outside the loop
-    (operands first), if they are all `SPECULATABLE` or `safe_division`s (so they may
-    run before the loop, even those in a branch); None otherwise."""
+    (operands first), if they may all run before the loop, even those in a branch:
+    `SPECULATABLE` ops and `safe_division`s; out of a sequential loop also calls of the
+    parallel width and `scf.for` loops of such ops (a pre-pass of `presize-allocs`,
+    Note [Sizes invariant in a sequential loop]). None otherwise."""
     chain: dict[Operation, None] = {}
+    sequential = isinstance(loop, scf.ForOp)
+
+    def movable(op: Operation) -> bool:
+        return (isinstance(op, SPECULATABLE) or safe_division(op)
+                or (sequential and _width_call(op))) and not op.regions
 
     def visit(v: SSAValue) -> bool:
         if not defined_inside(v, loop):
@@ -146,18 +154,31 @@ def invariant_chain(alloc: memref.AllocOp, loop: Operation) -> list[Operation] |
         op = v.op
         if op in chain:
             return True
-        movable = (isinstance(op, SPECULATABLE) or safe_division(op)
-                   or (isinstance(loop, scf.ForOp) and _width_call(op)))
-        if not movable or op.regions:
-            return False
-        if not all(visit(o) for o in op.operands):
-            return False
-        chain[op] = None
-        return True
+        if movable(op):
+            ok = all(visit(o) for o in op.operands)
+        elif sequential and isinstance(op, scf.ForOp):
+            ok = _pure_loop(op, movable, visit)
+        else:
+            ok = False
+        if ok:
+            chain[op] = None
+        return ok
 
     if all(visit(s) for s in alloc.dynamic_sizes):
         return list(chain)
     return None
+
+
+def _pure_loop(loop: scf.ForOp, movable: Callable[[Operation], bool],
+               visit: Callable[[SSAValue], bool]) -> bool:
+    """Whether `loop` only computes: every op in it `movable` (or a nested `scf.for`,
+    or a yield), every value it uses from outside it accepted by `visit`."""
+    for op in loop.walk():
+        if not (op is loop or movable(op) or isinstance(op, scf.ForOp | scf.YieldOp)):
+            return False
+        if not all(visit(v) for v in op.operands if not defined_inside(v, loop)):
+            return False
+    return True
 
 
 def _width_call(op: Operation) -> bool:
