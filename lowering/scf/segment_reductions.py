@@ -81,6 +81,33 @@ A scan's totals are taken for every chunk, the last of each row too (whose total
 carry needs), so that its first loop meets a failing element in element order before
 any chunk is scanned.
 
+Note [Interleaved chunks]
+~~~~~~~~~~~~~~~~~~~~~~~~
+On a GPU the chunk loop is a kernel with a thread per (row, chunk) pair, row-major, so
+the threads of a warp are consecutive chunks of one row. With contiguous chunks of
+n / C elements, thread t's j-th load is at t * n / C + j: a warp's 32 loads are
+thousands of elements apart, 32 memory transactions where one would do. With
+`interleave` (the GPU back ends: `l0.lowering.pipeline.segmenting`), chunk c of a row
+folds elements c, c + C, c + 2C, ... (ceil((n - c) / C) of them, in that order), so
+at each step the warp's threads read consecutive elements: coalesced. Chunk 0 of a
+plain fold starts from the neutral element and the others from their first element
+(element c), as the contiguous ones do; the combine kernel is unchanged (the C
+partials of a row in chunk order).
+
+A chunk then holds elements from all over the row, so the operator must commute as
+well as associate: only reductions whose operator `commutative_operator`
+(`l0.lowering.scf.commutative`) recognises are interleaved (integer `+`, `*`, `&`,
+`|`, `^`, `&&`, `||`, min, max; real `+` and `*`), the others keep their contiguous
+chunks, and scans always do. Integer results are the left fold's exactly. A real sum
+is reassociated, as with contiguous chunks, but in another fixed order: it may differ
+from the sequential fold, and from the contiguous form, in its last bits (the corpus
+compares reals within `l0.values.compare`'s tolerance), and it depends only on n and C,
+never on timing (no atomics). A fold that may fail is never interleaved: thread t
+would meet its first failing element after elements of higher index than thread
+t + 1's, and the lowest failing thread would no longer hold the lowest failing element.
+Multicore keeps contiguous chunks: a thread striding through a row would touch a cache
+line per element.
+
 Note [Choosing the segmented form]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 Both forms are in the code; which runs is decided each time the map is reached, from
@@ -115,6 +142,7 @@ from l0.lowering.loop_ir import run_params
 from l0.lowering.loop_ir.builder import CodeBuilder
 from l0.lowering.loop_ir.parallel_loops import (
     CHUNK_LOOP_ATTR,
+    ceil_div,
     chunk_bounds,
     chunk_count_over,
     defined_inside,
@@ -123,6 +151,7 @@ from l0.lowering.loop_ir.parallel_loops import (
 )
 from l0.lowering.loop_ir.profile import site_name, tag
 from l0.lowering.runtime.min_chunk import min_chunk
+from l0.lowering.scf.commutative import commutative_operator
 
 PARAM_SUFFIX = "segmented_below"
 """The suffix of a map's threshold: `SITE.segmented_below`."""
@@ -282,10 +311,12 @@ def _uses_lambda_values(red: msoac.ReduceOp | msoac.ScanOp, op: msoac.MapOp) -> 
     return False
 
 
-def segment(seg: SegmentedReduction, threshold: str, profile: bool = False) -> None:
+def segment(seg: SegmentedReduction, threshold: str, profile: bool = False,
+            interleave: bool = False) -> None:
     """Replace the map by the choice between it and its segmented form (module
     docstring). With `profile`, the row counts compared with the threshold are noted
-    for `l0 autotune` (`run_params.reaches`)."""
+    for `l0 autotune` (`run_params.reaches`); with `interleave`, a reduction that
+    `interleaves` folds interleaved chunks (Note [Interleaved chunks])."""
     op = seg.map
     b = CodeBuilder.before(op)
     name = site_name(op, "map")
@@ -305,7 +336,8 @@ def segment(seg: SegmentedReduction, threshold: str, profile: bool = False) -> N
 
     def segmented_form(sb: CodeBuilder) -> list[SSAValue]:
         if isinstance(seg.fold, msoac.ReduceOp):
-            _segmented_reduction(sb, seg, m, n, count, name)
+            _segmented_reduction(sb, seg, m, n, count, name,
+                                 interleave and interleaves(seg))
         else:
             _segmented_scan(sb, seg, m, n, count, name)
         return []
@@ -319,13 +351,48 @@ def segment(seg: SegmentedReduction, threshold: str, profile: bool = False) -> N
     op.attributes[KEPT_ATTR] = UnitAttr()
 
 
+def _row_and_chunk(b: CodeBuilder, k: SSAValue, count: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """Row s and chunk c of the pair k = s * count + c."""
+    s = b.val(arith.DivSIOp(k, count))
+    return s, b.subi(k, b.muli(s, count))
+
+
 def _chunk(b: CodeBuilder, k: SSAValue, n: SSAValue,
            count: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue]:
     """Row s, chunk c and its elements [lo, hi) of the pair k = s * count + c."""
-    s = b.val(arith.DivSIOp(k, count))
-    c = b.subi(k, b.muli(s, count))
+    s, c = _row_and_chunk(b, k, count)
     lo, hi = chunk_bounds(b, c, n, count)
     return s, c, lo, hi
+
+
+def interleaves(seg: SegmentedReduction) -> bool:
+    """Whether `seg`'s chunks may be interleaved (Note [Interleaved chunks]): a
+    reduction whose operator is commutative (`commutative_operator`) and whose fold
+    cannot fail."""
+    return (isinstance(seg.fold, msoac.ReduceOp) and commutative_operator(seg.operator)
+            and not _may_fail(seg.fold.body))
+
+
+def _fold_interleaved(b: CodeBuilder, seg: SegmentedReduction, s: SSAValue, c: SSAValue,
+                      n: SSAValue, count: SSAValue) -> list[SSAValue]:
+    """The fold of interleaved chunk c of row s: elements c, c + count, c + 2 count, ...
+    below n, in that order, counted by trips (Note [Stepped loops without overflow] in
+    `l0.lowering.loop_ir.parallel_loops`); its start as `_fold_chunk`'s (a plain fold's
+    chunk past the first from its first element, c)."""
+    trips = ceil_div(b, b.maxsi(b.subi(n, c), b.i64(0)), count)
+    if seg.plain:
+        first = b.cmpi("eq", c, b.i64(0))
+        start = b.select(first, b.i64(0), b.i64(1))
+        accs = [b.select(first, z, x)
+                for z, x in zip(seg.fold.neutral, seg.elements(b, s, c), strict=True)]
+    else:
+        start, accs = b.i64(0), list(seg.fold.neutral)
+
+    def step(lb: CodeBuilder, t: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+        j = lb.addi(c, lb.muli(t, count))
+        return _apply(lb, seg.fold.body, [*acc, *seg.elements(lb, s, j)])
+
+    return b.for_(start, trips, accs, step)
 
 
 def _fold_chunk(b: CodeBuilder, seg: SegmentedReduction, s: SSAValue, c: SSAValue,
@@ -380,14 +447,20 @@ def _partials(b: CodeBuilder, seg: SegmentedReduction, m: SSAValue,
 
 
 def _segmented_reduction(b: CodeBuilder, seg: SegmentedReduction, m: SSAValue, n: SSAValue,
-                         count: SSAValue, name: str) -> None:
-    """Every chunk folded into parts[k], in one parallel loop; then each row's partials
-    combined in chunk order into the map's results."""
+                         count: SSAValue, name: str, interleaved: bool = False) -> None:
+    """Every chunk folded into parts[k], in one parallel loop (chunks contiguous, or
+    `interleaved`: Note [Interleaved chunks]); then each row's partials combined in
+    chunk order into the map's results."""
     parts = _partials(b, seg, m, count)
 
     def fold_chunk(cb: CodeBuilder, k: SSAValue) -> None:
-        s, c, lo, hi = _chunk(cb, k, n, count)
-        for v, p in zip(_fold_chunk(cb, seg, s, c, lo, hi), parts, strict=True):
+        if interleaved:
+            s, c = _row_and_chunk(cb, k, count)
+            folded = _fold_interleaved(cb, seg, s, c, n, count)
+        else:
+            s, c, lo, hi = _chunk(cb, k, n, count)
+            folded = _fold_chunk(cb, seg, s, c, lo, hi)
+        for v, p in zip(folded, parts, strict=True):
             cb.store(v, p, [k])
 
     _chunk_loop(b, m, n, count, fold_chunk, f"{name}.segments")
@@ -473,6 +546,9 @@ class SegmentReductionsPass(ModulePass):
     threshold: str = "threads*1"
     profile: bool = False
     """Note the row counts compared with the threshold (`l0 autotune`'s candidates)."""
+    interleave: bool = False
+    """A reduction whose operator commutes folds interleaved chunks (Note [Interleaved
+    chunks]: coalesced loads on a GPU); else contiguous ones."""
 
     def __post_init__(self) -> None:
         if not _SPEC.fullmatch(self.threshold):
@@ -482,6 +558,6 @@ class SegmentReductionsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for found in [s for o in op.walk() if isinstance(o, msoac.MapOp)
                       if (s := segmented(o)) is not None]:
-            segment(found, self.threshold, self.profile)
+            segment(found, self.threshold, self.profile, self.interleave)
 
 
