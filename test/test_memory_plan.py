@@ -286,6 +286,34 @@ def test_locvolcalib_allocations(monkeypatch: pytest.MonkeyPatch) -> None:
     assert few == many
 
 
+HUGE_ROWS_IN_A_LOOP = """
+fun [int] main(int steps, [int] xs, int n) =
+  loop (acc = xs) = for k < steps do
+    map(fn int (int x) =>
+          let r = replicate(n, x) in
+          let r[k % n] = 1 in
+          reduce(op +, 0, r), acc)
+  in acc
+"""
+
+
+@pytest.mark.parametrize("backend", ["cpu", "gpu-sim"])
+def test_hoisted_count_that_overflows_fails_only_when_the_loop_runs(backend: str) -> None:
+    """The rows' buffer leaves the sequential loop with its count (Note [Hoisting before
+    a loop that may not run]): 3 rows of 2^62 elements overflow the count, which fails
+    with "out of memory" when the loop runs, as each step's allocation would, and
+    allocates nothing when it does not (clamped at 0, it would have let the rows be
+    written past the buffer)."""
+    interp = CompiledProgram(HUGE_ROWS_IN_A_LOOP, "rows.l0", "interp")
+    compiled = call_with_big_stack(
+        lambda: CompiledProgram(HUGE_ROWS_IN_A_LOOP, "rows.l0", backend))
+    huge = 1 << 62
+    assert _outcome(compiled, f"0 [1, 2, 3] {huge}") == _outcome(interp, f"0 [1, 2, 3] {huge}")
+    assert "out of memory" in _outcome(compiled, f"1 [1, 2, 3] {huge}")
+    assert "out of memory" in _outcome(interp, f"1 [1, 2, 3] {huge}")
+    assert _outcome(compiled, "2 [1, 2, 3] 4") == _outcome(interp, "2 [1, 2, 3] 4")
+
+
 def test_locvolcalib_flattened_allocations(monkeypatch: pytest.MonkeyPatch) -> None:
     """On gpu-sim the time loop is on the host around the kernels of each step
     (flattening); the kernels' scratch buffers, whose sizes are the same in every step,

@@ -18,12 +18,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, func, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, UnitAttr
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from l0.lowering.loop_ir.builder import INDEX, CodeBuilder
-from l0.lowering.loop_ir.parallel_loops import WIDTH_FUNCTION
+from l0.lowering.loop_ir.parallel_loops import WIDTH_FUNCTION, nested_in_parallel
 from l0.lowering.memory.dealloc.aliases import UnionFind, defined_inside, pointer_source
 
 SPECULATABLE = (arith.ConstantOp, arith.AddiOp, arith.SubiOp, arith.MuliOp,
@@ -54,6 +54,10 @@ def at_least_one(v: SSAValue) -> bool:
     if isinstance(v, OpResult) and isinstance(v.op, arith.IndexCastOp):
         return at_least_one(v.op.input)
     return False
+
+FAILING_COUNT_ATTR = "l0.failing_count"
+"""Marks the op computing an element count that is -1 when the allocation must fail
+(`checked_product`, the pre-pass of `presize-allocs`): `fails_if_negative`."""
 
 ITERATION_SLICE_ATTR = "l0.iteration_slice"
 """Marks the view `expand-allocs` gives each parallel iteration of its buffer, so that
@@ -235,17 +239,38 @@ def move_before(chain: list[Operation], loop: Operation) -> Block:
 # invariant but huge size would allocate what the original never did; sizes in L0 are
 # array sizes that exist, so this is not a case worth a branch around every hoisted
 # allocation.
+#
+# Counts that memory planning computes itself are another matter: -1 from
+# `checked_product` (or a pre-pass of `presize-allocs`) means "fail with out of memory"
+# (a size that overflows), and a count clamped at 0 would allocate nothing and let the
+# loop write past it. Such a count (`fails_if_negative`, marked `FAILING_COUNT_ATTR`)
+# is hoisted as `select(loop runs, count, 0)`: a loop that runs fails before it, as the
+# pre-pass of `presize-allocs` does, instead of in its first iteration; one that runs no
+# iteration allocates nothing. Inside a parallel body (a chunk's loop over its rows) the
+# count is hoisted as it is: the pre-pass counted only the iterations that allocate, its
+# loops included, so -1 there means one of them does, and a size varying per parallel
+# iteration (the chunk's bounds) would keep `expand-allocs` from expanding the buffer.
+# In a branch of the body it may not be hoisted at all (the arm might never run):
+# `hoist-allocs` leaves it there.
 
 
 def hoist_invariant(alloc: memref.AllocOp, free: Free | None, loop: Operation,
                     chain: list[Operation]) -> SSAValue:
     """Move `alloc` (and `chain`, the ops computing its sizes) before `loop`, `free` (if
-    any) after it; the hoisted buffer. Sizes are clamped at 0 (Note [Hoisting before a
-    loop that may not run])."""
+    any) after it; the hoisted buffer. Sizes are clamped at 0, counts that fail when
+    negative made 0 when the loop runs no iteration (Note [Hoisting before a loop that
+    may not run])."""
     outer = move_before(chain, loop)
     b = CodeBuilder.before(loop)
     zero = b.index(0)
-    sizes = [b.val(arith.MaxSIOp(s, zero)) for s in alloc.dynamic_sizes]
+    sizes: list[SSAValue] = []
+    for s in alloc.dynamic_sizes:
+        if fails_if_negative(s) and isinstance(loop, scf.ForOp) and not nested_in_parallel(loop):
+            sizes.append(b.select(b.cmpi("slt", loop.lb, loop.ub), s, zero))
+        elif fails_if_negative(s):
+            sizes.append(s)  # counted only where the loop runs: see the Note
+        else:
+            sizes.append(b.val(arith.MaxSIOp(s, zero)))
     hoisted = b.add(memref.AllocOp(sizes, [], alloc.memref.type))
     alloc.memref.replace_all_uses_with(hoisted.memref)
     Rewriter.erase_op(alloc)
@@ -279,7 +304,16 @@ def checked_product(b: CodeBuilder, sizes: list[SSAValue | int]) -> SSAValue:
         nonzero = b.cmpi("ne", v, zero)
         bad = b.ori(bad, b.ori(b.cmpi("slt", v, zero), b.andi(nonzero, wrapped)))
         acc = prod
-    return b.select(bad, minus_one, acc)
+    count = b.select(bad, minus_one, acc)
+    assert isinstance(count, OpResult)
+    count.op.attributes[FAILING_COUNT_ATTR] = UnitAttr()
+    return count
+
+
+def fails_if_negative(v: SSAValue) -> bool:
+    """Whether `v` is a count memory planning computed, -1 when the allocation must fail
+    (`FAILING_COUNT_ATTR`; Note [Hoisting before a loop that may not run])."""
+    return isinstance(v, OpResult) and FAILING_COUNT_ATTR in v.op.attributes
 
 
 def row_major_strides(b: CodeBuilder, sizes: list[SSAValue | int]) -> list[SSAValue | int]:

@@ -54,6 +54,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     NoneAttr,
+    UnitAttr,
 )
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
@@ -76,6 +77,7 @@ from l0.lowering.memory.fold_carries import (
     forward_invariant_carries,
 )
 from l0.lowering.memory.memory_plan import (
+    FAILING_COUNT_ATTR,
     SPECULATABLE,
     Free,
     alloc_size,
@@ -479,6 +481,9 @@ def _presize(allocs: list[tuple[memref.AllocOp, Free]], levels: list[Level],
     loop = levels[0].op
     assert isinstance(loop, scf.ParallelOp)
     maxima = _prepass([a for a, _ in allocs], levels, used_ivs)
+    for most in maxima:  # -1: fail, also when hoisted (`fails_if_negative`)
+        if isinstance(most, OpResult):
+            most.op.attributes[FAILING_COUNT_ATTR] = UnitAttr()
     body = loop.body.block
     first, term = body.first_op, body.last_op
     assert first is not None and term is not None

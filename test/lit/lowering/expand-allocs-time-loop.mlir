@@ -13,12 +13,18 @@
 // BAD: error: bad options for pass 'hoist-allocs'
 
 // The time loop allocates nothing: the pre-pass over the rows, the chunk count and the
-// flat buffer of (chunks x largest row) are computed once, before it.
+// flat buffer of (chunks x largest row) are computed once, before it. The buffer's
+// count is -1 when it must fail (an overflow): it does so before the loop when the loop
+// runs, and is 0 when it runs no step (Note [Hoisting before a loop that may not run]).
 // CHECK-LABEL: func.func private @time_loop(
 // CHECK:         %[[MAX:.*]] = scf.for %{{.*}} = %c0 to %n step %c1 iter_args(%{{.*}}) -> (index) {
 // CHECK:         func.call @l0_parallel_width() : () -> i64
 // CHECK:         arith.divsi %{{.*}}, %{{.*}} : index
-// CHECK:         %[[FLAT:.*]] = memref.alloc(%{{.*}}) : memref<?xf64>
+// CHECK:         %[[TOTAL:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} {l0.failing_count} : index
+// CHECK-NEXT:    %[[NONE:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[RUNS:.*]] = arith.cmpi slt, %c0_i64, %steps : i64
+// CHECK-NEXT:    %[[SIZE:.*]] = arith.select %[[RUNS]], %[[TOTAL]], %[[NONE]] : index
+// CHECK-NEXT:    %[[FLAT:.*]] = memref.alloc(%[[SIZE]]) : memref<?xf64>
 // CHECK-NEXT:    scf.for %k = %c0_i64 to %steps step %c1_i64 : i64 {
 // CHECK-NOT:       memref.alloc
 // CHECK-NOT:       memref.dealloc
