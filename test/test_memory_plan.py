@@ -290,28 +290,28 @@ HUGE_ROWS_IN_A_LOOP = """
 fun [int] main(int steps, [int] xs, int n) =
   loop (acc = xs) = for k < steps do
     map(fn int (int x) =>
-          let r = replicate(n, x) in
+          let r = replicate(n, x + acc[0]) in
           let r[k % n] = 1 in
-          reduce(op +, 0, r), acc)
+          reduce(op +, 0, r), xs)
   in acc
 """
 
 
 @pytest.mark.parametrize("backend", ["cpu", "gpu-sim"])
 def test_hoisted_count_that_overflows_fails_only_when_the_loop_runs(backend: str) -> None:
-    """The rows' buffer leaves the sequential loop with its count (Note [Hoisting before
-    a loop that may not run]): 3 rows of 2^62 elements overflow the count, which fails
-    with "out of memory" when the loop runs, as each step's allocation would, and
-    allocates nothing when it does not (clamped at 0, it would have let the rows be
-    written past the buffer)."""
+    """The rows' buffer (one slice per element on gpu-sim) leaves the sequential loop
+    with its count (Note [Hoisting before a loop that may not run]): 16 rows of 2^59
+    elements overflow the count, which fails with "out of memory" when the loop runs,
+    as each step's allocation would, and allocates nothing when it does not. (Clamped at
+    0, the count let gpu-sim's kernel write its rows past the buffer: a crash.)"""
     interp = CompiledProgram(HUGE_ROWS_IN_A_LOOP, "rows.l0", "interp")
     compiled = call_with_big_stack(
         lambda: CompiledProgram(HUGE_ROWS_IN_A_LOOP, "rows.l0", backend))
-    huge = 1 << 62
-    assert _outcome(compiled, f"0 [1, 2, 3] {huge}") == _outcome(interp, f"0 [1, 2, 3] {huge}")
-    assert "out of memory" in _outcome(compiled, f"1 [1, 2, 3] {huge}")
-    assert "out of memory" in _outcome(interp, f"1 [1, 2, 3] {huge}")
-    assert _outcome(compiled, "2 [1, 2, 3] 4") == _outcome(interp, "2 [1, 2, 3] 4")
+    xs, huge = str(list(range(1, 17))), 1 << 59
+    for steps in (0, 1):
+        got, want = (_outcome(p, f"{steps} {xs} {huge}") for p in (compiled, interp))
+        assert got == want if steps == 0 else "out of memory" in got and "out of memory" in want
+    assert _outcome(compiled, f"2 {xs} 4") == _outcome(interp, f"2 {xs} 4")
 
 
 def test_locvolcalib_flattened_allocations(monkeypatch: pytest.MonkeyPatch) -> None:
