@@ -6,7 +6,8 @@ row fold elements t, t + C, t + 2C, ... instead of a contiguous chunk, which cha
 which elements each partial result holds, not only how the partials are grouped: it
 needs an operator that is associative (as every chunked reduction does, thesis 2.3)
 and commutative. `commutative_operator` recognises the operators that are, from the
-operator's lambda (one accumulator, its body one op on its two parameters):
+operator's lambda (per accumulator, one op on the accumulator's two parameters; a
+tuple operator, such as horizontally fused sibling folds, when every component is):
 
 * on integers (`i64`, and `i1` for `&&` and `||`): `+`, `*`, `&`, `|`, `^`, min and max
   (`minsi` and its kin, or `if a < b then a else b` and the other orders and
@@ -21,7 +22,8 @@ operator's lambda (one accumulator, its body one op on its two parameters):
 Not recognised, so folded in contiguous chunks: subtraction and division, a real min
 or max written with a comparison (`if a < b then a else b` is not commutative on NaN:
 `a < NaN` and `NaN < a` are both false, so it returns its second argument for one
-order and its first for the other), tuple operators, and anything else.
+order and its first for the other), components that read each other (a tuple operator
+such as an affine map's composition), and anything else.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Operation, Region, SSAValue
 
 _INTEGER_OPS = (arith.AddiOp, arith.MuliOp, arith.AndIOp, arith.OrIOp, arith.XOrIOp,
                 arith.MinSIOp, arith.MaxSIOp, arith.MinUIOp, arith.MaxUIOp)
@@ -39,46 +41,56 @@ _ORDERINGS = ("slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
 
 
 def commutative_operator(operator: Region) -> bool:
-    """Whether the lambda `operator` (parameters a, b; one result) is one of the
-    commutative and associative operators of the module docstring."""
+    """Whether the lambda `operator` (parameters a1..ak, b1..bk; k results) is, in each
+    component i, one of the commutative and associative operators of the module
+    docstring applied to ai and bi (horizontally fused sibling folds are such tuples);
+    its body nothing else."""
     if not operator.blocks:
         return False
     block = operator.block
-    if len(block.args) != 2 or block.args[0].type != block.args[1].type:
-        return False
-    a, b = block.args
     term = block.last_op
-    if term is None or len(term.operands) != 1:
+    k = len(block.args) // 2
+    if term is None or k == 0 or len(block.args) != 2 * k or len(term.operands) != k:
         return False
-    result = term.operands[0]
-    element = a.type
-    if isinstance(element, IntegerType):
-        return _integer_op(block, result, a, b)
-    if isinstance(element, Float32Type | Float64Type):
-        op = result.owner
-        return (isinstance(op, _REAL_OPS) and _body_is(block, [op])
-                and _on_both(list(op.operands), a, b))
-    return False
+    used: list[Operation] = []
+    for i, result in enumerate(term.operands):
+        a, b = block.args[i], block.args[k + i]
+        ops = _component(result, a, b) if a.type == b.type else None
+        if ops is None:
+            return False
+        used.extend(ops)
+    body = list(block.ops)[:-1]
+    return len(body) == len(used) and all(any(o is u for u in used) for o in body)
 
 
-def _integer_op(block: Block, result: SSAValue, a: SSAValue, b: SSAValue) -> bool:
+def _component(result: SSAValue, a: SSAValue, b: SSAValue) -> list[Operation] | None:
+    """The ops computing `result` from a and b by a commutative operator, or None."""
     op = result.owner
+    if not isinstance(op, Operation):
+        return None
+    if isinstance(a.type, Float32Type | Float64Type):
+        ok = isinstance(op, _REAL_OPS) and _on_both(list(op.operands), a, b)
+        return [op] if ok else None
+    if not isinstance(a.type, IntegerType):
+        return None
     if isinstance(op, _INTEGER_OPS):
-        return _body_is(block, [op]) and _on_both(list(op.operands), a, b)
+        return [op] if _on_both(list(op.operands), a, b) else None
     # min or max: a comparison of a and b choosing one of them.
     if isinstance(op, arith.SelectOp):
         chosen = [op.lhs, op.rhs]
     elif isinstance(op, scf.IfOp) and len(op.results) == 1 and op.false_region.blocks:
         arms = [op.true_region.block, op.false_region.block]
         if any(len(list(arm.ops)) != 1 for arm in arms):
-            return False
+            return None
         chosen = [arm.last_op.operands[0] for arm in arms if arm.last_op is not None]
     else:
-        return False
+        return None
     cond = op.operands[0].owner
-    return (isinstance(cond, arith.CmpiOp) and _body_is(block, [cond, op])
-            and arith.CMPI_COMPARISON_OPERATIONS[cond.predicate.value.data] in _ORDERINGS
-            and _on_both([cond.lhs, cond.rhs], a, b) and _on_both(chosen, a, b))
+    if not isinstance(cond, arith.CmpiOp):
+        return None
+    ok = (arith.CMPI_COMPARISON_OPERATIONS[cond.predicate.value.data] in _ORDERINGS
+          and _on_both([cond.lhs, cond.rhs], a, b) and _on_both(chosen, a, b))
+    return [cond, op] if ok else None
 
 
 def _on_both(operands: Sequence[SSAValue], a: SSAValue, b: SSAValue) -> bool:
@@ -86,9 +98,3 @@ def _on_both(operands: Sequence[SSAValue], a: SSAValue, b: SSAValue) -> bool:
     values = list(operands)
     return len(values) == 2 and ((values[0] is a and values[1] is b)
                                  or (values[0] is b and values[1] is a))
-
-
-def _body_is(block: Block, ops: list[Operation]) -> bool:
-    """Whether `block` holds exactly `ops` (in order) and its terminator."""
-    body = list(block.ops)[:-1]
-    return body == ops

@@ -97,8 +97,9 @@ partials of a row in chunk order).
 A chunk then holds elements from all over the row, so the operator must commute as
 well as associate: only reductions whose operator `commutative_operator`
 (`l0.lowering.scf.commutative`) recognises are interleaved (integer `+`, `*`, `&`,
-`|`, `^`, `&&`, `||`, min, max; real `+` and `*`), the others keep their contiguous
-chunks, and scans always do. Integer results are the left fold's exactly. A real sum
+`|`, `^`, `&&`, `||`, min, max; real `+` and `*`; tuples of these, component by
+component: sibling folds fused into one), the others keep their contiguous chunks,
+and scans always do. Integer results are the left fold's exactly. A real sum
 is reassociated, as with contiguous chunks, but in another fixed order: it may differ
 from the sequential fold, and from the contiguous form, in its last bits (the corpus
 compares reals within `l0.values.compare`'s tolerance), and it depends only on n and C,

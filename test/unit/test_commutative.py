@@ -60,3 +60,28 @@ def test_a_select_choosing_one_of_the_two_is_min_or_max() -> None:
     branch.detach()
     branch.erase()
     assert commutative_operator(region)
+
+
+TUPLES = {
+    # sibling folds fused horizontally: each component on its own
+    "{a1 + a2, b1 * b2}": True,
+    "{min1, b1 + b2}": True,
+    # components that read each other: an affine map's composition, crossed components
+    "{a1 * a2, b1 * a2 + b2}": False,
+    "{a1 + b2, b1 + a2}": False,
+}
+
+
+@pytest.mark.parametrize("body", list(TUPLES))
+def test_tuple_operators_commute_componentwise(body: str) -> None:
+    value = body.replace("min1", "if a1 < a2 then a1 else a2")
+    text = ("fun {[int], [int]} main([int] xs, [int] ys) =\n"
+            "  let {s, t} = reduce(fn {int, int} ({int, int} f, {int, int} g) =>\n"
+            "      let {a1, b1} = f in let {a2, b2} = g in " + value + ",\n"
+            "    {0, 1}, zip(xs, ys)) in {[s], [t]}\n")
+    module = l0_to_module(text, "tuple.l0")
+    BufferisePass().apply(l0_context(), module)
+    (red,) = [o for o in module.walk() if isinstance(o, msoac.ReduceOp)]
+    region = red.operator()
+    assert region is not None
+    assert commutative_operator(region) == TUPLES[body]
