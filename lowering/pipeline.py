@@ -81,8 +81,11 @@ def segmenting(backend: Target, profile: bool = False) -> ModulePass | None:
     thresholds compare (`l0 autotune`)."""
     if backend.segmented is None:
         return None
+    # A GPU's threads fold interleaved chunks (coalesced loads, Note [Interleaved
+    # chunks] in `l0.lowering.scf.segment_reductions`); a CPU thread contiguous ones.
+    gpu = "convert-parallel-to-gpu" in backend.lowerings
     return LOWERINGS["segment-reductions"]()(**{"threshold": backend.segmented,
-                                                  "profile": profile})
+                                                  "profile": profile, "interleave": gpu})
 
 
 def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,

@@ -89,9 +89,6 @@ def _outlives_block(op: memref.AllocOp, summaries: dict) -> bool:
 
 
 KNOWN_GAPS = {
-    "fuzz/map_if_in_loop.l0": "presize-allocs' buffer for a parallel loop inside a "
-    "sequential one is sized in each iteration and freed after it (docs/lowering.md, "
-    "What is left: a pre-pass under a sequential loop)",
     "loops/time_loop_in_map.l0": "a grid that a time loop in a map carries is allocated "
     "once per row (docs/lowering.md, What is left: a buffer a loop of a parallel body "
     "carries, LocVolCalib's shape)",
@@ -287,6 +284,53 @@ def test_locvolcalib_allocations(monkeypatch: pytest.MonkeyPatch) -> None:
     many = _locvolcalib_allocations(monkeypatch, 24)
     assert many <= 100
     assert few == many
+
+
+HUGE_ROWS_IN_A_LOOP = """
+fun [int] main(int steps, [int] xs, int n) =
+  loop (acc = xs) = for k < steps do
+    map(fn int (int x) =>
+          let r = replicate(n, x + acc[0]) in
+          let r[k % n] = 1 in
+          reduce(op +, 0, r), xs)
+  in acc
+"""
+
+
+@pytest.mark.parametrize("backend", ["cpu", "gpu-sim"])
+def test_hoisted_count_that_overflows_fails_only_when_the_loop_runs(backend: str) -> None:
+    """The rows' buffer (one slice per element on gpu-sim) leaves the sequential loop
+    with its count (Note [Hoisting before a loop that may not run]): 16 rows of 2^59
+    elements overflow the count, which fails with "out of memory" when the loop runs,
+    as each step's allocation would, and allocates nothing when it does not. (Clamped at
+    0, the count let gpu-sim's kernel write its rows past the buffer: a crash.)"""
+    interp = CompiledProgram(HUGE_ROWS_IN_A_LOOP, "rows.l0", "interp")
+    compiled = call_with_big_stack(
+        lambda: CompiledProgram(HUGE_ROWS_IN_A_LOOP, "rows.l0", backend))
+    xs, huge = str(list(range(1, 17))), 1 << 59
+    for steps in (0, 1):
+        got, want = (_outcome(p, f"{steps} {xs} {huge}") for p in (compiled, interp))
+        assert got == want if steps == 0 else "out of memory" in got and "out of memory" in want
+    assert _outcome(compiled, f"2 {xs} 4") == _outcome(interp, f"2 {xs} 4")
+
+
+def test_locvolcalib_flattened_allocations(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On gpu-sim the time loop is on the host around the kernels of each step
+    (flattening); the kernels' scratch buffers, whose sizes are the same in every step,
+    are allocated once before the loop (Note [Sizes invariant in a sequential loop] in
+    `l0.lowering.memory.memory_plan`): the same count for 8 and 24 steps, within the
+    bound (before: about 5 more per step)."""
+    from l0.lowering.runtime import alloc_stats
+
+    monkeypatch.setenv(alloc_stats.ENV, "1")
+    text = (BENCHMARKS / "locvolcalib.l0").read_text(encoding="utf-8")
+    prog = call_with_big_stack(lambda: CompiledProgram(text, "locvolcalib.l0", "gpu-sim"))
+    counts = []
+    for steps in (8, 24):
+        before = alloc_stats.count()
+        prog.run_main(LOCVOLCALIB_INPUT.format(outer=4, steps=steps))
+        counts.append(alloc_stats.count() - before)
+    assert counts[0] == counts[1] <= 100
 
 
 def test_locvolcalib_allocations_per_thread_not_per_strike(

@@ -53,6 +53,7 @@ from l0.lowering.memory.memory_plan import (
     append_yield,
     checked_product,
     dies_at,
+    fails_if_negative,
     fold_alloc_dims,
     hoist_invariant,
     invariant_chain,
@@ -154,8 +155,9 @@ def _hoist_branch_allocs(branch: scf.IfOp, loop: scf.ForOp,
         if free is None or not dies_at(res, free, classes()):
             continue
         chains = [invariant_chain(a, loop) for a in allocs if a is not None]
-        if any(c is None for c in chains):
-            continue
+        if any(c is None for c in chains) or any(
+                fails_if_negative(s) for a in allocs if a is not None for s in a.dynamic_sizes):
+            continue  # an arm that may not run must not fail before the loop
         free.erase()
         for a, chain in zip(allocs, chains, strict=True):
             assert a is not None and chain is not None

@@ -54,6 +54,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     NoneAttr,
+    UnitAttr,
 )
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
@@ -76,6 +77,7 @@ from l0.lowering.memory.fold_carries import (
     forward_invariant_carries,
 )
 from l0.lowering.memory.memory_plan import (
+    FAILING_COUNT_ATTR,
     SPECULATABLE,
     Free,
     alloc_size,
@@ -85,6 +87,7 @@ from l0.lowering.memory.memory_plan import (
     dies_at,
     invariant_chain,
     row_major_strides,
+    safe_division,
     unconditional_free,
 )
 
@@ -166,7 +169,7 @@ class SizeSlice:
                 self.visit(size)
         elif isinstance(op, memref.LoadOp):
             self._load(op)
-        elif (isinstance(op, SPECULATABLE + VIEW_OPS) and not op.regions) or _safe_division(op):
+        elif (isinstance(op, SPECULATABLE + VIEW_OPS) and not op.regions) or safe_division(op):
             self.visit_all(op.operands)
         elif op.regions or isinstance(op, func.CallOp | memref.AllocOp):
             self.body_values.append(v)  # a loop's, a branch's or a call's result
@@ -181,25 +184,6 @@ class SizeSlice:
             self.visit_all([op.memref, *op.indices])
         else:
             self.body_values.append(op.res)  # memory of the body, or written by it
-
-
-DIVISIONS = (arith.DivSIOp, arith.RemSIOp, arith.CeilDivSIOp, arith.FloorDivSIOp)
-
-
-def _safe_division(op: Operation) -> bool:
-    """A signed division by a divisor that is at least 1 (a chunk count, `max(1, x)`):
-    it cannot fail."""
-    return isinstance(op, DIVISIONS) and _at_least_one(op.operands[1])
-
-
-def _at_least_one(v: SSAValue) -> bool:
-    if (k := constant_int(v)) is not None:
-        return k >= 1
-    if isinstance(v, OpResult) and isinstance(v.op, arith.MaxSIOp):
-        return any(_at_least_one(o) for o in v.op.operands)
-    if isinstance(v, OpResult) and isinstance(v.op, arith.IndexCastOp):
-        return _at_least_one(v.op.input)
-    return False
 
 
 def _dim_size(op: memref.DimOp) -> SSAValue | int | None:
@@ -497,6 +481,9 @@ def _presize(allocs: list[tuple[memref.AllocOp, Free]], levels: list[Level],
     loop = levels[0].op
     assert isinstance(loop, scf.ParallelOp)
     maxima = _prepass([a for a, _ in allocs], levels, used_ivs)
+    for most in maxima:  # -1: fail, also when hoisted (`fails_if_negative`)
+        if isinstance(most, OpResult):
+            most.op.attributes[FAILING_COUNT_ATTR] = UnitAttr()
     body = loop.body.block
     first, term = body.first_op, body.last_op
     assert first is not None and term is not None

@@ -300,7 +300,7 @@ def _fold(f: msoac.ReduceOp | msoac.ScanOp, maps: list[msoac.MapOp],
           args: dict[SSAValue, Indexed], after: set[Operation]) -> Fold | None:
     operator = f.operator() if isinstance(f, msoac.ReduceOp) else \
         (f.operator if f.operator is not None else f.body)
-    if operator is None or _may_fail(operator) or _may_trace(f):
+    if operator is None or may_fail(operator) or _may_trace(f):
         return None
     if any(isinstance(z.type, MemRefType | CertType) for z in f.neutral):
         return None
@@ -331,7 +331,8 @@ def _element(array: SSAValue) -> Attribute:
     return t.element_type
 
 
-def _may_fail(region: Region) -> bool:
+def may_fail(region: Region) -> bool:
+    """Whether the lambda `region` may fail: a check, or a call (which may check)."""
     return any(isinstance(o, soac.AssertOp | func.CallOp) for o in region.walk())
 
 

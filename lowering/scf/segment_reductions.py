@@ -10,7 +10,8 @@ plane), xs)`, a matrix product), a lambda with scalar work around its fold
 its maximum). This pass (multicore, gpu and gpu-sim; before `convert-soac-to-scf`, on
 `msoac`) keeps that code and adds the segmented form beside it, chosen at run time
 (Note [Segmented reductions], Note [Several folds], Note [Choosing the segmented
-form]); which nests it takes is Note [Segment nests] in
+form]); on the GPU back ends a fold whose operator commutes reads interleaved chunks
+(Note [Interleaved chunks]). Which nests it takes is Note [Segment nests] in
 `l0.lowering.scf.segment_forms`.
 
 Before:
@@ -90,6 +91,38 @@ between fold 1 and fold 2 fails at (s, 2, 0): after fold 1's elements of segment
 before fold 2's, as in the sequential run; a check after the last fold, or on a
 fold's result, is not segmented (it could only run once all segments are folded).
 
+Note [Interleaved chunks]
+~~~~~~~~~~~~~~~~~~~~~~~~~
+On a GPU the chunk loop is a kernel with a thread per (segment, fold, chunk) triple,
+row-major (Note [Several folds]), so the threads of a warp are consecutive chunks of
+one fold's row in one segment. With contiguous chunks of n / C elements, thread t's
+j-th load is at t * n / C + j: a warp's 32 loads are thousands of elements apart, 32
+memory transactions where one would do. With `interleave` (the GPU back ends:
+`l0.lowering.pipeline.segmenting`), chunk c of a fold's row of n elements folds
+elements c, c + C, c + 2C, ... (ceil((n - c) / C) of them, in that order), so at each
+step the warp's threads read consecutive elements: coalesced. Chunk 0 of a plain fold
+starts from the neutral element and the others from their first element (element c),
+as the contiguous ones do; the combining loop is unchanged (each fold's C partials of
+a segment in chunk order), and so is the segment's scalar work around the folds.
+
+A chunk then holds elements from all over the row, so the operator must commute as
+well as associate. Which chunks a fold takes is decided per fold: in the triples, a
+reduction whose operator `commutative_operator` (`l0.lowering.scf.commutative`)
+recognises is interleaved (integer `+`, `*`, `&`, `|`, `^`, `&&`, `||`, min, max; real
+`+` and `*`; tuples of these, component by component: sibling folds fused into one),
+a fold beside it whose operator does not keeps its contiguous chunks, and scans always
+do; every segment of a grid folds its rows the same way. Integer results are the left
+fold's exactly. A real sum is reassociated, as with contiguous chunks, but in another
+fixed order: it may differ from the sequential fold, and from the contiguous form, in
+its last bits (the corpus compares reals within `l0.values.compare`'s tolerance), and
+it depends only on n and C, never on timing (no atomics). A fold whose lambda may fail
+is never interleaved: thread t would meet its first failing element after elements of
+higher index than thread t + 1's, and the lowest failing thread would no longer hold
+the lowest failing element. The lambda's checks before a fold are recomputed alike in
+each of its chunks, so they still fail first at chunk 0 of their (segment, fold),
+interleaved or not. Multicore keeps contiguous chunks: a thread striding through a row
+would touch a cache line per element.
+
 Note [Choosing the segmented form]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 Both forms are in the code; which runs is decided each time the map is reached, from
@@ -123,18 +156,21 @@ from l0.lowering.loop_ir import run_params
 from l0.lowering.loop_ir.builder import CodeBuilder
 from l0.lowering.loop_ir.parallel_loops import (
     CHUNK_LOOP_ATTR,
+    ceil_div,
     chunk_bounds,
     chunk_count_over,
     parallel_for,
 )
 from l0.lowering.loop_ir.profile import site_name, tag
 from l0.lowering.runtime.min_chunk import min_chunk
+from l0.lowering.scf.commutative import commutative_operator
 from l0.lowering.scf.segment_forms import (
     KEPT_ATTR,
     Fold,
     SegmentedReduction,
     constant_axis,
     depending_on,
+    may_fail,
     segmented,
 )
 
@@ -225,10 +261,12 @@ def _load_used(b: CodeBuilder, seg: SegmentedReduction, at: _Segment, o: Operati
             at.env[v] = array.at(b, at.idx, [])
 
 
-def segment(seg: SegmentedReduction, threshold: str, profile: bool = False) -> None:
+def segment(seg: SegmentedReduction, threshold: str, profile: bool = False,
+            interleave: bool = False) -> None:
     """Replace the nest by the choice between it and its segmented form (module
     docstring). With `profile`, the segment counts compared with the threshold are
-    noted for `l0 autotune` (`run_params.reaches`)."""
+    noted for `l0 autotune` (`run_params.reaches`); with `interleave`, each fold that
+    `interleaves` folds interleaved chunks (Note [Interleaved chunks])."""
     op = seg.map
     b = CodeBuilder.before(op)
     name = site_name(op, "map")
@@ -255,7 +293,7 @@ def segment(seg: SegmentedReduction, threshold: str, profile: bool = False) -> N
         if seg.scan:
             _segmented_scan(sb, seg, sizes, m, n, count, name)
         else:
-            _segmented_reduction(sb, seg, sizes, m, count, name)
+            _segmented_reduction(sb, seg, sizes, m, count, name, interleave)
         return []
 
     b.if_(use, [], segmented_form, lambda eb: [])
@@ -274,6 +312,37 @@ def _chunk(b: CodeBuilder, k: SSAValue, n: SSAValue,
     c = b.subi(k, b.muli(s, count))
     lo, hi = chunk_bounds(b, c, n, count)
     return s, c, lo, hi
+
+
+def interleaves(fold: Fold) -> bool:
+    """Whether `fold`'s chunks may be interleaved (Note [Interleaved chunks]): a
+    reduction whose operator is commutative (`commutative_operator`) and whose lambda
+    cannot fail."""
+    return (isinstance(fold.op, msoac.ReduceOp) and commutative_operator(fold.operator)
+            and not may_fail(fold.op.body))
+
+
+def _fold_interleaved(b: CodeBuilder, fold: Fold, at: _Segment, c: SSAValue, n: SSAValue,
+                      count: SSAValue) -> list[SSAValue]:
+    """The fold of interleaved chunk c of the segment's row of n elements: elements c,
+    c + count, c + 2 count, ... below n, in that order, counted by trips (Note [Stepped
+    loops without overflow] in `l0.lowering.loop_ir.parallel_loops`); its start as
+    `_fold_chunk`'s (a plain fold's chunk past the first from its first element, c)."""
+    trips = ceil_div(b, b.maxsi(b.subi(n, c), b.i64(0)), count)
+    neutral = [at.env.get(z, z) for z in fold.op.neutral]
+    if fold.plain:
+        first = b.cmpi("eq", c, b.i64(0))
+        start = b.select(first, b.i64(0), b.i64(1))
+        accs = [b.select(first, z, x)
+                for z, x in zip(neutral, fold.elements(b, at.idx, c), strict=True)]
+    else:
+        start, accs = b.i64(0), neutral
+
+    def step(lb: CodeBuilder, t: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+        j = lb.addi(c, lb.muli(t, count))
+        return _apply(lb, fold.op.body, [*acc, *fold.elements(lb, at.idx, j)], at.env)
+
+    return b.for_(start, trips, accs, step)
 
 
 def _fold_chunk(b: CodeBuilder, fold: Fold, at: _Segment, c: SSAValue, lo: SSAValue,
@@ -327,12 +396,15 @@ def _partials(b: CodeBuilder, fold: Fold, m: SSAValue, count: SSAValue) -> list[
 
 
 def _segmented_reduction(b: CodeBuilder, seg: SegmentedReduction, sizes: Sequence[SSAValue],
-                         m: SSAValue, count: SSAValue, name: str) -> None:
+                         m: SSAValue, count: SSAValue, name: str,
+                         interleave: bool = False) -> None:
     """Every chunk of every fold of every segment folded into its partials, in one
     parallel loop over the (segment, fold, chunk) triples (Note [Several folds]); then
     each segment's partials combined in chunk order, the lambda's scalar work run on
-    the results and what it yields stored."""
+    the results and what it yields stored. With `interleave`, a fold that `interleaves`
+    folds interleaved chunks, the others contiguous ones (Note [Interleaved chunks])."""
     folds = seg.folds
+    interleaved = [interleave and interleaves(f) for f in folds]
     parts = [_partials(b, f, m, count) for f in folds]
     per_segment = b.muli(b.i64(len(folds)), count)
 
@@ -346,8 +418,13 @@ def _segmented_reduction(b: CodeBuilder, seg: SegmentedReduction, sizes: Sequenc
 
             def one(fb: CodeBuilder, fold: Fold = fold, i: int = i) -> list[SSAValue]:
                 at = _segment(fb, seg, sizes, s, until=fold.op)
-                lo, hi = chunk_bounds(fb, c, fold.length(fb, 0), count)
-                for v, p in zip(_fold_chunk(fb, fold, at, c, lo, hi), parts[i], strict=True):
+                length = fold.length(fb, 0)
+                if interleaved[i]:
+                    folded = _fold_interleaved(fb, fold, at, c, length, count)
+                else:
+                    lo, hi = chunk_bounds(fb, c, length, count)
+                    folded = _fold_chunk(fb, fold, at, c, lo, hi)
+                for v, p in zip(folded, parts[i], strict=True):
                     fb.store(v, p, [at_pair])
                 return []
 
@@ -470,6 +547,9 @@ class SegmentReductionsPass(ModulePass):
     threshold: str = "threads*1"
     profile: bool = False
     """Note the segment counts compared with the threshold (`l0 autotune`'s candidates)."""
+    interleave: bool = False
+    """A fold whose operator commutes folds interleaved chunks (Note [Interleaved
+    chunks]: coalesced loads on a GPU); else contiguous ones."""
 
     def __post_init__(self) -> None:
         if not _SPEC.fullmatch(self.threshold):
@@ -479,4 +559,4 @@ class SegmentReductionsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for found in [s for o in op.walk() if isinstance(o, msoac.MapOp)
                       if (s := segmented(o)) is not None]:
-            segment(found, self.threshold, self.profile)
+            segment(found, self.threshold, self.profile, self.interleave)

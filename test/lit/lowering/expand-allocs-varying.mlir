@@ -4,7 +4,8 @@
 // the memory planning passes: presize-allocs gives it the maximum size over the
 // iterations (a pre-pass before the loop), chunk-parallel runs the rows of a chunk in
 // an scf.for, hoist-allocs allocates the buffer once per chunk, and expand-allocs makes
-// that one allocation of (chunks x maximum) before the loop. Each chunk works in its
+// that one allocation of (chunks x maximum) before the loop (the maximum as it is: -1,
+// an overflow, must fail; Note [Hoisting before a loop that may not run]). Each chunk works in its
 // slice, each row in a view of its own size at the slice's start; the parallel body
 // allocates nothing.
 
@@ -13,12 +14,11 @@
 // CHECK:           arith.maxsi %[[J]]
 // CHECK:         }
 // CHECK:         %[[W:.*]] = func.call @l0_parallel_width() : () -> i64
-// CHECK:         %[[PER:.*]] = arith.maxsi %[[MAX]], %{{.*}} : index
 // CHECK:         %[[FLAT:.*]] = memref.alloc(%{{.*}}) : memref<?xf64>
 // CHECK-NEXT:    "scf.parallel"
 // CHECK-NEXT:    ^bb0(%{{.*}}: index):
 // CHECK-NOT:       memref.alloc
-// CHECK:           %[[SLICE:.*]] = memref.reinterpret_cast %[[FLAT]] to offset: [%{{.*}}], sizes: [%[[PER]]], strides: [1] {l0.iteration_slice} : memref<?xf64> to memref<?xf64>
+// CHECK:           %[[SLICE:.*]] = memref.reinterpret_cast %[[FLAT]] to offset: [%{{.*}}], sizes: [%[[MAX]]], strides: [1] {l0.iteration_slice} : memref<?xf64> to memref<?xf64>
 // CHECK-NEXT:      scf.for
 // CHECK-NOT:         memref.alloc
 // CHECK:             %[[I:.*]] = arith.index_cast %{{.*}} : i64 to index
