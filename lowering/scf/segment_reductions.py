@@ -169,7 +169,7 @@ The choice is made at run time after the segmented form's: the column chunks run
 `--param SITE.column_chunks_below=0` forces the map as it was. Measured on the 2-core
 development machine, 2 threads, histograms of 10^6 points (`l0-run -r 40`, medians,
 high-priority autogroup; docs/backend.md): 16 buckets 0.51-0.54 ms against the map as
-it was 0.63-0.64 (`cpu` 0.92-0.96); 64 buckets 1.75-1.78 against 2.05-2.35 (`cpu`
+it was 0.61-0.64 (`cpu` 0.92-1.01); 64 buckets 1.75-1.78 against 2.05-2.35 (`cpu`
 3.45-3.51); 256 buckets (128 a thread) 7.9 against 7.9-8.1, no difference, hence the
 default below that.
 """
