@@ -344,7 +344,7 @@ def segment(seg: SegmentedReduction, threshold: str, profile: bool = False,
 
     def otherwise(eb: CodeBuilder) -> list[SSAValue]:
         if columns and chunks_columns(seg):
-            _choose_column_chunks(eb, seg, sizes, m, n, name, profile)
+            _choose_column_chunks(eb, seg, sizes, m, n, same, name, profile)
             choice = eb.ip.block.last_op
             assert isinstance(choice, scf.IfOp)
             kept.append(choice)
@@ -369,15 +369,17 @@ def chunks_columns(seg: SegmentedReduction) -> bool:
 
 
 def _choose_column_chunks(b: CodeBuilder, seg: SegmentedReduction, sizes: Sequence[SSAValue],
-                          m: SSAValue, n: SSAValue, name: str, profile: bool) -> None:
+                          m: SSAValue, n: SSAValue, same: Sequence[SSAValue], name: str,
+                          profile: bool) -> None:
     """The choice between the column chunks (then branch) and an empty else branch,
     which receives the map as it was: the column chunks run when m is below
-    `SITE.column_chunks_below` and the rows split into more than one chunk."""
+    `SITE.column_chunks_below`, the rows split into more than one chunk and the
+    arrays each fold zips are of one length (`same`: else the map reports it)."""
     param = f"{name}.{COLUMNS_SUFFIX}"
     few = b.xori(run_params.reaches(b, seg.map, param, COLUMNS_DEFAULT, m, record=profile),
                  b.bool(True))
     count = chunk_count(b, n, seg.map)
-    use = b.all_of([b.cmpi("sgt", m, b.i64(0)), few, b.cmpi("sgt", count, b.i64(1))])
+    use = b.all_of([b.cmpi("sgt", m, b.i64(0)), few, b.cmpi("sgt", count, b.i64(1)), *same])
 
     def column_chunks(cb: CodeBuilder) -> list[SSAValue]:
         _column_chunks(cb, seg, sizes, m, count, name)
