@@ -82,10 +82,13 @@ def segmenting(backend: Target, profile: bool = False) -> ModulePass | None:
     if backend.segmented is None:
         return None
     # A GPU's threads fold interleaved chunks (coalesced loads, Note [Interleaved
-    # chunks] in `l0.lowering.scf.segment_reductions`); a CPU thread contiguous ones.
+    # chunks] in `l0.lowering.scf.segment_reductions`); a CPU thread contiguous ones,
+    # and, with few columns over shared rows, all columns over its chunk of the rows
+    # (Note [Chunks of rows under the columns]).
     gpu = "convert-parallel-to-gpu" in backend.lowerings
     return LOWERINGS["segment-reductions"]()(**{"threshold": backend.segmented,
-                                                  "profile": profile, "interleave": gpu})
+                                                  "profile": profile, "interleave": gpu,
+                                                  "columns": not gpu})
 
 
 def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,

@@ -1,5 +1,6 @@
 """Reductions with array operators run as O(1) launches (issue 29, item 5): structural
-tests reading the profile of `gpu-sim`.
+tests reading the profile of `gpu-sim`, and of multicore, whose histogram runs as column
+chunks (Note [Chunks of rows under the columns] in `l0.lowering.scf.segment_reductions`).
 
 A histogram (a reduce of one-hot rows with a vector `+`) and a k-means centre update (a
 reduce of points into a flat k x (d + 1) vector of sums) are, unoptimised, left folds
@@ -10,6 +11,8 @@ chunking threshold of 2 x 4096 rows).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 import pytest
@@ -78,3 +81,37 @@ def test_unoptimised_histogram_launches_per_row(rows: int) -> None:
     launches, counts = _launches(HISTOGRAM, 4, xs, optimise=False)
     assert launches >= rows
     assert np.array_equal(counts, np.bincount(xs, minlength=4))
+
+
+def _multicore_launches(prog: Any, *args: object) -> tuple[dict[str, dict[str, int]], object]:
+    prog.reset_profile()
+    result = prog.main(*args)
+    return {r["name"]: r for r in prog.profile_records() if r["launches"]}, result
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_histogram_runs_as_column_chunks_on_multicore(threads: int) -> None:
+    """16 buckets over 3 x 4096 points: on 2 and 3 threads one region whose threads each
+    run the 16 bucket folds over their chunk of the points (`SITE.columns`), nothing else;
+    on one thread (a single chunk), or with the threshold at 0, the map over the buckets
+    as it was (`replicate`'s region, the neutral row, runs in both). Counts are
+    numpy's in every case."""
+    prog = l0.compile(HISTOGRAM, backend="multicore", threads=threads, profile=True,
+                      cache=False)
+    xs = np.random.default_rng(3).integers(-1, 17, ROWS)
+    expected = np.bincount(xs[(xs >= 0) & (xs < 16)], minlength=16)
+    launched, counts = _multicore_launches(prog, 16, xs)
+    assert np.array_equal(counts, expected)
+    columns = [name for name in launched if name.endswith(".columns")]
+    maps = [name for name in launched if name.endswith(":map")]
+    if threads == 1:
+        assert not columns and len(maps) == 1
+        return
+    assert len(columns) == 1 and not maps
+    assert launched[columns[0]]["launches"] == 1
+    site = columns[0].removesuffix(".columns")
+    assert f"{site}.segments" not in launched
+    prog.set_params({f"{site}.column_chunks_below": 0})
+    launched, counts = _multicore_launches(prog, 16, xs)
+    assert np.array_equal(counts, expected)
+    assert site in launched and columns[0] not in launched

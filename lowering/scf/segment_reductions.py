@@ -11,7 +11,9 @@ its maximum). This pass (multicore, gpu and gpu-sim; before `convert-soac-to-scf
 `msoac`) keeps that code and adds the segmented form beside it, chosen at run time
 (Note [Segmented reductions], Note [Several folds], Note [Choosing the segmented
 form]); on the GPU back ends a fold whose operator commutes reads interleaved chunks
-(Note [Interleaved chunks]). Which nests it takes is Note [Segment nests] in
+(Note [Interleaved chunks]); on multicore a nest of many columns over shared rows
+may run its columns over each thread's chunk of the rows (Note [Chunks of rows under
+the columns]). Which nests it takes is Note [Segment nests] in
 `l0.lowering.scf.segment_forms`.
 
 Before:
@@ -136,6 +138,43 @@ folds). T defaults to the device's parallelism (the pass option
 `threshold`, a `run_tables.default_value` spec: `threads*1` on multicore, the GPU's
 resident threads `gpu_threads*1` on gpu and gpu-sim); `--param SITE.segmented_below=0`
 forces the map as it was, a large value the segmented form wherever rows split.
+
+Note [Chunks of rows under the columns]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+What `iswim` leaves of a histogram (a reduce of one-hot rows with a vector `+`) is a
+map over the k buckets (columns) of one fold each over all the points, every fold
+reading the same array. With more columns than threads the segmented form does not
+run, and the map as it was splits the columns between the threads (`simd-map` runs 8
+in lanes, a strip): with 16 buckets on 2 threads each thread takes one strip and reads
+all 10^6 points. With `columns` (multicore: `l0.lowering.pipeline.segmenting`) such a
+nest gets a third version, the column chunks: the shared rows are cut into C chunks
+(C = max(1, min(threads, n / MIN_CHUNK)), Note [Parallel width]), one parallel loop
+over the chunks (`l0.chunks`, a thread each) runs the whole map over the m columns on
+its chunk, in strips of lanes, into partials[c, s], and a loop over the columns
+combines each column's C partials in chunk order with the operator, runs the scalar
+work on the results and stores them. Each thread then reads only its own part of the
+rows, and reads it while the earlier strips left it in its caches. The order of
+combination depends only on n and C, never on timing; the operator must be
+associative (thesis 2.3), as for the segmented form; chunk 0 folds from the neutral
+elements, a plain fold's other chunks from their first element.
+
+It is taken only when every fold reads arrays the segments share (an `Indexed` of no
+level: a row of the segment's own would be read by one column only) other than those
+the outermost map maps (n-body's map over the bodies of folds over all bodies has as
+many columns as rows, never few columns over long rows: its third version would only
+cost compile time, 1.4 times n-body's multicore compile), is a reduction, and nothing
+in the nest may fail (`may_fail`): a thread runs every column over its
+chunk, so the lowest failing chunk would hold the first failure of its rows in any
+column, not the sequential run's first (column 0's whole fold runs before column 1's).
+
+The choice is made at run time after the segmented form's: the column chunks run when
+0 < m < `SITE.column_chunks_below` (default `threads*64`, `COLUMNS_DEFAULT`) and C > 1;
+`--param SITE.column_chunks_below=0` forces the map as it was. Measured on the 2-core
+development machine, 2 threads, histograms of 10^6 points (`l0-run -r 40`, medians,
+high-priority autogroup; docs/backend.md): 16 buckets 0.51-0.54 ms against the map as
+it was 0.61-0.64 (`cpu` 0.92-1.01); 64 buckets 1.75-1.78 against 2.05-2.35 (`cpu`
+3.45-3.51); 256 buckets (128 a thread) 7.9 against 7.9-8.1, no difference, hence the
+default below that.
 """
 
 from __future__ import annotations
@@ -158,6 +197,7 @@ from l0.lowering.loop_ir.parallel_loops import (
     CHUNK_LOOP_ATTR,
     ceil_div,
     chunk_bounds,
+    chunk_count,
     chunk_count_over,
     parallel_for,
 )
@@ -176,6 +216,13 @@ from l0.lowering.scf.segment_forms import (
 
 PARAM_SUFFIX = "segmented_below"
 """The suffix of a map's threshold: `SITE.segmented_below`."""
+
+COLUMNS_SUFFIX = "column_chunks_below"
+"""The suffix of a map's threshold for its column chunks: `SITE.column_chunks_below`."""
+
+COLUMNS_DEFAULT = "threads*64"
+"""Column chunks run below 64 segments a thread (Note [Chunks of rows under the
+columns])."""
 
 _SPEC = re.compile(r"((threads|gpu_threads)\*)?[0-9]+")
 _FOLDS = (msoac.ReduceOp, msoac.ScanOp)
@@ -262,7 +309,7 @@ def _load_used(b: CodeBuilder, seg: SegmentedReduction, at: _Segment, o: Operati
 
 
 def segment(seg: SegmentedReduction, threshold: str, profile: bool = False,
-            interleave: bool = False) -> None:
+            interleave: bool = False, columns: bool = False) -> None:
     """Replace the nest by the choice between it and its segmented form (module
     docstring). With `profile`, the segment counts compared with the threshold are
     noted for `l0 autotune` (`run_params.reaches`); with `interleave`, each fold that
@@ -296,13 +343,103 @@ def segment(seg: SegmentedReduction, threshold: str, profile: bool = False,
             _segmented_reduction(sb, seg, sizes, m, count, name, interleave)
         return []
 
-    b.if_(use, [], segmented_form, lambda eb: [])
-    # The map as it was moves into the else branch.
+    kept: list[scf.IfOp] = []
+
+    def otherwise(eb: CodeBuilder) -> list[SSAValue]:
+        if columns and chunks_columns(seg):
+            _choose_column_chunks(eb, seg, sizes, m, n, same, name, profile)
+            choice = eb.ip.block.last_op
+            assert isinstance(choice, scf.IfOp)
+            kept.append(choice)
+        return []
+
+    b.if_(use, [], segmented_form, otherwise)
+    # The map as it was moves into the innermost else branch.
     choice = op.prev_op
     assert isinstance(choice, scf.IfOp)
     op.detach()
-    Rewriter.insert_op(op, InsertPoint.at_start(choice.false_region.block))
+    block = (kept[0] if kept else choice).false_region.block
+    Rewriter.insert_op(op, InsertPoint.at_start(block))
     op.attributes[KEPT_ATTR] = UnitAttr()
+
+
+def chunks_columns(seg: SegmentedReduction) -> bool:
+    """Whether the nest may run as column chunks (Note [Chunks of rows under the
+    columns]): reductions only, every fold reading arrays shared by all segments but
+    none the outermost map maps (n-body's pulls: as many columns as rows, never few
+    columns over many rows), and nothing in the nest that may fail."""
+    mapped = set(seg.map.inputs)
+    return (not seg.scan
+            and all(a.levels == () and a.base not in mapped for f in seg.folds
+                    for a in f.inputs)
+            and not any(may_fail(m.body) for m in seg.maps))
+
+
+def _choose_column_chunks(b: CodeBuilder, seg: SegmentedReduction, sizes: Sequence[SSAValue],
+                          m: SSAValue, n: SSAValue, same: Sequence[SSAValue], name: str,
+                          profile: bool) -> None:
+    """The choice between the column chunks (then branch) and an empty else branch,
+    which receives the map as it was: the column chunks run when m is below
+    `SITE.column_chunks_below`, the rows split into more than one chunk and the
+    arrays each fold zips are of one length (`same`: else the map reports it)."""
+    param = f"{name}.{COLUMNS_SUFFIX}"
+    few = b.xori(run_params.reaches(b, seg.map, param, COLUMNS_DEFAULT, m, record=profile),
+                 b.bool(True))
+    count = chunk_count(b, n, seg.map)
+    use = b.all_of([b.cmpi("sgt", m, b.i64(0)), few, b.cmpi("sgt", count, b.i64(1)), *same])
+
+    def column_chunks(cb: CodeBuilder) -> list[SSAValue]:
+        _column_chunks(cb, seg, sizes, m, count, name)
+        return []
+
+    b.if_(use, [], column_chunks, lambda eb: [])
+
+
+def _column_chunks(b: CodeBuilder, seg: SegmentedReduction, sizes: Sequence[SSAValue],
+                   m: SSAValue, count: SSAValue, name: str) -> None:
+    """One parallel loop over the chunks of the shared rows, each running the map over
+    the m segments (columns) on its chunk into partials[c, s]; then each segment's
+    partials combined in chunk order, the scalar work run and the results stored."""
+    folds = seg.folds
+    # partials[c, s]: a 2-D array, so that each column stores at its own index
+    # (`simd-map` runs the columns in lanes).
+    parts = [[b.alloc(MemRefType(z.type, [DYNAMIC_INDEX, DYNAMIC_INDEX]), [count, m])
+              for z in f.op.neutral] for f in folds]
+
+    def chunk(cb: CodeBuilder, c: SSAValue) -> None:
+        def column(sb: CodeBuilder, s: SSAValue) -> None:
+            at_part = [c, s]
+            for i, fold in enumerate(folds):
+                at = _segment(sb, seg, sizes, s, until=fold.op)
+                lo, hi = chunk_bounds(sb, c, fold.length(sb, 0), count)
+                for v, p in zip(_fold_chunk(sb, fold, at, c, lo, hi), parts[i], strict=True):
+                    sb.store(v, p, at_part)
+
+        tag(parallel_for(cb, cb.i64(0), m, column), f"{name}.columns.map")
+
+    loop = parallel_for(b, b.i64(0), count, chunk)
+    loop.attributes[CHUNK_LOOP_ATTR] = UnitAttr()
+    tag(loop, f"{name}.columns")
+
+    def combine_segment(cb: CodeBuilder, s: SSAValue) -> None:
+        at = _segment(cb, seg, sizes, s)
+        folded: dict[SSAValue, SSAValue] = {}
+        for fold, ps in zip(folds, parts, strict=True):
+
+            def step(lb: CodeBuilder, c: SSAValue, acc: Sequence[SSAValue],
+                     fold: Fold = fold, ps: list[SSAValue] = ps) -> list[SSAValue]:
+                return _apply(lb, fold.operator, [*acc, *[lb.load(p, [c, s]) for p in ps]],
+                              at.env)
+
+            _load_used(cb, seg, at, fold.op)
+            first = [cb.load(p, [cb.i64(0), s]) for p in ps]
+            folded.update(zip(fold.op.results, cb.for_(cb.i64(1), count, first, step),
+                              strict=True))
+        for v, dest in zip(_finish(cb, seg, at, folded), seg.destinations(), strict=True):
+            cb.store(v, dest.base, at.idx)
+
+    rows = parallel_for(b, b.i64(0), m, combine_segment)
+    tag(rows, f"{name}.columns.combine")
 
 
 def _chunk(b: CodeBuilder, k: SSAValue, n: SSAValue,
@@ -550,6 +687,9 @@ class SegmentReductionsPass(ModulePass):
     interleave: bool = False
     """A fold whose operator commutes folds interleaved chunks (Note [Interleaved
     chunks]: coalesced loads on a GPU); else contiguous ones."""
+    columns: bool = False
+    """A nest whose folds read arrays shared by its segments may run as column chunks
+    (Note [Chunks of rows under the columns]): multicore."""
 
     def __post_init__(self) -> None:
         if not _SPEC.fullmatch(self.threshold):
@@ -559,4 +699,4 @@ class SegmentReductionsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for found in [s for o in op.walk() if isinstance(o, msoac.MapOp)
                       if (s := segmented(o)) is not None]:
-            segment(found, self.threshold, self.profile, self.interleave)
+            segment(found, self.threshold, self.profile, self.interleave, self.columns)
