@@ -56,7 +56,12 @@ from l0.lowering.gpu import trace as gpu_trace
 from l0.lowering.gpu.errors import ErrorWord
 from l0.lowering.loop_ir import profile as profile_ir
 from l0.lowering.loop_ir.builder import CodeBuilder
-from l0.lowering.loop_ir.parallel_loops import BLOCKED_REDUCTION_ATTR, WIDTH_FUNCTION, ceil_div
+from l0.lowering.loop_ir.parallel_loops import (
+    BLOCKED_REDUCTION_ATTR,
+    INTERLEAVED_ATTR,
+    WIDTH_FUNCTION,
+    ceil_div,
+)
 from l0.lowering.loop_ir.trace import emit_array_call
 from l0.lowering.runtime.min_chunk import min_chunk
 from l0.lowering.runtime.trace_runtime import ARRAY
@@ -383,7 +388,8 @@ class HostFunction:
             return None, k.copy_body(eb, par, self._ivs(eb, g, lbs, extents, steps))
 
         tid, bid, wg_f, wg_v = k.block_fold(pb, types, total, element, combine,
-                                            list(par.initVals), one_chunk=serial)
+                                            list(par.initVals), one_chunk=serial,
+                                            interleave=INTERLEAVED_ATTR in par.attributes)
         bufs.publish(pb, tid, bid, wg_f, wg_v)
         Rewriter.replace_op(par, [], self._run_reduction(b, first, final, grid, bufs,
                                                          self._site(par, "reduce"),

@@ -163,14 +163,13 @@ from l0.lowering.loop_ir.parallel_loops import (
 )
 from l0.lowering.loop_ir.profile import site_name, tag
 from l0.lowering.runtime.min_chunk import min_chunk
-from l0.lowering.scf.commutative import commutative_operator
+from l0.lowering.scf.commutative import interleavable
 from l0.lowering.scf.segment_forms import (
     KEPT_ATTR,
     Fold,
     SegmentedReduction,
     constant_axis,
     depending_on,
-    may_fail,
     segmented,
 )
 
@@ -315,11 +314,8 @@ def _chunk(b: CodeBuilder, k: SSAValue, n: SSAValue,
 
 
 def interleaves(fold: Fold) -> bool:
-    """Whether `fold`'s chunks may be interleaved (Note [Interleaved chunks]): a
-    reduction whose operator is commutative (`commutative_operator`) and whose lambda
-    cannot fail."""
-    return (isinstance(fold.op, msoac.ReduceOp) and commutative_operator(fold.operator)
-            and not may_fail(fold.op.body))
+    """Whether `fold`'s chunks may be interleaved (Note [Interleaved chunks])."""
+    return interleavable(fold.op)
 
 
 def _fold_interleaved(b: CodeBuilder, fold: Fold, at: _Segment, c: SSAValue, n: SSAValue,
