@@ -389,7 +389,7 @@ class HostFunction:
 
         tid, bid, wg_f, wg_v = k.block_fold(pb, types, total, element, combine,
                                             list(par.initVals), one_chunk=serial,
-                                            interleave=INTERLEAVED_ATTR in par.attributes)
+                                            interleave=_interleaved(par))
         bufs.publish(pb, tid, bid, wg_f, wg_v)
         Rewriter.replace_op(par, [], self._run_reduction(b, first, final, grid, bufs,
                                                          self._site(par, "reduce"),
@@ -592,6 +592,16 @@ class Partials:
     def partial(self, eb: CodeBuilder, g: SSAValue) -> tuple[SSAValue | None, list[SSAValue]]:
         """Block `g`'s flag and partial values (the final kernel's rows)."""
         return eb.load(self.flags, [g]), [eb.load(m, [g]) for m in self.parts]
+
+
+def _interleaved(par: scf.ParallelOp) -> bool:
+    """Whether the threads of reduction `par` fold interleaved rows: marked so (its
+    operator commutes, Note [Interleaved chunks] in `l0.lowering.scf.segment_reductions`)
+    and reading its rows from memory. Rows it computes (`iota`'s, which `forward-iota`
+    made indices) gain nothing from coalescing, and their contiguous fold is one LLVM
+    sums in closed form (a reduction over `iota(2^46)` runs in no time)."""
+    return INTERLEAVED_ATTR in par.attributes and \
+        any(isinstance(o, memref.LoadOp) for o in par.body.walk())
 
 
 BlockedShape = tuple[scf.ForOp, list[SSAValue], SSAValue]

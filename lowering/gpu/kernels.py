@@ -20,6 +20,9 @@ Note [Kernel forms]
   commute), C = 1 below 2 * MIN_CHUNK rows, else the thread count P (Note [Parallel
   width] in `l0.lowering.loop_ir.parallel_loops`: one chunk is the left fold, exactly, whatever
   the operator); thread 0 folds from the initial value, the others from their first row.
+  A loop marked `INTERLEAVED_ATTR` (its operator commutes) has thread t fold rows t,
+  t + C, t + 2C, ... instead: coalesced loads (Note [Interleaved chunks] in
+  `l0.lowering.scf.segment_reductions`).
   Each block combines its threads' results in workgroup memory, in order (at step d,
   thread t with t % 2d == 0 takes t + d), one barrier per step, and thread 0 writes the
   block's partial result; a final kernel of one block folds the partial results in

@@ -123,6 +123,17 @@ each of its chunks, so they still fail first at chunk 0 of their (segment, fold)
 interleaved or not. Multicore keeps contiguous chunks: a thread striding through a row
 would touch a cache line per element.
 
+Plain reductions (not in a map) interleave the same way on the GPU back ends, under
+the same condition (`interleavable`): `convert-soac-to-scf{interleave=true}` folds a
+blocked reduction's chunk c of C as rows c, c + C, ... (the kernel takes C as its
+thread count P, so thread t folds t, t + P, ...), and marks a reduction with
+`scf.reduce` `l0.interleaved`, whose kernel (`block_fold` in `l0.lowering.gpu.kernels`)
+then has thread t fold rows t, t + P, ...; the blocks still combine their threads'
+results in thread order, and the final kernel the blocks' in block order. A marked
+reduction that reads no rows from memory (`iota`'s, made indices by `forward-iota`)
+keeps contiguous chunks: nothing to coalesce, and LLVM sums such a chunk in closed
+form (`_interleaved` in `l0.lowering.gpu.host`).
+
 Note [Choosing the segmented form]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 Both forms are in the code; which runs is decided each time the map is reached, from
