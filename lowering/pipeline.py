@@ -64,11 +64,13 @@ def target_options(backend: Target, name: str) -> dict[str, bool]:
     back end (`convert-parallel-to-gpu` among its lowerings) take every perfect nest of
     two maps as one loop, the CPU's only maps of maps over rows (`wide_nests`, Note
     [Perfect nests of two maps] in `l0.lowering.scf.convert_soac_to_scf`: a matrix
-    product's inner map vectorises better on the CPU as a loop of its own); on
+    product's inner map vectorises better on the CPU as a loop of its own), and fold
+    interleaved chunks of reductions whose operator commutes (`interleave`); on
     multicore, `expand-allocs` keeps the threads' slices on cache lines of their own
     (`threads_apart`)."""
     if name == "convert-soac-to-scf" and "convert-parallel-to-gpu" in backend.lowerings:
-        return {"wide_nests": True}
+        # Note [Interleaved chunks] in `l0.lowering.scf.segment_reductions`
+        return {"wide_nests": True, "interleave": True}
     if name == "expand-allocs" and "convert-parallel-to-omp" in backend.lowerings:
         return {"threads_apart": True}  # Note [Slices of threads] in expand_allocs
     return {}

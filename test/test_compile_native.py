@@ -159,6 +159,28 @@ def test_binary_values_in_and_out(tmp_path: Path) -> None:
         "code\n"
 
 
+# A certificate before a sized array, a tuple holding a unique array: the copied
+# argument is not the first slot.
+CONSUMED = """fun *[int] main([int] b, {int, *[int]} p) =
+  let {k, a} = p in let a[0] = a[0] + b[0] + k in a"""
+
+
+def test_repeated_runs_copy_only_unique_arguments(tmp_path: Path) -> None:
+    """`-r N`: every run starts from the input although main updates its unique argument
+    in place, and only that argument is copied again (Note [Inputs of repeated runs]):
+    `-v` counts the copies."""
+    exe = _build(tmp_path, CONSUMED)
+    got = subprocess.run([str(exe), "-r", "3", "-v"], input=b"[10, 20, 30] 1 [1, 2]",
+                         capture_output=True, check=True)
+    assert got.stdout == b"[12, 2]\n"
+    assert got.stderr.decode() == ("arguments copied: 2 arrays (40 bytes) before the first "
+                                   "run, 2 (32 bytes) before the 2 later ones\n")
+    once = subprocess.run([str(exe), "-v"], input=b"[10, 20, 30] 1 [1, 2]",
+                          capture_output=True, check=True)
+    assert once.stdout == b"[12, 2]\n"
+    assert once.stderr.decode().endswith("0 (0 bytes) before the 0 later ones\n")
+
+
 def load_ret(source: str) -> object:
     from l0.frontend import load_program
 

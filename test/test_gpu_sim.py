@@ -91,6 +91,36 @@ def test_tuple_reductions_are_block_reductions(data: np.ndarray) -> None:
         assert sim.affine(units[:n], data[:n]) == cpu.affine(units[:n], data[:n])
 
 
+INTERLEAVED = """
+fun int sum([int] a) = reduce(op +, 0, a)
+fun int mini([int] a) = reduce(fn int (int x, int y) => if x < y then x else y, 5000, a)
+fun {int, int} squares([int] a) =
+  {reduce(op +, 0, map(fn int (int x) => x * x, a)),
+   reduce(fn int (int x, int y) => if x < y then y else x, -5000, map(fn int (int x) => 3 * x, a))}
+fun real mean([real] a) = reduce(op +, 0.0, a) / toReal(size(0, a))
+fun int main() = 0
+"""
+
+
+def test_interleaved_chunks_of_many_rows(data: np.ndarray,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # Operators that commute fold interleaved chunks (Note [Interleaved chunks]). With
+    # more rows than threads each thread folds rows t, t + P, ...: 600,000 rows over the
+    # plain reduction's 1024 blocks of 256 threads, and, with L0_MIN_CHUNK=1, over the
+    # blocked reduction's (a redomap, sibling folds) 4 blocks. Integers must be the
+    # sequential fold's exactly; the real sum adds integers, exact in any order.
+    monkeypatch.setenv("L0_MIN_CHUNK", "1")
+    big = np.concatenate([data] * 6)
+    cpu = l0.compile(INTERLEAVED, backend="cpu", cache=False)
+    sim = l0.compile(INTERLEAVED, backend="gpu-sim", cache=False)
+    for n in (len(big), 1023, 3):
+        xs = big[:n]
+        assert sim.sum(xs) == cpu.sum(xs) == int(xs.sum())
+        assert sim.mini(xs) == cpu.mini(xs) == min(5000, int(xs.min()))
+        assert sim.squares(xs) == cpu.squares(xs)
+        assert sim.mean(xs.astype(np.float64)) == cpu.mean(xs.astype(np.float64))
+
+
 FAILING = """
 fun [int] main(int n, [int] a) =
   map(fn int (int i) => if i % 40000 = 39999 then a[i] else i, iota(n))

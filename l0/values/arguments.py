@@ -103,9 +103,10 @@ def consumed_arguments(params: Sequence[Type]) -> list[bool]:
 
 # Note [Inputs of repeated runs]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# `l0-run -r N`, `l0 bench` and `l0 autotune` run `main` again and again on the same
-# input. Only a unique parameter (`*[int]`) may be updated in place by a run, so only
-# its arguments are copied afresh for each run (`fresh_arguments`); the others are
+# `l0-run -r N`, `l0 bench`, `l0 autotune` and the `-r N` of executables (`fill_slots`
+# in lowering/backends/native/runtime.c) run `main` again and again on the same input.
+# Only a unique parameter (`*[int]`) may be updated in place by a run, so only its
+# arguments are copied afresh for each run (`fresh_arguments`); the others are
 # passed as they are, as a benchmark harness passes its inputs (Futhark's copies only
 # consumed arguments too). Copying everything was not free: the copy, made by the
 # calling thread just before the timed call, leaves the input in that core's cache,

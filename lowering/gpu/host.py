@@ -56,7 +56,12 @@ from l0.lowering.gpu import trace as gpu_trace
 from l0.lowering.gpu.errors import ErrorWord
 from l0.lowering.loop_ir import profile as profile_ir
 from l0.lowering.loop_ir.builder import CodeBuilder
-from l0.lowering.loop_ir.parallel_loops import BLOCKED_REDUCTION_ATTR, WIDTH_FUNCTION, ceil_div
+from l0.lowering.loop_ir.parallel_loops import (
+    BLOCKED_REDUCTION_ATTR,
+    INTERLEAVED_ATTR,
+    WIDTH_FUNCTION,
+    ceil_div,
+)
 from l0.lowering.loop_ir.trace import emit_array_call
 from l0.lowering.runtime.min_chunk import min_chunk
 from l0.lowering.runtime.trace_runtime import ARRAY
@@ -383,7 +388,8 @@ class HostFunction:
             return None, k.copy_body(eb, par, self._ivs(eb, g, lbs, extents, steps))
 
         tid, bid, wg_f, wg_v = k.block_fold(pb, types, total, element, combine,
-                                            list(par.initVals), one_chunk=serial)
+                                            list(par.initVals), one_chunk=serial,
+                                            interleave=_interleaved(par))
         bufs.publish(pb, tid, bid, wg_f, wg_v)
         Rewriter.replace_op(par, [], self._run_reduction(b, first, final, grid, bufs,
                                                          self._site(par, "reduce"),
@@ -586,6 +592,16 @@ class Partials:
     def partial(self, eb: CodeBuilder, g: SSAValue) -> tuple[SSAValue | None, list[SSAValue]]:
         """Block `g`'s flag and partial values (the final kernel's rows)."""
         return eb.load(self.flags, [g]), [eb.load(m, [g]) for m in self.parts]
+
+
+def _interleaved(par: scf.ParallelOp) -> bool:
+    """Whether the threads of reduction `par` fold interleaved rows: marked so (its
+    operator commutes, Note [Interleaved chunks] in `l0.lowering.scf.segment_reductions`)
+    and reading its rows from memory. Rows it computes (`iota`'s, which `forward-iota`
+    made indices) gain nothing from coalescing, and their contiguous fold is one LLVM
+    sums in closed form (a reduction over `iota(2^46)` runs in no time)."""
+    return INTERLEAVED_ATTR in par.attributes and \
+        any(isinstance(o, memref.LoadOp) for o in par.body.walk())
 
 
 BlockedShape = tuple[scf.ForOp, list[SSAValue], SSAValue]

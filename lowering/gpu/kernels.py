@@ -20,6 +20,9 @@ Note [Kernel forms]
   commute), C = 1 below 2 * MIN_CHUNK rows, else the thread count P (Note [Parallel
   width] in `l0.lowering.loop_ir.parallel_loops`: one chunk is the left fold, exactly, whatever
   the operator); thread 0 folds from the initial value, the others from their first row.
+  A loop marked `INTERLEAVED_ATTR` (its operator commutes) has thread t fold rows t,
+  t + C, t + 2C, ... instead: coalesced loads (Note [Interleaved chunks] in
+  `l0.lowering.scf.segment_reductions`).
   Each block combines its threads' results in workgroup memory, in order (at step d,
   thread t with t % 2d == 0 takes t + d), one barrier per step, and thread 0 writes the
   block's partial result; a final kernel of one block folds the partial results in
@@ -85,7 +88,12 @@ from l0.dialects import soac
 from l0.dialects.soac import CertType
 from l0.lowering.gpu import trace as gpu_trace
 from l0.lowering.loop_ir.builder import CodeBuilder
-from l0.lowering.loop_ir.parallel_loops import WIDTH_FUNCTION, chunk_bounds, stepped_for
+from l0.lowering.loop_ir.parallel_loops import (
+    WIDTH_FUNCTION,
+    ceil_div,
+    chunk_bounds,
+    stepped_for,
+)
 from l0.lowering.runtime.min_chunk import min_chunk
 
 MODULE_NAME = "l0_kernels"
@@ -338,11 +346,12 @@ Combine = Callable[[CodeBuilder, Sequence[SSAValue], Sequence[SSAValue]], list[S
 
 def block_fold(b: CodeBuilder, types: Sequence[Attribute], count: SSAValue,
                element: ElementFn, combine: Combine, inits: Sequence[SSAValue] | None,
-               one_chunk: bool = False,
+               one_chunk: bool = False, interleave: bool = False,
                ) -> tuple[SSAValue, SSAValue, SSAValue, list[SSAValue]]:
     """The reduction of a block (Note [Kernel forms]): each thread folds its contiguous
     share of `count` rows (thread 0 from `inits`, if given; `one_chunk`: thread 0 folds
-    them all, Note [Traces in kernels]), the block combines in workgroup memory.
+    them all, Note [Traces in kernels]; `interleave`, for an operator that commutes:
+    thread t of P folds rows t, t + P, ...), the block combines in workgroup memory.
     Returns (thread id, block id, workgroup flags, workgroup values): element 0 holds
     the block's result after the last barrier."""
     wg_f = workgroup(b, i1)
@@ -351,13 +360,19 @@ def block_fold(b: CodeBuilder, types: Sequence[Attribute], count: SSAValue,
     chunks = b.i64(1) if one_chunk else \
         b.select(b.cmpi("slt", count, b.i64(2 * min_chunk())), b.i64(1), nthreads)
     active = b.cmpi("slt", gt, chunks)
-    # Note [Chunk bounds without overflow]: gt*count leaves 64 bits from 2^46 rows.
-    start, end = chunk_bounds(b, gt, count, chunks)
-    lo = b.select(active, start, b.i64(0))
-    hi = b.select(active, end, b.i64(0))
+    if interleave:  # trip k reads row gt + k * chunks (Note [Stepped loops without overflow])
+        lo = b.i64(0)
+        hi = b.select(active, ceil_div(b, b.maxsi(b.subi(count, gt), b.i64(0)), chunks),
+                      b.i64(0))
+    else:
+        # Note [Chunk bounds without overflow]: gt*count leaves 64 bits from 2^46 rows.
+        start, end = chunk_bounds(b, gt, count, chunks)
+        lo = b.select(active, start, b.i64(0))
+        hi = b.select(active, end, b.i64(0))
 
-    def fold(sb: CodeBuilder, g: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+    def fold(sb: CodeBuilder, k: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
         has, *vals = acc
+        g = sb.addi(gt, sb.muli(k, chunks)) if interleave else k
         flag, new = element(sb, g)
         types_ = [v.type for v in vals]
         merged = sb.if_(has, types_, lambda tb: combine(tb, vals, new), lambda eb: list(new))

@@ -76,6 +76,11 @@ CHUNK_COUNT_ATTR = "l0.chunk_count"
 BLOCKED_REDUCTION_ATTR = "l0.blocked_reduction"
 """Marks the two loops of a blocked reduction (Note [Blocked reductions])."""
 
+INTERLEAVED_ATTR = "l0.interleaved"
+"""Marks a parallel reduction (`scf.parallel` + `scf.reduce`) whose operator commutes:
+a thread may fold interleaved rows (Note [Interleaved chunks] in
+`l0.lowering.scf.segment_reductions`)."""
+
 CHUNK_LOOP_ATTR = "l0.chunks"
 """Marks a loop over the threads' chunks of rows (`parallel_chunks`): its iterations are
 threads, not a map's rows (`simd-map` leaves it alone)."""

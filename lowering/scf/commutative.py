@@ -1,8 +1,9 @@
 """Which reduction operators commute: a fold may then take its elements in any order.
 
-The segmented reduction of the GPU back ends (`segment-reductions{interleave=true}`,
-Note [Interleaved chunks] in `l0.lowering.scf.segment_reductions`) lets thread t of a
-row fold elements t, t + C, t + 2C, ... instead of a contiguous chunk, which changes
+The reductions of the GPU back ends (the segmented ones, `segment-reductions{interleave=true}`,
+and the plain ones, `convert-soac-to-scf{interleave=true}`: Note [Interleaved chunks] in
+`l0.lowering.scf.segment_reductions`) let thread t fold elements t, t + C, t + 2C, ...
+instead of a contiguous chunk, which changes
 which elements each partial result holds, not only how the partials are grouped: it
 needs an operator that is associative (as every chunked reduction does, thesis 2.3)
 and commutative. `commutative_operator` recognises the operators that are, from the
@@ -34,6 +35,9 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType
 from xdsl.ir import Operation, Region, SSAValue
 
+from l0.dialects import msoac
+from l0.lowering.scf.segment_forms import may_fail
+
 _INTEGER_OPS = (arith.AddiOp, arith.MuliOp, arith.AndIOp, arith.OrIOp, arith.XOrIOp,
                 arith.MinSIOp, arith.MaxSIOp, arith.MinUIOp, arith.MaxUIOp)
 _REAL_OPS = (arith.AddfOp, arith.MulfOp)
@@ -61,6 +65,16 @@ def commutative_operator(operator: Region) -> bool:
         used.extend(ops)
     body = list(block.ops)[:-1]
     return len(body) == len(used) and all(any(o is u for u in used) for o in body)
+
+
+def interleavable(fold: Operation) -> bool:
+    """Whether the chunks of `fold` may be interleaved (Note [Interleaved chunks]): a
+    reduction whose operator commutes (`commutative_operator`) and whose lambda cannot
+    fail (a failure must stay in the lowest thread that meets a failing element)."""
+    if not isinstance(fold, msoac.ReduceOp):
+        return False
+    operator = fold.operator()
+    return operator is not None and commutative_operator(operator) and not may_fail(fold.body)
 
 
 def _component(result: SSAValue, a: SSAValue, b: SSAValue) -> list[Operation] | None:

@@ -68,6 +68,7 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     StridedLayoutAttr,
     StringAttr,
+    UnitAttr,
     i1,
     i64,
 )
@@ -87,7 +88,9 @@ from l0.dialects.soac import CertType
 from l0.lowering.loop_ir.builder import CodeBuilder
 from l0.lowering.loop_ir.checks import check_row
 from l0.lowering.loop_ir.parallel_loops import (
+    INTERLEAVED_ATTR,
     MAP_LOC_ATTR,
+    ceil_div,
     chunk_bounds,
     chunk_count,
     mark_blocked_reduction,
@@ -97,6 +100,7 @@ from l0.lowering.loop_ir.parallel_loops import (
 from l0.lowering.loop_ir.profile import site_name, tag_untagged
 from l0.lowering.loop_ir.versions import in_flat_version, lower_thresholds
 from l0.lowering.scf.accumulate_in_place import accumulate_in_place
+from l0.lowering.scf.commutative import interleavable
 from l0.lowering.scf.partition_concat import Concatenation, concatenations
 
 # ---------------------------------------------------------------------------------------
@@ -331,8 +335,14 @@ def _no_carry(carried: Sequence[SSAValue]) -> None:
     assert not carried
 
 
+@dataclass
 class LowerReduce(RewritePattern):
     """`msoac.reduce` -> `scf.for` carrying the accumulators (a left fold)."""
+
+    interleave: bool = False
+    """A parallel reduction whose chunks may be interleaved (`interleavable`) has its
+    threads fold interleaved chunks (Note [Interleaved chunks] in
+    `l0.lowering.scf.segment_reductions`)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: msoac.ReduceOp, rewriter: PatternRewriter) -> None:
@@ -344,13 +354,14 @@ class LowerReduce(RewritePattern):
         def body(lb: CodeBuilder, i: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
             return inline_lambda(block, lb, [*acc, *rows(lb, inputs, i)])
 
+        interleaved = self.interleave and interleavable(op)
         if _parallel_reduction(op):
-            rewriter.replace(op, [], [_reduce_parallel(b, op, n)])
+            rewriter.replace(op, [], [_reduce_parallel(b, op, n, interleaved)])
             return
         # Note [Accumulators updated in place]: each fold starts from its own copies.
         owned = accumulate_in_place(op.body, len(op.neutral))
         if _blocked_reduction(op):
-            rewriter.replace(op, [], _reduce_blocked(b, op, n, owned))
+            rewriter.replace(op, [], _reduce_blocked(b, op, n, owned, interleaved))
             return
         results = b.for_(b.i64(0), n, _starts(b, op, owned), body)
         rewriter.replace(op, [], results)
@@ -375,9 +386,11 @@ def _parallel_reduction(op: msoac.ReduceOp) -> bool:
         _memref(op.inputs[0]).element_type == t
 
 
-def _reduce_parallel(b: CodeBuilder, op: msoac.ReduceOp, n: SSAValue) -> SSAValue:
+def _reduce_parallel(b: CodeBuilder, op: msoac.ReduceOp, n: SSAValue,
+                     interleaved: bool = False) -> SSAValue:
     """`scf.parallel` over the rows yielding each to `scf.reduce`, whose region is the
-    lambda (the operator): run in order it is the left fold from the neutral element."""
+    lambda (the operator): run in order it is the left fold from the neutral element.
+    `interleaved` marks it (`INTERLEAVED_ATTR`): its threads may take interleaved rows."""
     block = Block(arg_types=[b.index(0).type])
     inner = CodeBuilder.at_end(block)
     x = inner.load(op.inputs[0], [inner.to_i64(block.args[0])])
@@ -390,6 +403,8 @@ def _reduce_parallel(b: CodeBuilder, op: msoac.ReduceOp, n: SSAValue) -> SSAValu
     inner.add(scf.ReduceOp([x], [Region(lam)]))
     par = b.add(scf.ParallelOp([b.index(0)], [b.to_index(n)], [b.index(1)], Region(block),
                                [op.neutral[0]]))
+    if interleaved:
+        par.attributes[INTERLEAVED_ATTR] = UnitAttr()
     return par.res[0]
 
 
@@ -513,16 +528,18 @@ def _defined_in(v: SSAValue, region: Region) -> bool:
 
 
 def _reduce_blocked(b: CodeBuilder, op: msoac.ReduceOp, n: SSAValue,
-                    owned: Sequence[int]) -> list[SSAValue]:
+                    owned: Sequence[int], interleaved: bool = False) -> list[SSAValue]:
     """The blocked reduction (Note [Parallel width]): with C chunks, each chunk folded
     with the lambda from the neutral elements, in parallel, into its partial results;
     then the partials combined with the operator in chunk order. With one chunk it is
     the left fold from the neutral elements (copies of its own of those in `owned`,
     Note [Accumulators updated in place]), and nothing is combined. Array
-    accumulators: Note [Array accumulators]."""
+    accumulators: Note [Array accumulators]. `interleaved`: chunk c of scalar
+    accumulators folds rows c, c + C, c + 2C, ... (Note [Interleaved chunks] in
+    `l0.lowering.scf.segment_reductions`)."""
     count = chunk_count(b, n, op)
     if not any(isinstance(z.type, MemRefType) for z in op.neutral):
-        return _scalar_partials(b, op, n, count)
+        return _scalar_partials(b, op, n, count, interleaved)
     types = [z.type for z in op.neutral]
 
     def sequential(sb: CodeBuilder) -> list[SSAValue]:
@@ -535,16 +552,19 @@ def _reduce_blocked(b: CodeBuilder, op: msoac.ReduceOp, n: SSAValue,
 
 
 def _scalar_partials(b: CodeBuilder, op: msoac.ReduceOp, n: SSAValue,
-                     count: SSAValue) -> list[SSAValue]:
+                     count: SSAValue, interleaved: bool = False) -> list[SSAValue]:
     inputs = list(op.inputs)
     operator = op.operator()
     assert operator is not None
     parts = [b.alloc(MemRefType(z.type, [DYNAMIC_INDEX]), [count]) for z in op.neutral]
 
     def chunk(cb: CodeBuilder, c: SSAValue) -> None:
-        lo, hi = chunk_bounds(cb, c, n, count)
-        for v, m in zip(_fold_rows(cb, op.body, op.neutral, inputs, lo, hi), parts,
-                        strict=True):
+        if interleaved:
+            folded = _fold_interleaved(cb, op.body, op.neutral, inputs, c, n, count)
+        else:
+            lo, hi = chunk_bounds(cb, c, n, count)
+            folded = _fold_rows(cb, op.body, op.neutral, inputs, lo, hi)
+        for v, m in zip(folded, parts, strict=True):
             cb.store(v, m, [c])
 
     chunks = parallel_for(b, b.i64(0), count, chunk)
@@ -690,6 +710,22 @@ def _fold_rows(b: CodeBuilder, lam: Region, accs: Sequence[SSAValue],
         return ys
 
     return b.for_(lo, hi, list(accs), body)
+
+
+def _fold_interleaved(b: CodeBuilder, lam: Region, accs: Sequence[SSAValue],
+                      inputs: Sequence[SSAValue], c: SSAValue, n: SSAValue,
+                      count: SSAValue) -> list[SSAValue]:
+    """Fold rows c, c + count, c + 2 count, ... below n into `accs` with a copy of the
+    lambda `lam`, counted by trips (Note [Stepped loops without overflow] in
+    `l0.lowering.loop_ir.parallel_loops`). The GPU's kernel takes `count` as its thread
+    count (`l0.lowering.gpu.host`), so thread t then folds rows t, t + P, ..."""
+    trips = ceil_div(b, b.maxsi(b.subi(n, c), b.i64(0)), count)
+
+    def body(lb: CodeBuilder, t: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+        i = lb.addi(c, lb.muli(t, count))
+        return inline_lambda(lam.clone().block, lb, [*acc, *rows(lb, inputs, i)])
+
+    return b.for_(b.i64(0), trips, list(accs), body)
 
 
 def _scan_blocked(b: CodeBuilder, op: msoac.ScanOp, n: SSAValue) -> None:
@@ -1056,6 +1092,11 @@ class ConvertSoacToScfPass(ModulePass):
 
     name = "convert-soac-to-scf"
 
+    interleave: bool = False
+    """A parallel reduction whose operator commutes and whose lambda cannot fail folds
+    interleaved chunks (the GPU back ends: coalesced loads, Note [Interleaved chunks] in
+    `l0.lowering.scf.segment_reductions`)."""
+
     wide_nests: bool = False
     """Make a two-dimensional loop of every perfect nest of two maps, also those whose
     inner lambda reads the outer rows or maps arrays from outside the nest (what
@@ -1069,8 +1110,8 @@ class ConvertSoacToScfPass(ModulePass):
         # lambda into the new loop, where they are lowered in turn. (xDSL's greedy
         # walker would revisit the lambdas' yields, which the lowering erases.)
         patterns = GreedyRewritePatternApplier(
-            [LowerMap(self.wide_nests), LowerReduce(), LowerScan(), LowerFilter(), LowerPartition(),
-             LowerIota(), LowerReplicate()],
+            [LowerMap(self.wide_nests), LowerReduce(self.interleave), LowerScan(), LowerFilter(),
+             LowerPartition(), LowerIota(), LowerReplicate()],
             dce_enabled=False,
         )
         # The blocked forms clone lambdas, and the SOACs in the clones are new: repeat

@@ -125,6 +125,17 @@ each of its chunks, so they still fail first at chunk 0 of their (segment, fold)
 interleaved or not. Multicore keeps contiguous chunks: a thread striding through a row
 would touch a cache line per element.
 
+Plain reductions (not in a map) interleave the same way on the GPU back ends, under
+the same condition (`interleavable`): `convert-soac-to-scf{interleave=true}` folds a
+blocked reduction's chunk c of C as rows c, c + C, ... (the kernel takes C as its
+thread count P, so thread t folds t, t + P, ...), and marks a reduction with
+`scf.reduce` `l0.interleaved`, whose kernel (`block_fold` in `l0.lowering.gpu.kernels`)
+then has thread t fold rows t, t + P, ...; the blocks still combine their threads'
+results in thread order, and the final kernel the blocks' in block order. A marked
+reduction that reads no rows from memory (`iota`'s, made indices by `forward-iota`)
+keeps contiguous chunks: nothing to coalesce, and LLVM sums such a chunk in closed
+form (`_interleaved` in `l0.lowering.gpu.host`).
+
 Note [Choosing the segmented form]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 Both forms are in the code; which runs is decided each time the map is reached, from
@@ -203,14 +214,13 @@ from l0.lowering.loop_ir.parallel_loops import (
 )
 from l0.lowering.loop_ir.profile import site_name, tag
 from l0.lowering.runtime.min_chunk import min_chunk
-from l0.lowering.scf.commutative import commutative_operator
+from l0.lowering.scf.commutative import interleavable
 from l0.lowering.scf.segment_forms import (
     KEPT_ATTR,
     Fold,
     SegmentedReduction,
     constant_axis,
     depending_on,
-    may_fail,
     segmented,
 )
 
@@ -452,11 +462,8 @@ def _chunk(b: CodeBuilder, k: SSAValue, n: SSAValue,
 
 
 def interleaves(fold: Fold) -> bool:
-    """Whether `fold`'s chunks may be interleaved (Note [Interleaved chunks]): a
-    reduction whose operator is commutative (`commutative_operator`) and whose lambda
-    cannot fail."""
-    return (isinstance(fold.op, msoac.ReduceOp) and commutative_operator(fold.operator)
-            and not may_fail(fold.op.body))
+    """Whether `fold`'s chunks may be interleaved (Note [Interleaved chunks])."""
+    return interleavable(fold.op)
 
 
 def _fold_interleaved(b: CodeBuilder, fold: Fold, at: _Segment, c: SSAValue, n: SSAValue,

@@ -43,6 +43,7 @@ from l0.lowering.runtime import abi
 from l0.targets import DEFAULT, Target
 from l0.targets import target as as_target
 from l0.types import ArrayType, Basic, BasicType, TupleType, Type, flatten, needs_cert
+from l0.values.arguments import consumed_arguments
 
 KIND_CODES = {Basic.INT: 0, Basic.REAL: 1, Basic.BOOL: 2, Basic.CHAR: 3, Basic.CERT: 4}
 _PLACE = "\x00"  # stands for the message in a rendered error, split off around it
@@ -252,9 +253,12 @@ def _tables(params: Sequence[Type], ret: Type, ir_inputs: Sequence[Attribute],
         pos += n
     assert len(sources) == len(ir_inputs), "main's IR signature does not match its type"
     rows_param = []
-    for src, ir_t in zip(sources, ir_inputs, strict=True):
+    # Only what main may update in place is copied again before each `-r` run.
+    consumed = consumed_arguments(params)
+    for src, ir_t, unique in zip(sources, ir_inputs, consumed, strict=True):
         kind, rank = (_kind_rank(inputs[src]) if src >= 0 else (KIND_CODES[Basic.CERT], 0))
-        rows_param.append(_row(src, kind, rank, _elem_size(ir_t), static_offset(ir_t)))
+        rows_param.append(_row(src, kind, rank, _elem_size(ir_t), int(unique),
+                               static_offset(ir_t)))
 
     first = 1 if needs_cert(ret) else 0
     printed = printed_components(ret)

@@ -27,8 +27,9 @@ static const char *const KIND_NAMES[] = {"int", "real", "bool", "char", "cert"};
 
 typedef struct { int kind, rank; } l0_type;
 /* One parameter of main in the IR: `input` is the index of the value read for it, or
-   -1 for a certificate (always 1); arrays with `elem_size`-byte elements. */
-typedef struct { int input, kind, rank, elem_size; int64_t offset; } l0_param;
+   -1 for a certificate (always 1); arrays with `elem_size`-byte elements; `unique`
+   when main may update it in place (a component of a unique array type). */
+typedef struct { int input, kind, rank, elem_size, unique; int64_t offset; } l0_param;
 typedef struct { int kind, rank, elem_size; } l0_result;
 /* The components of one array-of-tuples parameter must agree in their outer shape. */
 typedef struct { int param, first, count, rank; const char *type; } l0_group;
@@ -1079,11 +1080,12 @@ static char *read_all(FILE *f, size_t *len) {
 }
 
 static void usage(const char *prog) {
-    fprintf(stderr, "usage: %s [-r N] [-t FILE] [-b]%s < input\n"
+    fprintf(stderr, "usage: %s [-r N] [-t FILE] [-b] [-v]%s < input\n"
             "Runs the compiled L0 program's main on the values read from stdin and prints "
             "its result.\n  -r N     run main N times (the result is printed once)\n"
             "  -t FILE  write the run time of each run in microseconds to FILE\n"
             "  -b       write the result in Futhark's binary value format\n"
+            "  -v       report on stderr the copies made of the arguments\n"
 #ifdef L0_MULTICORE
             "  --threads N  run parallel loops on N threads (default: L0_NUM_THREADS, "
             "else all cores)\n"
@@ -1115,22 +1117,34 @@ static size_t array_bytes(const value *v, int rank, int elem) {
     return n;
 }
 
-/* Fill the argument slots, each array a fresh copy (main may update it in place). */
-static void fill_slots(int64_t *slots, value *values, void **owned) {
+/* The arrays copied for the arguments, and their bytes (reported by `-v`). */
+typedef struct { long arrays; size_t bytes; } copies;
+
+/* Fill the argument slots, each array in a buffer of its own (`owned`, NULL at first).
+   Every array is copied for the first run; for a later one (`again`) only those of unique
+   parameters, which the run before may have updated in place: copying the others again
+   would only leave them modified in this core's cache (Note [Inputs of repeated runs]
+   in l0/values/arguments.py). */
+static void fill_slots(int64_t *slots, value *values, void **owned, int again,
+                       copies *made) {
     int pos = 0;
     for (int i = 0; i < L0_NPARAMS; i++) {
         const l0_param *p = &L0_PARAMS[i];
-        owned[i] = NULL;
         if (p->input < 0) { slots[pos++] = 1; continue; }
         value *v = &values[p->input];
         if (p->rank == 0) { slots[pos++] = v->scalar; continue; }
         size_t bytes = array_bytes(v, p->rank, p->elem_size);
-        char *copy = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
-        if (!copy) { fputs("error: out of memory for the arguments\n", stderr); exit(2); }
-        if (bytes) memcpy(copy, v->data, bytes);
-        owned[i] = copy;
+        if (!owned[i] || (again && p->unique)) {
+            free(owned[i]);
+            char *copy = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+            if (!copy) { fputs("error: out of memory for the arguments\n", stderr); exit(2); }
+            if (bytes) memcpy(copy, v->data, bytes);
+            owned[i] = copy;
+            made->arrays++;
+            made->bytes += bytes;
+        }
         slots[pos++] = 0;  /* allocated: NULL, compiled code does not own it */
-        slots[pos++] = (int64_t)(intptr_t)copy - p->offset * p->elem_size;
+        slots[pos++] = (int64_t)(intptr_t)owned[i] - p->offset * p->elem_size;
         slots[pos++] = p->offset;
         int64_t stride = 1;
         for (int d = p->rank - 1; d >= 0; d--) {
@@ -1175,6 +1189,7 @@ typedef struct {
     int64_t *slots, *ctx, *times;
     value *values;
     void **owned;
+    copies first, later;  /* argument copies before the first run, and the later ones */
 } repeat;
 
 static void *run_repeatedly(void *arg) {
@@ -1197,9 +1212,9 @@ static void *run_repeatedly(void *arg) {
                 }
                 pos += slot_count(L0_RESULTS[i].rank);
             }
-            for (int i = 0; i < L0_NPARAMS; i++) free(job->owned[i]);
         }
-        fill_slots(slots, job->values, job->owned);
+        fill_slots(slots, job->values, job->owned, run > 0,
+                   run > 0 ? &job->later : &job->first);
         memset(ctx, 0, L0_CTX_SIZE * 8);
         ctx[1] = floor;
         struct timespec t0, t1;
@@ -1229,7 +1244,7 @@ static int write_times(const char *timing, const int64_t *times, long runs) {
 int main(int argc, char **argv) {
     long runs = 1;
     const char *timing = NULL;
-    int binary_output = 0;
+    int binary_output = 0, verbose = 0;
 #ifdef L0_MULTICORE
     ensure_worker_stacks(argv);
 #endif
@@ -1257,6 +1272,8 @@ int main(int argc, char **argv) {
             timing = argv[++i];
         } else if (!strcmp(argv[i], "-b") || !strcmp(argv[i], "--binary-output")) {
             binary_output = 1;
+        } else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+            verbose = 1;
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(argv[0]);
             return 0;
@@ -1300,8 +1317,12 @@ int main(int argc, char **argv) {
     int64_t *ctx = calloc(L0_CTX_SIZE, 8);
     void **owned = calloc(L0_NPARAMS + 1, sizeof(void *));
     int64_t *times = calloc(runs, 8);
-    repeat job = {runs, nin, slots, ctx, times, values, owned};
+    repeat job = {runs, nin, slots, ctx, times, values, owned, {0, 0}, {0, 0}};
     on_big_stack(run_repeatedly, &job);
+    if (verbose)
+        fprintf(stderr, "arguments copied: %ld arrays (%zu bytes) before the first run, "
+                "%ld (%zu bytes) before the %ld later ones\n", job.first.arrays,
+                job.first.bytes, job.later.arrays, job.later.bytes, runs - 1);
 
     if (binary_output) {
         for (int i = 0; i < L0_NPRINTED; i++) {
