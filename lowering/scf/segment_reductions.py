@@ -221,6 +221,7 @@ from l0.lowering.scf.segment_forms import (
     SegmentedReduction,
     constant_axis,
     depending_on,
+    may_fail,
     segmented,
 )
 
