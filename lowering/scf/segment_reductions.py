@@ -685,7 +685,11 @@ class SegmentReductionsPass(ModulePass):
     over all elements: chunks of every segment folded in one parallel loop, then
     combined per segment in order; chosen at run time against the nest as it was
     (`SITE.segmented_below`, default `threshold`: `threads*1`, `gpu_threads*1`, or a
-    number)."""
+    number). With `columns` (multicore), a nest whose folds all read arrays shared by its
+    segments, not segmented, runs as column chunks below `SITE.column_chunks_below`
+    (default `threads*64`): each chunk of the shared rows runs the whole map over the
+    segments, then each segment's partials are combined in chunk order (Note [Chunks of
+    rows under the columns])."""
 
     name = "segment-reductions"
 
