@@ -122,6 +122,31 @@ def root(v: SSAValue) -> Root:
     return Root(value=cur)
 
 
+def roots(v: SSAValue) -> set[Root]:
+    """Every buffer `v` may be: `root`, except that a buffer carried by a sequential
+    loop (`scf.for`'s argument) may be its initial value or any it yields, and an
+    `scf.if`'s result either branch's (a time loop's buffer, reused or reallocated at
+    each step, is its initial allocation or the step's)."""
+    out: set[Root] = set()
+    seen: set[SSAValue] = set()
+    todo = [v]
+    while todo:
+        cur = base(todo.pop())
+        if cur in seen:
+            continue
+        seen.add(cur)
+        if isinstance(cur, BlockArgument) and isinstance(loop := cur.block.parent_op(), scf.ForOp) \
+                and cur.index > 0:
+            todo.append(loop.iter_args[cur.index - 1])
+            todo.append(loop.body.block.ops.last.operands[cur.index - 1])  # scf.yield
+        elif isinstance(cur, OpResult) and isinstance(cur.op, scf.IfOp):
+            todo.extend(r.blocks[0].ops.last.operands[cur.index]
+                        for r in cur.op.regions if r.blocks)
+        else:
+            out.add(root(cur))
+    return out
+
+
 def _runs_before(v: SSAValue, op: Operation) -> bool:
     """Whether `v` is defined before `op` runs (in `op`'s block or one around it)."""
     block: Block | None = v.block if isinstance(v, BlockArgument) else v.owner.parent_block()
@@ -169,18 +194,17 @@ def effects(loop: Operation) -> Effects:
     buffers made outside it."""
     out = Effects()
 
-    def outside(m: SSAValue) -> Root | None:
+    def outside(m: SSAValue) -> set[Root]:
         b = base(m)
         r = root(b)
-        return None if r.symbol is None and defined_inside(b, loop) else r
+        return set() if r.symbol is None and defined_inside(b, loop) else roots(b)
 
     def touch(m: SSAValue, read: bool, write: bool) -> None:
-        r = outside(m)
-        if r is not None:
-            if read:
-                out.reads.add(r)
-            if write:
-                out.writes.add(r)
+        rs = outside(m)
+        if read:
+            out.reads |= rs
+        if write:
+            out.writes |= rs
 
     for op in loop.walk():
         if isinstance(op, memref.LoadOp):
@@ -274,11 +298,26 @@ def _constant(v: SSAValue) -> int | None:
     return None
 
 
+def _positive(v: SSAValue) -> bool:
+    """Whether `v` is at least 1 by its definition: a constant, or a `maxsi` with such
+    an operand, or a `minsi` of two (a threshold's work estimate divides by its
+    per-iteration cost clamped that way)."""
+    while isinstance(v, OpResult) and isinstance(v.op, arith.IndexCastOp):
+        v = v.op.input
+    if (c := _constant(v)) is not None:
+        return c >= 1
+    if isinstance(v, OpResult) and isinstance(v.op, arith.MaxSIOp):
+        return any(_positive(o) for o in v.op.operands)
+    if isinstance(v, OpResult) and isinstance(v.op, arith.MinSIOp):
+        return all(_positive(o) for o in v.op.operands)
+    return False
+
+
 def _pure(op: Operation) -> bool:
     if op.regions:
         return False
-    if isinstance(op, _DIVISIONS):  # pure by a constant other than 0 (and -1: overflow)
-        return _constant(op.operands[1]) not in (None, 0, -1)
+    if isinstance(op, _DIVISIONS):  # pure by a divisor >= 1 (0 traps, -1 overflows)
+        return _positive(op.operands[1])
     if op.dialect_name() == "arith":
         return True
     if isinstance(op, _PURE_MEMREF):
@@ -288,22 +327,66 @@ def _pure(op: Operation) -> bool:
     return isinstance(op, func.CallOp) and op.callee.root_reference.data == WIDTH_FUNCTION
 
 
+def _checks(op: Operation) -> bool:
+    """Whether `op` is a check under a condition: an `scf.if` of asserts and pure code
+    (a bounds check that only a non-empty map needs), which may fail and writes no
+    memory."""
+    return isinstance(op, scf.IfOp) and not op.results and all(
+        o is op or isinstance(o, soac.AssertOp | cf.AssertOp | scf.YieldOp | scf.IfOp)
+        or (not o.regions and _pure(o)) for o in op.walk())
+
+
+def _reallocates(op: Operation) -> bool:
+    """Whether `op` is a buffer's reuse or reallocation: an `scf.if` that yields the
+    old buffer when its shape fits, else frees it (if owned) and allocates a new one.
+    It may fail (the allocation) and frees a buffer, so it moves only where no phase
+    touches that buffer (`conflicts`)."""
+    return isinstance(op, scf.IfOp) and all(
+        o is op or isinstance(o, memref.AllocOp | memref.DeallocOp | scf.YieldOp | scf.IfOp)
+        or (not o.regions and _pure(o)) for o in op.walk())
+
+
 def movable(op: Operation, region_can_fail: bool) -> bool:
     """Whether host op `op`, after a region, may run before it (Note [One region per
-    parallel phase])."""
+    parallel phase]); one that frees (`_reallocates`) only where it touches nothing
+    the region's phases touch, which the caller checks."""
     if _pure(op) or _notes_sizes(op):
         return True
-    return not region_can_fail and not op.regions \
-        and isinstance(op, (*_DIVISIONS, *_MAY_FAIL))
+    if region_can_fail:
+        return False
+    if op.regions:
+        return _checks(op) or _reallocates(op)
+    return isinstance(op, (*_DIVISIONS, *_MAY_FAIL))
 
 
 def _frees(op: Operation) -> bool:
-    """Whether `op` only frees buffers: `memref.dealloc`, or one under `scf.if`."""
+    """Whether `op` only frees buffers: `memref.dealloc`, or some under `scf.if`s."""
     if isinstance(op, memref.DeallocOp):
         return True
     return isinstance(op, scf.IfOp) and not op.results and all(
-        isinstance(o, memref.DeallocOp | scf.YieldOp)
+        isinstance(o, memref.DeallocOp | scf.YieldOp) or _frees(o)
         for r in op.regions for b in r.blocks for o in b.ops)
+
+
+def split_free(op: Operation) -> Operation | None:
+    """For a reallocation (`_reallocates`) that frees the old buffer before allocating
+    the new one, `scf.if fits {old} else {free old if owned; new}`: the free moved
+    out after it, `scf.if fits {} else {free old if owned}`, which a region may run
+    before (it only frees, `sinkable`) while the allocation moves before the region;
+    returns the free, or None where `op` has no such form. The old buffer then lives
+    until the new one is allocated; no code between uses it (the free was first)."""
+    if not isinstance(op, scf.IfOp) or len(op.results) != 1 or len(op.false_region.blocks) != 1:
+        return None
+    frees = [o for o in op.false_region.block.ops if _frees(o)]
+    if not frees:
+        return None
+    block = op.parent_block()
+    assert block is not None
+    for o in frees:
+        o.detach()
+    out = scf.IfOp(op.cond, [], [scf.YieldOp()], [*frees, scf.YieldOp()])
+    block.insert_op_after(out, op)
+    return out
 
 
 def sinkable(op: Operation) -> bool:
@@ -388,6 +471,23 @@ def _open(region: omp.ParallelOp) -> _Open:
                  any(can_fail(o) for o in loops))
 
 
+def _moves_up(into: _Open, down: list[Operation], op: Operation) -> bool:
+    """Whether `op` (`movable`) may run before `into.region` and the host ops sunk
+    after it: it uses none of their results and, if it frees a buffer, none of them
+    touches that buffer."""
+    if _uses_any(op, down + [o for o, _ in into.sunk]):
+        return False
+    if not _reallocates(op):
+        return True
+    # what it frees; the buffer it yields is only an alias (`roots`)
+    fx = Effects(writes={r for o in op.walk() if isinstance(o, memref.DeallocOp)
+                         for r in roots(o.memref)})
+    others = [effects(w) for w in phases(into.region)] \
+        + [effects(o) for o in down if not _frees(o)] \
+        + [s for _, s in into.sunk if s is not None]
+    return not any(conflicts(fx, o) or conflicts(o, fx) for o in others)
+
+
 def _mergeable(op: Operation) -> bool:
     return isinstance(op, omp.ParallelOp) and op.if_expr is not None \
         and all(isinstance(o, omp.WsLoopOp | omp.TerminatorOp)
@@ -399,7 +499,9 @@ def merge_block(block: Block) -> None:
     current: _Open | None = None
     up: list[Operation] = []
     down: list[Operation] = []
-    for op in list(block.ops):
+    pending = list(block.ops)
+    while pending:
+        op = pending.pop(0)
         if _mergeable(op):
             assert isinstance(op, omp.ParallelOp)
             if current is not None and _can_join(current, down, op):
@@ -408,8 +510,11 @@ def merge_block(block: Block) -> None:
                 current = _open(op)
             up, down = [], []
         elif current is not None:
-            if movable(op, current.fails) \
-                    and not _uses_any(op, down + [o for o, _ in current.sunk]):
+            if movable(op, current.fails) and not _moves_up(current, down, op) \
+                    and (free := split_free(op)) is not None:
+                # the allocation moves before the region, the free stays after it
+                pending.insert(0, free)
+            if movable(op, current.fails) and _moves_up(current, down, op):
                 up.append(op)
             elif sinkable(op):
                 down.append(op)
