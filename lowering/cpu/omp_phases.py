@@ -64,7 +64,7 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, cf, func, memref, omp, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 from l0.dialects import soac
 from l0.lowering.loop_ir.parallel_loops import WIDTH_FUNCTION, defined_inside
@@ -122,6 +122,12 @@ def root(v: SSAValue) -> Root:
     return Root(value=cur)
 
 
+def _yielded(region: Region, i: int) -> list[SSAValue]:
+    """The `i`th value `region`'s `scf.yield` passes on (none if it has no block)."""
+    last = region.blocks[0].last_op if region.blocks else None
+    return [last.operands[i]] if isinstance(last, scf.YieldOp) else []
+
+
 def roots(v: SSAValue) -> set[Root]:
     """Every buffer `v` may be: `root`, except that a buffer carried by a sequential
     loop (`scf.for`'s argument) may be its initial value or any it yields, and an
@@ -138,10 +144,10 @@ def roots(v: SSAValue) -> set[Root]:
         if isinstance(cur, BlockArgument) and isinstance(loop := cur.block.parent_op(), scf.ForOp) \
                 and cur.index > 0:
             todo.append(loop.iter_args[cur.index - 1])
-            todo.append(loop.body.block.ops.last.operands[cur.index - 1])  # scf.yield
+            todo.extend(_yielded(loop.body, cur.index - 1))
         elif isinstance(cur, OpResult) and isinstance(cur.op, scf.IfOp):
-            todo.extend(r.blocks[0].ops.last.operands[cur.index]
-                        for r in cur.op.regions if r.blocks)
+            for r in cur.op.regions:
+                todo.extend(_yielded(r, cur.index))
         else:
             out.add(root(cur))
     return out
