@@ -410,12 +410,13 @@ def phases(region: omp.ParallelOp) -> list[omp.WsLoopOp]:
 class _Open:
     """The region being extended: its phases since the last barrier, whether any of
     its phases may fail, and the host ops moved after it (with what they touch; None:
-    they only free)."""
+    they only free); what each of its phases touches."""
 
     region: omp.ParallelOp
     since_barrier: list[tuple[Effects, bool]]
     fails: bool
     sunk: list[tuple[Operation, Effects | None]] = field(default_factory=list)
+    touched: list[Effects] = field(default_factory=list)
 
 
 def _uses_any(region: Operation, ops: list[Operation]) -> bool:
@@ -466,15 +467,17 @@ def _join(into: _Open, up: list[Operation], down: list[Operation],
         loop.detach()
         body.insert_op_before(loop, term)
         into.since_barrier.append((fx, fails))
+        into.touched.append(fx)
         into.fails = into.fails or fails
     region.detach()
     region.erase()
 
 
 def _open(region: omp.ParallelOp) -> _Open:
-    loops = phases(region)
-    return _Open(region, [(effects(o), can_fail(o)) for o in loops],
-                 any(can_fail(o) for o in loops))
+    touched = [effects(o) for o in phases(region)]
+    fails = [can_fail(o) for o in phases(region)]
+    return _Open(region, list(zip(touched, fails, strict=True)), any(fails),
+                 touched=touched)
 
 
 def _moves_up(into: _Open, down: list[Operation], op: Operation) -> bool:
@@ -488,7 +491,7 @@ def _moves_up(into: _Open, down: list[Operation], op: Operation) -> bool:
     # what it frees; the buffer it yields is only an alias (`roots`)
     fx = Effects(writes={r for o in op.walk() if isinstance(o, memref.DeallocOp)
                          for r in roots(o.memref)})
-    others = [effects(w) for w in phases(into.region)] \
+    others = into.touched \
         + [effects(o) for o in down if not _frees(o)] \
         + [s for _, s in into.sunk if s is not None]
     return not any(conflicts(fx, o) or conflicts(o, fx) for o in others)

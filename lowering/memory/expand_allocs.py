@@ -81,18 +81,21 @@ class ExpandAllocsPass(ModulePass):
         summaries, _ = summarise(op)
         for f in op.ops:
             if isinstance(f, func.FuncOp) and f.body.blocks:
+                # Once: an expansion makes no `memref.dim` of an allocation.
                 fold_alloc_dims(f)
                 # Innermost first. Expanding a buffer of `loop` changes only its body
                 # and what runs before it (the flat allocation, its size, in the body
                 # of a loop around it, which comes later): the loops already done
                 # have nothing left to expand, so each is visited once.
                 for loop in reversed([o for o in f.walk() if isinstance(o, scf.ParallelOp)]):
-                    while _expand_one(loop, summaries, self.threads_apart):
-                        fold_alloc_dims(f)
+                    _expand_body(loop, summaries, self.threads_apart)
 
 
-def _expand_one(loop: scf.ParallelOp, summaries: Summaries, apart: bool) -> bool:
-    """Expand one allocation of `loop`'s body; whether any was."""
+def _expand_body(loop: scf.ParallelOp, summaries: Summaries, apart: bool) -> None:
+    """Expand the allocations of `loop`'s body, in order. The body's alias classes are
+    computed once: an expansion makes one buffer a view of a slice of its own, which
+    aliases what the buffer did and no other buffer of the body, so whether another
+    dies at its free does not change."""
     body = loop.body.block
     classes = None
     for op in list(body.ops):
@@ -101,7 +104,7 @@ def _expand_one(loop: scf.ParallelOp, summaries: Summaries, apart: bool) -> bool
         free = unconditional_free(op.memref, body)
         if free is None:
             continue
-        if classes is None:  # the body's alias classes, once per expansion
+        if classes is None:
             classes = Aliases(summaries, UsedMemrefs()).block(body)
         if not dies_at(op.memref, free, classes):
             continue
@@ -109,8 +112,6 @@ def _expand_one(loop: scf.ParallelOp, summaries: Summaries, apart: bool) -> bool
         if chain is None:
             continue  # a size varying per iteration: left (module docstring)
         _expand(op, free, loop, chain, apart and _threads(loop))
-        return True
-    return False
 
 
 def _expand(alloc: memref.AllocOp, free: Free, loop: scf.ParallelOp,
