@@ -16,13 +16,18 @@ omp for` loops, each of which ends in a barrier unless it says `nowait`. Here:
   every op between them can run either before that region or after the joining one.
   Before: an op with no regions that is pure (arithmetic, `memref.dim`, views,
   `memref.get_global`, a load of a run-time parameter, which no loop writes,
-  `l0_parallel_width`, a division by a constant) or, when no phase of the region can
+  `l0_parallel_width`, a division by a value at least 1: a constant, or clamped by
+  `maxsi` as a threshold's work estimate is) or, when no phase of the region can
   fail, one that may fail but writes no memory a phase uses (an allocation, a
-  division, a check): the region cannot fail first, so the order of errors stays the
-  sequential one. After: an op that cannot fail (a reduction's combining loop, a store,
-  a free), when the joining loop uses none of its results and touches nothing it
-  writes nor writes anything it touches (`conflicts`); a free needs no such check, as
-  no later code may use what it frees. Ops move in order, those after the region in
+  division, a check, a check under an `scf.if`): the region cannot fail first, so the
+  order of errors stays the sequential one. A buffer's reuse-or-reallocation (`scf.if
+  fits {old} else {free old if owned; allocate}`, a time loop's carried buffer) moves
+  likewise when no phase touches the old buffer; when one does (the step reads the
+  buffer it replaces) it splits: the allocation moves before the region and the free,
+  now after it, moves after the next loop as frees do. After: an op that cannot fail
+  (a reduction's combining loop, a store, a free), when the joining loop uses none of
+  its results and touches nothing it writes nor writes anything it touches
+  (`conflicts`); a free needs no such check, as no later code may use what it frees. Ops move in order, those after the region in
   their order after what moved there before. Anything else (a call, an op that may
   fail after a phase that may fail, a store the next loop reads) ends the region
   there. A region never runs host code on one thread while the others wait
@@ -50,7 +55,8 @@ omp for` loops, each of which ends in a barrier unless it says `nowait`. Here:
   Failures therefore come from one phase only, and the first failing thread's is the
   sequential run's (Note [Errors in threads] in `l0.lowering.llvm.omp`).
 
-Buffers: `root` follows views to the value that made the buffer; two roots are
+Buffers: `root` follows views to the value that made the buffer (`roots`: a buffer a
+sequential loop carries, or an `scf.if` yields, is any of those it may be); two roots are
 distinct when both are allocations (two live allocations never share memory), two
 different globals, an allocation and a global, or an allocation and a value defined
 before the allocation ran (a buffer that existed then cannot be the new one). Anything
