@@ -27,10 +27,10 @@ omp for` loops, each of which ends in a barrier unless it says `nowait`. Here:
   now after it, moves after the next loop as frees do. After: an op that cannot fail
   (a reduction's combining loop, a store, a free), when the joining loop uses none of
   its results and touches nothing it writes nor writes anything it touches
-  (`conflicts`); a free needs no such check, as no later code may use what it frees. Ops move in order, those after the region in
-  their order after what moved there before. Anything else (a call, an op that may
-  fail after a phase that may fail, a store the next loop reads) ends the region
-  there. A region never runs host code on one thread while the others wait
+  (`conflicts`); a free needs no such check, as no later code may use what it frees.
+  Ops move in order, those after the region in their order after what moved there
+  before. Anything else (a call, an op that may fail after a phase that may fail, a
+  store the next loop reads) ends the region there. A region never runs host code on one thread while the others wait
   (`GOMP_single_start`): the host code between phases is moved or a boundary, which
   keeps each phase's static chunks and the join as they were; host code left between
   two regions costs a join and a fork, as before.
