@@ -30,10 +30,11 @@ omp for` loops, each of which ends in a barrier unless it says `nowait`. Here:
   (`conflicts`); a free needs no such check, as no later code may use what it frees.
   Ops move in order, those after the region in their order after what moved there
   before. Anything else (a call, an op that may fail after a phase that may fail, a
-  store the next loop reads) ends the region there. A region never runs host code on one thread while the others wait
-  (`GOMP_single_start`): the host code between phases is moved or a boundary, which
-  keeps each phase's static chunks and the join as they were; host code left between
-  two regions costs a join and a fork, as before.
+  store the next loop reads) ends the region there. A region never runs host code on
+  one thread while the others wait (`GOMP_single_start`): the host code between
+  phases is moved or a boundary, which keeps each phase's static chunks and the join
+  as they were; host code left between two regions costs a join and a fork, as
+  before.
 * **One threshold for the whole region.** Each loop's `if` clause compares its work
   with its site's `SITE.min_work` (Note [Sequential below a threshold] in
   `l0.lowering.cpu.convert_parallel_to_omp`); the region forks when any of its loops
