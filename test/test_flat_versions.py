@@ -52,6 +52,11 @@ def _launches(prog: Any) -> int:
     return max(r["launches"] for r in prog.profile_records())
 
 
+def _per_step(prog: Any, steps: int) -> int:
+    """How many regions were opened once per time step."""
+    return sum(r["launches"] == steps for r in prog.profile_records())
+
+
 def _locvolcalib_input(outer: int) -> str:
     # OUTER, NUM_X, NUM_Y, NUM_T, then finpar's s0, t, alpha, nu, beta
     return f"{outer} 16 8 4 0.03 5.0 0.2 0.6 0.5"
@@ -63,12 +68,15 @@ def test_the_outer_size_chooses_the_version() -> None:
     assert prog.param_defaults()[threshold] == 2  # the thread count
     cpu = l0.compile(LOCVOLCALIB, cache=False)
     # One strike on two threads: the flattened copy, whose regions are opened at each
-    # of the 3 time steps and span the strike's grid rows or columns (16 or 8: a
-    # tridiagonal solve or a row of points each), where the map as it was is one
-    # region, opened once, of one iteration.
+    # of the 3 time steps, two per step (the step's host code moves out of the way,
+    # Note [One region per parallel phase]: an index check after a phase that may fail
+    # ends the first), the second spanning the strike's grid rows and columns (16 + 8:
+    # the tridiagonal solves along x, then along y, as phases of one region), where
+    # the map as it was is one region, opened once, of one iteration.
     one = _locvolcalib_input(1)
     assert prog.run_main(one) == cpu.run_main(one)
-    assert (_launches(prog), max(_per_launch(prog).values())) == (3, 16)
+    assert (_launches(prog), _per_step(prog, 3), max(_per_launch(prog).values())) \
+        == (3, 2, 16 + 8)
     assert prog.compared_sizes()[threshold].sizes == (1,)  # `l0 autotune`'s candidates
     # Four strikes fill two threads: the map as it was, each region opened once.
     four = _locvolcalib_input(4)
@@ -80,7 +88,7 @@ def test_the_outer_size_chooses_the_version() -> None:
         prog.set_params({threshold: value})
         prog.reset_profile()
         assert prog.run_main(four) == cpu.run_main(four)
-        assert (_launches(prog), max(_per_launch(prog).values()) == 4 * 16) \
+        assert (_launches(prog), max(_per_launch(prog).values()) == 4 * (16 + 8)) \
             == ((3, True) if flat else (1, False))
 
 

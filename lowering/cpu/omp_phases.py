@@ -16,19 +16,25 @@ omp for` loops, each of which ends in a barrier unless it says `nowait`. Here:
   every op between them can run either before that region or after the joining one.
   Before: an op with no regions that is pure (arithmetic, `memref.dim`, views,
   `memref.get_global`, a load of a run-time parameter, which no loop writes,
-  `l0_parallel_width`, a division by a constant) or, when no phase of the region can
+  `l0_parallel_width`, a division by a value at least 1: a constant, or clamped by
+  `maxsi` as a threshold's work estimate is) or, when no phase of the region can
   fail, one that may fail but writes no memory a phase uses (an allocation, a
-  division, a check): the region cannot fail first, so the order of errors stays the
-  sequential one. After: an op that cannot fail (a reduction's combining loop, a store,
-  a free), when the joining loop uses none of its results and touches nothing it
-  writes nor writes anything it touches (`conflicts`); a free needs no such check, as
-  no later code may use what it frees. Ops move in order, those after the region in
-  their order after what moved there before. Anything else (a call, an op that may
-  fail after a phase that may fail, a store the next loop reads) ends the region
-  there. A region never runs host code on one thread while the others wait
-  (`GOMP_single_start`): the host code between phases is moved or a boundary, which
-  keeps each phase's static chunks and the join as they were; host code left between
-  two regions costs a join and a fork, as before.
+  division, a check, a check under an `scf.if`): the region cannot fail first, so the
+  order of errors stays the sequential one. A buffer's reuse-or-reallocation (`scf.if
+  fits {old} else {free old if owned; allocate}`, a time loop's carried buffer) moves
+  likewise when no phase touches the old buffer; when one does (the step reads the
+  buffer it replaces) it splits: the allocation moves before the region and the free,
+  now after it, moves after the next loop as frees do. After: an op that cannot fail
+  (a reduction's combining loop, a store, a free), when the joining loop uses none of
+  its results and touches nothing it writes nor writes anything it touches
+  (`conflicts`); a free needs no such check, as no later code may use what it frees.
+  Ops move in order, those after the region in their order after what moved there
+  before. Anything else (a call, an op that may fail after a phase that may fail, a
+  store the next loop reads) ends the region there. A region never runs host code on
+  one thread while the others wait (`GOMP_single_start`): the host code between
+  phases is moved or a boundary, which keeps each phase's static chunks and the join
+  as they were; host code left between two regions costs a join and a fork, as
+  before.
 * **One threshold for the whole region.** Each loop's `if` clause compares its work
   with its site's `SITE.min_work` (Note [Sequential below a threshold] in
   `l0.lowering.cpu.convert_parallel_to_omp`); the region forks when any of its loops
@@ -50,7 +56,8 @@ omp for` loops, each of which ends in a barrier unless it says `nowait`. Here:
   Failures therefore come from one phase only, and the first failing thread's is the
   sequential run's (Note [Errors in threads] in `l0.lowering.llvm.omp`).
 
-Buffers: `root` follows views to the value that made the buffer; two roots are
+Buffers: `root` follows views to the value that made the buffer (`roots`: a buffer a
+sequential loop carries, or an `scf.if` yields, is any of those it may be); two roots are
 distinct when both are allocations (two live allocations never share memory), two
 different globals, an allocation and a global, or an allocation and a value defined
 before the allocation ran (a buffer that existed then cannot be the new one). Anything
@@ -64,7 +71,7 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, cf, func, memref, omp, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 from l0.dialects import soac
 from l0.lowering.loop_ir.parallel_loops import WIDTH_FUNCTION, defined_inside
@@ -122,6 +129,37 @@ def root(v: SSAValue) -> Root:
     return Root(value=cur)
 
 
+def _yielded(region: Region, i: int) -> list[SSAValue]:
+    """The `i`th value `region`'s `scf.yield` passes on (none if it has no block)."""
+    last = region.blocks[0].last_op if region.blocks else None
+    return [last.operands[i]] if isinstance(last, scf.YieldOp) else []
+
+
+def roots(v: SSAValue) -> set[Root]:
+    """Every buffer `v` may be: `root`, except that a buffer carried by a sequential
+    loop (`scf.for`'s argument) may be its initial value or any it yields, and an
+    `scf.if`'s result either branch's (a time loop's buffer, reused or reallocated at
+    each step, is its initial allocation or the step's)."""
+    out: set[Root] = set()
+    seen: set[SSAValue] = set()
+    todo = [v]
+    while todo:
+        cur = base(todo.pop())
+        if cur in seen:
+            continue
+        seen.add(cur)
+        if isinstance(cur, BlockArgument) and isinstance(loop := cur.block.parent_op(), scf.ForOp) \
+                and cur.index > 0:
+            todo.append(loop.iter_args[cur.index - 1])
+            todo.extend(_yielded(loop.body, cur.index - 1))
+        elif isinstance(cur, OpResult) and isinstance(cur.op, scf.IfOp):
+            for r in cur.op.regions:
+                todo.extend(_yielded(r, cur.index))
+        else:
+            out.add(root(cur))
+    return out
+
+
 def _runs_before(v: SSAValue, op: Operation) -> bool:
     """Whether `v` is defined before `op` runs (in `op`'s block or one around it)."""
     block: Block | None = v.block if isinstance(v, BlockArgument) else v.owner.parent_block()
@@ -169,18 +207,17 @@ def effects(loop: Operation) -> Effects:
     buffers made outside it."""
     out = Effects()
 
-    def outside(m: SSAValue) -> Root | None:
+    def outside(m: SSAValue) -> set[Root]:
         b = base(m)
         r = root(b)
-        return None if r.symbol is None and defined_inside(b, loop) else r
+        return set() if r.symbol is None and defined_inside(b, loop) else roots(b)
 
     def touch(m: SSAValue, read: bool, write: bool) -> None:
-        r = outside(m)
-        if r is not None:
-            if read:
-                out.reads.add(r)
-            if write:
-                out.writes.add(r)
+        rs = outside(m)
+        if read:
+            out.reads |= rs
+        if write:
+            out.writes |= rs
 
     for op in loop.walk():
         if isinstance(op, memref.LoadOp):
@@ -274,11 +311,26 @@ def _constant(v: SSAValue) -> int | None:
     return None
 
 
+def _positive(v: SSAValue) -> bool:
+    """Whether `v` is at least 1 by its definition: a constant, or a `maxsi` with such
+    an operand, or a `minsi` of two (a threshold's work estimate divides by its
+    per-iteration cost clamped that way)."""
+    while isinstance(v, OpResult) and isinstance(v.op, arith.IndexCastOp):
+        v = v.op.input
+    if (c := _constant(v)) is not None:
+        return c >= 1
+    if isinstance(v, OpResult) and isinstance(v.op, arith.MaxSIOp):
+        return any(_positive(o) for o in v.op.operands)
+    if isinstance(v, OpResult) and isinstance(v.op, arith.MinSIOp):
+        return all(_positive(o) for o in v.op.operands)
+    return False
+
+
 def _pure(op: Operation) -> bool:
     if op.regions:
         return False
-    if isinstance(op, _DIVISIONS):  # pure by a constant other than 0 (and -1: overflow)
-        return _constant(op.operands[1]) not in (None, 0, -1)
+    if isinstance(op, _DIVISIONS):  # pure by a divisor >= 1 (0 traps, -1 overflows)
+        return _positive(op.operands[1])
     if op.dialect_name() == "arith":
         return True
     if isinstance(op, _PURE_MEMREF):
@@ -288,22 +340,66 @@ def _pure(op: Operation) -> bool:
     return isinstance(op, func.CallOp) and op.callee.root_reference.data == WIDTH_FUNCTION
 
 
+def _checks(op: Operation) -> bool:
+    """Whether `op` is a check under a condition: an `scf.if` of asserts and pure code
+    (a bounds check that only a non-empty map needs), which may fail and writes no
+    memory."""
+    return isinstance(op, scf.IfOp) and not op.results and all(
+        o is op or isinstance(o, soac.AssertOp | cf.AssertOp | scf.YieldOp | scf.IfOp)
+        or (not o.regions and _pure(o)) for o in op.walk())
+
+
+def _reallocates(op: Operation) -> bool:
+    """Whether `op` is a buffer's reuse or reallocation: an `scf.if` that yields the
+    old buffer when its shape fits, else frees it (if owned) and allocates a new one.
+    It may fail (the allocation) and frees a buffer, so it moves only where no phase
+    touches that buffer (`conflicts`)."""
+    return isinstance(op, scf.IfOp) and all(
+        o is op or isinstance(o, memref.AllocOp | memref.DeallocOp | scf.YieldOp | scf.IfOp)
+        or (not o.regions and _pure(o)) for o in op.walk())
+
+
 def movable(op: Operation, region_can_fail: bool) -> bool:
     """Whether host op `op`, after a region, may run before it (Note [One region per
-    parallel phase])."""
+    parallel phase]); one that frees (`_reallocates`) only where it touches nothing
+    the region's phases touch, which the caller checks."""
     if _pure(op) or _notes_sizes(op):
         return True
-    return not region_can_fail and not op.regions \
-        and isinstance(op, (*_DIVISIONS, *_MAY_FAIL))
+    if region_can_fail:
+        return False
+    if op.regions:
+        return _checks(op) or _reallocates(op)
+    return isinstance(op, (*_DIVISIONS, *_MAY_FAIL))
 
 
 def _frees(op: Operation) -> bool:
-    """Whether `op` only frees buffers: `memref.dealloc`, or one under `scf.if`."""
+    """Whether `op` only frees buffers: `memref.dealloc`, or some under `scf.if`s."""
     if isinstance(op, memref.DeallocOp):
         return True
     return isinstance(op, scf.IfOp) and not op.results and all(
-        isinstance(o, memref.DeallocOp | scf.YieldOp)
+        isinstance(o, memref.DeallocOp | scf.YieldOp) or _frees(o)
         for r in op.regions for b in r.blocks for o in b.ops)
+
+
+def split_free(op: Operation) -> Operation | None:
+    """For a reallocation (`_reallocates`) that frees the old buffer before allocating
+    the new one, `scf.if fits {old} else {free old if owned; new}`: the free moved
+    out after it, `scf.if fits {} else {free old if owned}`, which a region may run
+    before (it only frees, `sinkable`) while the allocation moves before the region;
+    returns the free, or None where `op` has no such form. The old buffer then lives
+    until the new one is allocated; no code between uses it (the free was first)."""
+    if not isinstance(op, scf.IfOp) or len(op.results) != 1 or len(op.false_region.blocks) != 1:
+        return None
+    frees = [o for o in op.false_region.block.ops if _frees(o)]
+    if not frees:
+        return None
+    block = op.parent_block()
+    assert block is not None
+    for o in frees:
+        o.detach()
+    out = scf.IfOp(op.cond, [], [scf.YieldOp()], [*frees, scf.YieldOp()])
+    block.insert_op_after(out, op)
+    return out
 
 
 def sinkable(op: Operation) -> bool:
@@ -321,12 +417,13 @@ def phases(region: omp.ParallelOp) -> list[omp.WsLoopOp]:
 class _Open:
     """The region being extended: its phases since the last barrier, whether any of
     its phases may fail, and the host ops moved after it (with what they touch; None:
-    they only free)."""
+    they only free); what each of its phases touches."""
 
     region: omp.ParallelOp
     since_barrier: list[tuple[Effects, bool]]
     fails: bool
     sunk: list[tuple[Operation, Effects | None]] = field(default_factory=list)
+    touched: list[Effects] = field(default_factory=list)
 
 
 def _uses_any(region: Operation, ops: list[Operation]) -> bool:
@@ -377,15 +474,34 @@ def _join(into: _Open, up: list[Operation], down: list[Operation],
         loop.detach()
         body.insert_op_before(loop, term)
         into.since_barrier.append((fx, fails))
+        into.touched.append(fx)
         into.fails = into.fails or fails
     region.detach()
     region.erase()
 
 
 def _open(region: omp.ParallelOp) -> _Open:
-    loops = phases(region)
-    return _Open(region, [(effects(o), can_fail(o)) for o in loops],
-                 any(can_fail(o) for o in loops))
+    touched = [effects(o) for o in phases(region)]
+    fails = [can_fail(o) for o in phases(region)]
+    return _Open(region, list(zip(touched, fails, strict=True)), any(fails),
+                 touched=touched)
+
+
+def _moves_up(into: _Open, down: list[Operation], op: Operation) -> bool:
+    """Whether `op` (`movable`) may run before `into.region` and the host ops sunk
+    after it: it uses none of their results and, if it frees a buffer, none of them
+    touches that buffer."""
+    if _uses_any(op, down + [o for o, _ in into.sunk]):
+        return False
+    if not _reallocates(op):
+        return True
+    # what it frees; the buffer it yields is only an alias (`roots`)
+    fx = Effects(writes={r for o in op.walk() if isinstance(o, memref.DeallocOp)
+                         for r in roots(o.memref)})
+    others = into.touched \
+        + [effects(o) for o in down if not _frees(o)] \
+        + [s for _, s in into.sunk if s is not None]
+    return not any(conflicts(fx, o) or conflicts(o, fx) for o in others)
 
 
 def _mergeable(op: Operation) -> bool:
@@ -399,7 +515,9 @@ def merge_block(block: Block) -> None:
     current: _Open | None = None
     up: list[Operation] = []
     down: list[Operation] = []
-    for op in list(block.ops):
+    pending = list(block.ops)
+    while pending:
+        op = pending.pop(0)
         if _mergeable(op):
             assert isinstance(op, omp.ParallelOp)
             if current is not None and _can_join(current, down, op):
@@ -408,8 +526,11 @@ def merge_block(block: Block) -> None:
                 current = _open(op)
             up, down = [], []
         elif current is not None:
-            if movable(op, current.fails) \
-                    and not _uses_any(op, down + [o for o, _ in current.sunk]):
+            if movable(op, current.fails) and not _moves_up(current, down, op) \
+                    and (free := split_free(op)) is not None:
+                # the allocation moves before the region, the free stays after it
+                pending.insert(0, free)
+            if movable(op, current.fails) and _moves_up(current, down, op):
                 up.append(op)
             elif sinkable(op):
                 down.append(op)

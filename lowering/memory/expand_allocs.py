@@ -81,29 +81,37 @@ class ExpandAllocsPass(ModulePass):
         summaries, _ = summarise(op)
         for f in op.ops:
             if isinstance(f, func.FuncOp) and f.body.blocks:
+                # Once: an expansion makes no `memref.dim` of an allocation.
                 fold_alloc_dims(f)
-                while _expand_one(f, summaries, self.threads_apart):
-                    fold_alloc_dims(f)
+                # Innermost first. Expanding a buffer of `loop` changes only its body
+                # and what runs before it (the flat allocation, its size, in the body
+                # of a loop around it, which comes later): the loops already done
+                # have nothing left to expand, so each is visited once.
+                for loop in reversed([o for o in f.walk() if isinstance(o, scf.ParallelOp)]):
+                    _expand_body(loop, summaries, self.threads_apart)
 
 
-def _expand_one(f: func.FuncOp, summaries: Summaries, apart: bool) -> bool:
-    """Expand one allocation of one `scf.parallel` (innermost first); whether any was."""
-    loops = [op for op in f.walk() if isinstance(op, scf.ParallelOp)]
-    for loop in reversed(loops):
-        body = loop.body.block
-        for op in list(body.ops):
-            if not isinstance(op, memref.AllocOp):
-                continue
-            free = unconditional_free(op.memref, body)
+def _expand_body(loop: scf.ParallelOp, summaries: Summaries, apart: bool) -> None:
+    """Expand the allocations of `loop`'s body, in order. The body's alias classes are
+    computed once: an expansion makes one buffer a view of a slice of its own, which
+    aliases what the buffer did and no other buffer of the body, so whether another
+    dies at its free does not change."""
+    body = loop.body.block
+    classes = None
+    for op in list(body.ops):
+        if not isinstance(op, memref.AllocOp):
+            continue
+        free = unconditional_free(op.memref, body)
+        if free is None:
+            continue
+        if classes is None:
             classes = Aliases(summaries, UsedMemrefs()).block(body)
-            if free is None or not dies_at(op.memref, free, classes):
-                continue
-            chain = invariant_chain(op, loop)
-            if chain is None:
-                continue  # a size varying per iteration: left (module docstring)
-            _expand(op, free, loop, chain, apart and _threads(loop))
-            return True
-    return False
+        if not dies_at(op.memref, free, classes):
+            continue
+        chain = invariant_chain(op, loop)
+        if chain is None:
+            continue  # a size varying per iteration: left (module docstring)
+        _expand(op, free, loop, chain, apart and _threads(loop))
 
 
 def _expand(alloc: memref.AllocOp, free: Free, loop: scf.ParallelOp,

@@ -357,3 +357,130 @@ func.func @barriers(%a: memref<?xi64>, %b: memref<?xi64>, %o: memref<?xi64>) -> 
 // LLVM:         %[[FIRST:.*]] = load atomic i64
 // LLVM-NEXT:    %[[NONE:.*]] = icmp eq i64 %[[FIRST]], 9223372036854775807
 // LLVM-NEXT:    br i1 %[[NONE]], label %"omp.head{{.*}}", label %"omp.end{{.*}}"
+
+// A time step (LocVolCalib's, flattened): the step's host code between its two loops
+// moves out of the way, so the step is one region. A division by a value clamped to at
+// least 1 (a threshold's work estimate) cannot trap; a bounds check under a condition
+// may fail but writes nothing, and the first loop cannot fail, so it runs first; the
+// next step's buffer, the carried one reused when its shape fits or else freed and
+// reallocated, splits: the allocation runs before the region, the free after it (the
+// first loop reads the carried buffer). The second loop writes the buffer the step
+// returns, which may be the carried one the first reads: a barrier between them.
+// CHECK-LABEL: func.func @time_step(
+// CHECK:         scf.for
+// CHECK:           arith.divsi
+// CHECK:           scf.if %{{.*}} {
+// CHECK:             soac.assert
+// CHECK:           %[[NEXT:.*]] = scf.if %[[FITS:.*]] -> (memref<?xf64>) {
+// CHECK-NEXT:        scf.yield %[[BUF:.*]] : memref<?xf64>
+// CHECK-NEXT:      } else {
+// CHECK-NEXT:        %[[NEW:.*]] = memref.alloc
+// CHECK-NEXT:        scf.yield %[[NEW]] : memref<?xf64>
+// CHECK:           "omp.parallel"
+// CHECK:             "omp.wsloop"
+// CHECK:               memref.load %[[BUF]]
+// CHECK:             "omp.barrier"
+// CHECK-NEXT:        "omp.wsloop"
+// CHECK:               memref.store %{{.*}}, %[[NEXT]]
+// CHECK:             "omp.terminator"
+// CHECK-NEXT:      })
+// CHECK-NEXT:      scf.if %[[FITS]] {
+// CHECK-NEXT:      } else {
+// CHECK-NEXT:        scf.if %{{.*}} {
+// CHECK-NEXT:          memref.dealloc %[[BUF]] : memref<?xf64>
+// CHECK-NOT:       "omp.parallel"
+// CHECK:           scf.yield
+// APART-LABEL: func.func @time_step(
+// APART-COUNT-2: "omp.parallel"
+func.func @time_step(%a: memref<?xf64>, %m: index, %steps: index, %k: i64) -> memref<?xf64> {
+  %z = arith.constant 0 : index
+  %one = arith.constant 1 : index
+  %c1 = arith.constant 1 : i64
+  %false = arith.constant false
+  %true = arith.constant true
+  %n = memref.dim %a, %z : memref<?xf64>
+  %u = memref.alloc(%n) : memref<?xf64>
+  %r:2 = scf.for %t = %z to %steps step %one iter_args(%buf = %a, %own = %false) -> (memref<?xf64>, i1) {
+    "scf.parallel"(%z, %n, %one) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb0(%i: index):
+      %x = memref.load %buf[%i] : memref<?xf64>
+      memref.store %x, %u[%i] : memref<?xf64>
+      scf.reduce
+    }) : (index, index, index) -> ()
+    %cost = arith.maxsi %k, %c1 : i64
+    %per = arith.divsi %k, %cost : i64
+    %nonempty = arith.cmpi sgt, %per, %c1 : i64
+    scf.if %nonempty {
+      %ok = arith.cmpi sgt, %k, %c1 : i64
+      %c = soac.assert %ok, "index {0} out of bounds" (%k : i64) at "f.l0:2:1"
+    }
+    %d = memref.dim %buf, %z : memref<?xf64>
+    %fits = arith.cmpi eq, %d, %m : index
+    %next = scf.if %fits -> (memref<?xf64>) {
+      scf.yield %buf : memref<?xf64>
+    } else {
+      scf.if %own {
+        memref.dealloc %buf : memref<?xf64>
+      }
+      %new = memref.alloc(%m) : memref<?xf64>
+      scf.yield %new : memref<?xf64>
+    }
+    "scf.parallel"(%z, %m, %one) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb0(%i: index):
+      %x = memref.load %u[%i] : memref<?xf64>
+      memref.store %x, %next[%i] : memref<?xf64>
+      scf.reduce
+    }) : (index, index, index) -> ()
+    scf.yield %next, %true : memref<?xf64>, i1
+  }
+  memref.dealloc %u : memref<?xf64>
+  func.return %r#0 : memref<?xf64>
+}
+
+// Must not fire: after a loop that may fail, a check stays where it is (its error must
+// not come first), and so does a division by a value that may be 0 (clamped to at
+// least 0 only): each ends the region.
+// CHECK-LABEL: func.func @after_failing(
+// CHECK:         "omp.parallel"
+// CHECK:           soac.assert
+// CHECK:         scf.if
+// CHECK:           soac.assert
+// CHECK:         "omp.parallel"
+// CHECK:         arith.divsi
+// CHECK:         "omp.parallel"
+// CHECK-NOT:     "omp.parallel"
+// CHECK:         func.return
+func.func @after_failing(%a: memref<?xi64>, %o: memref<?xi64>, %k: i64, %c: i1) {
+  %z = arith.constant 0 : index
+  %one = arith.constant 1 : index
+  %zero = arith.constant 0 : i64
+  %n = memref.dim %a, %z : memref<?xi64>
+  "scf.parallel"(%z, %n, %one) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %x = memref.load %a[%i] : memref<?xi64>
+    %ok = arith.cmpi sge, %x, %zero : i64
+    %f = soac.assert %ok, "negative {0}" (%x : i64) at "f.l0:1:1"
+    scf.reduce
+  }) : (index, index, index) -> ()
+  scf.if %c {
+    %ok = arith.cmpi sgt, %k, %zero : i64
+    %f = soac.assert %ok, "index {0} out of bounds" (%k : i64) at "f.l0:2:1"
+  }
+  "scf.parallel"(%z, %n, %one) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %x = memref.load %a[%i] : memref<?xi64>
+    %ok = arith.cmpi sge, %x, %zero : i64
+    %f = soac.assert %ok, "negative {0}" (%x : i64) at "f.l0:1:1"
+    scf.reduce
+  }) : (index, index, index) -> ()
+  %cost = arith.maxsi %k, %zero : i64
+  %per = arith.divsi %k, %cost : i64
+  %pi = arith.index_cast %per : i64 to index
+  "scf.parallel"(%z, %n, %one) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %x = memref.load %a[%pi] : memref<?xi64>
+    memref.store %x, %o[%i] : memref<?xi64>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
