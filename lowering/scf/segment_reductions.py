@@ -432,25 +432,10 @@ def _column_chunks(b: CodeBuilder, seg: SegmentedReduction, sizes: Sequence[SSAV
     loop.attributes[CHUNK_LOOP_ATTR] = UnitAttr()
     tag(loop, f"{name}.columns")
 
-    def combine_segment(cb: CodeBuilder, s: SSAValue) -> None:
-        at = _segment(cb, seg, sizes, s)
-        folded: dict[SSAValue, SSAValue] = {}
-        for fold, ps in zip(folds, parts, strict=True):
+    def partial(cb: CodeBuilder, s: SSAValue) -> PartialIndex:
+        return lambda lb, c: [lb.i64(0) if c is None else c, s]
 
-            def step(lb: CodeBuilder, c: SSAValue, acc: Sequence[SSAValue],
-                     fold: Fold = fold, ps: list[SSAValue] = ps) -> list[SSAValue]:
-                return _apply(lb, fold.operator, [*acc, *[lb.load(p, [c, s]) for p in ps]],
-                              at.env)
-
-            _load_used(cb, seg, at, fold.op)
-            first = [cb.load(p, [cb.i64(0), s]) for p in ps]
-            folded.update(zip(fold.op.results, cb.for_(cb.i64(1), count, first, step),
-                              strict=True))
-        for v, dest in zip(_finish(cb, seg, at, folded), seg.destinations(), strict=True):
-            cb.store(v, dest.base, at.idx)
-
-    rows = parallel_for(b, b.i64(0), m, combine_segment)
-    tag(rows, f"{name}.columns.combine")
+    _combine_segments(b, seg, sizes, parts, m, count, partial, f"{name}.columns.combine")
 
 
 def _chunk(b: CodeBuilder, k: SSAValue, n: SSAValue,
@@ -581,27 +566,47 @@ def _segmented_reduction(b: CodeBuilder, seg: SegmentedReduction, sizes: Sequenc
     work = b.muli(m, _sum(b, [f.length(b, 0) for f in folds]))
     _chunk_loop(b, b.muli(m, per_segment), work, fold_chunk, f"{name}.segments")
 
-    def combine_segment(cb: CodeBuilder, s: SSAValue) -> None:
+    def partial(cb: CodeBuilder, s: SSAValue) -> PartialIndex:
         base = cb.muli(s, count)
+        return lambda lb, c: [base if c is None else lb.addi(base, c)]
+
+    _combine_segments(b, seg, sizes, parts, m, count, partial, f"{name}.segments.combine")
+
+
+PartialIndex = Callable[[CodeBuilder, SSAValue | None], list[SSAValue]]
+"""The indices of a segment's partial of chunk c (None: of chunk 0) in the partials."""
+
+
+def _combine_segments(b: CodeBuilder, seg: SegmentedReduction, sizes: Sequence[SSAValue],
+                      parts: Sequence[Sequence[SSAValue]], m: SSAValue, count: SSAValue,
+                      partial: Callable[[CodeBuilder, SSAValue], PartialIndex],
+                      site: str) -> None:
+    """One parallel loop over the m segments: each folds its `count` partials of every
+    fold in chunk order (from chunk 0's, with the fold's operator), runs the lambda's
+    scalar work on the results and stores what it yields. `partial(cb, s)` says where
+    segment s's partials are (a layout of each form's own)."""
+
+    def combine_segment(cb: CodeBuilder, s: SSAValue) -> None:
+        index = partial(cb, s)
         at = _segment(cb, seg, sizes, s)
         folded: dict[SSAValue, SSAValue] = {}
-        for fold, ps in zip(folds, parts, strict=True):
+        for fold, ps in zip(seg.folds, parts, strict=True):
 
             def step(lb: CodeBuilder, c: SSAValue, acc: Sequence[SSAValue],
-                     fold: Fold = fold, ps: list[SSAValue] = ps) -> list[SSAValue]:
-                k = lb.addi(base, c)
-                return _apply(lb, fold.operator, [*acc, *[lb.load(p, [k]) for p in ps]],
+                     fold: Fold = fold, ps: Sequence[SSAValue] = ps) -> list[SSAValue]:
+                at_c = index(lb, c)
+                return _apply(lb, fold.operator, [*acc, *[lb.load(p, at_c) for p in ps]],
                               at.env)
 
             _load_used(cb, seg, at, fold.op)
-            first = [cb.load(p, [base]) for p in ps]
+            at_0 = index(cb, None)
+            first = [cb.load(p, at_0) for p in ps]
             folded.update(zip(fold.op.results, cb.for_(cb.i64(1), count, first, step),
                               strict=True))
         for v, dest in zip(_finish(cb, seg, at, folded), seg.destinations(), strict=True):
             cb.store(v, dest.base, at.idx)
 
-    rows = parallel_for(b, b.i64(0), m, combine_segment)
-    tag(rows, f"{name}.segments.combine")
+    tag(parallel_for(b, b.i64(0), m, combine_segment), site)
 
 
 def _sum(b: CodeBuilder, values: Sequence[SSAValue]) -> SSAValue:
