@@ -70,13 +70,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, cf, func, memref, omp, scf
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 from l0.dialects import soac
 from l0.lowering.loop_ir.parallel_loops import WIDTH_FUNCTION, defined_inside
 from l0.lowering.loop_ir.run_params import PARAM_PREFIX, SEEN_PREFIX
 from l0.lowering.memory.dealloc.aliases import is_memref, view_source
+from l0.lowering.memory.memory_plan import at_least_one
 
 _DIVISIONS = (arith.DivSIOp, arith.DivUIOp, arith.RemSIOp, arith.RemUIOp,
               arith.CeilDivSIOp, arith.CeilDivUIOp, arith.FloorDivSIOp)
@@ -301,36 +302,11 @@ def _notes_sizes(op: Operation) -> bool:
                for o in op.walk())
 
 
-def _constant(v: SSAValue) -> int | None:
-    """The integer constant `v` is, through index casts."""
-    while isinstance(v, OpResult) and isinstance(v.op, arith.IndexCastOp):
-        v = v.op.input
-    if isinstance(v, OpResult) and isinstance(v.op, arith.ConstantOp) \
-            and isinstance(v.op.value, IntegerAttr):
-        return v.op.value.value.data
-    return None
-
-
-def _positive(v: SSAValue) -> bool:
-    """Whether `v` is at least 1 by its definition: a constant, or a `maxsi` with such
-    an operand, or a `minsi` of two (a threshold's work estimate divides by its
-    per-iteration cost clamped that way)."""
-    while isinstance(v, OpResult) and isinstance(v.op, arith.IndexCastOp):
-        v = v.op.input
-    if (c := _constant(v)) is not None:
-        return c >= 1
-    if isinstance(v, OpResult) and isinstance(v.op, arith.MaxSIOp):
-        return any(_positive(o) for o in v.op.operands)
-    if isinstance(v, OpResult) and isinstance(v.op, arith.MinSIOp):
-        return all(_positive(o) for o in v.op.operands)
-    return False
-
-
 def _pure(op: Operation) -> bool:
     if op.regions:
         return False
     if isinstance(op, _DIVISIONS):  # pure by a divisor >= 1 (0 traps, -1 overflows)
-        return _positive(op.operands[1])
+        return at_least_one(op.operands[1])
     if op.dialect_name() == "arith":
         return True
     if isinstance(op, _PURE_MEMREF):

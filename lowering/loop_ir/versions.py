@@ -12,7 +12,6 @@ nests become one loop over outer x inner elements (`convert-soac-to-scf`), and
 
 from __future__ import annotations
 
-from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp, UnitAttr
 from xdsl.ir import Operation
 from xdsl.rewriter import Rewriter
@@ -21,31 +20,13 @@ from l0.dialects import soac
 from l0.lowering.loop_ir import run_params
 from l0.lowering.loop_ir.builder import CodeBuilder
 from l0.lowering.loop_ir.profile import site_name
-
-VERSIONS_ATTR = "l0.versions"
-"""Marks the comparison that chooses between the versions of a nest."""
-
-
-def _chooses(op: Operation) -> bool:
-    if not isinstance(op, scf.IfOp):
-        return False
-    owner = op.cond.owner
-    return isinstance(owner, soac.ThresholdOp) or (
-        isinstance(owner, Operation) and VERSIONS_ATTR in owner.attributes)
+from l0.passes.analysis.versions import VERSIONS_ATTR, version_of
 
 
 def in_flat_version(op: Operation) -> bool:
     """Whether `op` is in the flattened copy of a versioned nest (the innermost choice
     counts)."""
-    cur: Operation | None = op
-    while cur is not None:
-        region = cur.parent_region()
-        parent = region.parent_op() if region is not None else None
-        if parent is not None and _chooses(parent):
-            assert isinstance(parent, scf.IfOp)
-            return region is parent.false_region
-        cur = parent
-    return False
+    return version_of(op) == "flat"
 
 
 def lower_thresholds(module: ModuleOp, record: bool = False) -> None:

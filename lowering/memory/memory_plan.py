@@ -46,11 +46,14 @@ def safe_division(op: Operation) -> bool:
 
 def at_least_one(v: SSAValue) -> bool:
     """Whether the IR says that `v` is at least 1: a constant, a `max` with such a
-    value, or an index cast of one."""
+    value, a `min` of two (a threshold's work estimate divides by its per-iteration
+    cost clamped that way), or an index cast of one."""
     if (k := constant_int(v)) is not None:
         return k >= 1
     if isinstance(v, OpResult) and isinstance(v.op, arith.MaxSIOp):
         return any(at_least_one(o) for o in v.op.operands)
+    if isinstance(v, OpResult) and isinstance(v.op, arith.MinSIOp):
+        return all(at_least_one(o) for o in v.op.operands)
     if isinstance(v, OpResult) and isinstance(v.op, arith.IndexCastOp):
         return at_least_one(v.op.input)
     return False

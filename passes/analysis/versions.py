@@ -3,7 +3,9 @@
 
 A versioned nest is `scf.if %t {KEPT} else {FLAT}` whose condition `%t` is a
 `soac.threshold`: the then branch holds the nest as it was (its outer level parallel),
-the else branch the copy that `interchange` and `distribute` flatten.
+the else branch the copy that `interchange` and `distribute` flatten. Lowered, the
+threshold becomes a comparison marked `VERSIONS_ATTR`, so that the loop level still
+finds the versions (`l0.lowering.loop_ir.versions`).
 """
 
 from __future__ import annotations
@@ -17,10 +19,18 @@ from l0.dialects import soac
 
 Version = Literal["kept", "flat"]
 
+VERSIONS_ATTR = "l0.versions"
+"""Marks the lowered comparison that chooses between the versions of a nest."""
+
 
 def chooses_version(op: Operation) -> bool:
-    """Whether `op` is the `scf.if` choosing between the versions of a nest."""
-    return isinstance(op, scf.IfOp) and isinstance(op.cond.owner, soac.ThresholdOp)
+    """Whether `op` is the `scf.if` choosing between the versions of a nest (on a
+    `soac.threshold`, or on its lowered comparison)."""
+    if not isinstance(op, scf.IfOp):
+        return False
+    owner = op.cond.owner
+    return isinstance(owner, soac.ThresholdOp) or (
+        isinstance(owner, Operation) and VERSIONS_ATTR in owner.attributes)
 
 
 def version_of(op: Operation) -> Version | None:
