@@ -11,7 +11,8 @@ everything the code depends on (`key`, `program_key`):
   code are optimised differently: Note [One pipeline per target] in
   `l0.passes.pipeline`), fast-math, entry points, and the settings of the environment
   that change the code (the checking heap, allocation counting: `program_key`; the test-only
-  `L0_MIN_CHUNK`: `l0.lowering.runtime.min_chunk`);
+  `L0_MIN_CHUNK`: `l0.lowering.runtime.min_chunk`, and `L0_LLVM_OPT`:
+  `l0.lowering.runtime.llvm_level`);
 * the compiler itself: a hash of every file of the package (`compiler_hash`: its
   Python, the grammar, the C runtime, any data file), so any change to the compiler,
   even uncommitted, misses; and the llvmlite version;
@@ -193,11 +194,12 @@ def program_key(source: str, filename: str, options: Mapping[str, object]) -> st
     if not enabled():
         return None
     from l0.lowering.runtime import alloc_stats, checked_memory
+    from l0.lowering.runtime.llvm_level import llvm_level
     from l0.lowering.runtime.min_chunk import min_chunk
 
     return key(source, filename, {**options, "checked_memory": checked_memory.enabled(),
                                   "count_allocations": alloc_stats.enabled(),
-                                  "min_chunk": min_chunk()})
+                                  "min_chunk": min_chunk(), "llvm_level": llvm_level()})
 
 
 # -- engines -------------------------------------------------------------------------

@@ -37,7 +37,7 @@ allocated and freed by libgomp's threads). Its 1- and 3-thread lines run every p
 is called, not compiled in (`l0.lowering.runtime.openmp_runtime`), so they run the machine code
 of the 2-thread `-O` cell, which its worker keeps (`_multicore`; the cell runs just
 before them, in the program's group), with the thread count they name: neither the
-lowering nor the JIT's look-up by the lowered text is done again. Run alone (`-k
+lowering nor the JIT's look-up by the LLVM IR is done again. Run alone (`-k
 multicore-1`), they compile, and the JIT's cache finds nothing. Compile-time
 failures do not depend on the back end: they are one test per program (`test_rejected`).
 
@@ -60,6 +60,22 @@ hash, composition of affine maps: a wrong order prints another value), and on ot
 programs with reductions, scans and filters over their inputs, all but those whose
 operators are not associative (`NOT_ASSOCIATIVE`: a left fold is their meaning, and
 any split changes it).
+
+Note [LLVM's level in the matrix]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Two thirds of a corpus cell's compile time was LLVM's: its O3 optimiser and code
+generation at opt level 3, for code that runs a few rows. The cells that run what
+`l0-run` ships, the `O` cells of `cpu` and of `multicore` at every thread count
+(`Backend.shipped`), still compile at O3, so the code the optimised modules make is
+checked as users run it, on the checking heap: LLVM's optimiser is where IR that
+promises too much (an `nsw`, a `noalias`, a loop marked parallel) changes what a
+program prints. Every other cell compiles at `L0_LLVM_OPT=0` (`UNSHIPPED_LLVM_LEVEL`,
+`l0.lowering.runtime.llvm_level`): no LLVM optimiser, code generation at level 0,
+about twelve times faster. What those cells are there for, what the front end's
+module, kernel extraction and chunked forms compute, is decided before LLVM; the
+differential fuzzer (`test/fuzzing/`), the benchmarks' smoke test and the other test
+files compile every back end at O3. To run every cell at O3, set
+`UNSHIPPED_LLVM_LEVEL` to 3 (the cells set `L0_LLVM_OPT` themselves).
 
 Note [Programs about fusion's structure]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -104,7 +120,7 @@ from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error
 from l0.dialects.context import l0_context
 from l0.frontend import load_program, to_module
-from l0.lowering.runtime import checked_memory, min_chunk
+from l0.lowering.runtime import checked_memory, llvm_level, min_chunk
 from l0.passes import PASSES
 from l0.passes.pipeline import optimisation_passes, run_pass
 from l0.targets import TARGETS
@@ -116,28 +132,29 @@ class Engine(Protocol):
     def call(self, name: str, args: list[Any]) -> list[Any]: ...
 
 
-def _interpreter(module: ModuleOp) -> Engine:
+def _interpreter(module: ModuleOp, cell: tuple[str, str]) -> Engine:
     from l0.interp import Interpreter
 
     # The stream is bound now: `sys.stderr` is the cell's capture (see `_run`).
     return Interpreter(module, trace_stream=sys.stderr)
 
 
-_compiled_for_threads: dict[tuple[str, bool, str | None], Any] = {}
-"""The last 2-thread multicore engine compiled, by its module's text, the checking heap
-and the chunk size (`L0_MIN_CHUNK`)."""
+_compiled_for_threads: dict[tuple[tuple[str, str], bool, str | None], Any] = {}
+"""The last 2-thread multicore engine compiled, by its module's (program, pipeline), the
+checking heap and the chunk size (`L0_MIN_CHUNK`)."""
 
 
 def _compiled(name: str, threads: int | None = None, *,
-              reuse: bool = False) -> Callable[[ModuleOp], Engine]:
+              reuse: bool = False) -> Callable[[ModuleOp, tuple[str, str]], Engine]:
     """The engine of back end `name` (`l0.targets`), compiling `main` as l0-run does
     (`--threads`, where it takes them); with `reuse`, on the machine code of the last
     2-thread engine of the same module when there is one (Note [The cost of the
     matrix]: its lowering and the JIT's look-up are not done again)."""
-    def make(module: ModuleOp) -> Engine:
-        if not reuse and threads != 2:  # printing the module costs a tenth of a compile
+    def make(module: ModuleOp, cell: tuple[str, str]) -> Engine:
+        if not reuse and threads != 2:
             return TARGETS[name].make_engine(module, entries=["main"], threads=threads)
-        key = (str(module), checked_memory.enabled(), os.environ.get(min_chunk.ENV))
+        # the module is the one `_through` makes of (program, pipeline), `cell`
+        key = (cell, checked_memory.enabled(), os.environ.get(min_chunk.ENV))
         compiled = _compiled_for_threads.get(key) if reuse else None
         if compiled is not None:
             return compiled.on_threads(threads)
@@ -176,7 +193,7 @@ def _splittable(prog: Program) -> bool:
 class Backend:
     """One back end of the matrix: how to make an engine that runs a soac-level module."""
 
-    make: Callable[[ModuleOp], Engine]
+    make: Callable[[ModuleOp, tuple[str, str]], Engine]  # (module, (program, pipeline))
     every_pass: bool = False
     checked_heap: bool = False
     pipelines: tuple[str, ...] = ("O0", "O")
@@ -189,21 +206,24 @@ class Backend:
     def target(self) -> str:
         return TARGETS[self.back_end].pipeline
     min_chunk: int | None = None  # `L0_MIN_CHUNK` while compiling (Note [Split reductions])
+    shipped: tuple[str, ...] = ()  # the pipelines compiled as l0-run compiles them, at
+    # LLVM's O3; the others at `UNSHIPPED_LLVM_LEVEL` (Note [LLVM's level in the matrix])
 
 
 BACKENDS: dict[str, Backend] = {
     "interp": Backend(_interpreter, every_pass=True),
-    "cpu": Backend(_compiled("cpu"), checked_heap=True, back_end="cpu"),
+    "cpu": Backend(_compiled("cpu"), checked_heap=True, back_end="cpu", shipped=("O",)),
     "gpu-sim": Backend(_compiled("gpu-sim"), checked_heap=True, pipelines=("O",),
                        back_end="gpu-sim"),
     "multicore": Backend(_compiled("multicore", 2), checked_heap=True, trace_in_order=False,
-                         back_end="multicore"),
+                         back_end="multicore", shipped=("O",)),
     # One thread runs the chunked forms in one chunk; three, more threads than cores.
     "multicore-1": Backend(_compiled("multicore", 1, reuse=True), checked_heap=True,
-                           pipelines=("O",), programs=_everything, back_end="multicore"),
+                           pipelines=("O",), programs=_everything, back_end="multicore",
+                           shipped=("O",)),
     "multicore-3": Backend(_compiled("multicore", 3, reuse=True), checked_heap=True,
                            pipelines=("O",), programs=_everything, trace_in_order=False,
-                           back_end="multicore"),
+                           back_end="multicore", shipped=("O",)),
     # Note [Split reductions]: the 3-thread line runs the 2-thread line's machine code.
     "multicore-split": Backend(_compiled("multicore", 2), checked_heap=True,
                                programs=_splittable, trace_in_order=False,
@@ -216,6 +236,10 @@ BACKENDS: dict[str, Backend] = {
                              programs=_splittable, back_end="gpu-sim",
                              min_chunk=SPLIT_MIN_CHUNK),
 }
+
+UNSHIPPED_LLVM_LEVEL = 0
+"""LLVM's level (`L0_LLVM_OPT`, `l0.lowering.runtime.llvm_level`) of the cells that do
+not run what l0-run ships (Note [LLVM's level in the matrix])."""
 
 PIPELINES: list[str] = ["O0", "O", *(f"pass {name}" for name in optimisation_passes())]
 
@@ -285,47 +309,36 @@ class Outcome:
 
 
 @contextlib.contextmanager
-def _checking_heap(on: bool) -> Iterator[None]:
-    if not on:
+def _setting(var: str, value: str | None) -> Iterator[None]:
+    """The environment variable `var` set to `value` while the block runs (None: as it
+    is)."""
+    if value is None:
         yield
         return
-    saved = os.environ.get(checked_memory.ENV)
-    os.environ[checked_memory.ENV] = "1"
+    saved = os.environ.get(var)
+    os.environ[var] = value
     try:
         yield
     finally:
         if saved is None:
-            del os.environ[checked_memory.ENV]
+            del os.environ[var]
         else:
-            os.environ[checked_memory.ENV] = saved
+            os.environ[var] = saved
 
 
-@contextlib.contextmanager
-def _min_chunk(rows: int | None) -> Iterator[None]:
-    """`L0_MIN_CHUNK=rows` while the block runs (None: as it is)."""
-    if rows is None:
-        yield
-        return
-    saved = os.environ.get(min_chunk.ENV)
-    os.environ[min_chunk.ENV] = str(rows)
-    try:
-        yield
-    finally:
-        if saved is None:
-            del os.environ[min_chunk.ENV]
-        else:
-            os.environ[min_chunk.ENV] = saved
-
-
-def _run(prog: Program, backend: Backend, module: ModuleOp) -> Outcome:
+def _run(prog: Program, backend: Backend, module: ModuleOp, pipeline: str) -> Outcome:
     """Compile `module` for `backend` and run `main` on the program's input, capturing
     what `trace` prints (back ends print traces on the current `sys.stderr`)."""
     entry = front_end(prog).entry
     params = [p.type for p in entry.params]
     stderr = io.StringIO()
     with contextlib.redirect_stderr(stderr):
-        with _checking_heap(backend.checked_heap), _min_chunk(backend.min_chunk):
-            engine = backend.make(module)
+        level = llvm_level.DEFAULT if pipeline in backend.shipped else UNSHIPPED_LLVM_LEVEL
+        with _setting(checked_memory.ENV, "1" if backend.checked_heap else None), \
+                _setting(min_chunk.ENV, None if backend.min_chunk is None
+                         else str(backend.min_chunk)), \
+                _setting(llvm_level.ENV, str(level)):
+            engine = backend.make(module, (prog.name, pipeline))
         args = to_ir_arguments(params, read_arguments(prog.input, params, "<stdin>"))
         try:
             results = engine.call("main", args)
@@ -346,7 +359,7 @@ def _check_cell(prog: Program, backend_name: str, pipeline: str) -> list[str]:
         checked_memory.reset_problems()
         _collect_before_cell()
         live = checked_memory.live()
-    outcome = _run(prog, backend, module)
+    outcome = _run(prog, backend, module, pipeline)
     expected_out, expected_err = prog.expected_output, prog.expected_error
     if expected_out is not None:
         if outcome.error is not None:

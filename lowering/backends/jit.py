@@ -11,15 +11,16 @@ compiles it with MCJIT and exposes every entry point as a Python callable:
 Calling compiled code (arguments, results, run-time errors) is `l0.lowering.runtime.jit_call`,
 which needs no xDSL: there each entry point's parameters and results are described as
 slots (`describe_slot` makes them from the memref types). The machine code MCJIT makes
-is kept (`CompiledModule.object_code`), for the compile cache. Compiling the same
-module text twice in a process reuses the first engine. See `docs/backend.md` for the
-whole design.
+is kept (`CompiledModule.object_code`), for the compile cache. Compiling a module whose
+LLVM IR is that of an earlier one reuses the first engine (Note [The JIT's cache key]).
+See `docs/backend.md` for the whole design.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import cast
 
 import llvmlite.binding as llvm
@@ -52,6 +53,7 @@ from l0.lowering.runtime.jit_call import (
     link_runtime,
     parse_loc,
 )
+from l0.lowering.runtime.llvm_level import llvm_level
 from l0.targets import DEFAULT, Target
 from l0.types import ArrayType, BasicType
 
@@ -61,19 +63,22 @@ __all__ = ["CompiledModule", "JitFunction", "JitModule", "compile_module", "desc
 
 CACHE_SIZE = 32
 
-_cache: OrderedDict[tuple[str, bool, tuple[str, ...] | None, bool, bool, bool],
+_cache: OrderedDict[tuple[str, tuple[str, ...] | None, bool, bool, bool, int],
                     CompiledModule] = OrderedDict()
 
-def _optimise(mod: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
+def _optimise(mod: llvm.ModuleRef, tm: llvm.TargetMachine, level: int = 3) -> None:
     """LLVM's O3 pipeline with vectorisation (loops and SLP) and interleaving, but no
     separate loop unrolling: the vectoriser's interleaving already unrolls the hot
     loops, and unrolling every other loop made the IR ~25% larger and optimisation and
     code generation ~15% slower (LocVolCalib) with no measurable gain on the
-    benchmarks."""
-    pto = llvm.create_pipeline_tuning_options(speed_level=3)
-    pto.loop_vectorization = True
-    pto.slp_vectorization = True
-    pto.loop_interleaving = True
+    benchmarks. `level` below 3 (the test-only `L0_LLVM_OPT`,
+    `l0.lowering.runtime.llvm_level`): that pipeline, without vectorisation; 0: none."""
+    if level == 0:
+        return
+    pto = llvm.create_pipeline_tuning_options(speed_level=level)
+    pto.loop_vectorization = level == 3
+    pto.slp_vectorization = level == 3
+    pto.loop_interleaving = level == 3
     pto.loop_unrolling = False
     pb = llvm.create_pass_builder(tm, pto)
     pb.getModulePassManager().run(mod, pb)
@@ -85,25 +90,28 @@ def optimise_module(mod: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
     _optimise(mod, tm)
 
 
-def _build(module: ModuleOp, fast_math: bool, entries: Sequence[str] | None,
-           tm: llvm.TargetMachine, checked: bool = False,
-           counted: bool = False, target: Target = DEFAULT,
-           ) -> tuple[llvm.ModuleRef, EmittedModule]:
-    emitted = emit_module(module, fast_math=fast_math, entries=entries,
-                          triple=llvm.get_process_triple(), data_layout=str(tm.target_data),
-                          checked_memory=checked, count_allocations=counted, target=target)
-    mod = llvm.parse_assembly(str(emitted.llvm))
+def _emit(module: ModuleOp, fast_math: bool, entries: Sequence[str] | None,
+          tm: llvm.TargetMachine, checked: bool = False, counted: bool = False,
+          target: Target = DEFAULT) -> EmittedModule:
+    return emit_module(module, fast_math=fast_math, entries=entries,
+                       triple=llvm.get_process_triple(), data_layout=str(tm.target_data),
+                       checked_memory=checked, count_allocations=counted, target=target)
+
+
+def _build(text: str, tm: llvm.TargetMachine, level: int = 3) -> llvm.ModuleRef:
+    mod = llvm.parse_assembly(text)
     mod.verify()
-    _optimise(mod, tm)
-    return mod, emitted
+    _optimise(mod, tm, level)
+    return mod
 
 
 def optimized_llvm_ir(module: ModuleOp, *, fast_math: bool = False,
                       target: Target = DEFAULT) -> str:
     """The LLVM IR of `module` for back end `target` after the O3 pipeline, as text."""
     with _lock:
-        mod, _ = _build(module, fast_math, None, host_target_machine(), target=target)
-        return str(mod)
+        tm = host_target_machine()
+        emitted = _emit(module, fast_math, None, tm, target=target)
+        return str(_build(str(emitted.llvm), tm))
 
 
 
@@ -111,7 +119,7 @@ def optimized_llvm_ir(module: ModuleOp, *, fast_math: bool = False,
 def compile_module(module: ModuleOp, *, fast_math: bool = False,
                    entries: Iterable[str] | None = None,
                    target: Target = DEFAULT) -> CompiledModule:
-    """Compile `module` (or fetch it from the cache, keyed by its text and the options).
+    """Compile `module` (or fetch it from the cache, keyed by its LLVM IR and the options).
 
     With `L0_CHECK_MEMORY` set, the code allocates through the checking heap
     (`l0.lowering.runtime.checked_memory`). On a back end `target` that runs threads
@@ -121,17 +129,21 @@ def compile_module(module: ModuleOp, *, fast_math: bool = False,
     names = tuple(entries) if entries is not None else None
     checked = checked_memory.enabled()
     counted = alloc_stats.enabled()
-    # what the code depends on: whether it runs threads, not the back end's name (the
-    # sequential back ends' identical modules share their code)
-    key = (str(module), fast_math, names, checked, counted, target.threads)
+    level = llvm_level()
     with _lock:
+        tm = host_target_machine(level)
+        emitted = _emit(module, fast_math, names, tm, checked, counted, target)
+        text = str(emitted.llvm)
+        # Note [The JIT's cache key]; what else the code depends on: whether it runs
+        # threads, not the back end's name (the sequential back ends' identical modules
+        # share their code)
+        key = (text, names, checked, counted, target.threads, level)
         hit = _cache.get(key)
         if hit is not None:
             _cache.move_to_end(key)
-            return hit
-        tm = host_target_machine()
+            return hit if hit.errors == emitted.errors else replace(hit, errors=emitted.errors)
         link_runtime(checked, counted, openmp=target.threads)
-        mod, emitted = _build(module, fast_math, names, tm, checked, counted, target)
+        mod = _build(text, tm, level)
         engine = llvm.create_mcjit_compiler(mod, tm)
         objects: list[bytes] = []
         engine.set_object_cache(lambda _module, code: objects.append(bytes(code)))
@@ -144,6 +156,16 @@ def compile_module(module: ModuleOp, *, fast_math: bool = False,
         if len(_cache) > CACHE_SIZE:
             _cache.popitem(last=False)
         return compiled
+
+
+# Note [The JIT's cache key]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The cache is keyed by the LLVM IR the module emits, not by the module's own text:
+# emitting is needed on a miss anyway and costs about what printing the module did
+# (a tenth of a compile, spent on every call, and almost every call misses), and the
+# LLVM IR is what the machine code is made from. The one thing the code is called with
+# that the IR does not hold is the table of run-time error messages (an error is a
+# number in the IR), so a hit takes this emission's table.
 
 
 def describe_signature(t: FunctionType) -> Signature:

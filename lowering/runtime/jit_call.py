@@ -151,13 +151,14 @@ def _initialise() -> None:
     _initialised = True
 
 
-def host_target_machine() -> llvm.TargetMachine:
-    """A fresh target machine for this CPU at opt level 3 (an MCJIT engine owns its own)."""
+def host_target_machine(opt: int = 3) -> llvm.TargetMachine:
+    """A fresh target machine for this CPU at opt level `opt` (an MCJIT engine owns its
+    own)."""
     _initialise()
     target = llvm.Target.from_triple(llvm.get_process_triple())
     return target.create_target_machine(
         cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(),
-        opt=3, jit=True,
+        opt=opt, jit=True,
     )
 
 

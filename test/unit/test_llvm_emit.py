@@ -1002,11 +1002,33 @@ def test_fast_math_and_optimised_ir() -> None:
 
 
 def test_compile_cache_reuses_the_engine() -> None:
-    src = "func.func @id(%x: i64) -> i64 {\n  func.return %x : i64\n}\n"
+    src = ("func.func @twice(%x: f64) -> f64 {\n  %y = arith.addf %x, %x : f64\n"
+           "  func.return %y : f64\n}\n")
     first = compile_(src)
     again = compile_(src)
     assert first.compiled is again.compiled
     assert compile_(src, fast_math=True).compiled is not first.compiled
+    # the key is the LLVM IR (Note [The JIT's cache key]): another module text, the same
+    # code, the same engine
+    renamed = compile_(src.replace("%y", "%doubled"))
+    assert renamed.compiled is first.compiled
+
+
+def test_compile_cache_hit_keeps_its_own_error_messages() -> None:
+    # Two modules that differ only in a run-time error's message emit the same LLVM IR
+    # (an error is a number there); the hit must report its own message.
+    src = """
+    func.func @f(%c: i1) -> i64 {
+      cf.assert %c, "MESSAGE"
+      %r = arith.constant 1 : i64
+      func.return %r : i64
+    }
+    """
+    first = compile_(src.replace("MESSAGE", "first"))
+    second = compile_(src.replace("MESSAGE", "second"))
+    assert first.compiled.engine is second.compiled.engine
+    messages = [[s.message for s in m.compiled.errors.sites.values()] for m in (first, second)]
+    assert "first" in messages[0] and "second" in messages[1]
 
 
 def test_unsupported_ir_is_a_lowering_error() -> None:
