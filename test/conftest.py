@@ -6,6 +6,22 @@ is a temporary one, so that a test turning the cache on (`test/test_cache.py`) n
 touches the user's own cache. `L0_TEST_COUNTS=FILE` counts the costly work of each test
 file into FILE (`workcount.py`).
 
+Note [LLVM's level in the tests]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Two thirds of compiling a small program was LLVM's: its O3 optimiser, then code
+generation at opt level 3, for code that the tests run on a few rows. The suite
+compiles at `L0_LLVM_OPT=0` (`l0.lowering.runtime.llvm_level`: no LLVM optimiser, code
+generation at level 0, about twelve times faster), for the tests and the programs they
+start, unless the environment of pytest names a level (`L0_LLVM_OPT=3 make test` runs
+everything at O3). What is checked at O3, as `l0-run` and `l0.compile` ship it: the
+matrix's cells that run what `l0-run` runs (the `O` cells of `cpu` and `multicore`,
+Note [LLVM's level in the matrix] in `test_matrix.py`), the differential fuzzers, and
+the tests marked `llvm_o3`: those whose code must be optimised to run at all (a sum
+over 2^62 rows that LLVM folds into a closed form) and the benchmarks'. LLVM's
+optimiser is where IR that promises too much (an `nsw`, a `noalias`, a loop marked
+parallel) changes what a program prints; what the rest of the suite is about is
+decided before LLVM.
+
 Note [Groups on pytest 9.2]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~
 `make test` runs `--dist loadgroup`: the tests marked `xdist_group(NAME)` (a corpus
@@ -21,12 +37,38 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
 
 import pytest
+
+from l0.lowering.runtime import llvm_level
+
+SUITE_LLVM_LEVEL = 0
+"""LLVM's level for the suite, unless its environment names one (Note [LLVM's level in
+the tests])."""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    """A test marked `llvm_o3` (or in a module marked so) compiles at LLVM's O3, as
+    `l0-run` does, from its setup to its teardown (Note [LLVM's level in the tests])."""
+    if item.get_closest_marker("llvm_o3") is None:
+        yield
+        return
+    saved = os.environ.get(llvm_level.ENV)
+    os.environ[llvm_level.ENV] = str(llvm_level.DEFAULT)
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ[llvm_level.ENV]
+        else:
+            os.environ[llvm_level.ENV] = saved
 
 
 def pytest_configure(config: pytest.Config) -> None:
     os.environ["L0_NO_CACHE"] = "1"
+    os.environ.setdefault(llvm_level.ENV, str(SUITE_LLVM_LEVEL))  # Note [LLVM's level ...]
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="l0-test-cache-")
     counts = os.environ.get("L0_TEST_COUNTS")
     if counts:  # counting the work per test file (workcount.py)

@@ -63,19 +63,13 @@ any split changes it).
 
 Note [LLVM's level in the matrix]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-Two thirds of a corpus cell's compile time was LLVM's: its O3 optimiser and code
-generation at opt level 3, for code that runs a few rows. The cells that run what
-`l0-run` ships, the `O` cells of `cpu` and of `multicore` at every thread count
-(`Backend.shipped`), still compile at O3, so the code the optimised modules make is
-checked as users run it, on the checking heap: LLVM's optimiser is where IR that
-promises too much (an `nsw`, a `noalias`, a loop marked parallel) changes what a
-program prints. Every other cell compiles at `L0_LLVM_OPT=0` (`UNSHIPPED_LLVM_LEVEL`,
-`l0.lowering.runtime.llvm_level`): no LLVM optimiser, code generation at level 0,
-about twelve times faster. What those cells are there for, what the front end's
-module, kernel extraction and chunked forms compute, is decided before LLVM; the
-differential fuzzer (`test/fuzzing/`), the benchmarks' smoke test and the other test
-files compile every back end at O3. To run every cell at O3, set
-`UNSHIPPED_LLVM_LEVEL` to 3 (the cells set `L0_LLVM_OPT` themselves).
+The suite compiles at LLVM's level 0 (Note [LLVM's level in the tests] in
+`conftest.py`). The cells that run what `l0-run` ships, the `O` cells of `cpu` and of
+`multicore` at every thread count (`Backend.shipped`), compile at O3 whatever the
+suite's level, so the code the optimised modules make is checked as users run it, on
+the checking heap. The other cells (the front end's module, kernel extraction on
+`gpu-sim`, the chunked forms of the `-split` lines) are about what is decided before
+LLVM, and compile at the suite's level.
 
 Note [Programs about fusion's structure]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -207,7 +201,7 @@ class Backend:
         return TARGETS[self.back_end].pipeline
     min_chunk: int | None = None  # `L0_MIN_CHUNK` while compiling (Note [Split reductions])
     shipped: tuple[str, ...] = ()  # the pipelines compiled as l0-run compiles them, at
-    # LLVM's O3; the others at `UNSHIPPED_LLVM_LEVEL` (Note [LLVM's level in the matrix])
+    # LLVM's O3; the others at the suite's level (Note [LLVM's level in the matrix])
 
 
 BACKENDS: dict[str, Backend] = {
@@ -236,10 +230,6 @@ BACKENDS: dict[str, Backend] = {
                              programs=_splittable, back_end="gpu-sim",
                              min_chunk=SPLIT_MIN_CHUNK),
 }
-
-UNSHIPPED_LLVM_LEVEL = 0
-"""LLVM's level (`L0_LLVM_OPT`, `l0.lowering.runtime.llvm_level`) of the cells that do
-not run what l0-run ships (Note [LLVM's level in the matrix])."""
 
 PIPELINES: list[str] = ["O0", "O", *(f"pass {name}" for name in optimisation_passes())]
 
@@ -333,11 +323,11 @@ def _run(prog: Program, backend: Backend, module: ModuleOp, pipeline: str) -> Ou
     params = [p.type for p in entry.params]
     stderr = io.StringIO()
     with contextlib.redirect_stderr(stderr):
-        level = llvm_level.DEFAULT if pipeline in backend.shipped else UNSHIPPED_LLVM_LEVEL
+        level = str(llvm_level.DEFAULT) if pipeline in backend.shipped else None
         with _setting(checked_memory.ENV, "1" if backend.checked_heap else None), \
                 _setting(min_chunk.ENV, None if backend.min_chunk is None
                          else str(backend.min_chunk)), \
-                _setting(llvm_level.ENV, str(level)):
+                _setting(llvm_level.ENV, level):
             engine = backend.make(module, (prog.name, pipeline))
         args = to_ir_arguments(params, read_arguments(prog.input, params, "<stdin>"))
         try:

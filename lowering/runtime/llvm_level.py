@@ -6,8 +6,8 @@ compile time is LLVM's (its optimiser, then code generation), and on the test co
 whose inputs are a few rows long, the optimised code gains nothing. `L0_LLVM_OPT=0`
 in the environment of the compiler skips LLVM's optimiser and generates code at opt
 level 0, about 12 times faster; 1 and 2 choose those levels of both, and anything else
-is the default, 3. The test matrix compiles its cells that way except the ones that
-run what `l0-run` ships (Note [LLVM's level in the matrix] in `test/test_matrix.py`).
+is the default, 3. The test suite compiles that way, except where it checks what
+`l0-run` ships (Note [LLVM's level in the tests] in `test/conftest.py`).
 It changes the code, so it is part of the JIT's and the compile cache's keys. Only the
 CPU JIT reads it: PTX, the GPU's host code and native executables are always built at 3.
 

@@ -68,12 +68,19 @@ def test_deep_recursion_is_located(backend: str, optimise: bool) -> None:
     prog = call_with_big_stack(
         lambda: CompiledProgram(RECURSIVE, "p.l0", backend, optimise=optimise, threads=2))
     assert prog.run_main("10 5") == "[0, 15, 30]"
-    for stdin, where, name in (("100000000 0", "1:1", "f"), ("0 100000000", "4:1", "g|h")):
+    # the function whose frame found no room, at its definition (`main`'s, where the map's
+    # body is inlined into it); g and h: whichever is left after inlining (LLVM's O3
+    # inlines h into g, its level 0 nothing)
+    for stdin, functions in (("100000000 0", {"f": "1:1"}),
+                             ("0 100000000", {"g": "4:1", "h": "5:1"})):
         with pytest.raises(L0Error) as info:
             prog.run_main(stdin)
         assert info.value.kind == "runtime-error"
-        assert re.match(rf"p.l0:({where}|3:1): error: stack overflow: recursion too deep "
-                        rf"in function ({name})$", info.value.render())
+        found = re.match(r"p.l0:(\d+:\d+): error: stack overflow: recursion too deep "
+                         r"in function (\w+)$", info.value.render())
+        assert found is not None, info.value.render()
+        where, name = found.groups()
+        assert name in functions and where in (functions[name], "3:1"), info.value.render()
 
 
 ALLOCATING = """\
