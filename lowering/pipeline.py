@@ -142,9 +142,16 @@ def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
     It runs `hide_all_but(entries)`, then `steps(target, simd, profile)` in order."""
     lowered = module.clone()
     hide_all_but(lowered, entries)
-    ctx = l0_context()
-    for step in steps(target, simd=simd, profile=profile):
-        step.apply(ctx, lowered)
-        if verify:
-            lowered.verify()
+    apply_steps(lowered, steps(target, simd=simd, profile=profile), verify=verify)
     return lowered
+
+
+def apply_steps(module: ModuleOp, passes: Iterable[ModulePass], *,
+                verify: bool = False) -> None:
+    """Run `passes` (some of a back end's `steps`, in order) on `module` in place, with
+    `verify` checking the IR after each."""
+    ctx = l0_context()
+    for step in passes:
+        step.apply(ctx, module)
+        if verify:
+            module.verify()

@@ -41,6 +41,7 @@ from xdsl.passes import ModulePass
 
 from l0.dialects.context import l0_context
 from l0.frontend import load_program, to_module
+from l0.lowering import pipeline as pipeline_module
 from l0.lowering.pipeline import hide_all_but, steps
 from l0.lowering.runtime.min_chunk import min_chunk
 from l0.passes.pipeline import PipelineError, check, optimise
@@ -118,12 +119,11 @@ def lowered(prog: Program, pipeline: str, backend: str, *, through: str | None =
     else:
         module = soac_module(prog, pipeline, backend).clone()
         hide_all_but(module, entries)
-    keep = _kept_prefixes(program, backend, pipeline)
-    ctx = l0_context()
-    for n in range(done, len(program)):
-        program[n].apply(ctx, module)
-        if n + 1 in keep and n + 1 < len(program):
-            _lowered[(*key, program[:n + 1])] = module.clone()
+    keep = sorted(n for n in _kept_prefixes(program, backend, pipeline) if done < n < len(program))
+    for start, stop in zip([done, *keep], [*keep, len(program)], strict=True):
+        pipeline_module.apply_steps(module, program[start:stop])
+        if stop < len(program):
+            _lowered[(*key, program[:stop])] = module.clone()
     _lowered[(*key, program)] = module
     return module
 
