@@ -71,11 +71,15 @@ def front_end(prog: Program) -> FrontEnd:
     return FrontEnd(entry, module, problem)
 
 
-@functools.cache
 def optimised(prog: Program, target: str = "cpu") -> ModuleOp:
     """The program's module after the default pipeline (`-O`) of `target`
     (`l0.passes.pipeline.TARGETS`), each pass's output verified unless the front end's
     already fails (do not change it: clone)."""
+    return _optimised(prog, target)  # one cache key for `optimised(p)` and `(p, "cpu")`
+
+
+@functools.cache
+def _optimised(prog: Program, target: str) -> ModuleOp:
     front = front_end(prog)
     module = front.module.clone()
     optimise(module, verify=front.problem is None, ctx=l0_context(), target=target)
