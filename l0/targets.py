@@ -90,14 +90,17 @@ class Target:
 
     def make_engine(self, module: Any, *, fast_math: bool = False,
                     entries: Iterable[str] | None = None, isolate: bool = True,
-                    threads: int | None = None, profile: bool = False) -> Any:
+                    threads: int | None = None, profile: bool = False,
+                    lowered: Any = None) -> Any:
         """Its engine for the soac-level `module`; `threads` only where it takes them;
-        `profile`: parallel regions and kernel launches counted, where it has them.
-        Raises `BackendUnavailable` when it cannot run here."""
+        `profile`: parallel regions and kernel launches counted, where it has them;
+        `lowered`: the module `l0.lowering.pipeline.lower` already made of `module` for
+        it with these options, compiled as it is (None: lowered here; the interpreter
+        lowers nothing). Raises `BackendUnavailable` when it cannot run here."""
         make = _resolve(self.engine)
         return make(module, target=self, fast_math=fast_math, entries=entries,
                     isolate=isolate, threads=threads if self.threads else None,
-                    profile=profile, **self.options)
+                    profile=profile, lowered=lowered, **self.options)
 
     def load_engine(self, data: Mapping[str, Any], object_code: bytes, *,
                     isolate: bool = True) -> Any:
@@ -237,9 +240,11 @@ def pipeline_targets() -> tuple[str, ...]:
 
 def interpreter_engine(module: Any, *, target: Target, fast_math: bool = False,
                        entries: Iterable[str] | None = None, isolate: bool = True,
-                       threads: int | None = None, profile: bool = False) -> Any:
+                       threads: int | None = None, profile: bool = False,
+                       lowered: Any = None) -> Any:
     """The `interp` back end's engine: the reference interpreter (it copies on every
-    update, so the caller's arrays are never changed)."""
+    update, so the caller's arrays are never changed); it runs `module` itself, and
+    has no `lowered` module."""
     from l0.interp import Interpreter
 
     return Interpreter(module)

@@ -93,6 +93,42 @@ def segmenting(backend: Target, profile: bool = False) -> ModulePass | None:
                                                   "columns": not gpu})
 
 
+def steps(target: str | Target = DEFAULT, *, simd: bool = True,
+          profile: bool = False) -> tuple[ModulePass, ...]:
+    """The passes `lower` runs for back end `target`, in order, each with the options
+    the back end gives it (`segment-reductions` included where it runs; `simd` and
+    `profile` as for `lower`). Passes are frozen dataclasses, equal when their options
+    are: two back ends whose steps start alike lower a module alike up to where they
+    differ (gpu and gpu-sim: up to `convert-gpu-to-sim`)."""
+    backend = as_target(target)
+    out: list[ModulePass] = []
+    for pass_class in passes_of(backend):
+        if not simd and pass_class.name == "simd-map":
+            continue
+        if pass_class.name == "convert-soac-to-scf":
+            segment = segmenting(backend, profile)
+            if segment is not None:
+                out.append(segment)
+        options = target_options(backend, pass_class.name)
+        profiling = _PROFILE_OPTIONS.get(pass_class.name) if profile else None
+        if profiling is not None:
+            options.update(profiling(backend))
+        out.append(pass_class(**options))  # a pass's options are its dataclass's fields
+    return tuple(out)
+
+
+def hide_all_but(module: ModuleOp, entries: Iterable[str] | None) -> None:
+    """Make every defined function of `module` but `entries` private (None: leave all
+    public), so that LLVM may inline and delete them and the dealloc pass gives them
+    no public wrapper: what `lower` does first."""
+    if entries is None:
+        return
+    keep = set(entries)
+    for f in module.ops:
+        if isinstance(f, func.FuncOp) and f.body.blocks and f.sym_name.data not in keep:
+            f.sym_visibility = StringAttr("private")
+
+
 def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
           verify: bool = False, target: str | Target = DEFAULT, simd: bool = True,
           profile: bool = False) -> ModuleOp:
@@ -102,32 +138,20 @@ def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
     (kernels and launches, docs/gpu.md), gpu-sim's that level made CPU code. Without
     `simd`, no map runs in SIMD lanes (`simd-map`: the results are the same, bit for
     bit; tests compare the two). With `profile`, every OpenMP region and kernel launch
-    is counted (`l0.lowering.loop_ir.profile`; on a device, timed by CUDA events)."""
-    backend = as_target(target)
-    passes = passes_of(backend)
+    is counted (`l0.lowering.loop_ir.profile`; on a device, timed by CUDA events).
+    It runs `hide_all_but(entries)`, then `steps(target, simd, profile)` in order."""
     lowered = module.clone()
-    if entries is not None:
-        keep = set(entries)
-        for f in lowered.ops:
-            if isinstance(f, func.FuncOp) and f.body.blocks and f.sym_name.data not in keep:
-                f.sym_visibility = StringAttr("private")
-    ctx = l0_context()
-    for pass_class in passes:
-        if not simd and pass_class.name == "simd-map":
-            continue
-        segment = (segmenting(backend, profile) if pass_class.name == "convert-soac-to-scf"
-                   else None)
-        if segment is not None:
-            segment.apply(ctx, lowered)
-            if verify:
-                lowered.verify()
-        options = target_options(backend, pass_class.name)
-        profiling = _PROFILE_OPTIONS.get(pass_class.name) if profile else None
-        if profiling is not None:
-            options.update(profiling(backend))
-        # a pass's options are the fields of its dataclass
-        step = pass_class(**options)
-        step.apply(ctx, lowered)
-        if verify:
-            lowered.verify()
+    hide_all_but(lowered, entries)
+    apply_steps(lowered, steps(target, simd=simd, profile=profile), verify=verify)
     return lowered
+
+
+def apply_steps(module: ModuleOp, passes: Iterable[ModulePass], *,
+                verify: bool = False) -> None:
+    """Run `passes` (some of a back end's `steps`, in order) on `module` in place, with
+    `verify` checking the IR after each."""
+    ctx = l0_context()
+    for step in passes:
+        step.apply(ctx, module)
+        if verify:
+            module.verify()

@@ -12,7 +12,8 @@ Two thirds of compiling a small program was LLVM's: its O3 optimiser, then code
 generation at opt level 3, for code that the tests run on a few rows. The suite
 compiles at `L0_LLVM_OPT=0` (`l0.lowering.runtime.llvm_level`: no LLVM optimiser, code
 generation at level 0, about twelve times faster), for the tests and the programs they
-start, unless the environment of pytest names a level (`L0_LLVM_OPT=3 make test` runs
+start (lit's tools too: `test/lit/lit.cfg` passes the variable on), unless the
+environment of pytest names a level (`L0_LLVM_OPT=3 make test` runs
 everything at O3). What is checked at O3, as `l0-run` and `l0.compile` ship it: the
 matrix's cells that run what `l0-run` runs (the `O` cells of `cpu` and `multicore`,
 Note [LLVM's level in the matrix] in `test_matrix.py`), the differential fuzzers, and

@@ -106,7 +106,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import pytest
-from compiled import front_end, optimised, same_worker
+from compiled import front_end, lowered, optimised, same_worker
 from corpus import ROOT, Program, expected_kind, incomplete, rejected, runnable
 from xdsl.dialects.builtin import ModuleOp
 
@@ -126,7 +126,7 @@ class Engine(Protocol):
     def call(self, name: str, args: list[Any]) -> list[Any]: ...
 
 
-def _interpreter(module: ModuleOp, cell: tuple[str, str]) -> Engine:
+def _interpreter(module: ModuleOp, cell: tuple[Program, str]) -> Engine:
     from l0.interp import Interpreter
 
     # The stream is bound now: `sys.stderr` is the cell's capture (see `_run`).
@@ -139,24 +139,31 @@ checking heap and the chunk size (`L0_MIN_CHUNK`)."""
 
 
 def _compiled(name: str, threads: int | None = None, *,
-              reuse: bool = False) -> Callable[[ModuleOp, tuple[str, str]], Engine]:
+              reuse: bool = False) -> Callable[[ModuleOp, tuple[Program, str]], Engine]:
     """The engine of back end `name` (`l0.targets`), compiling `main` as l0-run does
-    (`--threads`, where it takes them); with `reuse`, on the machine code of the last
+    (`--threads`, where it takes them), from the program's lowered module, which other
+    test files share (`compiled.lowered`); with `reuse`, on the machine code of the last
     2-thread engine of the same module when there is one (Note [The cost of the
     matrix]: its lowering and the JIT's look-up are not done again)."""
-    def make(module: ModuleOp, cell: tuple[str, str]) -> Engine:
+    def make(module: ModuleOp, cell: tuple[Program, str]) -> Engine:
+        prog, pipeline = cell
+
+        def engine() -> Engine:
+            return TARGETS[name].make_engine(module, entries=["main"], threads=threads,
+                                             lowered=lowered(prog, pipeline, name))
+
         if not reuse and threads != 2:
-            return TARGETS[name].make_engine(module, entries=["main"], threads=threads)
+            return engine()
         # the module is the one `_through` makes of (program, pipeline), `cell`
-        key = (cell, checked_memory.enabled(), os.environ.get(min_chunk.ENV))
+        key = ((prog.name, pipeline), checked_memory.enabled(), os.environ.get(min_chunk.ENV))
         compiled = _compiled_for_threads.get(key) if reuse else None
         if compiled is not None:
             return compiled.on_threads(threads)
-        engine = TARGETS[name].make_engine(module, entries=["main"], threads=threads)
+        made = engine()
         if threads == 2:
             _compiled_for_threads.clear()
-            _compiled_for_threads[key] = engine
-        return engine
+            _compiled_for_threads[key] = made
+        return made
 
     return make
 
@@ -187,7 +194,7 @@ def _splittable(prog: Program) -> bool:
 class Backend:
     """One back end of the matrix: how to make an engine that runs a soac-level module."""
 
-    make: Callable[[ModuleOp, tuple[str, str]], Engine]  # (module, (program, pipeline))
+    make: Callable[[ModuleOp, tuple[Program, str]], Engine]  # (module, (program, pipeline))
     every_pass: bool = False
     checked_heap: bool = False
     pipelines: tuple[str, ...] = ("O0", "O")
@@ -328,7 +335,7 @@ def _run(prog: Program, backend: Backend, module: ModuleOp, pipeline: str) -> Ou
                 _setting(min_chunk.ENV, None if backend.min_chunk is None
                          else str(backend.min_chunk)), \
                 _setting(llvm_level.ENV, level):
-            engine = backend.make(module, (prog.name, pipeline))
+            engine = backend.make(module, (prog, pipeline))
         args = to_ir_arguments(params, read_arguments(prog.input, params, "<stdin>"))
         try:
             results = engine.call("main", args)

@@ -8,18 +8,16 @@ CUDA installation; without it these tests skip.
 Two sets of modules: the hand-written gpu-level modules of the lit tests
 (`test/lit/gpu/`: a map with math, workgroup memory and barriers, checks and the error
 word, host code), and every corpus program through kernel extraction
-(`l0.lowering.pipeline.lower(module, target="gpu")`), which skips where that is not
-part of the build.
+(`l0.lowering.pipeline.lower(module, target="gpu")`).
 """
 
 from __future__ import annotations
 
-import inspect
 import subprocess
 from pathlib import Path
 
 import pytest
-from compiled import optimised, same_worker
+from compiled import lowered, same_worker
 from corpus import Program, runnable
 
 from l0.bigstack import call_with_big_stack
@@ -81,24 +79,15 @@ def test_hand_written_module_assembles(path: Path, arch: str, tmp_path: Path) ->
     ptxas(ptx.text, tmp_path, arch)
 
 
-def _gpu_lower():  # noqa: ANN202
-    from l0.lowering import pipeline
-
-    if "target" not in inspect.signature(pipeline.lower).parameters:
-        pytest.skip("kernel extraction (lower(target='gpu')) is not part of this build")
-    return pipeline.lower
-
-
 @pytest.mark.parametrize("prog", [pytest.param(p, id=p.name, marks=same_worker(p))
                                   for p in runnable()])
 def test_corpus_program_assembles(prog: Program, tmp_path: Path) -> None:
-    lower = _gpu_lower()
     if not _has_libdevice():
         pytest.skip("libdevice not installed")
-    # The gpu -O module the matrix's gpu-sim cells also start from (`compiled.py`);
-    # `lower` clones.
-    module = call_with_big_stack(lambda: lower(optimised(prog, "gpu"), entries=["main"],
-                                               target="gpu"))
+    # The gpu -O module lowered as `lower(module, entries=["main"], target="gpu")`
+    # lowers it, which the matrix's gpu-sim cells' lowering starts with (`compiled.py`,
+    # Note [Sharing lowered modules]).
+    module = call_with_big_stack(lambda: lowered(prog, "O", "gpu"))
     if not is_container(module):
         return  # nothing runs on the device (a program of scalars)
     ptxas(compile_ptx(module).text, tmp_path)  # traces in kernels: a log (lowering/gpu/trace.py)

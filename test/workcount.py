@@ -4,7 +4,9 @@
     python test/workcount.py /tmp/counts.jsonl
 
 counts, per test file, the lowerings of a soac-level module to the loop level
-(`l0.lowering.pipeline.lower`), the LLVM O3 runs (`l0.lowering.backends.jit._optimise`: every
+(`l0.lowering.pipeline.lower`) and the lowering passes run, theirs and those the
+tests run from a shared prefix (`l0.lowering.pipeline.apply_steps`,
+`compiled.lowered`), the LLVM O3 runs (`l0.lowering.backends.jit._optimise`: every
 native compilation, JIT or `l0 compile`, and `-t llvm-ir{optimize=true}`), the JIT
 compilations among them (`l0.lowering.backends.jit.compile_module` missing its in-process
 cache) with how many compiled a module text that another test file of the run had
@@ -44,7 +46,10 @@ class WorkCounter:
         self.jit_texts: dict[str, set[str]] = collections.defaultdict(set)
 
     def count(self, what: str) -> None:
-        self.counts[self.file][what] += 1
+        self.add(what, 1)
+
+    def add(self, what: str, n: int) -> None:
+        self.counts[self.file][what] += n
 
     def wrap(self, owner: Any, name: str, what: str,
              record: Callable[..., None] | None = None) -> None:
@@ -63,6 +68,14 @@ class WorkCounter:
         from l0.lowering.backends import jit
 
         self.wrap(pipeline, "lower", "lowerings")
+        apply_steps = pipeline.apply_steps
+
+        def steps_counted(module: Any, passes: Any, **options: Any) -> None:
+            passes = tuple(passes)
+            self.add("lowering passes", len(passes))
+            apply_steps(module, passes, **options)
+
+        pipeline.apply_steps = steps_counted
         self.wrap(jit, "_optimise", "LLVM O3 runs")
         compile_module, build = jit.compile_module, jit._build
         built: list[bool] = []

@@ -41,17 +41,19 @@ from l0.targets import target as as_target
 def compile_module(module: ModuleOp, *, target: str | Target = DEFAULT,
                    fast_math: bool = False, entries: Iterable[str] | None = None,
                    threads: int | None = None, simd: bool = True,
-                   profile: bool = False) -> JitModule:
+                   profile: bool = False, lowered: ModuleOp | None = None) -> JitModule:
     """Compile the soac-level `module` to native code for back end `target` (cpu,
     multicore, gpu-sim: its record, `l0.targets`, or its name); `entries`, `simd` and
     `profile` as for `lower`; `threads`, where the back end takes them, the thread count
-    (0 or None: libgomp's default)."""
+    (0 or None: libgomp's default). `lowered`: what `lower` made of `module` with
+    these options, compiled as it is (the tests share lowerings between checks)."""
     backend = as_target(target)
     names = list(entries) if entries is not None else None
     link_callbacks(trace.CALLBACKS)
-    # through the module: `l0-run -v` times `pipeline.lower` (Note [Stage probes])
-    lowered = pipeline.lower(module, entries=names, target=backend, simd=simd,
-                             profile=profile)
+    if lowered is None:
+        # through the module: `l0-run -v` times `pipeline.lower` (Note [Stage probes])
+        lowered = pipeline.lower(module, entries=names, target=backend, simd=simd,
+                                 profile=profile)
     jit = JitModule(lowered, fast_math=fast_math, entries=names, target=backend,
                     threads=threads or 0)
     jit.trace_sites = trace.sites_in(lowered)
@@ -69,10 +71,11 @@ def note_tables(jit: Any, lowered: ModuleOp) -> None:
 
 def make_engine(module: ModuleOp, *, target: Target, fast_math: bool = False,
                 entries: Iterable[str] | None = None, isolate: bool = True,
-                threads: int | None = None, profile: bool = False) -> CpuEngine:
+                threads: int | None = None, profile: bool = False,
+                lowered: ModuleOp | None = None) -> CpuEngine:
     """The engine of the back ends compiled for the CPU (`Target.make_engine`)."""
     return CpuEngine(module, target=target, fast_math=fast_math, entries=entries,
-                     isolate=isolate, threads=threads, profile=profile)
+                     isolate=isolate, threads=threads, profile=profile, lowered=lowered)
 
 
 class CpuEngine(NativeEngine):
@@ -81,13 +84,13 @@ class CpuEngine(NativeEngine):
     def __init__(self, module: ModuleOp, *, target: str | Target = DEFAULT,
                  fast_math: bool = False, entries: Iterable[str] | None = None,
                  isolate: bool = True, threads: int | None = None, simd: bool = True,
-                 profile: bool = False) -> None:
+                 profile: bool = False, lowered: ModuleOp | None = None) -> None:
         backend = as_target(target)
         names = list(entries) if entries is not None else None
         threads = (threads or 0) if backend.threads else None
         self._jit = jit = compile_module(module, target=backend, fast_math=fast_math,
                                          entries=names, threads=threads, simd=simd,
-                                         profile=profile)
+                                         profile=profile, lowered=lowered)
         links = RuntimeLinks(checked_memory.enabled(), alloc_stats.enabled(), threads)
         super().__init__(jit.compiled, entry_points(module, names), isolate=isolate,
                          links=links, trace_sites=jit.trace_sites,

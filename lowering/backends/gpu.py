@@ -178,12 +178,13 @@ def target_arch() -> str | None:
 
 def make_engine(module: ModuleOp, *, target: Target, fast_math: bool = False,
                 entries: Iterable[str] | None = None, isolate: bool = True,
-                threads: int | None = None, profile: bool = False) -> GpuEngine:
+                threads: int | None = None, profile: bool = False,
+                lowered: ModuleOp | None = None) -> GpuEngine:
     """The gpu back end's engine (`Target.make_engine`), or `BackendUnavailable` saying
     what is missing (a GPU, its driver, numba.cuda, libdevice)."""
     try:
         return GpuEngine.compile(module, fast_math=fast_math, entries=entries,
-                                 profile=profile)
+                                 profile=profile, lowered=lowered)
     except (GpuUnavailable, GpuToolMissing) as err:
         raise BackendUnavailable(str(err)) from None
 
@@ -207,15 +208,17 @@ class GpuEngine:
 
     @classmethod
     def compile(cls, module: ModuleOp, *, fast_math: bool = False,
-                entries: Iterable[str] | None = None, profile: bool = False) -> GpuEngine:
+                entries: Iterable[str] | None = None, profile: bool = False,
+                lowered: ModuleOp | None = None) -> GpuEngine:
         """Compile the soac-level `module` for GPU 0 (`entries` and `profile` as for
-        `lower`)."""
+        `lower`; `lowered`: its gpu-level module, already made with them)."""
         from l0.lowering.backends.cpu import note_tables
 
         dev = device()  # first, so that a machine without a GPU says so
         find_libdevice()
         names = list(entries) if entries is not None else None
-        lowered = lower_for_gpu(module, names, profile)
+        if lowered is None:
+            lowered = lower_for_gpu(module, names, profile)
         jit = compile_gpu_module(lowered, dev, fast_math=fast_math, entries=names)
         note_tables(jit, lowered)
         links = RuntimeLinks(checked_memory.enabled(), alloc_stats.enabled(), None)

@@ -194,3 +194,61 @@ def test_ir_at_a_back_ends_own_level_names_it() -> None:
     assert at_own_level(["func.func", "omp.parallel", "omp.wsloop"]) is TARGETS["multicore"]
     assert at_own_level(["func.func", "scf.parallel", "memref.alloc"]) is None
     assert [t.name for t in TARGETS.values() if t.own_ops is not None] == ["multicore"]
+
+
+# -- a back end's lowering steps, and engines made from a module already lowered -------
+
+ROWS = """
+fun [int] main([int] xs) = map(fn int (int x) => reduce(op +, 0, iota(x)), xs)
+"""
+
+
+def _rows_module():  # noqa: ANN202 (xDSL's ModuleOp)
+    from l0.bigstack import call_with_big_stack
+    from l0.frontend import load_program, to_module
+
+    return call_with_big_stack(lambda: to_module(load_program(ROWS, "rows.l0")))
+
+
+def test_lower_runs_the_steps_of_the_back_end() -> None:
+    """`steps` is what `lower` runs (its options and `segment-reductions` included):
+    applied by hand they make the same module; gpu and gpu-sim agree up to gpu-sim's
+    last step, cpu and multicore from `segment-reductions` on no longer."""
+    from l0.dialects.context import l0_context
+    from l0.lowering.pipeline import hide_all_but, lower, steps
+
+    module = _rows_module()
+    by_hand = module.clone()
+    hide_all_but(by_hand, ["main"])
+    for step in steps("gpu-sim"):
+        step.apply(l0_context(), by_hand)
+    assert str(by_hand) == str(lower(module, entries=["main"], target="gpu-sim"))
+    assert steps("gpu-sim")[:-1] == steps("gpu")
+    assert steps("gpu-sim")[-1].name == "convert-gpu-to-sim"
+    cpu, multicore = steps("cpu"), steps("multicore")
+    assert cpu[:2] == multicore[:2] and multicore[2].name == "segment-reductions"
+    assert [s.name for s in steps("cpu", simd=False)] == [
+        n for n in TARGETS["cpu"].lowerings if n != "simd-map"]
+
+
+@pytest.mark.parametrize("backend", ["cpu", "multicore", "gpu-sim"])
+def test_an_engine_from_a_lowered_module_lowers_nothing(
+        backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`make_engine(module, lowered=...)` compiles the module given as it is (lowering
+    again fails here) and runs as the interpreter does."""
+    from l0.lowering import pipeline
+
+    module = _rows_module()
+    record = TARGETS[backend]
+    done = pipeline.lower(module, entries=["main"], target=record)
+
+    def no_lowering(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("lowered again")
+
+    monkeypatch.setattr(pipeline, "lower", no_lowering)
+    engine = record.make_engine(module, entries=["main"], lowered=done,
+                                threads=2 if record.threads else None)
+    xs = [0, 1, 4, 7]
+    reference = TARGETS["interp"].make_engine(module, lowered=done)
+    assert [int(v) for v in engine.call("main", [xs])[0]] == [
+        int(v) for v in reference.call("main", [xs])[0]] == [0, 0, 6, 21]

@@ -1,5 +1,4 @@
-// RUN: l0-opt %s -p bounds --split-input-file | filecheck %s
-// RUN: l0-opt %s -p bounds,verify-uniqueness --split-input-file > /dev/null
+// RUN: l0-opt %s -p bounds,verify-uniqueness --split-input-file | filecheck %s
 
 // `a[i]` over `iota(size(0, a))` needs no check: 0 <= i <= size(0, a) - 1.
 func.func @prove_iota_of_size(%a: tensor<?xi64>) -> tensor<?xi64> {

@@ -1,5 +1,4 @@
-// RUN: l0-opt %s -p dce --split-input-file | filecheck %s
-// RUN: l0-opt %s -p dce,verify-uniqueness --split-input-file > /dev/null
+// RUN: l0-opt %s -p dce,verify-uniqueness --split-input-file | filecheck %s
 
 // Thesis 5.3: a binding none of whose names is used is removed; its operands may
 // then be dead too. The check stays: it may fail (docs/reference.md §5), even though the

@@ -1,5 +1,4 @@
-// RUN: l0-opt %s -p distribute --split-input-file | filecheck %s
-// RUN: l0-opt %s -p distribute,verify-uniqueness --split-input-file > /dev/null
+// RUN: l0-opt %s -p distribute,verify-uniqueness --split-input-file | filecheck %s
 
 // Two SOACs and scalar code between them: three pieces, each a map over the rows; the
 // scalar the second piece makes reaches the third as an array of one per row, and the

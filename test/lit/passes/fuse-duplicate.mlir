@@ -1,5 +1,4 @@
-// RUN: l0-opt %s -p 'fuse{horizontal=false}' --split-input-file | filecheck %s
-// RUN: l0-opt %s -p 'fuse{horizontal=false},verify-uniqueness' --split-input-file > /dev/null
+// RUN: l0-opt %s -p 'fuse{horizontal=false},verify-uniqueness' --split-input-file | filecheck %s
 // RUN: l0-opt %s -p 'fuse{horizontal=false duplicate=false}' --split-input-file | filecheck %s --check-prefix=OFF
 
 // Splitting a map between its consumers (`l0.passes.fuse.duplicate`), with horizontal

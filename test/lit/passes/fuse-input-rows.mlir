@@ -1,5 +1,4 @@
-// RUN: l0-opt %s -p fuse --split-input-file | filecheck %s
-// RUN: l0-opt %s -p fuse,verify-uniqueness --split-input-file > /dev/null
+// RUN: l0-opt %s -p fuse,verify-uniqueness --split-input-file | filecheck %s
 // RUN: l0-opt %s -p 'fuse{explain=true}' --split-input-file -o /dev/null 2>&1 | filecheck %s --check-prefix=EXPLAIN
 
 // Note [An input indexed by the iteration number]: the map over `iota(n)` has `%b` as

@@ -1,5 +1,4 @@
-// RUN: l0-opt %s -p fuse --split-input-file | filecheck %s
-// RUN: l0-opt %s -p fuse,verify-uniqueness --split-input-file > /dev/null
+// RUN: l0-opt %s -p fuse,verify-uniqueness --split-input-file | filecheck %s
 
 // A consumer moves into both branches of the `if` computing its input
 // (`l0.passes.fuse.into_branches`), where it meets the map producing it in one branch

@@ -1,5 +1,4 @@
-// RUN: l0-opt %s -p fuse --split-input-file | filecheck %s
-// RUN: l0-opt %s -p fuse,verify-uniqueness --split-input-file > /dev/null
+// RUN: l0-opt %s -p fuse,verify-uniqueness --split-input-file | filecheck %s
 
 // Indexing by the iteration number as a row input (`l0.passes.fuse.iota_rows`): a map
 // over `iota(size(0, a))` reads `b[i]` of `b = map(f, a)`, which has as many rows;

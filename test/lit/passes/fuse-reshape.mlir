@@ -1,5 +1,4 @@
-// RUN: l0-opt %s -p fuse --split-input-file | filecheck %s
-// RUN: l0-opt %s -p fuse,verify-uniqueness --split-input-file > /dev/null
+// RUN: l0-opt %s -p fuse,verify-uniqueness --split-input-file | filecheck %s
 // RUN: l0-opt %s -p 'fuse{explain=true}' --split-input-file 2>&1 >/dev/null | filecheck %s --check-prefix=WHY
 
 // PULL-RESHAPE (8.2): the reshape moves onto the producer's input, the producer

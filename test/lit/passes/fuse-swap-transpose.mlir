@@ -1,5 +1,4 @@
-// RUN: l0-opt %s -p fuse --split-input-file | filecheck %s
-// RUN: l0-opt %s -p fuse,verify-uniqueness --split-input-file > /dev/null
+// RUN: l0-opt %s -p fuse,verify-uniqueness --split-input-file | filecheck %s
 
 // SWAP-TRANSPOSE: the transposition of a map whose lambda only maps an array defined
 // outside it (the one-hot rows of a histogram, `map(fn x => map(fn j => j == x, js),

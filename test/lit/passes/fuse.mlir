@@ -1,5 +1,4 @@
-// RUN: l0-opt %s -p fuse --split-input-file | filecheck %s
-// RUN: l0-opt %s -p fuse,verify-uniqueness --split-input-file > /dev/null
+// RUN: l0-opt %s -p fuse,verify-uniqueness --split-input-file | filecheck %s
 
 // FUSE-MAP-MAP (7.1.1): the consumer's lambda runs the producer's first; the producer
 // and its intermediate array are gone. The consumer's other input stays, the

@@ -1,5 +1,4 @@
-// RUN: l0-opt %s -p hoist --split-input-file | filecheck %s
-// RUN: l0-opt %s -p hoist,verify-uniqueness --split-input-file > /dev/null
+// RUN: l0-opt %s -p hoist,verify-uniqueness --split-input-file | filecheck %s
 // RUN: l0-opt %s -p 'hoist{aggressive=true}' --split-input-file | filecheck %s --check-prefix=AGGR
 
 // Thesis Figure 15: `k = y + z` is invariant in the lambda and leaves it.

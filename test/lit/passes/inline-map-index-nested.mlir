@@ -1,5 +1,4 @@
-// RUN: l0-opt %s -p inline-map-index --split-input-file | filecheck %s
-// RUN: l0-opt %s -p inline-map-index,verify-uniqueness --split-input-file > /dev/null
+// RUN: l0-opt %s -p inline-map-index,verify-uniqueness --split-input-file | filecheck %s
 // RUN: l0-opt %s -p inline-map-index,dce --split-input-file | filecheck %s --check-prefix=DEAD
 // RUN: l0-opt %s -p 'inline-map-index{transcendental-weight=1}' --split-input-file | filecheck %s --check-prefix=CHEAPEXP
 

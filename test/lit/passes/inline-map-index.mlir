@@ -1,5 +1,4 @@
-// RUN: l0-opt %s -p inline-map-index --split-input-file | filecheck %s
-// RUN: l0-opt %s -p inline-map-index,verify-uniqueness --split-input-file > /dev/null
+// RUN: l0-opt %s -p inline-map-index,verify-uniqueness --split-input-file | filecheck %s
 // RUN: l0-opt %s -p 'inline-map-index{max-ops=1}' --split-input-file | filecheck %s --check-prefix=SMALL
 
 // Thesis 9.2: in `let b = map(f, a) in reduce(min, b[0], b)`, b[0] becomes f(a[0]), so

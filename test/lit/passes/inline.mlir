@@ -1,5 +1,4 @@
-// RUN: l0-opt %s -p inline --split-input-file | filecheck %s
-// RUN: l0-opt %s -p inline,verify-uniqueness --split-input-file > /dev/null
+// RUN: l0-opt %s -p inline,verify-uniqueness --split-input-file | filecheck %s
 
 // Thesis 5.1: a call of a non-recursive function is replaced by its body, and the
 // function, now dead, is removed.

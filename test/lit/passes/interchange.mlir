@@ -1,5 +1,4 @@
-// RUN: l0-opt %s -p interchange --split-input-file | filecheck %s
-// RUN: l0-opt %s -p interchange,verify-uniqueness --split-input-file > /dev/null
+// RUN: l0-opt %s -p interchange,verify-uniqueness --split-input-file | filecheck %s
 
 // A scalar accumulator: the map of the initial values, then the loop around a map of
 // the body. The constants bound in the lambda are copied where they are used.

@@ -1,5 +1,4 @@
-// RUN: l0-opt %s -p iswim --split-input-file | filecheck %s
-// RUN: l0-opt %s -p iswim,verify-uniqueness --split-input-file > /dev/null
+// RUN: l0-opt %s -p iswim,verify-uniqueness --split-input-file | filecheck %s
 // RUN: l0-opt %s -p 'iswim{scalar-rows-only=true}' --split-input-file | filecheck %s --check-prefix=SCALAR
 // RUN: not l0-opt %s -p 'iswim{scalar-rows-only=maybe}' 2>&1 | filecheck %s --check-prefix=BAD
 // BAD: l0-opt: error: bad options for pass 'iswim'

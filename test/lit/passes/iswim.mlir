@@ -1,5 +1,4 @@
-// RUN: l0-opt %s -p iswim --split-input-file | filecheck %s
-// RUN: l0-opt %s -p iswim,verify-uniqueness --split-input-file > /dev/null
+// RUN: l0-opt %s -p iswim,verify-uniqueness --split-input-file | filecheck %s
 
 // Thesis 8.3 (Figure 35): the scan of row sums becomes one scan per column, under a
 // test for rows (no rows: the scan's result, an array with every dimension 0). The

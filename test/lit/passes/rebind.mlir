@@ -1,5 +1,4 @@
-// RUN: l0-opt %s -p rebind --split-input-file | filecheck %s
-// RUN: l0-opt %s -p rebind,verify-uniqueness --split-input-file > /dev/null
+// RUN: l0-opt %s -p rebind,verify-uniqueness --split-input-file | filecheck %s
 
 // The `main` of thesis 6.3: `a[i]` and `v * a[i]` in the reduce's lambda are the ones
 // computed before it: the lambda keeps only its own additions.

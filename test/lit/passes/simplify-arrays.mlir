@@ -1,5 +1,4 @@
-// RUN: l0-opt %s -p simplify --split-input-file | filecheck %s
-// RUN: l0-opt %s -p simplify,verify-uniqueness --split-input-file > /dev/null
+// RUN: l0-opt %s -p simplify,verify-uniqueness --split-input-file | filecheck %s
 
 // `size` folded through the op that built the array.
 func.func @sizes(%n: i64, %a: tensor<?xi64>, %m: tensor<?x?xi64>, %x: i64, %i: i64,

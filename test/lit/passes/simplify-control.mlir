@@ -1,5 +1,4 @@
-// RUN: l0-opt %s -p simplify --split-input-file | filecheck %s
-// RUN: l0-opt %s -p simplify,verify-uniqueness --split-input-file > /dev/null
+// RUN: l0-opt %s -p simplify,verify-uniqueness --split-input-file | filecheck %s
 
 // if on a constant becomes its branch; results equal in both branches are
 // propagated, `if c then True else False` is `c`; unused results go.

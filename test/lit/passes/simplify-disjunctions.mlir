@@ -1,5 +1,4 @@
-// RUN: l0-opt %s -p simplify --split-input-file | filecheck %s
-// RUN: l0-opt %s -p simplify,verify-uniqueness --split-input-file > /dev/null
+// RUN: l0-opt %s -p simplify,verify-uniqueness --split-input-file | filecheck %s
 
 // `x || y` is true when `x` holds wherever `y` does not (Note [Assuming the other
 // side]). The zip check of a fold's lambda, hoisted out of it, on a row of a map's

@@ -1,5 +1,4 @@
-// RUN: l0-opt %s -p simplify --split-input-file | filecheck %s
-// RUN: l0-opt %s -p simplify,verify-uniqueness --split-input-file > /dev/null
+// RUN: l0-opt %s -p simplify,verify-uniqueness --split-input-file | filecheck %s
 
 // The thesis's own examples (chapter 5.3). Topic files: simplify-arith.mlir,
 // simplify-arrays.mlir, simplify-certs.mlir, simplify-control.mlir.

@@ -1,5 +1,4 @@
-// RUN: l0-opt %s -p size-hindrance --split-input-file | filecheck %s
-// RUN: l0-opt %s -p size-hindrance,verify-uniqueness --split-input-file > /dev/null
+// RUN: l0-opt %s -p size-hindrance,verify-uniqueness --split-input-file | filecheck %s
 
 // Thesis Figure 37: the size of a map's output is the size of its input, so the map's
 // output is no longer used by the size (a hindrance to fusion).
