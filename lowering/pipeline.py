@@ -33,6 +33,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 
+from l0.collector import sparing_the_input
 from l0.dialects.context import l0_context
 from l0.lowering import LOWERINGS
 from l0.targets import DEFAULT, SHARED_LOWERINGS, Target, target
@@ -103,7 +104,12 @@ def lower(module: ModuleOp, *, entries: Iterable[str] | None = None,
     `simd`, no map runs in SIMD lanes (`simd-map`: the results are the same, bit for
     bit; tests compare the two). With `profile`, every OpenMP region and kernel launch
     is counted (`l0.lowering.loop_ir.profile`; on a device, timed by CUDA events)."""
-    backend = as_target(target)
+    with sparing_the_input():  # Note [The cycle collector and the compiler]
+        return _lower(module, entries, verify, as_target(target), simd, profile)
+
+
+def _lower(module: ModuleOp, entries: Iterable[str] | None, verify: bool, backend: Target,
+           simd: bool, profile: bool) -> ModuleOp:
     passes = passes_of(backend)
     lowered = module.clone()
     if entries is not None:
