@@ -95,6 +95,7 @@ from l0.lowering.loop_ir.parallel_loops import (
     stepped_for,
 )
 from l0.lowering.runtime.min_chunk import min_chunk
+from l0.passes.analysis.walk import walk_ops
 
 MODULE_NAME = "l0_kernels"
 BLOCK = 256
@@ -157,7 +158,7 @@ def inside(v: SSAValue, block: Block) -> bool:
 def free_values(block: Block) -> list[SSAValue]:
     """The values defined outside `block` that its ops use, in order of first use."""
     found: dict[SSAValue, None] = {}
-    for op in block.walk():
+    for op in walk_ops(block):
         for v in op.operands:
             if v not in found and not inside(v, block):
                 found[v] = None
@@ -250,7 +251,7 @@ class DeviceCode:
         the functions it calls."""
         checks: set[int] = set()
         callees: set[str] = set()
-        for inner in list(op.walk()):
+        for inner in list(walk_ops(op)):
             if isinstance(inner, func.CallOp):
                 callee = inner.callee.root_reference.data
                 if callee == WIDTH_FUNCTION:

@@ -60,6 +60,7 @@ from l0.lowering.llvm.types import (
     i64,
 )
 from l0.lowering.runtime import abi
+from l0.passes.analysis.walk import walk_ops
 from l0.targets import DEFAULT, Target
 
 Value: TypeAlias = ir.Value | MemRefDesc
@@ -289,7 +290,7 @@ def _recursive_functions(funcs: dict[str, FuncInfo]) -> set[str]:
     """Names of the functions on a call-graph cycle (Tarjan's SCCs, iteratively)."""
     graph: dict[str, list[str]] = {}
     for name, info in funcs.items():
-        callees = {c.callee.root_reference.data for c in info.op.walk()
+        callees = {c.callee.root_reference.data for c in walk_ops(info.op)
                    if isinstance(c, func.CallOp)}
         graph[name] = sorted(c for c in callees if c in funcs)
     index: dict[str, int] = {}

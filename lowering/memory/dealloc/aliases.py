@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 from l0.passes.analysis.scope import defined_inside
+from l0.passes.analysis.walk import walk_ops
 
 VIEW_OPS = (memref.SubviewOp, memref.ReinterpretCastOp, memref.CastOp,
             memref.CollapseShapeOp, memref.ExpandShapeOp, memref.MemorySpaceCastOp,
@@ -279,4 +280,4 @@ def _calls_any(f: func.FuncOp, names: set[str]) -> bool:
     if not names:
         return False
     return any(isinstance(op, func.CallOp) and op.callee.root_reference.data in names
-               for op in f.walk())
+               for op in walk_ops(f))
