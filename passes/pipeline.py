@@ -21,6 +21,7 @@ naming the pass, with the IR it produced.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -29,7 +30,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
-from xdsl.utils.arg_spec import parse_spec
+from xdsl.utils.arg_spec import ArgSpec, parse_spec
 
 from l0.collector import sparing_the_input
 from l0.passes import PASSES
@@ -231,13 +232,27 @@ def optimisation_passes() -> list[str]:
 def _instantiate(specs: Sequence[str]) -> list[ModulePass]:
     """The passes of `specs`, each a name or a spec with options (`name{option=value}`,
     as `l0-opt -p` takes them)."""
-    parsed = [parse_spec(s) for s in specs]
+    parsed = [_parsed(s) for s in specs]
     unknown = [s.name for s in parsed if s.name not in PASSES]
     if unknown:
         raise ValueError(
             f"unknown pass '{unknown[0]}'; expected one of: {', '.join(sorted(PASSES))}"
         )
-    return [PASSES[s.name]().from_pass_spec(s) for s in parsed]
+    return [_made(PASSES[p.name](), s) for p, s in zip(parsed, specs, strict=True)]
+
+
+@functools.cache
+def _parsed(spec: str) -> ArgSpec:
+    return parse_spec(spec)
+
+
+@functools.cache
+def _made(pass_class: type[ModulePass], spec: str) -> ModulePass:
+    """The pass `spec` names, made once per class and spec: every pass is a frozen
+    dataclass with no mutable field (`test_passes_are_immutable`), so one instance
+    serves every pipeline run, and `from_pass_spec` (which evaluates the class's type
+    hints) runs once, not on every `optimise`."""
+    return pass_class.from_pass_spec(_parsed(spec))
 
 
 def module_text(module: ModuleOp) -> str:
