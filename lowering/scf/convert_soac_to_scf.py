@@ -1071,8 +1071,10 @@ def _lower_named(patterns: GreedyRewritePatternApplier, soac_op: Operation) -> N
     tag_untagged(made, (scf.ParallelOp,), name)
 
 
-_LOWERED = (msoac.MapOp, msoac.ReduceOp, msoac.ScanOp, msoac.FilterOp, msoac.PartitionOp,
-            msoac.IotaOp, msoac.ReplicateOp)
+_LOWERED = frozenset((msoac.MapOp, msoac.ReduceOp, msoac.ScanOp, msoac.FilterOp,
+                      msoac.PartitionOp, msoac.IotaOp, msoac.ReplicateOp))
+"""The op classes the pass lowers, tested by exact class (l0's op classes have no
+subclasses; Note [Class tests by class] in `l0.passes.cores.common_subexpressions`)."""
 
 
 @dataclass(frozen=True)
@@ -1117,7 +1119,7 @@ class ConvertSoacToScfPass(ModulePass):
         )
         # The blocked forms clone lambdas, and the SOACs in the clones are new: repeat
         # until none is left.
-        while todo := [o for o in walk_ops(op) if isinstance(o, _LOWERED)]:
+        while todo := [o for o in walk_ops(op) if type(o) in _LOWERED]:
             for soac_op in todo:
                 if soac_op.get_toplevel_object() is op:  # not in an erased SOAC
                     _lower_named(patterns, soac_op)
