@@ -33,6 +33,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 
+from l0.collector import sparing_the_input
 from l0.dialects.context import l0_context
 from l0.lowering import LOWERINGS
 from l0.targets import DEFAULT, SHARED_LOWERINGS, Target, target
@@ -151,7 +152,8 @@ def apply_steps(module: ModuleOp, passes: Iterable[ModulePass], *,
     """Run `passes` (some of a back end's `steps`, in order) on `module` in place, with
     `verify` checking the IR after each."""
     ctx = l0_context()
-    for step in passes:
-        step.apply(ctx, module)
-        if verify:
-            module.verify()
+    with sparing_the_input():  # Note [The cycle collector and the compiler]
+        for step in passes:
+            step.apply(ctx, module)
+            if verify:
+                module.verify()

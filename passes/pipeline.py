@@ -21,9 +21,8 @@ naming the pass, with the IR it produced.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+import functools
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -31,8 +30,9 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
-from xdsl.utils.arg_spec import parse_spec
+from xdsl.utils.arg_spec import ArgSpec, parse_spec
 
+from l0.collector import sparing_the_input
 from l0.passes import PASSES
 from l0.passes.analysis.walk import walk_ops
 from l0.targets import pipeline_targets
@@ -232,13 +232,27 @@ def optimisation_passes() -> list[str]:
 def _instantiate(specs: Sequence[str]) -> list[ModulePass]:
     """The passes of `specs`, each a name or a spec with options (`name{option=value}`,
     as `l0-opt -p` takes them)."""
-    parsed = [parse_spec(s) for s in specs]
+    parsed = [_parsed(s) for s in specs]
     unknown = [s.name for s in parsed if s.name not in PASSES]
     if unknown:
         raise ValueError(
             f"unknown pass '{unknown[0]}'; expected one of: {', '.join(sorted(PASSES))}"
         )
-    return [PASSES[s.name]().from_pass_spec(s) for s in parsed]
+    return [_made(PASSES[p.name](), s) for p, s in zip(parsed, specs, strict=True)]
+
+
+@functools.cache
+def _parsed(spec: str) -> ArgSpec:
+    return parse_spec(spec)
+
+
+@functools.cache
+def _made(pass_class: type[ModulePass], spec: str) -> ModulePass:
+    """The pass `spec` names, made once per class and spec: every pass is a frozen
+    dataclass with no mutable field (`test_passes_are_immutable`), so one instance
+    serves every pipeline run, and `from_pass_spec` (which evaluates the class's type
+    hints) runs once, not on every `optimise`."""
+    return pass_class.from_pass_spec(_parsed(spec))
 
 
 def module_text(module: ModuleOp) -> str:
@@ -388,51 +402,9 @@ def optimise(
     """
     stages = [names] if names is not None \
         else [default_pipeline(target), flattening_pipeline(target)]
-    with _collector_spares_the_input():
+    with sparing_the_input():  # Note [The cycle collector and the compiler], l0.collector
         return sum(_optimise(module, stage, verify=verify, max_rounds=max_rounds, ctx=ctx)
                    for stage in stages)
-
-
-@contextmanager
-def _collector_spares_the_input() -> Iterator[None]:
-    """Keep Python's cycle collector off the objects that exist now, and let it run
-    less often (Note [The cycle collector and the pipeline]), until the block ends."""
-    if gc.get_freeze_count():  # frozen already, by an enclosing call or the caller
-        yield
-        return
-    gc.freeze()
-    thresholds = gc.get_threshold()
-    gc.set_threshold(max(thresholds[0], YOUNG_COLLECTION_EVERY), *thresholds[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
-
-
-YOUNG_COLLECTION_EVERY = 10_000
-"""The collector's first threshold during the pipeline: a collection of the youngest
-objects after this many more allocations than deallocations (Python's default: 700)."""
-
-
-# Note [The cycle collector and the pipeline]
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# IR objects form reference cycles (an op and its block, a value and its uses), so
-# Python's cycle collector runs its full collections, each a scan of every object the
-# process holds, as passes create ops; on a module of thousands of ops those scans
-# took a tenth of `-O`. `gc.freeze()` moves the objects that exist when the pipeline
-# starts (the input module, the compiler's own tables) out of the collector's sight,
-# and `gc.unfreeze()` gives them back when it ends: garbage made during the pipeline
-# is still collected (the IR that passes erase is new, or freed by reference counts),
-# and what the freeze holds back is collected at the next full collection after it.
-#
-# The new IR itself still made the collector run often: every 700 net allocations a
-# young collection, every tenth of those an older one, every tenth of those a full
-# one, each scanning the IR made so far; on a thousand sibling maps that was another
-# tenth of `-O`. The pipeline raises the first threshold to 10,000
-# (`YOUNG_COLLECTION_EVERY`), so every generation is collected 14 times less often,
-# and restores it when it ends. Memory stays bounded: collections still run, on
-# ten thousand young objects at most rather than 700.
 
 
 def _optimise(module: ModuleOp, names: Sequence[str], *, verify: bool,

@@ -45,6 +45,7 @@ from l0.lowering.bufferise.readonly import map_is_view, replicate_is_view, uniqu
 from l0.lowering.bufferise.rows_in_place import rows_in_place
 from l0.lowering.loop_ir.builder import CodeBuilder
 from l0.lowering.loop_ir.checks import fault_loc
+from l0.passes.analysis.walk import walk_ops
 
 Handler = Callable[["Converter", Operation, CodeBuilder], None]
 
@@ -79,7 +80,7 @@ class Converter:
         self.module = module
         unique = unique_params(module)
         self.views = frozenset(
-            op for op in module.walk()
+            op for op in walk_ops(module)
             if (isinstance(op, soac.ReplicateOp) and replicate_is_view(op, unique))
             or (isinstance(op, soac.MapOp) and map_is_view(op, unique)))
         self.manifest = manifested(module)
@@ -191,7 +192,7 @@ def _locate_allocs(op: Operation, block: Block, last: Operation | None,
     new = last.next_op if last is not None else block.first_op
     loc: StringAttr | None = None
     while new is not None and new is not anchor:
-        for inner in new.walk():
+        for inner in walk_ops(new):
             if isinstance(inner, memref.AllocOp) and "loc" not in inner.attributes:
                 if loc is None:
                     loc = StringAttr(fault_loc(op))
@@ -202,7 +203,7 @@ def _locate_allocs(op: Operation, block: Block, last: Operation | None,
 
 def _touches_arrays(op: Operation) -> bool:
     """Whether `op` (or an op in its regions) takes, makes or binds an array."""
-    for inner in op.walk():
+    for inner in walk_ops(op):
         values = [*inner.operands, *inner.results,
                   *(a for r in inner.regions for blk in r.blocks for a in blk.args)]
         if any(isinstance(v.type, TensorType) for v in values):

@@ -106,6 +106,12 @@ class Layouts:
             self._set(a, row_kind(self.kind(i)))
 
     def _op(self, op: Operation) -> None:  # noqa: C901 - one case per op kind
+        if not op.regions and not any(type(r.type) is TensorType for r in op.results):
+            # Every case below only sets kinds of array results: most ops have none,
+            # and the tests of their class against each case would fail one by one
+            # (`isinstance` of an ABC, Note [Class tests by class] in
+            # `l0.passes.cores.common_subexpressions`), round after round.
+            return
         if isinstance(op, _FRESH):
             for r in op.results:
                 self._set(r, Kind.ANY if op in self.views else Kind.IDENTITY)

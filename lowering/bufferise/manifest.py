@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from l0.dialects import soac
+from l0.passes.analysis.walk import walk_ops
 
 _SOACS = (soac.MapOp, soac.ReduceOp, soac.ScanOp, soac.FilterOp, soac.RedomapOp,
           soac.ScanomapOp)
@@ -64,6 +65,6 @@ def _traversed_repeatedly(v: SSAValue, home: Operation) -> bool:
 def manifested(module: ModuleOp) -> frozenset[Operation]:
     """The transposes of `module` to copy into dense arrays (module docstring)."""
     return frozenset(
-        op for op in module.walk()
+        op for op in walk_ops(module)
         if isinstance(op, soac.TransposeOp) and changes_inner_dimension(op)
         and _traversed_repeatedly(op.result, op))

@@ -46,6 +46,7 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 from l0.dialects import soac
 from l0.passes.analysis.shapes import row_shape
+from l0.passes.analysis.walk import walk_ops
 
 __all__ = ["can_take_destination", "rows_in_place"]
 
@@ -117,7 +118,7 @@ def rows_in_place(module: ModuleOp, views: frozenset[Operation]) -> dict[SSAValu
     (Note [Rows computed in place]). A yielded value that is itself that op's result is
     Note [Destinations]'s simpler case and not listed here."""
     found: dict[SSAValue, OpResult] = {}
-    for op in module.walk():
+    for op in walk_ops(module):
         if not isinstance(op, soac.MapOp) or op in views:
             continue
         block = op.body.block

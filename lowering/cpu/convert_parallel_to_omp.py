@@ -99,6 +99,7 @@ from l0.lowering.loop_ir.parallel_loops import (
     parallel_width,
 )
 from l0.lowering.loop_ir.versions import in_flat_version
+from l0.passes.analysis.walk import walk_ops
 
 GRAIN = 1 << 14
 """Elements from which a copy of rank >= 2 runs as a parallel loop over its rows (Note
@@ -432,19 +433,19 @@ class ConvertParallelToOmpPass(ModulePass):
     per parallel phase] in `l0.lowering.cpu.omp_phases`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for par in [o for o in op.walk() if isinstance(o, scf.ParallelOp)]:
+        for par in [o for o in walk_ops(op) if isinstance(o, scf.ParallelOp)]:
             if outermost(par) and in_flat_version(par):  # all its levels on the threads
                 collapse(par)
-        for copy in [o for o in op.walk() if copy_by_rows(o)]:
+        for copy in [o for o in walk_ops(op) if copy_by_rows(o)]:
             assert isinstance(copy, memref.CopyOp)
             parallel_copy(copy)
-        for par in [o for o in op.walk() if isinstance(o, scf.ParallelOp)]:
+        for par in [o for o in walk_ops(op) if isinstance(o, scf.ParallelOp)]:
             if outermost(par) and par.initVals and len(par.lowerBound) == 1 \
                     and _unit_step(par):
                 chunk_reduction(par)
         names: set[str] = set()
         trips: dict[omp.WsLoopOp, SSAValue] = {}
-        for par in [o for o in op.walk() if isinstance(o, scf.ParallelOp)]:
+        for par in [o for o in walk_ops(op) if isinstance(o, scf.ParallelOp)]:
             if par.parent is not None and outermost(par) and not par.initVals:
                 region, n = to_omp(par, profile_ir.unique_name(
                     names, profile_ir.name_of(par, "parallel")), self.profile)
@@ -452,6 +453,6 @@ class ConvertParallelToOmpPass(ModulePass):
         if self.merge:
             merge_regions(op)
         if self.profile:
-            for region in [o for o in op.walk() if isinstance(o, omp.ParallelOp)]:
+            for region in [o for o in walk_ops(op) if isinstance(o, omp.ParallelOp)]:
                 count(region, [trips[w] for w in phases(region)])
 

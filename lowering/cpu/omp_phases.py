@@ -78,6 +78,7 @@ from l0.lowering.loop_ir.parallel_loops import WIDTH_FUNCTION, defined_inside
 from l0.lowering.loop_ir.run_params import PARAM_PREFIX, SEEN_PREFIX
 from l0.lowering.memory.dealloc.aliases import is_memref, view_source
 from l0.lowering.memory.memory_plan import at_least_one
+from l0.passes.analysis.walk import walk_ops
 
 _DIVISIONS = (arith.DivSIOp, arith.DivUIOp, arith.RemSIOp, arith.RemUIOp,
               arith.CeilDivSIOp, arith.CeilDivUIOp, arith.FloorDivSIOp)
@@ -220,7 +221,7 @@ def effects(loop: Operation) -> Effects:
         if write:
             out.writes |= rs
 
-    for op in loop.walk():
+    for op in walk_ops(loop):
         if isinstance(op, memref.LoadOp):
             touch(op.memref, True, False)
         elif isinstance(op, memref.StoreOp):
@@ -265,7 +266,7 @@ def conflicts(earlier: Effects, later: Effects) -> bool:
 
 
 def can_fail(loop: Operation) -> bool:
-    return any(isinstance(o, _FAILS) for o in loop.walk())
+    return any(isinstance(o, _FAILS) for o in walk_ops(loop))
 
 
 # --------------------------------------------------------------------------- merging
@@ -299,7 +300,7 @@ def _notes_sizes(op: Operation) -> bool:
         return False
     return all(o is op or isinstance(o, scf.YieldOp) or _of_seen_table(o)
                or (not o.regions and _pure(o)) or isinstance(o, scf.ForOp | scf.IfOp)
-               for o in op.walk())
+               for o in walk_ops(op))
 
 
 def _pure(op: Operation) -> bool:
@@ -322,7 +323,7 @@ def _checks(op: Operation) -> bool:
     memory."""
     return isinstance(op, scf.IfOp) and not op.results and all(
         o is op or isinstance(o, soac.AssertOp | cf.AssertOp | scf.YieldOp | scf.IfOp)
-        or (not o.regions and _pure(o)) for o in op.walk())
+        or (not o.regions and _pure(o)) for o in walk_ops(op))
 
 
 def _reallocates(op: Operation) -> bool:
@@ -332,7 +333,7 @@ def _reallocates(op: Operation) -> bool:
     touches that buffer (`conflicts`)."""
     return isinstance(op, scf.IfOp) and all(
         o is op or isinstance(o, memref.AllocOp | memref.DeallocOp | scf.YieldOp | scf.IfOp)
-        or (not o.regions and _pure(o)) for o in op.walk())
+        or (not o.regions and _pure(o)) for o in walk_ops(op))
 
 
 def movable(op: Operation, region_can_fail: bool) -> bool:
@@ -404,7 +405,7 @@ class _Open:
 
 def _uses_any(region: Operation, ops: list[Operation]) -> bool:
     results = {r for o in ops for r in o.results}
-    return bool(results) and any(v in results for o in region.walk() for v in o.operands)
+    return bool(results) and any(v in results for o in walk_ops(region) for v in o.operands)
 
 
 def _can_join(into: _Open, down: list[Operation], region: omp.ParallelOp) -> bool:
@@ -472,7 +473,7 @@ def _moves_up(into: _Open, down: list[Operation], op: Operation) -> bool:
     if not _reallocates(op):
         return True
     # what it frees; the buffer it yields is only an alias (`roots`)
-    fx = Effects(writes={r for o in op.walk() if isinstance(o, memref.DeallocOp)
+    fx = Effects(writes={r for o in walk_ops(op) if isinstance(o, memref.DeallocOp)
                          for r in roots(o.memref)})
     others = into.touched \
         + [effects(o) for o in down if not _frees(o)] \
@@ -517,7 +518,7 @@ def merge_block(block: Block) -> None:
 def merge_regions(module: ModuleOp) -> None:
     """Join the consecutive `omp.parallel` regions of every block of `module`."""
     blocks: dict[Block, None] = {}
-    for op in module.walk():
+    for op in walk_ops(module):
         if isinstance(op, omp.ParallelOp) and (b := op.parent_block()) is not None:
             blocks[b] = None
     for b in blocks:

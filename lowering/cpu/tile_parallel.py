@@ -58,6 +58,7 @@ from xdsl.traits import is_side_effect_free
 from l0.lowering.loop_ir.builder import CodeBuilder
 from l0.lowering.loop_ir.parallel_loops import defined_inside, parallel_chunks, stepped_for
 from l0.lowering.memory.memory_plan import constant_int
+from l0.passes.analysis.walk import walk_ops
 
 TILE = 32
 """Columns per tile (Note [Tiling the column loop])."""
@@ -70,7 +71,7 @@ def cannot_fail(op: Operation) -> bool:
     """Whether `op` and everything in it only computes, loads, stores and loops."""
     return all(isinstance(o, (*_CONTROL, *_MEMORY))
                or (not o.regions and is_side_effect_free(o))
-               for o in op.walk())
+               for o in walk_ops(op))
 
 
 def _computable_before(v: SSAValue, par: scf.ParallelOp, chain: list[Operation]) -> bool:
@@ -113,7 +114,7 @@ def tileable(par: scf.ParallelOp) -> Tileable | None:
     if any(o.regions or not is_side_effect_free(o) for o in ops[:-2]):
         return None
     if not cannot_fail(columns) or not any(
-            isinstance(o, scf.ForOp | scf.WhileOp) for o in columns.body.walk()):
+            isinstance(o, scf.ForOp | scf.WhileOp) for o in walk_ops(columns.body)):
         return None
     chain: list[Operation] = []
     if not all(_computable_before(v, par, chain) for v in (columns.lb, columns.ub)):
@@ -202,6 +203,6 @@ class TileParallelPass(ModulePass):
         for f in op.ops:
             if not (isinstance(f, func.FuncOp) and f.body.blocks):
                 continue
-            for par in [o for o in f.walk() if isinstance(o, scf.ParallelOp)]:
+            for par in [o for o in walk_ops(f) if isinstance(o, scf.ParallelOp)]:
                 if par.parent is not None and (t := tileable(par)) is not None:
                     tile(t)

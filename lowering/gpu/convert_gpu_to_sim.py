@@ -58,6 +58,7 @@ from l0.dialects import soac
 from l0.lowering.gpu.errors import KEY_BITS
 from l0.lowering.gpu.kernels import CHECK_ATTR, ERROR_WORD_ATTR, MODULE_NAME, x_dim
 from l0.lowering.loop_ir.builder import CodeBuilder
+from l0.passes.analysis.walk import walk_ops
 
 PREFIX = MODULE_NAME + "."
 
@@ -90,7 +91,7 @@ def publish_checks(kernel: gpu.FuncOp) -> None:
     if ERROR_WORD_ATTR not in kernel.attributes:
         return
     err = kernel.body.block.args[-1]
-    for check in [o for o in kernel.walk() if isinstance(o, soac.AssertOp)]:
+    for check in [o for o in walk_ops(kernel) if isinstance(o, soac.AssertOp)]:
         number = check.attributes.get(CHECK_ATTR)
         if isinstance(number, IntegerAttr):
             _publish(check, number.value.data, err)
@@ -137,7 +138,7 @@ def sim_kernel(kernel: gpu.FuncOp, publish: bool = False) -> func.FuncOp:
     zero, one = b.index(0), b.index(1)
     body = Block(arg_types=[index])
     bid = body.args[0]
-    for op in list(old.walk()):
+    for op in list(walk_ops(old)):
         if isinstance(op, gpu.BlockIdOp):
             Rewriter.replace_op(op, [], [bid])
         elif isinstance(op, gpu.BlockDimOp):
@@ -189,7 +190,7 @@ def sim_kernel(kernel: gpu.FuncOp, publish: bool = False) -> func.FuncOp:
                         use.operation.operands[use.index] = across.value(r, q)
     for ops in phases:
         for op in ops:
-            for inner in [o for o in op.walk() if isinstance(o, gpu.ThreadIdOp)]:
+            for inner in [o for o in walk_ops(op) if isinstance(o, gpu.ThreadIdOp)]:
                 for use in list(inner.result.uses):
                     top = _phase_op(use.operation, phase_of)
                     use.operation.operands[use.index] = tids[phase_of[top]]  # type: ignore[index]  # uses inside the phases
@@ -246,7 +247,7 @@ def _phase_op(op: Operation, phase_of: dict[Operation, int]) -> Operation | None
 
 
 def _rename_calls(op: Operation, device: set[str]) -> None:
-    for inner in op.walk():
+    for inner in walk_ops(op):
         if isinstance(inner, func.CallOp):
             callee = inner.callee.root_reference.data
             if callee in device:
@@ -254,7 +255,7 @@ def _rename_calls(op: Operation, device: set[str]) -> None:
 
 
 def _host_ops(module: ModuleOp) -> None:
-    for op in list(module.walk()):
+    for op in list(walk_ops(module)):
         if isinstance(op, gpu.AllocOp):
             alloc = memref.AllocOp(list(op.dynamicSizes), [], op.result.type)
             alloc.attributes |= op.attributes  # its `loc`

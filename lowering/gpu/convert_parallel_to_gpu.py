@@ -40,6 +40,7 @@ from l0.lowering.gpu.entry import wrap_entry
 from l0.lowering.gpu.host import HostFunction
 from l0.lowering.gpu.kernels import HOST_WIDTH, DeviceCode
 from l0.lowering.loop_ir.parallel_loops import WIDTH_FUNCTION
+from l0.passes.analysis.walk import walk_ops
 
 
 def _uses_device(module: ModuleOp) -> bool:
@@ -47,7 +48,7 @@ def _uses_device(module: ModuleOp) -> bool:
                or any(isinstance(r.type, MemRefType) for r in op.results)
                or isinstance(op, func.FuncOp)
                and any(isinstance(t, MemRefType) for t in op.function_type.inputs.data)
-               for op in module.walk())
+               for op in walk_ops(module))
 
 
 def _public(f: func.FuncOp) -> bool:
@@ -97,7 +98,7 @@ class ConvertParallelToGpuPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if any(isinstance(o, gpu.ModuleOp) for o in op.ops) or not _uses_device(op):
             return
-        checks = [o for o in op.walk() if isinstance(o, soac.AssertOp)]
+        checks = [o for o in walk_ops(op) if isinstance(o, soac.AssertOp)]
         error_words = 1 + max((len(c.values) for c in checks), default=0)
         functions = [f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks]
         code = DeviceCode(op, error_words)
@@ -105,7 +106,7 @@ class ConvertParallelToGpuPass(ModulePass):
         for f in functions:
             HostFunction(code, f, self.profile, sites, self.cuda_events).convert()
         for f in functions:
-            for call in [o for o in f.walk() if isinstance(o, func.CallOp)]:
+            for call in [o for o in walk_ops(f) if isinstance(o, func.CallOp)]:
                 if call.callee.root_reference.data == WIDTH_FUNCTION:
                     Rewriter.replace_op(call, arith.ConstantOp(IntegerAttr(HOST_WIDTH, i64)))
         for f in functions:

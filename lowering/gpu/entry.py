@@ -29,6 +29,7 @@ from l0.lowering.gpu.host import HostFunction, dense_type, dynamic_sizes
 from l0.lowering.gpu.kernels import DeviceCode
 from l0.lowering.loop_ir.builder import CodeBuilder
 from l0.lowering.memory.dealloc.flags import ENTRY_ATTR
+from l0.passes.analysis.walk import walk_ops
 
 DEVICE_SUFFIX = ".gpu"
 
@@ -78,7 +79,7 @@ def wrap_entry(code: DeviceCode, module: ModuleOp, f: func.FuncOp) -> None:
     else:
         target = name + DEVICE_SUFFIX
         for g in module.ops:
-            for op in g.walk() if isinstance(g, func.FuncOp) else ():
+            for op in walk_ops(g) if isinstance(g, func.FuncOp) else ():
                 if isinstance(op, func.CallOp) and op.callee.root_reference.data == name:
                     op.callee = SymbolRefAttr(target)
         target_types = list(ftype.outputs.data)

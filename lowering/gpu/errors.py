@@ -28,6 +28,7 @@ from xdsl.rewriter import InsertPoint
 from l0.dialects import soac
 from l0.lowering.gpu.kernels import DeviceCode
 from l0.lowering.loop_ir.builder import CodeBuilder
+from l0.passes.analysis.walk import walk_ops
 
 KEY_BITS = 16
 """The low bits of a key hold the check's number, the others the thread's global id."""
@@ -77,5 +78,5 @@ class ErrorWord:
 
     def free_at_returns(self) -> None:
         if self._device is not None:
-            for ret in [o for o in self.f.walk() if isinstance(o, func.ReturnOp)]:
+            for ret in [o for o in walk_ops(self.f) if isinstance(o, func.ReturnOp)]:
                 CodeBuilder.before(ret).add(gpu.DeallocOp(self._device))

@@ -65,6 +65,7 @@ from l0.lowering.loop_ir.parallel_loops import (
 from l0.lowering.loop_ir.trace import emit_array_call
 from l0.lowering.runtime.min_chunk import min_chunk
 from l0.lowering.runtime.trace_runtime import ARRAY
+from l0.passes.analysis.walk import walk_ops
 
 
 class Kind(Enum):
@@ -145,7 +146,7 @@ class HostFunction:
                 self.host_memory.update(op.results)
             return Kind.PURE
         if op.regions:
-            inner = [o for r in op.regions for o in r.walk()]
+            inner = [o for r in op.regions for o in walk_ops(r)]
             if any(self._host_only(o) for o in inner) or \
                     not all(k.is_scalar(r.type) or origin(r) is not r or not r.uses
                             for r in op.results):
@@ -208,7 +209,7 @@ class HostFunction:
     @staticmethod
     def _depends_on(op: Operation, run: Sequence[Operation]) -> bool:
         defined = {r for o in run for r in o.results}
-        inner = [op, *[o for r in op.regions for o in r.walk()]]
+        inner = [op, *[o for r in op.regions for o in walk_ops(r)]]
         return any(v in defined for o in inner for v in o.operands)
 
     # -- host ops -----------------------------------------------------------------------
@@ -601,7 +602,7 @@ def _interleaved(par: scf.ParallelOp) -> bool:
     made indices) gain nothing from coalescing, and their contiguous fold is one LLVM
     sums in closed form (a reduction over `iota(2^46)` runs in no time)."""
     return INTERLEAVED_ATTR in par.attributes and \
-        any(isinstance(o, memref.LoadOp) for o in par.body.walk())
+        any(isinstance(o, memref.LoadOp) for o in walk_ops(par.body))
 
 
 BlockedShape = tuple[scf.ForOp, list[SSAValue], SSAValue]
@@ -632,7 +633,7 @@ def blocked_shape(par: scf.ParallelOp) -> BlockedShape | None:
         parts.append(load.memref)
     stored = {op.memref for op in par.body.block.ops if isinstance(op, memref.StoreOp)}
     if not set(parts) <= stored or len(set(parts)) != len(parts) or \
-            any(isinstance(op, memref.StoreOp) for op in loop.body.walk()):
+            any(isinstance(op, memref.StoreOp) for op in walk_ops(loop.body)):
         return None
     return loop, parts, loop.ub
 
@@ -644,7 +645,7 @@ def _chunk_fold(b: CodeBuilder, par: scf.ParallelOp, parts: Sequence[SSAValue],
     term = b.inline(par.body, [b.to_index(gt)])
     block = term.parent_block()
     assert block is not None
-    for op in block.walk():
+    for op in walk_ops(block):
         for i, v in enumerate(op.operands):
             if v is count:
                 op.operands[i] = threads
@@ -662,7 +663,7 @@ def _apply_combining(b: CodeBuilder, loop: scf.ForOp, parts: Sequence[SSAValue],
     """The operator of a blocked reduction, from a copy of its combining loop's body:
     the loads of the partials become `vals`, the carried values `acc`."""
     block = loop.body.clone().block
-    for op in list(block.walk()):
+    for op in list(walk_ops(block)):
         if isinstance(op, memref.LoadOp) and op.memref in parts:
             op.res.replace_all_uses_with(vals[list(parts).index(op.memref)])
             Rewriter.erase_op(op)

@@ -95,6 +95,7 @@ from l0.lowering.loop_ir.parallel_loops import (
     stepped_for,
 )
 from l0.lowering.runtime.min_chunk import min_chunk
+from l0.passes.analysis.walk import walk_ops
 
 MODULE_NAME = "l0_kernels"
 BLOCK = 256
@@ -157,7 +158,7 @@ def inside(v: SSAValue, block: Block) -> bool:
 def free_values(block: Block) -> list[SSAValue]:
     """The values defined outside `block` that its ops use, in order of first use."""
     found: dict[SSAValue, None] = {}
-    for op in block.walk():
+    for op in walk_ops(block):
         for v in op.operands:
             if v not in found and not inside(v, block):
                 found[v] = None
@@ -204,6 +205,34 @@ def outline(block: Block) -> list[SSAValue]:
 # ---------------------------------------------------------------------------------------
 
 
+def _device_reachable(functions: dict[str, func.FuncOp]) -> set[str]:
+    """The functions called below the top level of a function (in a loop, a branch),
+    and those they call, transitively (Note [The host functions kept for device code])."""
+    found = {op.callee.root_reference.data for f in functions.values() for op in walk_ops(f)
+             if type(op) is func.CallOp and type(op.parent_op()) is not func.FuncOp}
+    todo = list(found)
+    while todo:
+        f = functions.get(todo.pop())
+        for op in walk_ops(f) if f is not None else ():
+            if type(op) is func.CallOp and (name := op.callee.root_reference.data) not in found:
+                found.add(name)
+                todo.append(name)
+    return found
+
+
+# Note [The host functions kept for device code]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Device code copies the functions its kernels call as they were before the conversion
+# changed them, so `DeviceCode` keeps copies, made before it starts. Copying every
+# function copied the whole module (`main`'s body most of all) for the few, if any,
+# that kernels call. A call to a function with a body is host-only (`HostFunction.kind`):
+# device code holds one only inside a kernel's loop, never at a function's top level,
+# where host code calls it. So the copies kept are of the functions called below a top
+# level, and of everything those call; and of every declaration, which costs nothing
+# to copy and which a host call asks about (`_pure_call`). A function called only at
+# top level (the `_impl` an entry wrapper calls) is never looked up by name here.
+
+
 class DeviceCode:
     """The `gpu.module` of a module being converted, and the kernels' bookkeeping."""
 
@@ -213,9 +242,12 @@ class DeviceCode:
         module.attributes["gpu.container_module"] = UnitAttr()
         self.gmod = gpu.ModuleOp(StringAttr(MODULE_NAME), Region(Block()))  # type: ignore[arg-type]  # xDSL types the name as SymbolRefAttr
         module.body.block.add_op(self.gmod)
-        self.host = {f.sym_name.data: f.clone() for f in module.ops
-                     if isinstance(f, func.FuncOp)}
-        """The functions as they were before conversion, which device code copies."""
+        functions = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
+        copied = _device_reachable(functions)
+        self.host = {name: f.clone() for name, f in functions.items()
+                     if name in copied or not f.body.blocks}
+        """The functions device code may copy, as they were before conversion, and the
+        declarations (Note [The host functions kept for device code])."""
         self.checks: list[soac.AssertOp] = []
         """Device checks by number - 1 (Note [The error word])."""
         self._functions: dict[str, tuple[set[int], set[str]]] = {}
@@ -250,7 +282,7 @@ class DeviceCode:
         the functions it calls."""
         checks: set[int] = set()
         callees: set[str] = set()
-        for inner in list(op.walk()):
+        for inner in list(walk_ops(op)):
             if isinstance(inner, func.CallOp):
                 callee = inner.callee.root_reference.data
                 if callee == WIDTH_FUNCTION:

@@ -30,6 +30,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from l0.lowering.loop_ir.builder import CodeBuilder
 from l0.lowering.runtime.trace_runtime import REAL_FN, SCALAR, SITES
+from l0.passes.analysis.walk import walk_ops
 
 CAPACITY = 1 << 16
 """The most values one launch of a kernel may trace."""
@@ -46,13 +47,13 @@ def _trace_call(op: Operation) -> bool:
 
 def traces(op: Operation) -> bool:
     """Whether `op` traces a scalar in its own code (Note [Traces in kernels])."""
-    return any(_trace_call(o) for o in op.walk())
+    return any(_trace_call(o) for o in walk_ops(op))
 
 
 def log_calls(block: Block) -> str | None:
     """Make the trace calls of a kernel's body `block` append to a log, a new last
     argument of `block`; the location of the first one (None: there were none)."""
-    calls = [o for o in block.walk() if _trace_call(o)]
+    calls = [o for o in walk_ops(block) if _trace_call(o)]
     if not calls:
         return None
     first = calls[0]

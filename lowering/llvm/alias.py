@@ -38,6 +38,8 @@ from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import IntegerAttr, MemRefType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
+from l0.passes.analysis.walk import walk_ops
+
 Sites = frozenset[Operation] | None
 """The allocations a memref may view; None: unknown (may be any memory)."""
 
@@ -79,7 +81,7 @@ class AllocationSites:
     def __init__(self, fn: Operation) -> None:
         self._sites: dict[SSAValue, Sites] = {}
         # Only ops that define memrefs (results or block arguments) take part.
-        ops = [op for op in fn.walk() if op.regions or any(
+        ops = [op for op in walk_ops(fn) if op.regions or any(
             isinstance(r.type, MemRefType) for r in op.results)]
         changed = True
         while changed:
@@ -172,7 +174,7 @@ class AliasScopes:
         self._name = f"l0 alias {fn.sym_name.data}"
         self._domain = module.add_metadata([ir.MetaDataString(module, self._name)])
         self._ids: dict[Operation, int] = {
-            op: k for k, op in enumerate(o for o in fn.walk() if self._sites.is_site(o))}
+            op: k for k, op in enumerate(o for o in walk_ops(fn) if self._sites.is_site(o))}
         self._scopes: dict[Operation, ir.MDValue] = {}
         self._tags: dict[frozenset[Operation], tuple[ir.MDValue, ...]] = {}
 

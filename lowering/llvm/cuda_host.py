@@ -64,6 +64,7 @@ from l0.lowering.llvm.types import (
     row_major_strides,
 )
 from l0.lowering.runtime import abi
+from l0.passes.analysis.walk import walk_ops
 
 if TYPE_CHECKING:
     from l0.lowering.llvm.emit import FunctionEmitter, Handler
@@ -245,7 +246,7 @@ def _wait(fe: FunctionEmitter, op: gpu.WaitOp) -> None:
 def kernel_slots(module_ops: Sequence[Operation]) -> list[str]:
     """The kernel slot names a host module defines (the kernels it launches)."""
     return sorted({kernel_slot(_kernel_name(op.kernel)) for top in module_ops
-                   for op in top.walk() if isinstance(op, gpu.LaunchFuncOp)})
+                   for op in walk_ops(top) if isinstance(op, gpu.LaunchFuncOp)})
 
 
 HANDLERS: dict[type[Operation], Handler] = {

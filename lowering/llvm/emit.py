@@ -37,6 +37,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.traits import IsTerminator
 
+from l0.collector import sparing_the_input
 from l0.dialects import soac
 from l0.lowering.llvm import arith as arith_ops
 from l0.lowering.llvm import math as math_ops
@@ -59,6 +60,7 @@ from l0.lowering.llvm.types import (
     i64,
 )
 from l0.lowering.runtime import abi
+from l0.passes.analysis.walk import walk_ops
 from l0.targets import DEFAULT, Target
 
 Value: TypeAlias = ir.Value | MemRefDesc
@@ -105,10 +107,11 @@ def emit_module(
     of some ops: the GPU host code's `gpu.*`), and top-level ops of the classes in
     `skip` are left out (device code, which another emitter translates).
     """
-    emitter = ModuleEmitter(module, fast_math=fast_math, checked_memory=checked_memory,
-                            count_allocations=count_allocations, target=target,
-                            handlers=handlers, skip=skip)
-    return emitter.emit(entries, triple, data_layout)
+    with sparing_the_input():  # Note [The cycle collector and the compiler]
+        emitter = ModuleEmitter(module, fast_math=fast_math, checked_memory=checked_memory,
+                                count_allocations=count_allocations, target=target,
+                                handlers=handlers, skip=skip)
+        return emitter.emit(entries, triple, data_layout)
 
 
 def print_llvm_ir(module: ModuleOp, *, fast_math: bool = False,
@@ -287,7 +290,7 @@ def _recursive_functions(funcs: dict[str, FuncInfo]) -> set[str]:
     """Names of the functions on a call-graph cycle (Tarjan's SCCs, iteratively)."""
     graph: dict[str, list[str]] = {}
     for name, info in funcs.items():
-        callees = {c.callee.root_reference.data for c in info.op.walk()
+        callees = {c.callee.root_reference.data for c in walk_ops(info.op)
                    if isinstance(c, func.CallOp)}
         graph[name] = sorted(c for c in callees if c in funcs)
     index: dict[str, int] = {}

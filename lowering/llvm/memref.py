@@ -60,6 +60,7 @@ from l0.lowering.llvm.types import (
 from l0.lowering.memory.memory_plan import ITERATION_SLICE_ATTR
 from l0.lowering.runtime import abi
 from l0.lowering.runtime.run_tables import global_symbol
+from l0.passes.analysis.walk import walk_ops
 
 if TYPE_CHECKING:
     from l0.lowering.llvm.emit import FunctionEmitter, Handler, ModuleEmitter
@@ -188,7 +189,7 @@ def plan_entry_allocas(fn: func.FuncOp) -> set[Operation]:
     """
     chosen: set[Operation] = set()
     total = 0
-    for op in fn.walk():
+    for op in walk_ops(fn):
         if not isinstance(op, memref.AllocaOp):
             continue
         t = cast(MemRefType, op.memref.type)

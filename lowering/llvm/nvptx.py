@@ -78,6 +78,7 @@ from l0.lowering.llvm.types import (
     memory_type,
 )
 from l0.lowering.runtime import abi
+from l0.passes.analysis.walk import walk_ops
 
 TRIPLE = "nvptx64-nvidia-cuda"
 DATA_LAYOUT = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
@@ -222,7 +223,7 @@ class KernelModuleEmitter(ModuleEmitter):
                 return cast(NvptxRuntime, self.rt).libm(base, ty, len(ftype.inputs.data))
         called = any(isinstance(op, func.CallOp) and op.callee.root_reference.data == name
                      for dev in self.module.ops if isinstance(dev, gpu.ModuleOp)
-                     for op in dev.walk())
+                     for op in walk_ops(dev))
         if called:
             raise LoweringError(f"device code calls @{name}, a host function with no "
                                 f"device version")

@@ -73,6 +73,7 @@ from l0.lowering.llvm.types import (
 )
 from l0.lowering.loop_ir.parallel_loops import WIDTH_FUNCTION, defined_inside
 from l0.lowering.runtime import abi
+from l0.passes.analysis.walk import walk_ops
 
 if TYPE_CHECKING:
     from l0.lowering.llvm.emit import FunctionEmitter, Handler, ModuleEmitter
@@ -177,7 +178,7 @@ def _thread_stack_floor(mod: ModuleEmitter) -> ir.Function:
 def captured(op: Operation) -> list[SSAValue]:
     """The values the regions of `op` use from outside it, in first-use order."""
     seen: dict[SSAValue, None] = {}
-    for inner in op.walk():
+    for inner in walk_ops(op):
         if inner is op:
             continue
         for v in inner.operands:
@@ -372,7 +373,7 @@ def _outline(fe: FunctionEmitter, op: omp.ParallelOp,
             with b.if_then(b.not_(is_serial)):
                 b.call(_declare(mod, "GOMP_barrier", VOID, []), [])
             continue
-        fails = any(isinstance(o, _FAILS) for o in step.walk())
+        fails = any(isinstance(o, _FAILS) for o in walk_ops(step))
         _emit_phase(sub, step, state, t, nt, several, earlier_fails, fails)
         earlier_fails = earlier_fails or fails
     b.ret_void()

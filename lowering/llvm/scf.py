@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation
 
 from l0.lowering.llvm.types import LoweringError
+from l0.passes.analysis.walk import walk_ops
 
 if TYPE_CHECKING:
     from l0.lowering.llvm.emit import FunctionEmitter, Handler, Value
@@ -47,7 +48,7 @@ def _needs_stack_scope(fe: FunctionEmitter, op: Operation) -> bool:
     if carries_memrefs(op):
         return False
     return any(isinstance(o, memref.AllocaOp) and o not in fe.entry_allocas
-               for region in op.regions for o in region.walk())
+               for region in op.regions for o in walk_ops(region))
 
 
 class _StackScope:

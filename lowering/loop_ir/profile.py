@@ -45,6 +45,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from l0.lowering.loop_ir.builder import CodeBuilder
 from l0.lowering.loop_ir.checks import enclosing_loc
+from l0.passes.analysis.walk import walk_ops
 
 SITE_ATTR = "l0.site"
 """The name of a parallel site (Note [Names of parallel sites])."""
@@ -112,7 +113,7 @@ def tag_untagged(ops: Iterable[Operation], kinds: tuple[type[Operation], ...],
                  name: str) -> None:
     """Tag every op of `kinds` in `ops` (and nested in them) that has no name yet."""
     for top in ops:
-        for op in top.walk():
+        for op in walk_ops(top):
             if isinstance(op, kinds) and SITE_ATTR not in op.attributes:
                 tag(op, name)
 

@@ -37,6 +37,7 @@ from xdsl.ir import Attribute, SSAValue
 from l0.dialects.soac import CertType
 from l0.lowering.loop_ir.builder import CodeBuilder
 from l0.lowering.runtime.trace_runtime import ARRAY, CALLBACKS, REAL_FN, SCALAR, SITES, site_id
+from l0.passes.analysis.walk import walk_ops
 from l0.types import BOOL, CERT, CHAR, INT, REAL, ArrayType, BasicType
 
 __all__ = ["ARRAY", "CALLBACKS", "REAL_FN", "SCALAR", "SITES", "declare", "emit_array_call",
@@ -52,7 +53,7 @@ _SIGNATURES: dict[str, list[Attribute]] = {
 def sites_in(module: ModuleOp) -> dict[int, tuple[str, BasicType | ArrayType]]:
     """The trace sites (`SITES`) whose ids the calls of `emit_trace` in `module` pass."""
     found: dict[int, tuple[str, BasicType | ArrayType]] = {}
-    for op in module.walk():
+    for op in walk_ops(module):
         if isinstance(op, func.CallOp) and op.callee.string_value() in _SIGNATURES:
             sid = op.arguments[0].owner
             if isinstance(sid, arith.ConstantOp) and isinstance(sid.value, IntegerAttr):

@@ -21,6 +21,7 @@ from l0.lowering.loop_ir import run_params
 from l0.lowering.loop_ir.builder import CodeBuilder
 from l0.lowering.loop_ir.profile import site_name
 from l0.passes.analysis.versions import VERSIONS_ATTR, version_of
+from l0.passes.analysis.walk import walk_ops
 
 
 def in_flat_version(op: Operation) -> bool:
@@ -33,7 +34,7 @@ def lower_thresholds(module: ModuleOp, record: bool = False) -> None:
     """Every `soac.threshold` -> `size >= SITE.PARAM` (`run_params.reaches`; SITE the
     name of the map at its location, Note [Names of parallel sites]), marked; with
     `record`, the sizes compared are noted for `l0 autotune`."""
-    for op in [o for o in module.walk() if isinstance(o, soac.ThresholdOp)]:
+    for op in [o for o in walk_ops(module) if isinstance(o, soac.ThresholdOp)]:
         b = CodeBuilder.before(op)
         name = f"{site_name(op, 'map')}.{op.param.data}"
         reached = run_params.reaches(b, op, name, op.default.data, op.size, record=record)

@@ -50,11 +50,12 @@ from xdsl.rewriter import Rewriter
 from l0.lowering.loop_ir.builder import CodeBuilder
 from l0.lowering.loop_ir.parallel_loops import chunked_rows, parallel_chunks
 from l0.lowering.memory.memory_plan import constant_int
+from l0.passes.analysis.walk import walk_ops
 
 
 def allocates(par: scf.ParallelOp) -> bool:
     """Whether the body of `par` allocates, at any depth."""
-    return any(isinstance(op, memref.AllocOp) for op in par.body.walk())
+    return any(isinstance(op, memref.AllocOp) for op in walk_ops(par.body))
 
 
 def chunkable(par: scf.ParallelOp) -> bool:
@@ -88,7 +89,7 @@ def chunk(par: scf.ParallelOp) -> None:
 
 
 def outermost_first(f: func.FuncOp) -> list[scf.ParallelOp]:
-    return [op for op in f.walk() if isinstance(op, scf.ParallelOp)]
+    return [op for op in walk_ops(f) if isinstance(op, scf.ParallelOp)]
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,7 @@ from l0.lowering.memory.memory_plan import (
     row_major_strides,
     unconditional_free,
 )
+from l0.passes.analysis.walk import walk_ops
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,7 @@ class ExpandAllocsPass(ModulePass):
                 # and what runs before it (the flat allocation, its size, in the body
                 # of a loop around it, which comes later): the loops already done
                 # have nothing left to expand, so each is visited once.
-                for loop in reversed([o for o in f.walk() if isinstance(o, scf.ParallelOp)]):
+                for loop in reversed([o for o in walk_ops(f) if isinstance(o, scf.ParallelOp)]):
                     _expand_body(loop, summaries, self.threads_apart)
 
 

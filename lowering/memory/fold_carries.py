@@ -24,11 +24,13 @@ from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from l0.passes.analysis.walk import walk_ops
+
 
 def forward_invariant_carries(root: Operation) -> bool:
     """Replace carried values yielded unchanged by their initial values; whether any was."""
     changed = False
-    for loop in [op for op in root.walk() if isinstance(op, scf.ForOp)]:
+    for loop in [op for op in walk_ops(root) if isinstance(op, scf.ForOp)]:
         body = loop.body.block
         term = body.last_op
         assert isinstance(term, scf.YieldOp)
@@ -77,7 +79,7 @@ def fold_constant_ifs(root: Operation) -> bool:
 def fold_agreeing_ifs(root: Operation) -> bool:
     """Replace `scf.if` results both branches yield alike by that value; whether any was."""
     changed = False
-    for op in [op for op in root.walk() if isinstance(op, scf.IfOp)]:
+    for op in [op for op in walk_ops(root) if isinstance(op, scf.IfOp)]:
         if not op.false_region.blocks:
             continue
         then_y = op.true_region.block.last_op

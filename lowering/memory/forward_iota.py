@@ -43,6 +43,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from l0.lowering.memory.memory_plan import constant_int
+from l0.passes.analysis.walk import walk_ops
 
 # Note [Iota buffers]
 # A buffer written only by its fill loop holds i at every index i < n once the loop has
@@ -68,7 +69,7 @@ class ForwardIotaPass(ModulePass):
     name = "forward-iota"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for alloc in [o for o in op.walk() if isinstance(o, memref.AllocOp)]:
+        for alloc in [o for o in walk_ops(op) if isinstance(o, memref.AllocOp)]:
             forward(alloc)
 
 

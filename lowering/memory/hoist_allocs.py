@@ -60,6 +60,7 @@ from l0.lowering.memory.memory_plan import (
     row_major_strides,
     unconditional_free,
 )
+from l0.passes.analysis.walk import walk_ops
 
 # Note [Growing buffers]
 # The flat buffer's length is a number of elements. An iteration needs the product of
@@ -180,7 +181,7 @@ def _allocated_in(arm: Block, k: int) -> memref.AllocOp | None:
 
 
 def _loops_innermost_first(f: func.FuncOp) -> list[scf.ForOp]:
-    loops = [op for op in f.walk() if isinstance(op, scf.ForOp)]
+    loops = [op for op in walk_ops(f) if isinstance(op, scf.ForOp)]
     return list(reversed(loops))
 
 

@@ -25,6 +25,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from l0.lowering.loop_ir.builder import INDEX, CodeBuilder
 from l0.lowering.loop_ir.parallel_loops import WIDTH_FUNCTION, nested_in_parallel
 from l0.lowering.memory.dealloc.aliases import UnionFind, defined_inside, pointer_source
+from l0.passes.analysis.walk import walk_ops
 
 SPECULATABLE = (arith.ConstantOp, arith.AddiOp, arith.SubiOp, arith.MuliOp,
                 arith.IndexCastOp, arith.MaxSIOp, arith.MinSIOp, arith.SelectOp,
@@ -72,7 +73,7 @@ def fold_alloc_dims(root: Operation) -> None:
     """`memref.dim` of a `memref.alloc` result is the alloc's size: say so, so that sizes
     computed from a buffer allocated in a loop are seen to be invariant once the
     allocation has left the loop."""
-    for op in list(root.walk()):
+    for op in list(walk_ops(root)):
         if not isinstance(op, memref.DimOp):
             continue
         source, k = op.source, constant_int(op.index)
@@ -132,7 +133,7 @@ def dies_at(buffer: SSAValue, free: Free, classes: UnionFind) -> bool:
     members = set(classes.members(buffer))
     op = free.point.next_op
     while op is not None:
-        for inner in op.walk():
+        for inner in walk_ops(op):
             for v in inner.operands:
                 if v in members or pointer_source(v) in members:
                     return False
@@ -180,7 +181,7 @@ def _pure_loop(loop: scf.ForOp, movable: Callable[[Operation], bool],
                visit: Callable[[SSAValue], bool]) -> bool:
     """Whether `loop` only computes: every op in it `movable` (or a nested `scf.for`,
     or a yield), every value it uses from outside it accepted by `visit`."""
-    for op in loop.walk():
+    for op in walk_ops(loop):
         if not (op is loop or movable(op) or isinstance(op, scf.ForOp | scf.YieldOp)):
             return False
         if not all(visit(v) for v in op.operands if not defined_inside(v, loop)):

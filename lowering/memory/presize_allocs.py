@@ -90,6 +90,7 @@ from l0.lowering.memory.memory_plan import (
     safe_division,
     unconditional_free,
 )
+from l0.passes.analysis.walk import walk_ops
 
 # Note [Sizes computable before a parallel loop]
 # A size is computable before the parallel loop P when it is built, from values defined
@@ -272,7 +273,7 @@ READERS = (memref.LoadOp, memref.DimOp, memref.AllocOp, memref.ExtractStridedMet
 def _written(loop: Operation) -> list[SSAValue]:
     """The memrefs the body of `loop` may write (or free)."""
     out: list[SSAValue] = []
-    for op in loop.walk():
+    for op in walk_ops(loop):
         if op is loop:
             continue
         if isinstance(op, memref.StoreOp):
@@ -506,7 +507,7 @@ def _candidates(f: func.FuncOp, summaries: Summaries) -> list[tuple[memref.Alloc
     """The allocations of `f` in parallel loops that live within their block."""
     found: list[tuple[memref.AllocOp, Free]] = []
     classes: dict[Block, UnionFind] = {}
-    for op in f.walk():
+    for op in walk_ops(f):
         if not isinstance(op, memref.AllocOp):
             continue
         t = op.memref.type

@@ -63,6 +63,7 @@ from xdsl.rewriter import Rewriter
 from l0.lowering.loop_ir.builder import CodeBuilder
 from l0.lowering.loop_ir.parallel_loops import nested_in_parallel
 from l0.lowering.memory.memory_plan import add_carried, append_yield
+from l0.passes.analysis.walk import walk_ops
 
 
 @dataclass(frozen=True)
@@ -81,11 +82,11 @@ class ReuseFreedPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for f in op.ops:
             if isinstance(f, func.FuncOp) and f.body.blocks:
-                for block in [b for o in f.walk() for r in o.regions for b in r.blocks]:
+                for block in [b for o in walk_ops(f) for r in o.regions for b in r.blocks]:
                     reuse_in_block(block)
                 if not self.across_iterations:
                     continue
-                for loop in [o for o in f.walk() if isinstance(o, scf.ForOp)]:
+                for loop in [o for o in walk_ops(f) if isinstance(o, scf.ForOp)]:
                     rebuilt: scf.ForOp | None = loop
                     while rebuilt is not None:
                         rebuilt = reuse_across_iterations(rebuilt)

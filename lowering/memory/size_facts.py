@@ -36,6 +36,7 @@ from xdsl.passes import ModulePass
 
 from l0.lowering.loop_ir.builder import CodeBuilder
 from l0.lowering.memory.memory_plan import SPECULATABLE, fold_alloc_dims
+from l0.passes.analysis.walk import walk_ops
 
 # Note [Facts before the loop]
 # A value computed before a loop and used only in its body matters only when the body
@@ -62,7 +63,7 @@ class SizeFactsPass(ModulePass):
         for f in op.ops:
             if isinstance(f, func.FuncOp) and f.body.blocks:
                 fold_alloc_dims(f)
-                for loop in [o for o in f.walk() if isinstance(o, scf.ForOp | scf.ParallelOp)]:
+                for loop in [o for o in walk_ops(f) if isinstance(o, scf.ForOp | scf.ParallelOp)]:
                     for bound in _positive_bounds(loop):
                         use_trip_fact(loop, bound)
 
@@ -84,7 +85,7 @@ def use_trip_fact(loop: scf.ForOp | scf.ParallelOp, bound: SSAValue) -> None:
     outer = loop.parent_block()
     assert outer is not None
     trues: dict[Block, SSAValue] = {}
-    for block, ops in ((loop.body.block, list(loop.body.block.walk())),
+    for block, ops in ((loop.body.block, list(walk_ops(loop.body.block))),
                        (outer, _only_for(loop))):
         for op in ops:
             for k, v in enumerate(op.operands):

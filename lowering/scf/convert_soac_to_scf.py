@@ -102,6 +102,7 @@ from l0.lowering.loop_ir.versions import in_flat_version, lower_thresholds
 from l0.lowering.scf.accumulate_in_place import accumulate_in_place
 from l0.lowering.scf.commutative import interleavable
 from l0.lowering.scf.partition_concat import Concatenation, concatenations
+from l0.passes.analysis.walk import walk_ops
 
 # ---------------------------------------------------------------------------------------
 # Helpers
@@ -268,7 +269,7 @@ def _plain_nest(op: msoac.MapOp, inner: msoac.MapOp) -> bool:
         return False
     return not any(v.owner is block or (isinstance(v.owner, Operation)
                                         and v.owner.parent is block)
-                   for o in inner.body.walk() for v in o.operands)
+                   for o in walk_ops(inner.body) for v in o.operands)
 
 
 # Note [Perfect nests of two maps]
@@ -498,7 +499,7 @@ def _writes_only_own(lam: Region, accumulators: int) -> bool:
             return True
         return isinstance(owner, _VIEWS) and shared(owner.operands[0])
 
-    for inner in lam.walk():
+    for inner in walk_ops(lam):
         for k, v in enumerate(inner.operands):
             if not isinstance(v.type, MemRefType) or not shared(v):
                 continue
@@ -1070,8 +1071,10 @@ def _lower_named(patterns: GreedyRewritePatternApplier, soac_op: Operation) -> N
     tag_untagged(made, (scf.ParallelOp,), name)
 
 
-_LOWERED = (msoac.MapOp, msoac.ReduceOp, msoac.ScanOp, msoac.FilterOp, msoac.PartitionOp,
-            msoac.IotaOp, msoac.ReplicateOp)
+_LOWERED = frozenset((msoac.MapOp, msoac.ReduceOp, msoac.ScanOp, msoac.FilterOp,
+                      msoac.PartitionOp, msoac.IotaOp, msoac.ReplicateOp))
+"""The op classes the pass lowers, tested by exact class (l0's op classes have no
+subclasses; Note [Class tests by class] in `l0.passes.cores.common_subexpressions`)."""
 
 
 @dataclass(frozen=True)
@@ -1116,7 +1119,7 @@ class ConvertSoacToScfPass(ModulePass):
         )
         # The blocked forms clone lambdas, and the SOACs in the clones are new: repeat
         # until none is left.
-        while todo := [o for o in op.walk() if isinstance(o, _LOWERED)]:
+        while todo := [o for o in walk_ops(op) if type(o) in _LOWERED]:
             for soac_op in todo:
                 if soac_op.get_toplevel_object() is op:  # not in an erased SOAC
                     _lower_named(patterns, soac_op)

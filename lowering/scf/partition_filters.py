@@ -48,6 +48,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import Commutative, MemoryEffectKind, get_effects
 
 from l0.dialects import msoac, soac
+from l0.passes.analysis.walk import walk_ops
 
 # Note [Complementary predicates]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -286,7 +287,7 @@ def movable_up(first: msoac.FilterOp, second: msoac.FilterOp) -> bool:
     if op is None or any(_writes(o) for o in between):
         return False
     defined_between = {r for o in between for r in o.results}
-    captured = (v for o in second.body.walk() for v in o.operands)
+    captured = (v for o in walk_ops(second.body) for v in o.operands)
     return not any(v in defined_between for v in captured)
 
 
@@ -330,7 +331,7 @@ class PartitionFiltersPass(ModulePass):
     name = "partition-filters"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for first in [o for o in op.walk() if isinstance(o, msoac.FilterOp)]:
+        for first in [o for o in walk_ops(op) if isinstance(o, msoac.FilterOp)]:
             if first.parent is None:  # paired already, as a second filter
                 continue
             second = _partner(first)

@@ -50,6 +50,7 @@ from l0.dialects.memref_types import rank_of
 from l0.dialects.soac import CertType
 from l0.lowering.loop_ir.builder import CodeBuilder
 from l0.lowering.loop_ir.parallel_loops import defined_inside, nested_in_parallel
+from l0.passes.analysis.walk import walk_ops
 
 KEPT_ATTR = "l0.unsegmented"
 """Marks the map of the version that runs as it was (never segmented again)."""
@@ -263,7 +264,7 @@ def depending_on(ops: list[Operation], values: Set[SSAValue]) -> set[Operation]:
     tainted = set(values)
     out: set[Operation] = set()
     for o in ops:
-        if any(v in tainted for inner in o.walk() for v in inner.operands):
+        if any(v in tainted for inner in walk_ops(o) for v in inner.operands):
             out.add(o)
             tainted.update(o.results)
     return out
@@ -279,7 +280,7 @@ def _scalar_work(o: Operation, args: dict[SSAValue, Indexed]) -> bool:
     if isinstance(o, memref.DimOp):
         # Of an array of the scope, or of a row at a constant axis.
         return o.source not in args or constant_axis(o) is not None
-    for inner in o.walk():
+    for inner in walk_ops(o):
         if not (inner.name.split(".")[0] in _SCALAR_DIALECTS
                 or isinstance(inner, scf.IfOp | scf.YieldOp)):
             return False
@@ -315,7 +316,7 @@ def _fold(f: msoac.ReduceOp | msoac.ScanOp, maps: list[msoac.MapOp],
     if fold.plain and [z.type for z in f.neutral] != [_element(a.base) for a in inputs]:
         return None
     # What the fold uses from the nest: scalars known before the region, no rows.
-    used = [*f.neutral, *[v for inner in f.walk() if inner is not f for v in inner.operands]]
+    used = [*f.neutral, *[v for inner in walk_ops(f) if inner is not f for v in inner.operands]]
     for v in used:
         if not defined_inside(v, maps[0]) or defined_inside(v, f):
             continue
@@ -333,15 +334,15 @@ def _element(array: SSAValue) -> Attribute:
 
 def may_fail(region: Region) -> bool:
     """Whether the lambda `region` may fail: a check, or a call (which may check)."""
-    return any(isinstance(o, soac.AssertOp | func.CallOp) for o in region.walk())
+    return any(isinstance(o, soac.AssertOp | func.CallOp) for o in walk_ops(region))
 
 
 def _may_trace(fold: Operation) -> bool:
     """Whether `fold` traces (`l0_trace_*`) or calls a function with a body (which may)."""
     module = fold.get_toplevel_object()
-    bodies = {f.sym_name.data for f in module.walk() if isinstance(f, func.FuncOp)
+    bodies = {f.sym_name.data for f in walk_ops(module) if isinstance(f, func.FuncOp)
               and f.body.blocks} if isinstance(module, ModuleOp) else set()
-    for o in fold.walk():
+    for o in walk_ops(fold):
         if isinstance(o, soac.TraceOp):
             return True
         if isinstance(o, func.CallOp):

@@ -224,6 +224,7 @@ from l0.lowering.scf.segment_forms import (
     may_fail,
     segmented,
 )
+from l0.passes.analysis.walk import walk_ops
 
 PARAM_SUFFIX = "segmented_below"
 """The suffix of a map's threshold: `SITE.segmented_below`."""
@@ -313,7 +314,7 @@ def _recompute(b: CodeBuilder, seg: SegmentedReduction, at: _Segment, o: Operati
 
 def _load_used(b: CodeBuilder, seg: SegmentedReduction, at: _Segment, o: Operation) -> None:
     """The segment's elements that `o` uses and are not loaded yet."""
-    for v in (v for inner in o.walk() for v in inner.operands):
+    for v in (v for inner in walk_ops(o) for v in inner.operands):
         array = seg.args.get(v)
         if v not in at.env and array is not None and array.rank == 0:
             at.env[v] = array.at(b, at.idx, [])
@@ -714,6 +715,6 @@ class SegmentReductionsPass(ModulePass):
                              f"gpu_threads*N, not {self.threshold!r}")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for found in [s for o in op.walk() if isinstance(o, msoac.MapOp)
+        for found in [s for o in walk_ops(op) if isinstance(o, msoac.MapOp)
                       if (s := segmented(o)) is not None]:
             segment(found, self.threshold, self.profile, self.interleave, self.columns)

@@ -10,12 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from xdsl.ir import Block, Operation
+from xdsl.ir import Block, Operation, Region
 
 
-def walk_ops(root: Operation) -> Iterator[Operation]:
-    """`root` and every op nested in it, in the order of `root.walk()` (pre-order)."""
-    stack = [root]
+def walk_ops(root: Operation | Region | Block) -> Iterator[Operation]:
+    """`root` and every op nested in it (a region's or block's: every op in it), in the
+    order of `root.walk()` (pre-order). The ops of each block are read when the walk
+    reaches the op around it: a caller that inserts or erases ops while it walks should
+    walk a list of them (as it should with xDSL's walk); changing operands and
+    attributes is safe."""
+    if isinstance(root, Operation):
+        stack = [root]
+    else:
+        stack = [op for block in ([root] if isinstance(root, Block) else root.blocks)
+                 for op in block_ops(block)]
+        stack.reverse()
     pop, push = stack.pop, stack.append
     while stack:
         op = pop()

@@ -1,7 +1,7 @@
 """The pipeline's fixed-point check (`_fingerprint`, Note [Fingerprints by identity]),
 the stack-based walk it uses and `block_ops` (`l0.passes.analysis.walk`), the definition order
 (`l0.passes.analysis.order`) and the cycle collector's freeze around `optimise` (Note [The
-cycle collector and the pipeline])."""
+cycle collector and the compiler])."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.passes import ModulePass
 
+from l0.collector import YOUNG_COLLECTION_EVERY
 from l0.frontend import l0_to_module
 from l0.passes import PASSES
 from l0.passes.analysis.walk import walk_ops
-from l0.passes.pipeline import YOUNG_COLLECTION_EVERY, _fingerprint, optimise
+from l0.passes.pipeline import _fingerprint, optimise
 
 _PROGRAM = """
 fun int main([int] a, int k) =
@@ -101,7 +102,7 @@ def test_optimise_leaves_nothing_frozen() -> None:
 
 def test_optimise_collects_less_often_and_restores_the_thresholds() -> None:
     # During the pipeline the collector's first threshold is raised (Note [The cycle
-    # collector and the pipeline]); afterwards it is the caller's again.
+    # collector and the compiler]); afterwards it is the caller's again.
     frozen = gc.get_freeze_count()
     gc.unfreeze()
     seen: list[int] = []

@@ -384,3 +384,24 @@ def test_l0_opt_dash_o_runs_the_default_pipeline(
             main([str(exp), "-O", f"--target={target}"])
         assert info.value.code == 0
         assert capsys.readouterr().out.count("soac.map(") == maps
+
+
+def test_passes_are_immutable() -> None:
+    # The pipeline makes each pass of a spec once and reuses it in every run
+    # (`l0.passes.pipeline._made`): sound only while no pass instance can change.
+    import dataclasses
+
+    for name, load in PASSES.items():
+        pass_class = load()
+        assert pass_class.__dataclass_params__.frozen, name  # type: ignore[attr-defined]  # dataclasses' own attribute
+        for f in dataclasses.fields(pass_class):
+            assert f.default_factory is dataclasses.MISSING and f.init, (name, f.name)
+
+
+def test_a_bad_pass_option_is_reported_on_every_run() -> None:
+    # The made passes are cached, failures are not.
+    from l0.passes.pipeline import _instantiate
+
+    for _ in range(2):
+        with pytest.raises(Exception, match="no_such_option"):
+            _instantiate(["inline{no-such-option=1}"])

@@ -35,6 +35,7 @@ from xdsl.passes import ModulePass
 from l0.lowering.memory.dealloc.aliases import summarise
 from l0.lowering.memory.dealloc.flags import ENTRY_ATTR, add_flags
 from l0.lowering.memory.dealloc.placement import Placer
+from l0.passes.analysis.walk import walk_ops
 
 IMPL_SUFFIX = ".impl"
 
@@ -62,7 +63,7 @@ def _entry_wrappers(module: ModuleOp) -> set[str]:
         wrapper.attributes[ENTRY_ATTR] = StringAttr(name)
         module.body.block.insert_op_after(wrapper, f)
         wrapped.add(name)
-    for op in module.walk():
+    for op in walk_ops(module):
         if isinstance(op, func.CallOp) and op.callee.root_reference.data in wrapped:
             parent = op.parent_op()
             if not (isinstance(parent, func.FuncOp) and ENTRY_ATTR in parent.attributes):

@@ -21,33 +21,49 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 from l0.passes.analysis.scope import defined_inside
+from l0.passes.analysis.walk import walk_ops
 
 VIEW_OPS = (memref.SubviewOp, memref.ReinterpretCastOp, memref.CastOp,
             memref.CollapseShapeOp, memref.ExpandShapeOp, memref.MemorySpaceCastOp,
             memref.AssumeAlignmentOp)
 """Ops whose memref result is a view of their first operand (same buffer)."""
 
+_VIEW_CLASSES = frozenset(VIEW_OPS)
+"""`VIEW_OPS` for exact-class tests (Note [Exact class tests in the alias classes])."""
+
 Summaries = dict[str, list[frozenset[int]]]
 """Function name -> for each result, the parameters it may alias (memref ones only)."""
 
 
 def is_memref(v: SSAValue) -> bool:
-    return isinstance(v.type, MemRefType)
+    return type(v.type) is MemRefType
 
 
 def view_source(v: SSAValue) -> SSAValue | None:
     """The value `v` is a view of, if it is the result of a view op."""
-    if isinstance(v, OpResult):
+    if type(v) is OpResult:
         op = v.op
-        if isinstance(op, VIEW_OPS):
+        if type(op) in _VIEW_CLASSES:
             return op.operands[0]
-        if isinstance(op, memref.ExtractStridedMetaDataOp) and v is op.base_buffer:
+        if type(op) is memref.ExtractStridedMetaDataOp and v is op.base_buffer:
             return op.source
     return None
 
 
+# Note [Exact class tests in the alias classes]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The alias classes ask of every operand and result of every op, in four passes, whether
+# it is a memref, a view or an extracted pointer. xDSL's op and attribute classes are
+# ABCs: `isinstance` that fails (the common answer) runs `ABCMeta.__instancecheck__`,
+# once per class of a tuple, where `type(x) is C` is a pointer comparison. None of the
+# classes tested here has subclasses (in xDSL or l0), so the exact tests say the same
+# (Note [Class tests by class] in `l0.passes.cores.common_subexpressions`).
+
+
 POINTER_CASTS = (arith.IndexCastOp,)
 """Integer casts that keep a pointer extracted from a memref a pointer into its buffer."""
+
+_POINTER_CAST_CLASSES = frozenset(POINTER_CASTS)
 
 
 def pointer_source(v: SSAValue) -> SSAValue | None:
@@ -57,9 +73,9 @@ def pointer_source(v: SSAValue) -> SSAValue | None:
     after the extraction but before the integer's last use would leave it dangling.
     """
     cur = v
-    while isinstance(cur, OpResult) and isinstance(cur.op, POINTER_CASTS):
+    while type(cur) is OpResult and type(cur.op) in _POINTER_CAST_CLASSES:
         cur = cur.op.operands[0]
-    if isinstance(cur, OpResult) and isinstance(cur.op, memref.ExtractAlignedPointerAsIndexOp):
+    if type(cur) is OpResult and type(cur.op) is memref.ExtractAlignedPointerAsIndexOp:
         return cur.op.source
     return None
 
@@ -264,4 +280,4 @@ def _calls_any(f: func.FuncOp, names: set[str]) -> bool:
     if not names:
         return False
     return any(isinstance(op, func.CallOp) and op.callee.root_reference.data in names
-               for op in f.walk())
+               for op in walk_ops(f))

@@ -33,6 +33,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from l0.lowering.memory.dealloc.aliases import is_memref
+from l0.passes.analysis.walk import walk_ops
 
 ENTRY_ATTR = "l0.entry"
 """Marks a public wrapper (see `l0.lowering.memory.dealloc`): its results carry no flags."""
@@ -89,7 +90,7 @@ def add_flags(module: ModuleOp) -> Flags:
     for f in module.ops:
         if isinstance(f, func.FuncOp) and ENTRY_ATTR not in f.attributes:
             _function(f)
-    for op in list(module.walk()):
+    for op in list(walk_ops(module)):
         if isinstance(op, func.CallOp):
             _call(op, flags)
         elif isinstance(op, scf.ForOp):

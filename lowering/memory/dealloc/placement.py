@@ -54,6 +54,7 @@ from l0.dialects.memref_types import Kind, with_kind
 from l0.lowering.loop_ir.builder import CodeBuilder
 from l0.lowering.memory.dealloc.aliases import Aliases, UnionFind, UsedMemrefs, is_memref, must_view
 from l0.lowering.memory.dealloc.flags import Flags
+from l0.passes.analysis.walk import walk_ops
 
 OUTER = -2
 ARG = -1
@@ -206,7 +207,7 @@ class Placer:
         inits = [k for k, v in enumerate(loop.iter_args) if is_memref(v) and v in members]
         if len(inits) != 1 or not must_view(loop.iter_args[inits[0]], root.value):
             return False
-        for inner in loop.walk():
+        for inner in walk_ops(loop):
             if inner is not loop and any(v in members for v in inner.operands):
                 return False  # the class is used in the body, not only through the init
         Flags.set_init_flag(loop, inits[0], flag_value(root, CodeBuilder.before(loop)))
