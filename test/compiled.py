@@ -110,8 +110,8 @@ def lowered(prog: Program, pipeline: str, backend: str, *, through: str | None =
     program = steps(backend)
     if through is not None:
         program = program[:1 + [s.name for s in program].index(through)]
-    source = pipeline if pipeline == "O" else "O0"
-    source_key = f"O {TARGETS[backend].pipeline}" if source == "O" else "O0"
+    assert pipeline in ("O0", "O"), pipeline
+    source_key = f"O {TARGETS[backend].pipeline}" if pipeline == "O" else "O0"
     key = (prog.name, source_key, min_chunk(), entries)
     if any(k[0] != prog.name for k in _lowered):
         _lowered.clear()  # another program's: its tests are done
