@@ -110,6 +110,7 @@ from compiled import front_end, lowered, optimised, same_worker
 from corpus import ROOT, Program, expected_kind, incomplete, rejected, runnable
 from xdsl.dialects.builtin import ModuleOp
 
+from l0 import collector
 from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error
 from l0.dialects.context import l0_context
@@ -286,9 +287,9 @@ def _collect_before_cell() -> None:
     _cells_since_full_collection += 1
     if _cells_since_full_collection >= _FULL_COLLECTION_EVERY:
         _cells_since_full_collection = 0
-        gc.unfreeze()
+        collector.release()
     gc.collect()
-    gc.freeze()
+    collector.hold()  # the compiler's stages leave it (Note [Who froze the collector])
 
 
 def _collect_after_cell() -> None:

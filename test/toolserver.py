@@ -139,9 +139,11 @@ def serve(address: str) -> None:
     """Import the tools, then run each request in a forked process (Note [A forked
     tool is a fresh process]) until the parent process goes away."""
     _preload()
-    import gc
+    from l0 import collector
 
-    gc.freeze()  # the forked tools' collections leave the preloaded objects (and their pages) alone
+    # the forked tools' collections leave the preloaded objects (and their pages) alone;
+    # their compiler stages leave the freeze (Note [Who froze the collector])
+    collector.hold()
     targets = _entry_points()
     parent = os.getppid()
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:

@@ -13,6 +13,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.passes import ModulePass
 
+from l0 import collector
 from l0.collector import YOUNG_COLLECTION_EVERY
 from l0.frontend import l0_to_module
 from l0.passes import PASSES
@@ -90,21 +91,21 @@ def test_a_fingerprint_taken_after_another_reuses_its_entries() -> None:
 def test_optimise_leaves_nothing_frozen() -> None:
     # The worker may hold objects frozen by another test (test_matrix's cells freeze
     # what survives them): start from none, and give them back afterwards.
-    frozen = gc.get_freeze_count()
-    gc.unfreeze()
+    held = collector.held()
+    collector.release()
     try:
         optimise(_module())
         assert gc.get_freeze_count() == 0
     finally:
-        if frozen:
-            gc.freeze()
+        if held:
+            collector.hold()
 
 
 def test_optimise_collects_less_often_and_restores_the_thresholds() -> None:
     # During the pipeline the collector's first threshold is raised (Note [The cycle
     # collector and the compiler]); afterwards it is the caller's again.
-    frozen = gc.get_freeze_count()
-    gc.unfreeze()
+    held = collector.held()
+    collector.release()
     seen: list[int] = []
 
     class Watch(ModulePass):
@@ -120,8 +121,22 @@ def test_optimise_collects_less_often_and_restores_the_thresholds() -> None:
         assert seen and seen[0] >= YOUNG_COLLECTION_EVERY > before[0]
         assert gc.get_threshold() == before
     finally:
-        if frozen:
-            gc.freeze()
+        if held:
+            collector.hold()
+
+
+def test_a_caller_that_holds_the_collector_keeps_its_freeze() -> None:
+    # Note [Who froze the collector]: while the caller holds, a stage neither freezes
+    # nor unfreezes, so what the caller froze stays frozen through a compile.
+    held = collector.held()
+    collector.hold()
+    try:
+        frozen = gc.get_freeze_count()
+        optimise(_module())
+        assert gc.get_freeze_count() >= frozen > 0
+    finally:
+        if not held:
+            collector.release()
 
 
 def test_block_ops_lists_a_blocks_ops_in_order() -> None:
