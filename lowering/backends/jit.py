@@ -138,17 +138,19 @@ def compile_module(module: ModuleOp, *, fast_math: bool = False,
         # threads, not the back end's name (the sequential back ends' identical modules
         # share their code)
         key = (text, names, checked, counted, target.threads, level)
+        signatures = {name: describe_signature(t) for name, t in emitted.entries.items()}
         hit = _cache.get(key)
         if hit is not None:
             _cache.move_to_end(key)
-            return hit if hit.errors == emitted.errors else replace(hit, errors=emitted.errors)
+            if hit.errors == emitted.errors and hit.signatures == signatures:
+                return hit
+            return replace(hit, errors=emitted.errors, signatures=signatures)
         link_runtime(checked, counted, openmp=target.threads)
         mod = _build(text, tm, level)
         engine = llvm.create_mcjit_compiler(mod, tm)
         objects: list[bytes] = []
         engine.set_object_cache(lambda _module, code: objects.append(bytes(code)))
         engine.finalize_object()
-        signatures = {name: describe_signature(t) for name, t in emitted.entries.items()}
         compiled = CompiledModule(engine, emitted.errors, signatures,
                                   entry_addresses(engine, signatures), checked,
                                   b"".join(objects))
@@ -163,9 +165,12 @@ def compile_module(module: ModuleOp, *, fast_math: bool = False,
 # The cache is keyed by the LLVM IR the module emits, not by the module's own text:
 # emitting is needed on a miss anyway and costs about what printing the module did
 # (a tenth of a compile, spent on every call, and almost every call misses), and the
-# LLVM IR is what the machine code is made from. The one thing the code is called with
-# that the IR does not hold is the table of run-time error messages (an error is a
-# number in the IR), so a hit takes this emission's table.
+# LLVM IR is what the machine code is made from. What the code is called with that the
+# IR does not hold: the table of run-time error messages (an error is a number in the
+# IR) and the element types of array parameters and results (an array is a pointer
+# there: a function that only moves the rows of an array of integers and one that
+# moves those of an array of reals emit the same IR). So a hit takes this emission's
+# table and signatures; its machine code is the same either way.
 
 
 def describe_signature(t: FunctionType) -> Signature:

@@ -1014,6 +1014,17 @@ def test_compile_cache_reuses_the_engine() -> None:
     assert renamed.compiled is first.compiled
 
 
+def test_compile_cache_hit_keeps_its_own_element_types() -> None:
+    # An array is a pointer in LLVM IR: a function returning its array of integers and
+    # one returning its array of reals emit the same IR (Note [The JIT's cache key]);
+    # each must still take and give its own element type.
+    src = "func.func @f(%a: memref<?xT>) -> memref<?xT> {\n  func.return %a : memref<?xT>\n}\n"
+    ints, reals = compile_(src.replace("T", "i64")), compile_(src.replace("T", "f64"))
+    assert ints.compiled.engine is reals.compiled.engine
+    assert ints.function("f")(np.arange(3)).dtype == np.int64
+    assert reals.function("f")(np.array([0.5, 1.5])).tolist() == [0.5, 1.5]
+
+
 def test_compile_cache_hit_keeps_its_own_error_messages() -> None:
     # Two modules that differ only in a run-time error's message emit the same LLVM IR
     # (an error is a number there); the hit must report its own message.
