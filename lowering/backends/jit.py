@@ -53,6 +53,7 @@ from l0.lowering.runtime.jit_call import (
     link_runtime,
     parse_loc,
 )
+from l0.lowering.runtime.llvm_level import DEFAULT as DEFAULT_LEVEL
 from l0.lowering.runtime.llvm_level import llvm_level
 from l0.targets import DEFAULT, Target
 from l0.types import ArrayType, BasicType
@@ -66,7 +67,7 @@ CACHE_SIZE = 32
 _cache: OrderedDict[tuple[str, tuple[str, ...] | None, bool, bool, bool, int],
                     CompiledModule] = OrderedDict()
 
-def _optimise(mod: llvm.ModuleRef, tm: llvm.TargetMachine, level: int = 3) -> None:
+def _optimise(mod: llvm.ModuleRef, tm: llvm.TargetMachine, level: int = DEFAULT_LEVEL) -> None:
     """LLVM's O3 pipeline with vectorisation (loops and SLP) and interleaving, but no
     separate loop unrolling: the vectoriser's interleaving already unrolls the hot
     loops, and unrolling every other loop made the IR ~25% larger and optimisation and
@@ -76,9 +77,10 @@ def _optimise(mod: llvm.ModuleRef, tm: llvm.TargetMachine, level: int = 3) -> No
     if level == 0:
         return
     pto = llvm.create_pipeline_tuning_options(speed_level=level)
-    pto.loop_vectorization = level == 3
-    pto.slp_vectorization = level == 3
-    pto.loop_interleaving = level == 3
+    vectorise = level == DEFAULT_LEVEL
+    pto.loop_vectorization = vectorise
+    pto.slp_vectorization = vectorise
+    pto.loop_interleaving = vectorise
     pto.loop_unrolling = False
     pb = llvm.create_pass_builder(tm, pto)
     pb.getModulePassManager().run(mod, pb)
@@ -98,7 +100,7 @@ def _emit(module: ModuleOp, fast_math: bool, entries: Sequence[str] | None,
                        checked_memory=checked, count_allocations=counted, target=target)
 
 
-def _build(text: str, tm: llvm.TargetMachine, level: int = 3) -> llvm.ModuleRef:
+def _build(text: str, tm: llvm.TargetMachine, level: int = DEFAULT_LEVEL) -> llvm.ModuleRef:
     mod = llvm.parse_assembly(text)
     mod.verify()
     _optimise(mod, tm, level)

@@ -38,7 +38,7 @@ import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
 from l0.diagnostics import NOWHERE, L0Error, Loc
-from l0.lowering.runtime import abi, alloc_stats, checked_memory, openmp_runtime
+from l0.lowering.runtime import abi, alloc_stats, checked_memory, llvm_level, openmp_runtime
 
 STACK_MARGIN = 1 << 20
 
@@ -151,7 +151,7 @@ def _initialise() -> None:
     _initialised = True
 
 
-def host_target_machine(opt: int = 3) -> llvm.TargetMachine:
+def host_target_machine(opt: int = llvm_level.DEFAULT) -> llvm.TargetMachine:
     """A fresh target machine for this CPU at opt level `opt` (an MCJIT engine owns its
     own)."""
     _initialise()
