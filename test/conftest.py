@@ -16,9 +16,11 @@ start (lit's tools too: `test/lit/lit.cfg` passes the variable on), unless the
 environment of pytest names a level (`L0_LLVM_OPT=3 make test` runs
 everything at O3). What is checked at O3, as `l0-run` and `l0.compile` ship it: the
 matrix's cells that run what `l0-run` runs (the `O` cells of `cpu` and `multicore`,
-Note [LLVM's level in the matrix] in `test_matrix.py`), the differential fuzzers, and
-the tests marked `llvm_o3`: those whose code must be optimised to run at all (a sum
-over 2^62 rows that LLVM folds into a closed form) and the benchmarks'. LLVM's
+Note [LLVM's level in the matrix] in `test_matrix.py`), the same configurations of the
+differential fuzzer (`Config.shipped` in `test/fuzzing/differential.py`), the
+multicore fuzzer, and the tests marked `llvm_o3`: those whose code must be optimised to
+run at all (a sum over 2^62 rows that LLVM folds into a closed form) and the
+benchmarks'. LLVM's
 optimiser is where IR that promises too much (an `nsw`, a `noalias`, a loop marked
 parallel) changes what a program prints; what the rest of the suite is about is
 decided before LLVM.

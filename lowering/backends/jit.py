@@ -36,7 +36,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from l0.dialects.soac import CertType
-from l0.lowering.llvm import EmittedModule, emit_module
+from l0.lowering.llvm import EmittedModule, emit_module, omp
 from l0.lowering.llvm.types import LoweringError, layout_of
 from l0.lowering.runtime import alloc_stats, checked_memory
 from l0.lowering.runtime.jit_call import (
@@ -125,7 +125,7 @@ def compile_module(module: ModuleOp, *, fast_math: bool = False,
 
     With `L0_CHECK_MEMORY` set, the code allocates through the checking heap
     (`l0.lowering.runtime.checked_memory`). On a back end `target` that runs threads
-    (`Target.threads`), the code links the OpenMP runtime
+    (`Target.threads`), code that calls the OpenMP runtime links it
     (`l0.lowering.runtime.openmp_runtime`); it is the same for every thread count, which
     the caller sets when it calls (`JitFunction`)."""
     names = tuple(entries) if entries is not None else None
@@ -136,10 +136,10 @@ def compile_module(module: ModuleOp, *, fast_math: bool = False,
         tm = host_target_machine(level)
         emitted = _emit(module, fast_math, names, tm, checked, counted, target)
         text = str(emitted.llvm)
-        # Note [The JIT's cache key]; what else the code depends on: whether it runs
-        # threads, not the back end's name (the sequential back ends' identical modules
-        # share their code)
-        key = (text, names, checked, counted, target.threads, level)
+        # Note [The JIT's cache key]; what else the code depends on: whether it calls
+        # the OpenMP runtime, not the back end's name
+        openmp = target.threads and omp.calls_runtime(emitted.llvm)
+        key = (text, names, checked, counted, openmp, level)
         signatures = {name: describe_signature(t) for name, t in emitted.entries.items()}
         hit = _cache.get(key)
         if hit is not None:
@@ -147,7 +147,7 @@ def compile_module(module: ModuleOp, *, fast_math: bool = False,
             if hit.errors == emitted.errors and hit.signatures == signatures:
                 return hit
             return replace(hit, errors=emitted.errors, signatures=signatures)
-        link_runtime(checked, counted, openmp=target.threads)
+        link_runtime(checked, counted, openmp=openmp)
         mod = _build(text, tm, level)
         engine = llvm.create_mcjit_compiler(mod, tm)
         objects: list[bytes] = []
@@ -172,7 +172,11 @@ def compile_module(module: ModuleOp, *, fast_math: bool = False,
 # IR) and the element types of array parameters and results (an array is a pointer
 # there: a function that only moves the rows of an array of integers and one that
 # moves those of an array of reals emit the same IR). So a hit takes this emission's
-# table and signatures; its machine code is the same either way.
+# table and signatures; its machine code is the same either way. The back end's name is
+# not in the key: the sequential back ends' identical modules share their code, and so
+# does a multicore module that calls no OpenMP function (one without parallel loops,
+# whose IR is the cpu back end's: a fifth of the corpus's modules), since the thread
+# count is set around a call (`openmp_runtime.thread_count`), not compiled in.
 
 
 def describe_signature(t: FunctionType) -> Signature:

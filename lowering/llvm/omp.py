@@ -95,6 +95,16 @@ _FAILS = (soac.AssertOp, cf.AssertOp, func.CallOp, memref.AllocOp, memref.Alloca
 # --------------------------------------------------------------------------- runtime
 
 
+RUNTIME_PREFIXES = ("GOMP_", "omp_")
+"""The names of libgomp's functions that emitted code calls (`_declare`)."""
+
+
+def calls_runtime(module: ir.Module) -> bool:
+    """Whether `module` calls libgomp: whether it declares any of its functions (a
+    multicore module without parallel loops is the cpu back end's code)."""
+    return any(name.startswith(RUNTIME_PREFIXES) for name in module.globals)
+
+
 def _declare(mod: ModuleEmitter, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
     existing = mod.llvm.globals.get(name)
     if isinstance(existing, ir.Function):

@@ -14,6 +14,7 @@ reported as a finding of kind "generator".
 
 from __future__ import annotations
 
+import os
 import traceback
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,7 @@ from random_programs import INPUTS, function_source, module
 
 from l0.bigstack import call_with_big_stack
 from l0.diagnostics import L0Error
+from l0.lowering.runtime import llvm_level
 
 FILENAME = "fuzz.l0"
 
@@ -33,6 +35,10 @@ class Config:
     backend: str
     optimise: bool = True
     threads: int | None = None
+    shipped: bool = False
+    """Whether `l0-run` runs it: compiled at LLVM's O3 whatever the suite's level; the
+    others at the level of the environment (Note [LLVM's level in the tests] in
+    `test/conftest.py`; `make fuzz`: O3)."""
 
     def __str__(self) -> str:
         threads = f" --threads {self.threads}" if self.threads is not None else ""
@@ -42,8 +48,8 @@ class Config:
 REFERENCE = Config("interp", optimise=False)
 CONFIGS = (
     Config("cpu", optimise=False),
-    Config("cpu"),
-    Config("multicore", threads=2),
+    Config("cpu", shipped=True),
+    Config("multicore", threads=2, shipped=True),
     # The 2-thread program on other thread counts (`CompiledProgram.on_threads`: the count
     # is set per call, so nothing is compiled again):
     # one thread runs the parallel loops as one chunk, three more threads than cores.
@@ -100,8 +106,21 @@ class _Crash(Exception):
 def _compile(src: str, config: Config) -> object:
     from l0.api import CompiledProgram
 
-    return call_with_big_stack(lambda: CompiledProgram(
-        src, FILENAME, config.backend, optimise=config.optimise, threads=config.threads))
+    def compile_it() -> object:
+        return CompiledProgram(src, FILENAME, config.backend, optimise=config.optimise,
+                               threads=config.threads)
+
+    if not config.shipped:
+        return call_with_big_stack(compile_it)
+    saved = os.environ.get(llvm_level.ENV)
+    os.environ[llvm_level.ENV] = str(llvm_level.DEFAULT)
+    try:
+        return call_with_big_stack(compile_it)
+    finally:
+        if saved is None:
+            del os.environ[llvm_level.ENV]
+        else:
+            os.environ[llvm_level.ENV] = saved
 
 
 def _crash_text(err: BaseException) -> str:

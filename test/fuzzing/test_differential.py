@@ -21,8 +21,6 @@ import pytest
 from differential import REFERENCE, check_module, outcome
 from random_programs import INPUTS, module
 
-pytestmark = pytest.mark.llvm_o3  # Note [LLVM's level in the tests] (conftest.py)
-
 FUNCTIONS = 12
 MODULES = 5
 """5 modules of 12 functions, each on 4 inputs: 240 programs-and-inputs, each on 6

@@ -9,13 +9,10 @@ extraction (map and reduction kernels, serial kernels, the error word).
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from test_fuse import EXAMPLES, INPUTS, MATRIX_INPUTS, _same_compiled, matrix_programs, programs
 
 from l0.bigstack import call_with_big_stack
-
-pytestmark = pytest.mark.llvm_o3  # Note [LLVM's level in the tests] (conftest.py)
 
 
 @settings(max_examples=max(EXAMPLES // 6, 4), deadline=None,

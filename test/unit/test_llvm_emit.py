@@ -1042,6 +1042,24 @@ def test_compile_cache_hit_keeps_its_own_error_messages() -> None:
     assert "first" in messages[0] and "second" in messages[1]
 
 
+def test_a_multicore_module_that_calls_no_openmp_shares_the_cpu_code() -> None:
+    # Note [The JIT's cache key]: without parallel loops the multicore back end emits
+    # the cpu back end's IR, which runs the same on any thread count.
+    from l0.frontend import l0_to_module
+    from l0.targets import TARGETS
+
+    def compiled(source: str, backend: str, threads: int | None) -> object:
+        engine = TARGETS[backend].make_engine(l0_to_module(source, "t.l0"), entries=["main"],
+                                              threads=threads)
+        assert engine.call("main", [np.arange(4)]) is not None
+        return engine._jit.compiled
+
+    scalar = "fun int main([int] a) = a[0] + a[3]"
+    parallel = "fun [int] main([int] a) = map(fn int (int x) => x * 2, a)"
+    assert compiled(scalar, "cpu", None) is compiled(scalar, "multicore", 2)
+    assert compiled(parallel, "cpu", None) is not compiled(parallel, "multicore", 2)
+
+
 def test_unsupported_ir_is_a_lowering_error() -> None:
     src = """
     func.func @f(%a: memref<?xf64>) -> memref<?xf64> {
