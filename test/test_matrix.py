@@ -102,7 +102,9 @@ leak. A full collection walks every object of the worker (the cached modules of 
 program so far, pytest's items): about 0.1 s, twice per cell, as long as the cell's
 compilation. So the cell first collects and then freezes what is left
 (`gc.freeze`): what the cell allocates is all the second collection has to walk,
-and the first walks only what was allocated since the last cell froze. A frozen cycle
+and the first walks only what was allocated since the last cell froze. The second
+freezes what the cell left alive (the lowered modules it cached, say), so that the
+next cell's first collection does not walk it again. A frozen cycle
 that becomes garbage later is never collected; every `_FULL_COLLECTION_EVERY` cells
 the frozen objects are thawed first, which bounds that waste.
 """
@@ -316,7 +318,10 @@ def _collect_before_cell() -> None:
 
 
 def _collect_after_cell() -> None:
+    """Collect the cell's garbage, then freeze the survivors, so that the next cell's
+    `_collect_before_cell` does not walk them again."""
     gc.collect()
+    collector.hold()
 
 
 # -- running ----------------------------------------------------------------------------

@@ -25,7 +25,7 @@ import llvmlite.binding as llvm
 from xdsl.dialects.builtin import ModuleOp
 
 from l0.lowering.llvm.nvptx import TRIPLE, emit_kernels
-from l0.lowering.runtime import abi
+from l0.lowering.runtime import abi, llvm_level
 
 DEFAULT_ARCH = "sm_80"
 """The architecture PTX is made for without a device (Ampere; PTX for sm_80 runs on
@@ -103,22 +103,27 @@ def _libdevice_bitcode() -> bytes:
     return _libdevice
 
 
-def target_machine(arch: str = DEFAULT_ARCH) -> llvm.TargetMachine:
-    """llvmlite's NVPTX target machine for `arch` (`sm_80`, `sm_90`, ...), opt level 3."""
+def target_machine(arch: str = DEFAULT_ARCH,
+                   level: int = llvm_level.DEFAULT) -> llvm.TargetMachine:
+    """llvmlite's NVPTX target machine for `arch` (`sm_80`, `sm_90`, ...), at opt
+    `level` (3 unless the test-only `L0_LLVM_OPT` says otherwise)."""
     llvm.initialize_all_targets()
     llvm.initialize_all_asmprinters()
     target = llvm.Target.from_triple(TRIPLE)
-    return target.create_target_machine(cpu=arch, opt=3)
+    return target.create_target_machine(cpu=arch, opt=level)
 
 
 def nvptx_module(module: ModuleOp, *, arch: str = DEFAULT_ARCH, fast_math: bool = False,
                  optimize: bool = True) -> tuple[llvm.ModuleRef, dict[str, str],
                                                  abi.ErrorTable]:
     """The kernels of `module` as an LLVM module, with libdevice linked in and,
-    with `optimize`, after O3 (only the kernels stay external)."""
+    with `optimize`, after O3 (only the kernels stay external). At the test-only
+    level 0 (`l0.lowering.runtime.llvm_level`), only the unused functions go (those of
+    libdevice above all), as the O3 pipeline would drop them."""
     emitted = emit_kernels(module, fast_math=fast_math)
+    level = llvm_level.llvm_level()
     with _lock:
-        tm = target_machine(arch)
+        tm = target_machine(arch, level)
         mod = llvm.parse_assembly(str(emitted.llvm))
         mod.verify()
         if optimize:
@@ -135,9 +140,14 @@ def nvptx_module(module: ModuleOp, *, arch: str = DEFAULT_ARCH, fast_math: bool 
             for g in mod.global_variables:
                 if not g.is_declaration:
                     g.linkage = llvm.Linkage.internal
-            pto = llvm.create_pipeline_tuning_options(speed_level=3)
+            pto = llvm.create_pipeline_tuning_options(speed_level=level)
             pb = llvm.create_pass_builder(tm, pto)
-            pb.getModulePassManager().run(mod, pb)
+            if level == 0:
+                unused = llvm.create_new_module_pass_manager()
+                unused.add_global_dead_code_eliminate_pass()
+                unused.run(mod, pb)
+            else:
+                pb.getModulePassManager().run(mod, pb)
         return mod, emitted.kernels, emitted.errors
 
 
@@ -146,5 +156,5 @@ def compile_ptx(module: ModuleOp, *, arch: str = DEFAULT_ARCH,
     """PTX for the kernels of the gpu-level `module`."""
     mod, kernels, errors = nvptx_module(module, arch=arch, fast_math=fast_math)
     with _lock:
-        text = target_machine(arch).emit_assembly(mod)
+        text = target_machine(arch, llvm_level.llvm_level()).emit_assembly(mod)
     return Ptx(text, arch, kernels, errors)

@@ -8,8 +8,9 @@ in the environment of the compiler skips LLVM's optimiser and generates code at 
 level 0, about 12 times faster; 1 and 2 choose those levels of both, and anything else
 is the default, 3. The test suite compiles that way, except where it checks what
 `l0-run` ships (Note [LLVM's level in the tests] in `test/conftest.py`).
-It changes the code, so it is part of the JIT's and the compile cache's keys. Only the
-CPU JIT reads it: PTX, the GPU's host code and native executables are always built at 3.
+It changes the code, so it is part of the JIT's and the compile cache's keys. The CPU
+JIT and PTX (`l0.lowering.llvm.ptx`: at 0, only libdevice's unused functions are
+dropped) read it; native executables are always built at 3.
 
 This module imports nothing heavy: the compile cache's key reads it on every run.
 """
