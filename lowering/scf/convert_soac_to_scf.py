@@ -919,14 +919,14 @@ def _partition_into(b: CodeBuilder, op: msoac.PartitionOp, n: SSAValue, flags: S
         kept = b.subview(dest, [0], [total], c.views[0].result.type)
         rejected = b.subview(dest, [total], [rest], c.views[1].result.type)
         for copy in c.copies:
-            rewriter.erase_op(copy)
+            rewriter.erase(copy)
         for view in c.views:
-            rewriter.erase_op(view)
+            rewriter.erase(view)
         for dims, half in ((c.kept_dims, kept), (c.rejected_dims, rejected)):
             for dim in dims:
                 dim.operands[0] = half
-        rewriter.replace_op(c.buffer, [], [dest])
-    rewriter.erase_op(op)
+        rewriter.replace(c.buffer, [], [dest])
+    rewriter.erase(op)
 
 
 # Note [Partition]
