@@ -1,5 +1,5 @@
 # Quick start:  make example   (runs examples/blackscholes.l0 through l0-run)
-#               make test      (lint, type check, then all tests: unit, program corpus, lit)
+#               make test      (lint, then the type check beside all tests: unit, program corpus, lit)
 # Both create the virtual environment .venv on first use.
 PYTHON ?= python3
 VENV := .venv
