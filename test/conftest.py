@@ -41,6 +41,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Iterator
+from unittest.mock import patch
 
 import pytest
 
@@ -58,15 +59,8 @@ def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
     if item.get_closest_marker("llvm_o3") is None:
         yield
         return
-    saved = os.environ.get(llvm_level.ENV)
-    os.environ[llvm_level.ENV] = str(llvm_level.DEFAULT)
-    try:
+    with patch.dict(os.environ, {llvm_level.ENV: str(llvm_level.DEFAULT)}):
         yield
-    finally:
-        if saved is None:
-            del os.environ[llvm_level.ENV]
-        else:
-            os.environ[llvm_level.ENV] = saved
 
 
 def pytest_configure(config: pytest.Config) -> None:

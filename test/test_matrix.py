@@ -116,10 +116,11 @@ import gc
 import io
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
+from unittest.mock import patch
 
 import pytest
 from compiled import front_end, lowered, optimised, same_worker
@@ -334,24 +335,6 @@ class Outcome:
     trace: str
 
 
-@contextlib.contextmanager
-def _setting(var: str, value: str | None) -> Iterator[None]:
-    """The environment variable `var` set to `value` while the block runs (None: as it
-    is)."""
-    if value is None:
-        yield
-        return
-    saved = os.environ.get(var)
-    os.environ[var] = value
-    try:
-        yield
-    finally:
-        if saved is None:
-            del os.environ[var]
-        else:
-            os.environ[var] = saved
-
-
 def _run(prog: Program, backend: Backend, module: ModuleOp, pipeline: str) -> Outcome:
     """Compile `module` for `backend` and run `main` on the program's input, capturing
     what `trace` prints (back ends print traces on the current `sys.stderr`)."""
@@ -359,11 +342,14 @@ def _run(prog: Program, backend: Backend, module: ModuleOp, pipeline: str) -> Ou
     params = [p.type for p in entry.params]
     stderr = io.StringIO()
     with contextlib.redirect_stderr(stderr):
-        level = str(llvm_level.DEFAULT) if pipeline in backend.shipped else None
-        with _setting(checked_memory.ENV, "1" if backend.checked_heap else None), \
-                _setting(min_chunk.ENV, None if backend.min_chunk is None
-                         else str(backend.min_chunk)), \
-                _setting(llvm_level.ENV, level):
+        settings = {}  # the environment of the compile; the rest as it is
+        if backend.checked_heap:
+            settings[checked_memory.ENV] = "1"
+        if backend.min_chunk is not None:
+            settings[min_chunk.ENV] = str(backend.min_chunk)
+        if pipeline in backend.shipped:
+            settings[llvm_level.ENV] = str(llvm_level.DEFAULT)
+        with patch.dict(os.environ, settings):
             engine = backend.make(module, (prog, pipeline))
         args = to_ir_arguments(params, read_arguments(prog.input, params, "<stdin>"))
         try:

@@ -64,7 +64,7 @@ __all__ = ["CompiledModule", "JitFunction", "JitModule", "compile_module", "desc
 
 CACHE_SIZE = 32
 
-_cache: OrderedDict[tuple[str, tuple[str, ...] | None, bool, bool, bool, int],
+_cache: OrderedDict[tuple[str, tuple[str, ...] | None, bool, bool, int],
                     CompiledModule] = OrderedDict()
 
 def _optimise(mod: llvm.ModuleRef, tm: llvm.TargetMachine, level: int = DEFAULT_LEVEL) -> None:
@@ -124,10 +124,10 @@ def compile_module(module: ModuleOp, *, fast_math: bool = False,
     """Compile `module` (or fetch it from the cache, keyed by its LLVM IR and the options).
 
     With `L0_CHECK_MEMORY` set, the code allocates through the checking heap
-    (`l0.lowering.runtime.checked_memory`). On a back end `target` that runs threads
-    (`Target.threads`), code that calls the OpenMP runtime links it
-    (`l0.lowering.runtime.openmp_runtime`); it is the same for every thread count, which
-    the caller sets when it calls (`JitFunction`)."""
+    (`l0.lowering.runtime.checked_memory`). Code that calls the OpenMP runtime (a
+    multicore module's parallel loops) links it (`l0.lowering.runtime.openmp_runtime`);
+    it is the same for every thread count, which the caller sets when it calls
+    (`JitFunction`)."""
     names = tuple(entries) if entries is not None else None
     checked = checked_memory.enabled()
     counted = alloc_stats.enabled()
@@ -136,10 +136,8 @@ def compile_module(module: ModuleOp, *, fast_math: bool = False,
         tm = host_target_machine(level)
         emitted = _emit(module, fast_math, names, tm, checked, counted, target)
         text = str(emitted.llvm)
-        # Note [The JIT's cache key]; what else the code depends on: whether it calls
-        # the OpenMP runtime, not the back end's name
-        openmp = target.threads and omp.calls_runtime(emitted.llvm)
-        key = (text, names, checked, counted, openmp, level)
+        # Note [The JIT's cache key]; not the back end's name
+        key = (text, names, checked, counted, level)
         signatures = {name: describe_signature(t) for name, t in emitted.entries.items()}
         hit = _cache.get(key)
         if hit is not None:
@@ -147,7 +145,7 @@ def compile_module(module: ModuleOp, *, fast_math: bool = False,
             if hit.errors == emitted.errors and hit.signatures == signatures:
                 return hit
             return replace(hit, errors=emitted.errors, signatures=signatures)
-        link_runtime(checked, counted, openmp=openmp)
+        link_runtime(checked, counted, openmp=omp.calls_runtime(emitted.llvm))
         mod = _build(text, tm, level)
         engine = llvm.create_mcjit_compiler(mod, tm)
         objects: list[bytes] = []
@@ -173,10 +171,11 @@ def compile_module(module: ModuleOp, *, fast_math: bool = False,
 # there: a function that only moves the rows of an array of integers and one that
 # moves those of an array of reals emit the same IR). So a hit takes this emission's
 # table and signatures; its machine code is the same either way. The back end's name is
-# not in the key: the sequential back ends' identical modules share their code, and so
-# does a multicore module that calls no OpenMP function (one without parallel loops,
-# whose IR is the cpu back end's: a fifth of the corpus's modules), since the thread
-# count is set around a call (`openmp_runtime.thread_count`), not compiled in.
+# not in the key, nor whether it runs threads: the IR says whether the code calls the
+# OpenMP runtime, and the thread count is set around a call
+# (`openmp_runtime.thread_count`), not compiled in. So the sequential back ends'
+# identical modules share their code, and so does a multicore module without parallel
+# loops, whose IR is the cpu back end's (a fifth of the corpus's modules).
 
 
 def describe_signature(t: FunctionType) -> Signature:

@@ -18,6 +18,7 @@ import os
 import traceback
 from dataclasses import dataclass
 from typing import Any
+from unittest.mock import patch
 
 from random_programs import INPUTS, function_source, module
 
@@ -110,17 +111,9 @@ def _compile(src: str, config: Config) -> object:
         return CompiledProgram(src, FILENAME, config.backend, optimise=config.optimise,
                                threads=config.threads)
 
-    if not config.shipped:
+    level = {llvm_level.ENV: str(llvm_level.DEFAULT)} if config.shipped else {}
+    with patch.dict(os.environ, level):
         return call_with_big_stack(compile_it)
-    saved = os.environ.get(llvm_level.ENV)
-    os.environ[llvm_level.ENV] = str(llvm_level.DEFAULT)
-    try:
-        return call_with_big_stack(compile_it)
-    finally:
-        if saved is None:
-            del os.environ[llvm_level.ENV]
-        else:
-            os.environ[llvm_level.ENV] = saved
 
 
 def _crash_text(err: BaseException) -> str:
