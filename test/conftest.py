@@ -25,6 +25,16 @@ optimiser is where IR that promises too much (an `nsw`, a `noalias`, a loop mark
 parallel) changes what a program prints; what the rest of the suite is about is
 decided before LLVM.
 
+Note [The fusion fuzzer's programs]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The hypothesis tests (the fusion fuzzer of `test_fuse.py` and its multicore and gpu-sim
+runs) draw their programs from a fixed seed (the `suite` profile: `derandomize`), so a
+run of `make test` is reproducible and its outcome does not depend on the draw, as the
+differential fuzzer's fixed seeds do. Drawing new programs is exploration, asked for:
+`L0_HYPOTHESIS=explore make test` (hypothesis's own settings), like `make fuzz` for the
+differential fuzzer. A fresh draw once made `fuse` run for more than fifteen minutes on
+a generated matrix program, which failed a CI run by its timeout.
+
 Note [Groups on pytest 9.2]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~
 `make test` runs `--dist loadgroup`: the tests marked `xdist_group(NAME)` (a corpus
@@ -44,6 +54,7 @@ from collections.abc import Iterator
 from unittest.mock import patch
 
 import pytest
+from hypothesis import settings
 
 from l0.lowering.runtime import llvm_level
 
@@ -61,6 +72,13 @@ def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
         return
     with patch.dict(os.environ, {llvm_level.ENV: str(llvm_level.DEFAULT)}):
         yield
+
+
+settings.register_profile("suite", derandomize=True)
+settings.register_profile("explore")
+settings.load_profile(os.environ.get("L0_HYPOTHESIS", "suite"))
+"""Note [The fusion fuzzer's programs]: the suite draws the same programs on every run;
+`L0_HYPOTHESIS=explore` draws new ones."""
 
 
 def pytest_configure(config: pytest.Config) -> None:
